@@ -1,0 +1,1 @@
+"""One module per subcommand; each defines ``command``. Commands hold no checking logic."""

@@ -1,0 +1,131 @@
+"""The postMessage bridge as data: which messages exist, and what each needs.
+
+PLATFORM.md §6 names the core messages. The storage, workflow and picker
+messages follow the public block SDK's message set, so that a block using them
+is not reported as sending unknown types. A platform change to the bridge
+should be a change to these tables only: the contract checks, the dev host's
+replies and the host page all read them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Mapping
+from urllib.parse import urlencode
+
+ENVELOPE_KEYS = frozenset({"type", "payload"})
+
+FRAGMENT_KEY = "civitai-block"
+FRAGMENT_VERSION = "v1"
+
+THEMES = ("dark", "light")
+
+_STORAGE_READ = frozenset({"apps:storage:read", "apps:storage:write"})
+_STORAGE_WRITE = frozenset({"apps:storage:write"})
+_SHARED_READ = frozenset({"apps:storage:shared:read", "apps:storage:shared:write"})
+_SHARED_WRITE = frozenset({"apps:storage:shared:write"})
+_GENERATION = frozenset({"ai:write:budgeted"})
+_BUZZ_READ = frozenset({"buzz:read:self"})
+
+
+@dataclass(frozen=True)
+class BlockMessage:
+    """A message the block may send to the host."""
+
+    # The host -> block type that answers it; set exactly for request-style messages.
+    reply: str | None = None
+    # The block must declare at least one of these scopes (empty: no scope needed).
+    scopes: frozenset[str] = frozenset()
+    # Payload members the host relies on, with their JavaScript type.
+    fields: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def is_request(self) -> bool:
+        return self.reply is not None
+
+
+def _request(reply: str, scopes: frozenset[str] = frozenset(), **fields: str) -> BlockMessage:
+    return BlockMessage(reply=reply, scopes=scopes, fields={"requestId": "string", **fields})
+
+
+BLOCK_TO_HOST: Mapping[str, BlockMessage] = MappingProxyType(
+    {
+        "BLOCK_HELLO": BlockMessage(),
+        "BLOCK_READY": BlockMessage(fields={"height": "number"}),
+        "BLOCK_ERROR": BlockMessage(fields={"message": "string", "fatal": "boolean"}),
+        "RESIZE_IFRAME": BlockMessage(fields={"height": "number"}),
+        "NAVIGATE": BlockMessage(fields={"path": "string"}),
+        "REQUEST_TOKEN": _request("TOKEN_REFRESH_RESPONSE"),
+        "REQUEST_SIGN_IN": BlockMessage(),
+        "REQUEST_CONSENT": BlockMessage(),
+        "TRACK_EVENT": BlockMessage(fields={"eventName": "string"}),
+        "APP_STORAGE_GET": _request("APP_STORAGE_GET_RESULT", _STORAGE_READ, key="string"),
+        "APP_STORAGE_LIST": _request("APP_STORAGE_LIST_RESULT", _STORAGE_READ),
+        "APP_STORAGE_QUOTA": _request("APP_STORAGE_QUOTA_RESULT", _STORAGE_READ),
+        "APP_STORAGE_SET": _request("APP_STORAGE_SET_RESULT", _STORAGE_WRITE, key="string"),
+        "APP_STORAGE_DELETE": _request("APP_STORAGE_DELETE_RESULT", _STORAGE_WRITE, key="string"),
+        "SHARED_LIST": _request("SHARED_LIST_RESULT", _SHARED_READ),
+        "SHARED_GET": _request("SHARED_GET_RESULT", _SHARED_READ, key="string"),
+        "SHARED_GET_COUNT": _request("SHARED_GET_COUNT_RESULT", _SHARED_READ, key="string"),
+        "SHARED_GET_COUNTS": _request("SHARED_GET_COUNTS_RESULT", _SHARED_READ),
+        "SHARED_APPEND": _request("SHARED_APPEND_RESULT", _SHARED_WRITE),
+        "SHARED_UPDATE": _request("SHARED_UPDATE_RESULT", _SHARED_WRITE, key="string"),
+        "SHARED_VOTE": _request("SHARED_VOTE_RESULT", _SHARED_WRITE, key="string"),
+        "SHARED_UNVOTE": _request("SHARED_UNVOTE_RESULT", _SHARED_WRITE, key="string"),
+        "SHARED_WITHDRAW": _request("SHARED_WITHDRAW_RESULT", _SHARED_WRITE, key="string"),
+        "SHARED_REPORT": _request("SHARED_REPORT_RESULT", _SHARED_READ, key="string"),
+        "SUBMIT_WORKFLOW": _request("WORKFLOW_SUBMITTED", _GENERATION),
+        "ESTIMATE_WORKFLOW": _request("ESTIMATE_RESULT", _GENERATION),
+        "POLL_WORKFLOW": _request("WORKFLOW_STATUS", _GENERATION, workflowId="string"),
+        "CANCEL_WORKFLOW": _request("WORKFLOW_CANCELED", _GENERATION, workflowId="string"),
+        "GET_BUZZ_BALANCE": _request("BUZZ_BALANCE_RESULT", _BUZZ_READ),
+        "OPEN_BUZZ_PURCHASE": _request("BUZZ_PURCHASE_RESULT"),
+        "OPEN_CHECKPOINT_PICKER": _request("CHECKPOINT_PICKER_RESULT"),
+        "OPEN_RESOURCE_PICKER": _request("RESOURCE_PICKER_RESULT"),
+        "OPEN_IMAGE_UPLOAD": _request("IMAGE_UPLOAD_RESULT"),
+        "SET_USER_CHECKPOINT": _request("USER_CHECKPOINT_SET"),
+        "SAVE_IMAGE": _request("SAVE_IMAGE_RESULT"),
+    }
+)
+
+# Host -> block messages that are not replies.
+HOST_PUSHES = frozenset(
+    {"BLOCK_INIT", "TOKEN_REFRESH", "THEME_CHANGE", "ROUTE_CHANGED", "SUSPEND", "RESUME"}
+)
+
+HOST_TO_BLOCK = HOST_PUSHES | frozenset(
+    spec.reply for spec in BLOCK_TO_HOST.values() if spec.reply is not None
+)
+
+
+def block_message(type_: str) -> BlockMessage | None:
+    return BLOCK_TO_HOST.get(type_)
+
+
+def scopes_satisfied(spec: BlockMessage, declared: frozenset[str] | set[str]) -> bool:
+    return not spec.scopes or bool(spec.scopes & set(declared))
+
+
+def init_fragment(theme: str, render_mode: str, block_instance_id: str) -> str:
+    """The URL fragment hint the host appends to the block's URL (without ``#``)."""
+    return urlencode(
+        {
+            FRAGMENT_KEY: FRAGMENT_VERSION,
+            "theme": theme,
+            "renderMode": render_mode,
+            "blockInstanceId": block_instance_id,
+        }
+    )
+
+
+def table_for_host_page() -> dict[str, object]:
+    """The message tables as the host page's script reads them."""
+    return {
+        "blockToHost": {
+            name: {"reply": spec.reply, "scopes": sorted(spec.scopes)}
+            for name, spec in BLOCK_TO_HOST.items()
+        },
+        "fragmentKey": FRAGMENT_KEY,
+        "fragmentVersion": FRAGMENT_VERSION,
+    }

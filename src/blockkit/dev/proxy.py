@@ -1,0 +1,85 @@
+"""``--proxy URL``: forward the block origin's requests to a running dev server.
+
+Plain HTTP only. Vite's hot-reload websocket is not forwarded; Vite's client
+falls back to connecting to its own port directly.
+"""
+
+from __future__ import annotations
+
+import http.client
+from typing import Any, Awaitable, Callable
+from urllib.parse import urlsplit
+
+from blockkit.dev.errors import DevError
+
+# Headers that describe one hop, not the message (RFC 9110 §7.6.1), plus the
+# ones the proxy sets itself.
+_HOP_HEADERS = frozenset(
+    {
+        "connection",
+        "keep-alive",
+        "proxy-authenticate",
+        "proxy-authorization",
+        "te",
+        "trailer",
+        "transfer-encoding",
+        "upgrade",
+        "host",
+        "content-length",
+    }
+)
+PROXY_TIMEOUT_S = 30
+
+
+def parse_proxy_url(url: str) -> tuple[str, str, int, str]:
+    """(scheme, host, port, base path) of ``url``, or a DevError saying what is wrong."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise DevError(f"--proxy {url!r}: give the dev server's URL, like http://localhost:5173")
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        raise DevError(f"--proxy {url!r}: the port is not a number") from None
+    return parts.scheme, parts.hostname, port, parts.path.rstrip("/")
+
+
+def build_proxy_endpoint(url: str) -> Callable[[Any], Awaitable[Any]]:
+    from starlette.concurrency import run_in_threadpool
+    from starlette.requests import Request
+    from starlette.responses import PlainTextResponse, Response
+
+    scheme, host, port, base = parse_proxy_url(url)
+    host_header = host if port in (80, 443) else f"{host}:{port}"
+
+    def forward(method: str, target: str, headers: dict[str, str], body: bytes) -> tuple[int, list[tuple[str, str]], bytes]:
+        connection_type = http.client.HTTPSConnection if scheme == "https" else http.client.HTTPConnection
+        connection = connection_type(host, port, timeout=PROXY_TIMEOUT_S)
+        try:
+            connection.request(method, target, body=body or None, headers=headers)
+            response = connection.getresponse()
+            return response.status, response.getheaders(), response.read()
+        finally:
+            connection.close()
+
+    async def endpoint(request: Request) -> Response:
+        target = base + request.url.path + (f"?{request.url.query}" if request.url.query else "")
+        headers = {k: v for k, v in request.headers.items() if k.lower() not in _HOP_HEADERS}
+        # Dev servers check Host against their allowlist; this is their own name.
+        headers["host"] = host_header
+        body = await request.body()
+        try:
+            status, upstream_headers, content = await run_in_threadpool(
+                forward, request.method, target, headers, body
+            )
+        except OSError as exc:
+            return PlainTextResponse(
+                f"blockkit dev: the dev server at {url} did not answer ({exc}). Is it running?",
+                status_code=502,
+            )
+        response = Response(content=content, status_code=status)
+        for name, value in upstream_headers:
+            if name.lower() not in _HOP_HEADERS:
+                response.headers.append(name, value)
+        return response
+
+    return endpoint

@@ -1,0 +1,152 @@
+"""Platform facts, as data.
+
+Everything the platform decides that a rule needs to know lives here, one table
+per fact, so that a change on the platform is a one-line change here. Sources:
+the manifest spec (the authority) and PLATFORM.md where the spec is silent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Mapping
+
+SCHEMA_ID = "https://civitai.com/schemas/app-block/v1.json"
+MANIFEST_FILENAME = "block.manifest.json"
+
+
+@dataclass(frozen=True)
+class ScopeInfo:
+    sensitive: bool = False
+    oauth_bit: int | None = None  # None: no OAuth bit, never limited by an OAuth client
+
+
+SCOPES: Mapping[str, ScopeInfo] = MappingProxyType(
+    {
+        "models:read:self": ScopeInfo(oauth_bit=4),
+        "media:read:owned": ScopeInfo(),
+        "user:read:self": ScopeInfo(oauth_bit=1),
+        "ai:write:budgeted": ScopeInfo(sensitive=True, oauth_bit=32768),
+        "buzz:read:self": ScopeInfo(sensitive=True, oauth_bit=65536),
+        "block:settings:read": ScopeInfo(),
+        "block:settings:write": ScopeInfo(),
+        "social:tip:self": ScopeInfo(sensitive=True, oauth_bit=1048576),
+        "apps:storage:read": ScopeInfo(),
+        "apps:storage:write": ScopeInfo(),
+        "apps:storage:shared:read": ScopeInfo(),
+        "apps:storage:shared:write": ScopeInfo(sensitive=True),
+        "collections:read:self": ScopeInfo(),
+        "collections:write:self": ScopeInfo(),
+        "collections:read:private": ScopeInfo(sensitive=True),
+        "goods:purchase:self": ScopeInfo(sensitive=True),
+        "goods:read:self": ScopeInfo(),
+        "posts:write:self": ScopeInfo(sensitive=True),
+    }
+)
+SENSITIVE_SCOPES: frozenset[str] = frozenset(s for s, info in SCOPES.items() if info.sensitive)
+STORAGE_SCOPE_PREFIX = "apps:storage:"
+STORAGE_SCOPES: frozenset[str] = frozenset(s for s in SCOPES if s.startswith(STORAGE_SCOPE_PREFIX))
+# The server's shape for any scope id, known or not: lowercase word:word[:word[:word]].
+SCOPE_SHAPE = r"^[a-z0-9_]+(:[a-z0-9_]+){1,3}$"
+
+GOODS_PURCHASE_SCOPE = "goods:purchase:self"
+GOODS_READ_SCOPE = "goods:read:self"
+OAUTH_USER_SCOPE = "user:read:self"
+BUDGET_SCOPE = "ai:write:budgeted"
+
+CONTENT_RATINGS: tuple[str, ...] = ("g", "pg", "pg13", "r", "x")
+CATEGORIES: tuple[str, ...] = (
+    "generation", "games", "utility", "discovery", "moderation", "analytics", "other",
+)
+RENDER_MODES: tuple[str, ...] = ("iframe", "inline", "hybrid")
+AUTH_MODES: tuple[str, ...] = ("block-token", "oauth")
+GOOD_KINDS: tuple[str, ...] = ("good", "app_unlock")
+APP_UNLOCK = "app_unlock"
+
+TRUST_TIERS: tuple[str, ...] = ("unverified", "verified", "internal")
+DEFAULT_TIER = "unverified"
+
+# Tokens each trust tier may put in iframe.sandbox.
+_UNVERIFIED_TOKENS = ("allow-scripts", "allow-forms")
+_VERIFIED_TOKENS = _UNVERIFIED_TOKENS + (
+    "allow-popups", "allow-modals", "allow-pointer-lock", "allow-downloads",
+)
+_INTERNAL_TOKENS = _VERIFIED_TOKENS + ("allow-same-origin",)
+SANDBOX_TOKENS_BY_TIER: Mapping[str, frozenset[str]] = MappingProxyType(
+    {
+        "unverified": frozenset(_UNVERIFIED_TOKENS),
+        "verified": frozenset(_VERIFIED_TOKENS),
+        "internal": frozenset(_INTERNAL_TOKENS),
+    }
+)
+# A pair that defeats the sandbox: refused at every tier (the spec says "never").
+FORBIDDEN_SANDBOX_PAIR: tuple[str, str] = ("allow-same-origin", "allow-scripts")
+
+# renderMode -> tiers that may use it.
+RENDER_MODE_TIERS: Mapping[str, frozenset[str]] = MappingProxyType(
+    {
+        "iframe": frozenset(TRUST_TIERS),
+        "inline": frozenset({"verified", "internal"}),
+        "hybrid": frozenset({"verified", "internal"}),
+    }
+)
+
+PAGE_SLOT = "app.page"
+MODEL_SLOTS: tuple[str, ...] = ("model.sidebar_top", "model.below_images", "model.actions_extra")
+# Model slots are shown for moderators' apps only at launch.
+MODERATOR_ONLY_SLOTS: frozenset[str] = frozenset(MODEL_SLOTS)
+
+# iframe members the server always has, because it always creates the object.
+IFRAME_REQUIRED_MEMBERS: tuple[str, ...] = ("minHeight", "maxHeight", "resizable", "sandbox")
+# Defaults that `blockkit fix --unsafe` and `blockkit new` write for missing members.
+IFRAME_DEFAULTS: Mapping[str, object] = MappingProxyType(
+    {"minHeight": 600, "maxHeight": None, "resizable": False, "sandbox": "allow-scripts allow-forms"}
+)
+SERVER_OWNED_KEYS: tuple[str, ...] = ("/trustTier", "/iframe/src")
+
+# Repository links: the hosts the server accepts ({base_url} is civitai.com).
+REPOSITORY_HOSTS: tuple[str, ...] = ("github.com", "gitlab.com", "civitai.com")
+DEFAULT_APP_DOMAIN = "civit.ai"
+
+# buildCommand's package manager -> the lockfile the platform builds from.
+LOCKFILES: Mapping[str, str] = MappingProxyType(
+    {"npm": "package-lock.json", "npx": "package-lock.json", "vite": "package-lock.json",
+     "pnpm": "pnpm-lock.yaml", "yarn": "yarn.lock"}
+)
+
+
+@dataclass(frozen=True)
+class Limits:
+    block_id_min: int = 3
+    block_id_max: int = 40
+    tagline_max: int = 140
+    repository_max: int = 200
+    build_command_max: int = 128
+    output_dir_max: int = 256
+    public_settings_keys_max: int = 32
+    public_settings_key_len_max: int = 64
+    targets_max: int = 16
+    goods_max: int = 32
+    good_id_max: int = 64
+    good_title_max: int = 80
+    good_description_max: int = 500
+    good_justification_max: int = 500
+    good_price_min: int = 2
+    good_price_max: int = 50000
+    app_unlock_price_max: int = 5000
+    app_unlocks_max: int = 1
+    good_payload_bytes_max: int = 2048
+    scope_justification_max: int = 500
+    iframe_height_min: int = 40
+    iframe_height_max: int = 4000
+    page_title_max: int = 128
+    page_path_max: int = 256
+    page_icon_max: int = 128
+    buzz_budget_clamp: int = 1000
+    buzz_budget_default: int = 10
+    file_bytes_max: int = 1024 * 1024
+    # Deep enough for any real manifest, shallow enough for every recursive consumer.
+    nesting_max: int = 256
+
+
+LIMITS = Limits()

@@ -1,0 +1,76 @@
+"""Human output, ruff-style: ``path:line:col: CODE message``, a snippet, and a hint."""
+
+from __future__ import annotations
+
+from blockkit.report import FileReport, Finding, Report
+
+_COLORS = {"error": "\033[31m", "warning": "\033[33m", "info": "\033[36m", "bold": "\033[1m",
+           "dim": "\033[2m", "reset": "\033[0m"}
+_SNIPPET_WIDTH = 120
+
+
+def _paint(text: str, style: str, color: bool) -> str:
+    return f"{_COLORS[style]}{text}{_COLORS['reset']}" if color else text
+
+
+def _snippet(lines: list[str], finding: Finding, color: bool) -> list[str]:
+    if not (1 <= finding.line <= len(lines)):
+        return []
+    source_line = lines[finding.line - 1].rstrip("\r\n").expandtabs(1)
+    start = max(finding.column - 1, 0)
+    if finding.end_line == finding.line:
+        end = max(finding.end_column - 1, start + 1)
+    else:
+        end = max(len(source_line), start + 1)
+    # Keep very long lines readable: show a window around the span.
+    offset = 0
+    if len(source_line) > _SNIPPET_WIDTH:
+        offset = max(0, min(start - 20, len(source_line) - _SNIPPET_WIDTH))
+        source_line = source_line[offset: offset + _SNIPPET_WIDTH]
+    start -= offset
+    end = min(end - offset, len(source_line) + 1)
+    gutter = str(finding.line)
+    pad = " " * len(gutter)
+    carets = " " * start + "^" * max(end - start, 1)
+    return [
+        f"{pad} |",
+        f"{gutter} | {source_line}",
+        f"{pad} | {_paint(carets, finding.severity, color)}",
+    ]
+
+
+def render_file(file: FileReport, *, color: bool = False, show_snippets: bool = True) -> list[str]:
+    out: list[str] = []
+    lines = file.text.splitlines() if (show_snippets and file.text) else []
+    for finding in file.findings:
+        location = f"{file.path}:{finding.line}:{finding.column}:"
+        code = _paint(finding.code, finding.severity, color)
+        label = "" if finding.severity == "error" else f"[{finding.severity}] "
+        out.append(f"{_paint(location, 'bold', color)} {code} {label}{finding.message}")
+        out.extend(_snippet(lines, finding, color))
+        if finding.hint:
+            out.append(f"{' ' * len(str(finding.line))} = hint: {finding.hint}")
+        if show_snippets:
+            out.append("")
+    return out
+
+
+def summary_line(report: Report) -> str:
+    files = len(report.files)
+    errors, warnings = report.errors, report.warnings
+    infos = sum(f.count("info") for f in report.files)
+    if not (errors or warnings or infos):
+        return f"All checks passed ({files} file{'s' if files != 1 else ''})."
+    parts = [f"{errors} error{'s' if errors != 1 else ''}", f"{warnings} warning{'s' if warnings != 1 else ''}"]
+    if infos:
+        parts.append(f"{infos} info")
+    bad = sum(1 for f in report.files if not f.ok(report.strict))
+    return f"Found {', '.join(parts)} in {files} file{'s' if files != 1 else ''} ({bad} failing)."
+
+
+def render(report: Report, *, color: bool = False, show_snippets: bool = True, **_: object) -> str:
+    out: list[str] = []
+    for file in report.files:
+        out.extend(render_file(file, color=color, show_snippets=show_snippets))
+    out.append(summary_line(report))
+    return "\n".join(out) + "\n"

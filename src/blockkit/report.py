@@ -1,0 +1,143 @@
+"""Findings and reports: the one result object shared by the CLI and the library."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Optional
+
+Severity = Literal["error", "warning", "info"]
+Layer = Literal["parse", "schema", "server", "lint"]
+SEVERITIES: tuple[str, ...] = ("error", "warning", "info")
+LAYERS: tuple[str, ...] = ("parse", "schema", "server", "lint")
+
+REPORT_FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace ``text[start:end]`` (character offsets in the decoded source) with ``replacement``."""
+
+    start: int
+    end: int
+    replacement: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    """An autofix attached to a finding; ``safe`` fixes are applied by plain ``blockkit fix``."""
+
+    description: str
+    safe: bool
+    edits: tuple[Edit, ...] = ()
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    severity: Severity
+    layer: Layer
+    message: str
+    pointer: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    hint: Optional[str] = None
+    fix: Optional[Fix] = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "severity": self.severity,
+            "layer": self.layer,
+            "message": self.message,
+            "pointer": self.pointer,
+            "line": self.line,
+            "column": self.column,
+            "end_line": self.end_line,
+            "end_column": self.end_column,
+            "hint": self.hint,
+            "fixable": None if self.fix is None else ("safe" if self.fix.safe else "unsafe"),
+        }
+
+
+def _sort_key(f: Finding) -> tuple[int, int, str]:
+    return (f.line, f.column, f.code)
+
+
+@dataclass
+class FileReport:
+    """The verdict on one manifest."""
+
+    path: str
+    findings: list[Finding] = field(default_factory=list)
+    # Decoded text of the file (None when it could not be read as text); used for snippets and fixes.
+    text: Optional[str] = field(default=None, repr=False)
+    data: Any = field(default=None, repr=False)
+
+    def count(self, severity: str) -> int:
+        return sum(1 for f in self.findings if f.severity == severity)
+
+    @property
+    def errors(self) -> int:
+        return self.count("error")
+
+    @property
+    def warnings(self) -> int:
+        return self.count("warning")
+
+    def ok(self, strict: bool = False) -> bool:
+        if self.errors:
+            return False
+        return not (strict and self.warnings)
+
+    def sort(self) -> None:
+        self.findings.sort(key=_sort_key)
+
+    def to_json(self, strict: bool = False) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "ok": self.ok(strict),
+            "diagnostics": [f.to_json() for f in self.findings],
+        }
+
+
+@dataclass
+class Report:
+    files: list[FileReport] = field(default_factory=list)
+    strict: bool = False
+
+    @property
+    def findings(self) -> list[Finding]:
+        return [f for file in self.files for f in file.findings]
+
+    @property
+    def errors(self) -> int:
+        return sum(file.errors for file in self.files)
+
+    @property
+    def warnings(self) -> int:
+        return sum(file.warnings for file in self.files)
+
+    @property
+    def ok(self) -> bool:
+        return all(file.ok(self.strict) for file in self.files)
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.ok else 1
+
+    def to_json(self) -> dict[str, Any]:
+        from blockkit.schema import schema_identity
+
+        return {
+            "version": REPORT_FORMAT_VERSION,
+            "schema": schema_identity(),
+            "files": [file.to_json(self.strict) for file in self.files],
+            "summary": {
+                "files": len(self.files),
+                "errors": self.errors,
+                "warnings": self.warnings,
+                "infos": sum(file.count("info") for file in self.files),
+            },
+        }

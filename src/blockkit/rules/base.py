@@ -1,0 +1,187 @@
+"""The rule model: every check blockkit makes is a Rule with a stable code.
+
+A rule's documentation is its docstring, in four sections that ``blockkit
+explain`` prints and the README's rule index is generated from::
+
+    One-line summary.
+
+    ## What it does
+    ## Why it matters
+    ## Example
+    ## Fix
+
+Check functions take the parsed manifest and a RuleContext and yield Hits; the
+engine turns Hits into positioned Findings. Checks never print and never raise
+on odd input: the schema layer reports wrong types, so a check simply skips
+values that are not the type it expects.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Literal, Optional
+
+from blockkit.report import Fix, Layer, Severity
+
+if TYPE_CHECKING:
+    from blockkit.context import Context
+
+Stage = Literal["submit", "approve"]
+At = Literal["value", "key", "open"]  # what a pointer's position covers; "open": a container's first character
+
+
+@dataclass(frozen=True)
+class Hit:
+    pointer: str
+    message: str
+    at: At = "value"
+    hint: Optional[str] = None
+    fix: Optional[Fix] = None
+    # Character offsets to report instead of the pointer's own position (parse problems).
+    span: Optional[tuple[int, int]] = None
+
+
+@dataclass(frozen=True)
+class RuleDoc:
+    summary: str
+    what: str
+    why: str
+    example: str
+    fix: str
+
+
+@dataclass
+class RuleContext:
+    """What a check may consult besides the manifest itself."""
+
+    context: "Context"
+    text: Optional[str] = None  # the decoded source, for checks that build autofixes
+    project_dir: Optional[Path] = None  # set by lint when the manifest sits in a block project
+    locate: Optional[Callable[[str, At], tuple[int, int]]] = None  # pointer -> (start, end) offsets
+    cache: dict[str, Any] = field(default_factory=dict)
+
+
+Check = Callable[[Any, RuleContext], Iterable[Hit]]
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    layer: Layer
+    severity: Severity
+    stage: Stage
+    doc: RuleDoc
+    check: Optional[Check] = None
+    fixable: Optional[Literal["safe", "unsafe"]] = None
+
+    @property
+    def summary(self) -> str:
+        return self.doc.summary
+
+
+REGISTRY: dict[str, Rule] = {}
+
+_SECTION = re.compile(r"^##\s+(.+?)\s*$", re.M)
+_SECTION_KEYS = {"what it does": "what", "why it matters": "why", "example": "example", "fix": "fix"}
+
+
+def parse_doc(code: str, docstring: str | None) -> RuleDoc:
+    text = inspect.cleandoc(docstring or "")
+    parts = _SECTION.split(text)
+    summary = parts[0].strip()
+    sections = {"what": "", "why": "", "example": "", "fix": ""}
+    for title, body in zip(parts[1::2], parts[2::2]):
+        key = _SECTION_KEYS.get(title.lower())
+        if key is None:
+            raise ValueError(f"rule {code}: unknown doc section {title!r}")
+        sections[key] = body.strip()
+    missing = [k for k, v in sections.items() if not v]
+    if not summary or missing:
+        raise ValueError(f"rule {code}: documentation lacks {['summary', *missing]}")
+    return RuleDoc(summary=summary, **sections)
+
+
+def register(rule: Rule) -> Rule:
+    if rule.code in REGISTRY:
+        raise ValueError(f"rule code {rule.code} registered twice")
+    REGISTRY[rule.code] = rule
+    return rule
+
+
+def rule(
+    code: str,
+    name: str,
+    *,
+    layer: Layer,
+    severity: Severity,
+    stage: Stage = "approve",
+    fixable: Optional[Literal["safe", "unsafe"]] = None,
+) -> Callable[[Check], Check]:
+    """Register the decorated function as the check of rule ``code``."""
+
+    def decorate(check: Check) -> Check:
+        register(
+            Rule(
+                code=code,
+                name=name,
+                layer=layer,
+                severity=severity,
+                stage=stage,
+                doc=parse_doc(code, check.__doc__),
+                check=check,
+                fixable=fixable,
+            )
+        )
+        return check
+
+    return decorate
+
+
+def declare(
+    code: str,
+    name: str,
+    *,
+    layer: Layer,
+    severity: Severity,
+    doc: str,
+    stage: Stage = "approve",
+    fixable: Optional[Literal["safe", "unsafe"]] = None,
+) -> Rule:
+    """Register a rule that has no check function of its own (parse and schema layers)."""
+    return register(
+        Rule(code=code, name=name, layer=layer, severity=severity, stage=stage,
+             doc=parse_doc(code, doc), fixable=fixable)
+    )
+
+
+# --- small helpers for checks ------------------------------------------------
+
+
+def escape_pointer_token(token: str | int) -> str:
+    return str(token).replace("~", "~0").replace("/", "~1")
+
+
+def pointer_join(base: str, *tokens: str | int) -> str:
+    return base + "".join("/" + escape_pointer_token(t) for t in tokens)
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def declared_scopes(manifest: dict[str, Any]) -> list[str]:
+    return [s for s in as_list(manifest.get("scopes")) if isinstance(s, str)]
+
+
+def iter_strings(manifest: dict[str, Any], key: str) -> Iterator[tuple[int, str]]:
+    for index, value in enumerate(as_list(manifest.get(key))):
+        if isinstance(value, str):
+            yield index, value

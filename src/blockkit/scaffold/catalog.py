@@ -1,0 +1,57 @@
+"""The templates ``blockkit new`` can write, as a table.
+
+The template files themselves live in the top-level ``templates/`` folder
+(``blockkit/_data/templates`` in a wheel): ``_shared/`` goes into every block,
+``<name>/`` into blocks of that template.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Mapping
+
+
+@dataclass(frozen=True)
+class Template:
+    name: str
+    summary: str
+    # A template that builds has package.json, a lockfile per package manager,
+    # and a buildCommand/outputDir in its manifest.
+    builds: bool
+    # Where the shared bridge module lands in the block.
+    bridge_path: str
+    # What index.html loads.
+    entry_script: str
+    stylesheet: str | None
+    # The file a developer opens first; named in the README and next steps.
+    main_source: str
+
+
+TEMPLATES: Mapping[str, Template] = MappingProxyType(
+    {
+        "static": Template(
+            "static", "plain HTML, CSS and JavaScript; no build step",
+            builds=False, bridge_path="bridge.js", entry_script="./app.js",
+            stylesheet="./style.css", main_source="app.js",
+        ),
+        "vite": Template(
+            "vite", "Vite with vanilla TypeScript",
+            builds=True, bridge_path="src/bridge.js", entry_script="/src/main.ts",
+            stylesheet=None, main_source="src/main.ts",
+        ),
+        "react": Template(
+            "react", "Vite with React and TypeScript",
+            builds=True, bridge_path="src/bridge.js", entry_script="/src/main.tsx",
+            stylesheet=None, main_source="src/App.tsx",
+        ),
+    }
+)
+DEFAULT_TEMPLATE = "vite"
+
+# The page surface, or one of platform.MODEL_SLOTS.
+PAGE_SURFACE = "page"
+
+# Ports the dev server binds. A different port is a different origin, so Vite
+# is told to fail rather than drift to the next free port.
+DEV_PORT = 5173

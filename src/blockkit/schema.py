@@ -1,0 +1,289 @@
+"""The schema layer: the canonical Draft 2020-12 schema, with ECMA-262 regexes.
+
+One validator is built on first use and reused (jsonschema validators are
+immutable after construction, so sharing one across threads is safe). Nothing
+is fetched: a ``referencing`` registry serves our schema under its ``$id``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from difflib import get_close_matches
+from functools import lru_cache
+from typing import Any, Iterator
+
+from blockkit.platform import SCHEMA_ID, SCOPE_SHAPE
+from blockkit.resources import schema_path
+from blockkit.rules.base import Hit, declare, pointer_join
+
+_lock = threading.Lock()
+
+
+@lru_cache(maxsize=None)
+def _schema_bytes() -> bytes:
+    return schema_path().read_bytes()
+
+
+@lru_cache(maxsize=None)
+def load_schema() -> dict[str, Any]:
+    return json.loads(_schema_bytes())
+
+
+def schema_identity() -> dict[str, str]:
+    return {"id": SCHEMA_ID, "sha256": hashlib.sha256(_schema_bytes()).hexdigest()}
+
+
+@lru_cache(maxsize=512)
+def ecma_regex(pattern: str) -> Any:
+    import regress
+
+    return regress.Regex(pattern, "u")
+
+
+def _ecma_pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterator[Any]:
+    from jsonschema.exceptions import ValidationError
+
+    if isinstance(instance, str) and ecma_regex(pattern).find(instance) is None:
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+def registry() -> Any:
+    from referencing import Registry, Resource
+
+    return Registry().with_resource(SCHEMA_ID, Resource.from_contents(load_schema()))
+
+
+_validator: Any = None
+
+
+def validator() -> Any:
+    """The one shared validator, built on first use."""
+    global _validator
+    if _validator is None:
+        with _lock:
+            if _validator is None:
+                from jsonschema import Draft202012Validator, validators
+
+                cls = validators.extend(Draft202012Validator, {"pattern": _ecma_pattern})
+                _validator = cls(load_schema(), registry=registry())
+    return _validator
+
+
+# --- rules of the schema layer ------------------------------------------------------
+
+_DOCS = {
+    "BK101": ("missing-required-key", "A required key is missing.",
+              "Reports a key that the schema requires and the manifest lacks, at the object that should hold it.",
+              "The platform rejects the manifest at validation; nothing else is looked at until it is there.",
+              '{"blockId": "demo", "version": "1.0.0", "name": "Demo", "scopes": []}\n(no contentRating)',
+              'Add the key, e.g. "contentRating": "g".'),
+    "BK102": ("wrong-type", "A value has the wrong JSON type.",
+              "Reports a value whose JSON type (string, number, object, ...) is not the one the schema allows.",
+              "The platform's validator rejects the manifest; a block that assumes the type misbehaves.",
+              '"iframe": {"minHeight": "600"}', '"iframe": {"minHeight": 600}'),
+    "BK103": ("unknown-value", "A value is not one of the allowed values.",
+              "Reports an enumerated value (scope, content rating, category, render mode, auth, good kind) that the platform does not know.",
+              "Unknown values are rejected; a misspelt scope is a capability the block will not have.",
+              '"scopes": ["user:read"]', '"scopes": ["user:read:self"]'),
+    "BK104": ("pattern-mismatch", "A string does not have the required form.",
+              "Reports a string that fails its pattern, with ECMA-262 semantics as the platform uses: `$` does not match before a trailing newline and `\\d` is ASCII only.",
+              "blockId becomes a host label and version is compared as semver: malformed values are rejected.",
+              '"version": "1.0"', '"version": "1.0.0"'),
+    "BK105": ("string-length", "A string is too short or too long.",
+              "Reports a string outside the schema's length bounds (the schema counts code points; the server rules count UTF-16 units).",
+              "The platform rejects out-of-range strings.",
+              '"blockId": "ab"', '"blockId": "abc"'),
+    "BK106": ("unknown-key", "A key is not allowed here.",
+              "Reports a key inside `iframe`, `page` or a goods entry that the schema does not define.",
+              "These objects are closed: the platform rejects unknown keys in them.",
+              '"page": {"path": "/", "title": "Demo", "subtitle": "x"}', '"page": {"path": "/", "title": "Demo"}'),
+    "BK107": ("number-range", "A number is out of range.",
+              "Reports a number below the minimum or above the maximum (iframe heights, prices, budgets).",
+              "The platform rejects values outside the documented limits.",
+              '"iframe": {"minHeight": 20}', '"iframe": {"minHeight": 40}'),
+    "BK108": ("too-many-items", "A list has too many items.",
+              "Reports a list longer than its limit (goods 32, targets 16, publicSettingsKeys 32).",
+              "The platform rejects the manifest.",
+              '"targets": [ ...17 entries... ]', "Keep at most 16 targets."),
+    "BK109": ("dependent-key-missing", "A key requires another key that is missing.",
+              "Reports `buildCommand` without `outputDir`.",
+              "The platform cannot find the build output and rejects the manifest.",
+              '"buildCommand": "npm run build"', '"buildCommand": "npm run build", "outputDir": "dist"'),
+    "BK110": ("server-owned-key", "A key the server owns is set in the manifest.",
+              "Reports `trustTier` and `iframe.src`, which the platform assigns itself.",
+              "The trust tier is decided by review and the iframe source is stamped at build or approval; a manifest that sets either is rejected.",
+              '"trustTier": "verified"', "Remove the key."),
+    "BK111": ("forbidden-form", "A value has a form the platform forbids.",
+              "Reports values with a forbidden shape, such as an `outputDir` that is absolute, climbs out with `..`, uses backslashes or a drive prefix.",
+              "The platform builds in a sandbox and only reads output inside the project.",
+              '"outputDir": "../dist"', '"outputDir": "dist"'),
+    "BK112": ("unknown-scope-key", "A scopeJustifications key is not a known scope.",
+              "Reports a key of `scopeJustifications` that is not a scope id.",
+              "Justifications are keyed by scope; an unknown key is a typo that leaves the real scope unjustified.",
+              '"scopeJustifications": {"ai:write": "..."}', '"scopeJustifications": {"ai:write:budgeted": "..."}'),
+    "BK199": ("schema-violation", "The manifest violates the schema.",
+              "Reports any other schema violation.",
+              "The platform validates against the same schema and rejects the manifest.",
+              "(varies)", "Follow the message."),
+}
+for _code, (_name, _summary, _what, _why, _example, _fix) in _DOCS.items():
+    declare(_code, _name, layer="schema", severity="error",
+            stage="submit" if _code in ("BK101", "BK102") else "approve",
+            doc=f"{_summary}\n\n## What it does\n{_what}\n\n## Why it matters\n{_why}\n\n"
+                f"## Example\n{_example}\n\n## Fix\n{_fix}")
+
+_KEYWORD_CODES = {
+    "required": "BK101", "type": "BK102", "enum": "BK103", "const": "BK103", "pattern": "BK104",
+    "minLength": "BK105", "maxLength": "BK105", "additionalProperties": "BK106",
+    "minimum": "BK107", "maximum": "BK107", "exclusiveMinimum": "BK107", "exclusiveMaximum": "BK107",
+    "maxItems": "BK108", "minItems": "BK108", "dependentRequired": "BK109", "propertyNames": "BK112",
+}
+# Pointers whose failures the platform already reports at submit.
+_SUBMIT_POINTERS = frozenset({"", "/blockId", "/version", "/name", "/category"})
+_TYPE_NAMES = {"object": "an object", "array": "a list", "string": "a string", "integer": "a whole number",
+               "number": "a number", "boolean": "true or false", "null": "null"}
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    return {dict: "object", list: "list", str: "string"}.get(type(value), type(value).__name__)
+
+
+def _show(value: Any, limit: int = 60) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _suggest(value: Any, options: list[Any]) -> str | None:
+    if not isinstance(value, str):
+        return None
+    close = get_close_matches(value, [o for o in options if isinstance(o, str)], n=1, cutoff=0.6)
+    return f"did you mean {json.dumps(close[0])}?" if close else None
+
+
+def schema_hits(document: Any) -> Iterator[tuple[str, Hit, str]]:
+    """Yield (code, hit, stage) for every schema violation in ``document``."""
+    for error in validator().iter_errors(document):
+        yield from _to_hits(error)
+
+
+def _pointer(path: Any) -> str:
+    return pointer_join("", *path)
+
+
+def human_path(pointer: str) -> str:
+    """``/goods/0/id`` -> ``goods[0].id``, for messages."""
+    if not pointer:
+        return "the manifest"
+    out = ""
+    for token in pointer[1:].split("/"):
+        token = token.replace("~1", "/").replace("~0", "~")
+        out += f"[{token}]" if token.isdigit() else (f".{token}" if out else token)
+    return out
+
+
+def _to_hits(error: Any) -> Iterator[tuple[str, Hit, str]]:
+    keyword = error.validator
+    pointer = _pointer(error.absolute_path)
+    stage = "submit" if pointer in _SUBMIT_POINTERS else "approve"
+    where = human_path(pointer)
+    if "propertyNames" in error.relative_schema_path:
+        keyword = "propertyNames"
+    value = error.instance
+    schema = error.schema if isinstance(error.schema, dict) else {}
+    if keyword == "required":
+        present = value if isinstance(value, dict) else {}
+        for key in error.validator_value:
+            if key not in present:
+                yield "BK101", Hit(pointer, f"{where} is missing required key \"{key}\"", at="open",
+                                   hint=f"add \"{key}\""), stage
+        return
+    if keyword == "additionalProperties":
+        allowed = list(schema.get("properties", {}))
+        for key in value if isinstance(value, dict) else ():
+            if key not in allowed:
+                suggestion = _suggest(key, allowed)
+                yield "BK106", Hit(pointer_join(pointer, key), f"unknown key \"{key}\" in {where}", at="key",
+                                   hint=suggestion or f"allowed keys: {', '.join(allowed)}"), stage
+        return
+    if keyword == "propertyNames":
+        key = value
+        suggestion = _suggest(key, list(schema.get("enum", [])))
+        yield "BK112", Hit(pointer_join(pointer, key), f"\"{key}\" in {where} is not a known scope", at="key",
+                           hint=suggestion or "keys must be scope ids that are also listed in \"scopes\""), stage
+        return
+    if keyword == "not":
+        description = schema.get("description", f"{where} has a forbidden value")
+        code = "BK110" if not schema.get("not") else "BK111"
+        hint = "remove the key" if code == "BK110" else None
+        yield code, Hit(pointer, description, at="key" if code == "BK110" else "value", hint=hint), stage
+        return
+    code = _KEYWORD_CODES.get(keyword, "BK199")
+    if keyword == "type":
+        expected = error.validator_value
+        names = [expected] if isinstance(expected, str) else list(expected)
+        wanted = " or ".join(_TYPE_NAMES.get(n, n) for n in names)
+        message = f"{where} must be {wanted}, not {_json_type(value)} {_show(value)}"
+        hint = None
+        if "integer" in names and isinstance(value, str) and value.strip().lstrip("-").isdigit():
+            hint = f"write the number without quotes: {value.strip()}"
+        yield code, Hit(pointer, message, hint=hint), stage
+        return
+    if keyword in ("enum", "const"):
+        options = list(error.validator_value) if keyword == "enum" else [error.validator_value]
+        if pointer.startswith("/scopes/") and isinstance(value, str):
+            import re
+
+            shape = "malformed scope" if not re.match(SCOPE_SHAPE, value) else "unknown scope"
+            message = f"{shape} {_show(value)} in {where}"
+        else:
+            message = f"{where} is {_show(value)}, which is not one of: {', '.join(map(_show, options))}"
+        yield code, Hit(pointer, message, hint=_suggest(value, options)), stage
+        return
+    if keyword == "pattern":
+        description = schema.get("description")
+        message = f"{where} {_show(value)} does not have the required form"
+        if isinstance(value, str) and value != value.rstrip("\n\r") and value.rstrip("\n\r"):
+            hint = "remove the trailing line break"
+        else:
+            hint = description or f"it must match the pattern {error.validator_value}"
+        yield code, Hit(pointer, message, hint=hint), stage
+        return
+    if keyword in ("minLength", "maxLength"):
+        length = len(value) if isinstance(value, str) else 0
+        bound = error.validator_value
+        if keyword == "maxLength":
+            message = f"{where} is {length} characters long; at most {bound} are allowed"
+        elif bound == 1:
+            message = f"{where} must not be empty"
+        else:
+            message = f"{where} is {length} characters long; at least {bound} are required"
+        yield code, Hit(pointer, message), stage
+        return
+    if keyword in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        relation = {"minimum": "at least", "maximum": "at most", "exclusiveMinimum": "greater than",
+                    "exclusiveMaximum": "less than"}[keyword]
+        yield code, Hit(pointer, f"{where} is {_show(value)}; it must be {relation} {error.validator_value}"), stage
+        return
+    if keyword in ("maxItems", "minItems"):
+        count = len(value) if isinstance(value, list) else 0
+        relation = "at most" if keyword == "maxItems" else "at least"
+        yield code, Hit(pointer, f"{where} has {count} items; {relation} {error.validator_value} are allowed"), stage
+        return
+    if keyword == "dependentRequired":
+        present = value if isinstance(value, dict) else {}
+        for trigger, needed in error.validator_value.items():
+            if trigger in present:
+                for key in needed:
+                    if key not in present:
+                        yield code, Hit(pointer_join(pointer, trigger), f"\"{trigger}\" requires \"{key}\", which is missing",
+                                        at="key", hint=f"add \"{key}\" (the folder the build writes, e.g. \"dist\")"), stage
+        return
+    yield code, Hit(pointer, f"{where}: {error.message}"), stage

@@ -1,0 +1,379 @@
+"""Reading a manifest: bytes -> text -> document, with a position for every key and value.
+
+The fast path is the C ``json`` parser. Positions are computed only when a
+finding needs one, by an iterative scanner (no recursion, so no depth limit)
+that also diagnoses precisely why a document failed to parse.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from blockkit.platform import LIMITS
+
+# Parse-layer findings produced here, as (code, message, hint, start, end) before positioning.
+ParseProblem = tuple[str, str, Optional[str], int, int]
+
+_WS = re.compile(r"[ \t\n\r]*")
+_STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"')
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+_LITERALS = ("true", "false", "null")
+_BAD_CONSTANTS = re.compile(r"-?(?:NaN|Infinity)\b")
+_WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+
+
+class _Dup:
+    """object_pairs_hook that keeps the last value, as the platform does, and notes duplicates."""
+
+    __slots__ = ("seen",)
+
+    def __init__(self) -> None:
+        self.seen = False
+
+    def __call__(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        result = dict(pairs)
+        if len(result) != len(pairs):
+            self.seen = True
+        return result
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(name)
+
+
+@dataclass
+class Spans:
+    """Offsets (in characters of the decoded text) of every value and key, by JSON Pointer."""
+
+    values: dict[str, tuple[int, int]] = field(default_factory=dict)
+    keys: dict[str, tuple[int, int]] = field(default_factory=dict)
+    duplicates: list[tuple[str, int, int]] = field(default_factory=list)  # (pointer, key start, key end)
+    problem: Optional[ParseProblem] = None
+
+
+def _escape(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def _decode_key(raw: str) -> str:
+    return json.loads(raw) if "\\" in raw else raw[1:-1]
+
+
+def scan(text: str, start: int = 0, max_depth: Optional[int] = None) -> Spans:
+    """Walk ``text`` as JSON without recursion, recording spans; stop at the first problem."""
+    spans = Spans()
+    values, keys = spans.values, spans.keys
+    n = len(text)
+    # Stack frames: [kind, pointer, start offset, index or None, seen keys, state]
+    # kind "o" object / "a" array. state: "first" (just opened), "value" (want value),
+    # "key" (want key), "colon", "comma" (want , or close)
+    stack: list[list[Any]] = []
+    pos = _WS.match(text, start).end()
+    pending_pointer = ""  # pointer of the next value to be read
+
+    def problem(code: str, message: str, at: int, end: Optional[int] = None, hint: Optional[str] = None) -> Spans:
+        spans.problem = (code, message, hint, at, end if end is not None else min(at + 1, max(n, at)))
+        return spans
+
+    state = "value"
+    while True:
+        if state == "value" or state == "first":
+            if pos >= n:
+                if stack:
+                    return problem("BK002", "unexpected end of file: a bracket or brace is never closed", n,
+                                   hint="close every { and [ that is opened")
+                return problem("BK002", "the file is empty: expected a JSON object", n,
+                               hint="a manifest is one JSON object: { ... }")
+            ch = text[pos]
+            if state == "first" and ch in "]}":
+                frame = stack.pop()
+                expected = "}" if frame[0] == "o" else "]"
+                if ch != expected:
+                    return problem("BK002", f"expected '{expected}' but found '{ch}'", pos)
+                values[frame[1]] = (frame[2], pos + 1)
+                pos = _WS.match(text, pos + 1).end()
+                state = "comma"
+                continue
+            if state == "first" and stack and stack[-1][0] == "o":
+                state = "key"
+                continue
+            value_pointer = pending_pointer
+            if ch == "{" or ch == "[":
+                if max_depth is not None and len(stack) >= max_depth:
+                    return problem("BK004", f"nesting deeper than {max_depth} levels", pos,
+                                   hint="flatten the structure; no real manifest nests this deep")
+                stack.append(["o" if ch == "{" else "a", value_pointer, pos, 0, set(), None])
+                pos = _WS.match(text, pos + 1).end()
+                if ch == "[":
+                    pending_pointer = value_pointer + "/0"
+                state = "first"
+                continue
+            if ch == '"':
+                m = _STRING.match(text, pos)
+                if m is None:
+                    return _string_problem(text, pos, problem)
+                end = m.end()
+            elif ch == "-" or ch.isdigit():
+                bad = _BAD_CONSTANTS.match(text, pos)
+                if bad:
+                    return problem("BK002", f"{bad.group()} is not valid JSON", pos, bad.end(),
+                                   hint="JSON has no NaN or Infinity; use a number or null")
+                m = _NUMBER.match(text, pos)
+                if m is None:
+                    return problem("BK002", "malformed number", pos)
+                end = m.end()
+                if end < n and (text[end].isalnum() or text[end] in "._"):
+                    return problem("BK002", "malformed number", pos, end + 1)
+            else:
+                for literal in _LITERALS:
+                    if text.startswith(literal, pos):
+                        end = pos + len(literal)
+                        break
+                else:
+                    return _unexpected(text, pos, problem, wanted="a value")
+            values[value_pointer] = (pos, end)
+            pos = _WS.match(text, end).end()
+            state = "comma"
+            continue
+
+        if not stack:
+            # A complete top-level value has been read.
+            if pos < n:
+                return _unexpected(text, pos, problem, wanted="the end of the file",
+                                   extra="only one JSON value may stand in a file")
+            return spans
+
+        frame = stack[-1]
+        if state == "key":
+            if pos >= n:
+                return problem("BK002", "unexpected end of file inside an object", n)
+            if text[pos] != '"':
+                if text[pos] == "}" and frame[5] == "after-comma":
+                    return problem("BK002", "trailing comma before '}'", frame[3], frame[3] + 1,
+                                   hint="remove the comma after the last member")
+                return _unexpected(text, pos, problem, wanted="a member name in double quotes")
+            m = _STRING.match(text, pos)
+            if m is None:
+                return _string_problem(text, pos, problem)
+            name = _decode_key(m.group())
+            pointer = frame[1] + "/" + _escape(name)
+            if name in frame[4]:
+                spans.duplicates.append((pointer, pos, m.end()))
+            frame[4].add(name)
+            keys[pointer] = (pos, m.end())
+            pending_pointer = pointer
+            pos = _WS.match(text, m.end()).end()
+            if pos >= n or text[pos] != ":":
+                return _unexpected(text, pos, problem, wanted="':' after the member name")
+            pos = _WS.match(text, pos + 1).end()
+            state = "value"
+            continue
+
+        # state == "comma": after a value inside a container
+        if pos >= n:
+            return problem("BK002", "unexpected end of file: a bracket or brace is never closed",
+                           n, hint="close every { and [ that is opened")
+        ch = text[pos]
+        close = "}" if frame[0] == "o" else "]"
+        if ch == ",":
+            comma = pos
+            pos = _WS.match(text, pos + 1).end()
+            if frame[0] == "a":
+                if pos < n and text[pos] == "]":
+                    return problem("BK002", "trailing comma before ']'", comma, comma + 1,
+                                   hint="remove the comma after the last item")
+                frame[3] += 1
+                pending_pointer = frame[1] + "/" + str(frame[3])
+                state = "value"
+            else:
+                frame[3] = comma
+                frame[5] = "after-comma"
+                state = "key"
+            continue
+        if ch == close:
+            stack.pop()
+            values[frame[1]] = (frame[2], pos + 1)
+            pos = _WS.match(text, pos + 1).end()
+            state = "comma"
+            continue
+        return _unexpected(text, pos, problem, wanted=f"',' or '{close}'")
+
+
+def _string_problem(text: str, pos: int, problem: Any) -> Spans:
+    i = pos + 1
+    n = len(text)
+    while i < n:
+        ch = text[i]
+        if ch == '"':
+            break
+        if ch == "\\":
+            if i + 1 < n and text[i + 1] in '"\\/bfnrt':
+                i += 2
+                continue
+            if i + 1 < n and text[i + 1] == "u" and re.match(r"[0-9a-fA-F]{4}", text[i + 2:i + 6]):
+                i += 6
+                continue
+            return problem("BK002", "invalid escape sequence in string", i, min(i + 2, n),
+                           hint='valid escapes are \\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX')
+        if ord(ch) < 0x20:
+            what = "line break" if ch in "\r\n" else f"control character U+{ord(ch):04X}"
+            return problem("BK002", f"unescaped {what} inside a string", i, i + 1,
+                           hint="write it as an escape such as \\n, or close the string first")
+        i += 1
+    return problem("BK002", "unterminated string", pos, n, hint='close the string with "')
+
+
+def _unexpected(text: str, pos: int, problem: Any, wanted: str, extra: str = "") -> Spans:
+    n = len(text)
+    if pos >= n:
+        return problem("BK002", f"unexpected end of file: expected {wanted}", n)
+    if text.startswith("//", pos) or text.startswith("/*", pos):
+        end = text.find("\n", pos) if text.startswith("//", pos) else text.find("*/", pos) + 2
+        return problem("BK002", "comments are not allowed in JSON", pos, end if end > pos else n,
+                       hint="remove the comment; keep notes in the README or a separate file")
+    if text[pos] == "'":
+        return problem("BK002", "strings must use double quotes", pos, pos + 1, hint="replace ' with \"")
+    bad = _BAD_CONSTANTS.match(text, pos)
+    if bad:
+        return problem("BK002", f"{bad.group()} is not valid JSON", pos, bad.end(),
+                       hint="JSON has no NaN or Infinity; use a number or null")
+    word = _WORD.match(text, pos)
+    if word and wanted.startswith("a member name"):
+        return problem("BK002", f"member name {word.group()!r} must be in double quotes", pos, word.end(),
+                       hint=f'write "{word.group()}"')
+    if word:
+        return problem("BK002", f"unexpected {word.group()!r}: expected {wanted}", pos, word.end(),
+                       hint=extra or None)
+    ch = text[pos]
+    shown = repr(ch) if ch.isprintable() else f"U+{ord(ch):04X}"
+    return problem("BK002", f"unexpected character {shown}: expected {wanted}", pos, pos + 1,
+                   hint=extra or None)
+
+
+class Source:
+    """A manifest's text, its parsed document, the problems met while reading it, and positions."""
+
+    __slots__ = ("path", "text", "data", "problems", "has_duplicates", "_spans", "_line_starts")
+
+    def __init__(self, path: str, text: Optional[str], data: Any, problems: list[ParseProblem],
+                 has_duplicates: bool = False, spans: Optional[Spans] = None) -> None:
+        self.path = path
+        self.text = text
+        self.data = data
+        self.problems = problems
+        self.has_duplicates = has_duplicates
+        self._spans = spans
+        self._line_starts: Optional[list[int]] = None
+
+    @property
+    def has_document(self) -> bool:
+        """Whether there is a parsed document to validate further."""
+        return not any(code in FATAL_PROBLEMS for code, *_ in self.problems)
+
+    @property
+    def spans(self) -> Spans:
+        if self._spans is None:
+            self._spans = scan(self.text or "", _content_start(self.text or ""))
+        return self._spans
+
+    def span(self, pointer: str, at: str = "value") -> tuple[int, int]:
+        """Offsets for a pointer; falls back to the nearest ancestor that has a position."""
+        spans = self.spans
+        if at == "key" and pointer in spans.keys:
+            return spans.keys[pointer]
+        probe = pointer
+        while True:
+            found = spans.values.get(probe)
+            if found is not None:
+                if at == "open" or (probe != pointer and found[1] - found[0] > 1):
+                    # a container reached by fallback: mark its opening character only
+                    return (found[0], found[0] + 1) if (self.text or "")[found[0]:found[0] + 1] in "{[" else found
+                return found
+            if not probe:
+                return (0, 0)
+            probe = probe.rsplit("/", 1)[0]
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """1-based (line, column) of a character offset; columns count characters."""
+        if self._line_starts is None:
+            text = self.text or ""
+            starts = [0]
+            find = text.find
+            i = find("\n")
+            while i != -1:
+                starts.append(i + 1)
+                i = find("\n", i + 1)
+            self._line_starts = starts
+        line = bisect_right(self._line_starts, offset)
+        return line, offset - self._line_starts[line - 1] + 1
+
+    def locate(self, pointer: str, at: str = "value") -> tuple[int, int, int, int]:
+        start, end = self.span(pointer, at)
+        line, column = self.position(start)
+        end_line, end_column = self.position(max(end, start))
+        return line, column, end_line, end_column
+
+
+# Problems after which there is no document to validate.
+FATAL_PROBLEMS = frozenset({"BK002", "BK004", "BK005", "BK006", "BK007"})
+
+
+def _content_start(text: str) -> int:
+    return 1 if text.startswith("\ufeff") else 0
+
+
+def read_bytes(raw: bytes, path: str = "<string>") -> Source:
+    if len(raw) > LIMITS.file_bytes_max:
+        return Source(path, None, None, [(
+            "BK006", f"file is {len(raw):,} bytes, over the {LIMITS.file_bytes_max:,}-byte limit",
+            "a manifest is a few kilobytes; is this the right file?", 0, 0)])
+    if b"\x00" in raw[:8192] and not raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return Source(path, None, None, [(
+            "BK007", "binary file: this is not a JSON text", "point blockkit at block.manifest.json", 0, 0)])
+    problems: list[ParseProblem] = []
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+            return Source(path, None, None, [(
+                "BK005", "file is UTF-16 encoded; the platform reads manifests as UTF-8",
+                "save the file as UTF-8 without a byte order mark", 0, 0)])
+        text = raw.decode("utf-8", errors="replace")
+        good = raw[: exc.start].decode("utf-8", errors="replace")
+        offset = len(good)
+        problems.append(("BK005", f"invalid UTF-8 byte 0x{raw[exc.start]:02X}; the platform reads manifests as UTF-8",
+                         "save the file as UTF-8", offset, offset + 1))
+    return read_text(text, path, problems)
+
+
+def read_text(text: str, path: str = "<string>", problems: Optional[list[ParseProblem]] = None) -> Source:
+    problems = list(problems or [])
+    start = 0
+    if text.startswith("\ufeff"):
+        problems.append(("BK003", "file starts with a byte order mark (U+FEFF); JSON.parse rejects it",
+                         "save the file as UTF-8 without BOM (blockkit fix removes it)", 0, 1))
+        start = 1
+    hook = _Dup()
+    try:
+        data = json.loads(text[start:] if start else text, object_pairs_hook=hook,
+                          parse_constant=_reject_constant)
+    except (ValueError, RecursionError):
+        # The C parser failed (or hit Python's recursion limit): let the scanner say precisely why.
+        spans = scan(text, start, max_depth=LIMITS.nesting_max)
+        if spans.problem is None:  # pragma: no cover - the two parsers disagree
+            spans.problem = ("BK002", "the file is not valid JSON", None, start, start + 1)
+        problems.append(spans.problem)
+        return Source(path, text, None, problems, spans=spans)
+    source = Source(path, text, data, problems, has_duplicates=hook.seen)
+    # The depth limit must not depend on Python's recursion limit, so enforce it ourselves;
+    # a document can only be that deep if it has that many brackets.
+    if text.count("[") + text.count("{") > LIMITS.nesting_max:
+        deep = scan(text, start, max_depth=LIMITS.nesting_max)
+        if deep.problem is not None:
+            problems.append(deep.problem)
+            source.data = None
+    return source
