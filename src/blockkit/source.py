@@ -272,6 +272,8 @@ class Source:
     @property
     def has_document(self) -> bool:
         """Whether there is a parsed document to validate further."""
+        if self.text is None:
+            return False
         return not any(code in FATAL_PROBLEMS for code, *_ in self.problems)
 
     @property
@@ -319,7 +321,7 @@ class Source:
 
 
 # Problems after which there is no document to validate.
-FATAL_PROBLEMS = frozenset({"BK002", "BK004", "BK005", "BK006", "BK007"})
+FATAL_PROBLEMS = frozenset({"BK002", "BK004", "BK006", "BK007"})
 
 
 def _content_start(text: str) -> int:

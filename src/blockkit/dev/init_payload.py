@@ -12,6 +12,7 @@ from typing import Any
 from blockkit.dev.errors import DevError
 from blockkit.dev.manifest import DevManifest
 from blockkit.dev.surface import Surface
+from blockkit.platform import BUDGET_SCOPE, LIMITS
 
 # A dev token lives as long as a real one is refreshed for, plus a margin:
 # the host pushes TOKEN_REFRESH about every 13 minutes.
@@ -19,11 +20,6 @@ DEV_TOKEN_TTL = timedelta(minutes=15)
 DEV_TOKEN_KIND = "block"
 DEV_TOKEN_ISSUER = "blockkit-dev"
 
-GENERATION_SCOPE = "ai:write:budgeted"
-# PLATFORM.md §4: the per-generation budget is clamped when the token is
-# minted, and a page with no budget gets the default.
-BUZZ_BUDGET_CAP = 1000
-PAGE_DEFAULT_BUZZ_BUDGET = 10
 
 DEV_VIEWER: dict[str, Any] = {"userId": 1, "username": "dev-viewer"}
 
@@ -114,12 +110,14 @@ def mint_dev_token(
 
 
 def buzz_budget(manifest: DevManifest, surface: Surface) -> int | None:
-    if GENERATION_SCOPE not in manifest.scopes or surface.kind != "page":
+    # PLATFORM.md §4: the budget is clamped when the token is minted, and a
+    # page with the scope but no budget gets the default.
+    if BUDGET_SCOPE not in manifest.scopes or surface.kind != "page":
         return None
     declared = (manifest.page or {}).get("buzzBudgetPerGen")
     if isinstance(declared, int) and not isinstance(declared, bool) and declared > 0:
-        return min(declared, BUZZ_BUDGET_CAP)
-    return PAGE_DEFAULT_BUZZ_BUDGET
+        return min(declared, LIMITS.buzz_budget_clamp)
+    return LIMITS.buzz_budget_default
 
 
 def build_init_payload(

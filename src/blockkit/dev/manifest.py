@@ -14,19 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from blockkit.dev.errors import DevError
+from blockkit.platform import IFRAME_DEFAULTS, MANIFEST_FILENAME
 
-MANIFEST_NAME = "block.manifest.json"
-
-# What the dev host uses for an iframe key the manifest leaves out. The server
-# requires all four (PLATFORM.md §4); these are the least surprising stand-ins:
-# the smallest allowed height, no upper bound, no resizing, and the whole
-# sandbox allowlist of a new (unverified) app.
-IFRAME_DEFAULTS: dict[str, Any] = {
-    "minHeight": 40,
-    "maxHeight": None,
-    "resizable": False,
-    "sandbox": "allow-scripts allow-forms",
-}
+# For an iframe key the manifest leaves out, the dev host uses the platform
+# table's defaults (the ones `blockkit new` and `blockkit fix` write), and
+# says so in a note.
+MANIFEST_NAME = MANIFEST_FILENAME
 DEFAULT_RENDER_MODE = "iframe"
 DEFAULT_AUTH = "block-token"
 DEFAULT_BLOCK_ID = "dev-block"

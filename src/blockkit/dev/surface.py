@@ -7,11 +7,10 @@ from typing import Literal
 
 from blockkit.dev.errors import DevError
 from blockkit.dev.manifest import DevManifest
+from blockkit.platform import MODEL_SLOTS as KNOWN_MODEL_SLOTS
+from blockkit.platform import PAGE_SLOT as PAGE_SLOT_ID
 
 PAGE_SURFACE = "page"
-PAGE_SLOT_ID = "app.page"
-# The model-page slots a block may target (PLATFORM.md §4).
-KNOWN_MODEL_SLOTS = ("model.sidebar_top", "model.below_images", "model.actions_extra")
 
 
 @dataclass(frozen=True)

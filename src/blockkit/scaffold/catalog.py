@@ -19,30 +19,34 @@ class Template:
     # A template that builds has package.json, a lockfile per package manager,
     # and a buildCommand/outputDir in its manifest.
     builds: bool
-    # Where the shared bridge module lands in the block.
-    bridge_path: str
+    # Where the files of templates/_shared that the code imports land.
+    code_dir: str
     # What index.html loads.
     entry_script: str
     stylesheet: str | None
     # The file a developer opens first; named in the README and next steps.
     main_source: str
 
+    def place(self, shared_name: str) -> str:
+        """Where a code file of ``_shared/`` goes in a block of this template."""
+        return f"{self.code_dir}/{shared_name}" if self.code_dir else shared_name
+
 
 TEMPLATES: Mapping[str, Template] = MappingProxyType(
     {
         "static": Template(
             "static", "plain HTML, CSS and JavaScript; no build step",
-            builds=False, bridge_path="bridge.js", entry_script="./app.js",
+            builds=False, code_dir="", entry_script="./app.js",
             stylesheet="./style.css", main_source="app.js",
         ),
         "vite": Template(
             "vite", "Vite with vanilla TypeScript",
-            builds=True, bridge_path="src/bridge.js", entry_script="/src/main.ts",
+            builds=True, code_dir="src", entry_script="/src/main.ts",
             stylesheet=None, main_source="src/main.ts",
         ),
         "react": Template(
             "react", "Vite with React and TypeScript",
-            builds=True, bridge_path="src/bridge.js", entry_script="/src/main.tsx",
+            builds=True, code_dir="src", entry_script="/src/main.tsx",
             stylesheet=None, main_source="src/App.tsx",
         ),
     }
@@ -51,6 +55,9 @@ DEFAULT_TEMPLATE = "vite"
 
 # The page surface, or one of platform.MODEL_SLOTS.
 PAGE_SURFACE = "page"
+
+# Files of _shared/ that belong next to the code rather than at the root.
+SHARED_CODE_FILES: frozenset[str] = frozenset({"bridge.js", "style.css"})
 
 # Ports the dev server binds. A different port is a different origin, so Vite
 # is told to fail rather than drift to the next free port.

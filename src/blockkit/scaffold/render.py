@@ -17,8 +17,9 @@ import json
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from blockkit.platform import PAGE_SLOT
 from blockkit.resources import templates_dir
-from blockkit.scaffold.catalog import DEV_PORT, TEMPLATES
+from blockkit.scaffold.catalog import DEV_PORT, SHARED_CODE_FILES, TEMPLATES
 from blockkit.scaffold.manifest import build_manifest, manifest_text
 from blockkit.scaffold.options import OAUTH, Answers, sensitive
 from blockkit.scaffold.package_managers import DEV_SCRIPT, OUTPUT_DIR, PACKAGE_MANAGERS
@@ -56,6 +57,7 @@ def _walk(root: Path) -> list[tuple[PurePosixPath, Path]]:
 def template_context(answers: Answers) -> dict[str, Any]:
     template = TEMPLATES[answers.template]
     manager = PACKAGE_MANAGERS[answers.package_manager] if answers.package_manager else None
+    manifest = build_manifest(answers)
     commands: dict[str, str | None]
     if manager is not None:
         commands = {
@@ -83,6 +85,9 @@ def template_context(answers: Answers) -> dict[str, Any]:
         "dev_port": DEV_PORT,
         "output_dir": OUTPUT_DIR,
         "commands": commands,
+        "goods_catalogue": manifest.get("goods", []),
+        "manifest": manifest,
+        "slot_id": PAGE_SLOT if answers.on_page else answers.surface,
     }
 
 
@@ -109,8 +114,8 @@ def render(answers: Answers) -> dict[str, bytes]:
     files: dict[str, bytes] = {}
     for folder in (SHARED, template.name):
         for target, source in _walk(root / folder):
-            if target.name == "bridge.js":
-                target = PurePosixPath(template.bridge_path)
+            if folder == SHARED and target.as_posix() in SHARED_CODE_FILES:
+                target = PurePosixPath(template.place(target.as_posix()))
             if source.name.endswith(".j2"):
                 relative = source.relative_to(root).as_posix()
                 files[target.as_posix()] = env.get_template(relative).render(context).encode()

@@ -1,0 +1,113 @@
+"""``blockkit dev``: run a block in a local host that behaves like the platform."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from blockkit.dev.errors import DevError
+
+if TYPE_CHECKING:
+    from blockkit.dev.session import DevSession
+
+EXIT_USAGE = 2
+
+
+def _parse_context(values: tuple[str, ...]) -> dict[str, str]:
+    context: dict[str, str] = {}
+    for value in values:
+        key, sep, text = value.partition("=")
+        if not sep or not key:
+            raise DevError(f"--context {value!r}: write KEY=VALUE, like modelId=42")
+        context[key] = text
+    return context
+
+
+@click.argument("block_dir", metavar="[DIR]", default=".", type=click.Path(path_type=Path))
+@click.option("--surface", metavar="page|SLOT", help="Where to mount the block: page, or a model slot id. Default: from the manifest.")
+@click.option("--proxy", metavar="URL", help="Serve the block through a running dev server (e.g. Vite's http://localhost:5173).")
+@click.option("--theme", type=click.Choice(["dark", "light"]), default="dark", show_default=True, help="The viewer's theme.")
+@click.option("--anonymous", is_flag=True, help="A signed-out viewer (viewer: null).")
+@click.option("--context", "context_values", metavar="KEY=VALUE", multiple=True, help="Set a context member, e.g. slug=my-app or modelId=42. Repeatable.")
+@click.option("--trace", "trace_path", type=click.Path(path_type=Path), help="Protocol trace file (JSONL). Default: DIR/.blockkit/dev-trace.jsonl.")
+@click.option("--block-port", type=click.IntRange(0, 65535), default=0, help="Port of the block origin (default: any free port).")
+@click.option("--host-port", type=click.IntRange(0, 65535), default=0, help="Port of the host page (default: any free port).")
+@click.option("--check", is_flag=True, help="Run the handshake in headless Chromium, print a verdict, exit 0 or 1.")
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True, help="Verdict format for --check.")
+# Multiplies every host timing; the tests use it to run the 37 s page schedule in seconds.
+@click.option("--time-scale", type=click.FloatRange(min=0, min_open=True), default=1.0, hidden=True)
+def dev(
+    block_dir: Path,
+    surface: str | None,
+    proxy: str | None,
+    theme: str,
+    anonymous: bool,
+    context_values: tuple[str, ...],
+    trace_path: Path | None,
+    block_port: int,
+    host_port: int,
+    check: bool,
+    output_format: str,
+    time_scale: float,
+) -> None:
+    """Serve the block on one origin and a host page on another, as the platform does.
+
+    The host page mounts the block in a sandboxed iframe, speaks the bridge
+    (BLOCK_INIT, tokens, theme, resize), flags contract violations and shows
+    a live protocol trace. With --check it runs headless and prints a verdict.
+    """
+    from blockkit.dev.session import DevOptions, DevSession
+    from blockkit.dev.timings import PLATFORM_TIMINGS
+
+    try:
+        options = DevOptions(
+            block_dir=block_dir,
+            surface=surface,
+            proxy=proxy,
+            theme=theme,
+            anonymous=anonymous,
+            context=_parse_context(context_values),
+            timings=PLATFORM_TIMINGS.scaled(time_scale),
+            trace_path=trace_path,
+            block_port=block_port,
+            host_port=host_port,
+        )
+        session = DevSession(options)
+        if check:
+            raise SystemExit(_run_check(session, output_format))
+        _serve(session)
+    except DevError as exc:
+        click.echo(f"blockkit dev: {exc}", err=True)
+        raise SystemExit(EXIT_USAGE) from None
+
+
+def _run_check(session: DevSession, output_format: str) -> int:
+    from blockkit.dev.browser import require_browser
+    from blockkit.dev.check import run_check
+    from blockkit.dev.verdict import exit_code, render_json, render_text
+
+    require_browser()
+    with session:
+        result = run_check(session)
+    click.echo(render_json(result) if output_format == "json" else render_text(result))
+    return exit_code(result)
+
+
+def _serve(session: DevSession) -> None:
+    for note in session.notes:
+        click.echo(f"note: {note}", err=True)
+    with session:
+        click.echo(f"blockkit dev: {session.manifest.name} on {session.surface.label}")
+        click.echo(f"  host page  {session.host_url}   <- open this")
+        click.echo(f"  block      {session.block_url}   ({session.source.describe()})")
+        click.echo(f"  trace      {session.trace_path}")
+        click.echo("Ctrl-C stops.")
+        try:
+            session.wait()
+        except KeyboardInterrupt:
+            click.echo("\nstopping")
+
+
+command = click.command("dev")(dev)

@@ -1,0 +1,128 @@
+"""``blockkit dev --check``: drive headless Chromium through the handshake.
+
+The result is data (:class:`CheckResult`); ``verdict`` turns it into words.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from blockkit.dev import trace
+from blockkit.dev.browser import launch_chromium, require_browser
+from blockkit.dev.session import DevSession
+
+# Loading the host page and the block's first bytes, on top of the host's own schedule.
+LOAD_MARGIN_MS = 15_000
+
+READY = "ready"
+COLLAPSED = "collapsed"
+FAILED = "failed"
+TIMED_OUT = "timed-out"
+
+
+@dataclass
+class ConsoleError:
+    source: str  # "block" or "host"
+    text: str
+    url: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {"source": self.source, "text": self.text, "url": self.url}
+
+
+@dataclass
+class CheckResult:
+    block_id: str
+    surface: str
+    outcome: str
+    handshake_ms: float | None
+    attempts: int
+    sent_types: list[str]
+    violations: list[dict[str, Any]] = field(default_factory=list)
+    console_errors: list[ConsoleError] = field(default_factory=list)
+    trace_path: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome == READY and not self.violations and not self.console_errors
+
+
+def run_check(session: DevSession) -> CheckResult:
+    """Open the host page of a started session and watch the handshake to its end."""
+    from playwright.sync_api import Error as PlaywrightError
+    from playwright.sync_api import sync_playwright
+
+    executable = require_browser()
+    block_origin = _origin(session.block_url)
+    errors: list[ConsoleError] = []
+
+    def source_of(url: str | None) -> str:
+        return "block" if url and _origin(url) == block_origin else "host"
+
+    def on_console(message: Any) -> None:
+        if message.type == "error":
+            url = (message.location or {}).get("url") or None
+            errors.append(ConsoleError(source_of(url), message.text, url))
+
+    def on_page_error(error: Any) -> None:
+        # Uncaught exceptions carry no frame; in a host page that throws nothing,
+        # they are the block's.
+        errors.append(ConsoleError("block", f"uncaught: {error}", None))
+
+    timings = session.timings
+    deadline_ms = timings.give_up_after_ms(session.surface.kind) + LOAD_MARGIN_MS
+    with sync_playwright() as playwright:
+        browser = launch_chromium(playwright, executable)
+        try:
+            page = browser.new_page()
+            page.on("console", on_console)
+            page.on("pageerror", on_page_error)
+            page.goto(session.host_url)
+            try:
+                page.wait_for_function(
+                    "() => window.__blockkit && window.__blockkit.outcome !== 'pending'",
+                    timeout=deadline_ms,
+                    polling=50,
+                )
+                outcome = page.evaluate("() => window.__blockkit.outcome")
+            except PlaywrightError:
+                outcome = TIMED_OUT
+            if outcome == READY:
+                page.wait_for_timeout(timings.check_settle_ms)
+            page.evaluate("() => window.__blockkit.flush()")
+            state = page.evaluate(
+                "() => ({handshakeMs: window.__blockkit.handshakeMs, attempt: window.__blockkit.attempt})"
+            )
+        finally:
+            browser.close()
+
+    events = session.events()
+    return CheckResult(
+        block_id=session.manifest.block_id,
+        surface=session.surface.label,
+        outcome=outcome,
+        handshake_ms=state.get("handshakeMs"),
+        attempts=state.get("attempt") or 0,
+        sent_types=_distinct(e.get("type") or f"({e.get('jsType')})" for e in trace.messages(events, "in")),
+        violations=[
+            {"kind": v["violation"], "type": v.get("type"), "explanation": v["explanation"]}
+            for v in trace.violations(events)
+        ],
+        console_errors=errors,
+        trace_path=str(session.trace_path),
+    )
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def _distinct(values: Any) -> list[str]:
+    seen: list[str] = []
+    for value in values:
+        if value not in seen:
+            seen.append(value)
+    return seen

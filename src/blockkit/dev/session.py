@@ -1,0 +1,153 @@
+"""One ``blockkit dev`` run: the manifest read, the surface chosen, servers up."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+
+from blockkit.dev.errors import DevError
+from blockkit.dev.host_app import HostSetup, build_host_app
+from blockkit.dev.init_payload import build_identity
+from blockkit.dev.manifest import DevManifest, load_dev_manifest
+from blockkit.dev.protocol import THEMES
+from blockkit.dev.surface import Surface, choose_surface
+from blockkit.dev.timings import PLATFORM_TIMINGS, HostTimings
+from blockkit.dev.trace import TraceLog
+
+DEFAULT_TRACE_NAME = Path(".blockkit") / "dev-trace.jsonl"
+
+
+@dataclass
+class DevOptions:
+    block_dir: Path
+    surface: str | None = None
+    proxy: str | None = None
+    theme: str = "dark"
+    anonymous: bool = False
+    context: dict[str, str] = field(default_factory=dict)
+    timings: HostTimings = PLATFORM_TIMINGS
+    # None: <block dir>/.blockkit/dev-trace.jsonl
+    trace_path: Path | None = None
+    block_port: int = 0
+    host_port: int = 0
+
+
+@dataclass(frozen=True)
+class BlockSource:
+    """Where the block origin's content comes from."""
+
+    root: Path | None
+    proxy: str | None
+
+    def describe(self) -> str:
+        return f"proxied to {self.proxy}" if self.proxy else f"served from {self.root}"
+
+
+def resolve_source(manifest: DevManifest, proxy: str | None) -> BlockSource:
+    if proxy is not None:
+        from blockkit.dev.proxy import parse_proxy_url
+
+        parse_proxy_url(proxy)
+        return BlockSource(root=None, proxy=proxy)
+    block_dir = manifest.block_dir.resolve()
+    if manifest.output_dir is None:
+        if manifest.build_command is not None:
+            raise DevError(
+                f"{manifest.path}: buildCommand is set but outputDir is not; "
+                "the dev host cannot tell where the build lands"
+            )
+        return BlockSource(root=block_dir, proxy=None)
+    root = (block_dir / manifest.output_dir).resolve()
+    if root != block_dir and block_dir not in root.parents:
+        raise DevError(f"{manifest.path}: outputDir {manifest.output_dir!r} leaves the block directory")
+    if not root.is_dir():
+        hint = f"run `{manifest.build_command}` first, or " if manifest.build_command else ""
+        raise DevError(
+            f"outputDir {manifest.output_dir!r} does not exist in {block_dir}: "
+            f"{hint}pass --proxy URL to use a running dev server"
+        )
+    return BlockSource(root=root, proxy=None)
+
+
+class DevSession:
+    """Reads the block, then (as a context manager) runs both servers."""
+
+    def __init__(self, options: DevOptions) -> None:
+        if options.theme not in THEMES:
+            raise DevError(f"--theme {options.theme!r}: choose one of {', '.join(THEMES)}")
+        self.options = options
+        self.manifest = load_dev_manifest(options.block_dir)
+        self.surface: Surface
+        self.surface, surface_notes = choose_surface(self.manifest, options.surface)
+        self.identity = build_identity(
+            self.manifest, self.surface, options.context, anonymous=options.anonymous
+        )
+        self.source = resolve_source(self.manifest, options.proxy)
+        self.notes = [*self.manifest.notes, *surface_notes]
+        self.trace_path = options.trace_path or self.manifest.block_dir / DEFAULT_TRACE_NAME
+        self.trace: TraceLog | None = None
+        self._servers = None
+
+    @property
+    def timings(self) -> HostTimings:
+        return self.options.timings
+
+    def __enter__(self) -> DevSession:
+        self.start()
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        from blockkit.dev.block_app import build_block_app
+        from blockkit.dev.servers import ServerPair
+
+        try:
+            self.trace = TraceLog(self.trace_path)
+        except OSError as exc:
+            raise DevError(f"cannot write the trace to {self.trace_path}: {exc.strerror or exc}") from None
+        servers = ServerPair(self.options.block_port, self.options.host_port)
+        self._servers = servers
+        setup = HostSetup(
+            manifest=self.manifest,
+            surface=self.surface,
+            identity=self.identity,
+            theme=self.options.theme,
+            timings=self.timings,
+            block_url=servers.block_origin + "/",
+            trace=self.trace,
+            notes=self.notes,
+        )
+        try:
+            servers.start(build_block_app(self.source.root, self.source.proxy), build_host_app(setup))
+        except BaseException:
+            self.trace.close()
+            raise
+
+    def stop(self) -> None:
+        if self._servers is not None:
+            self._servers.stop()
+            self._servers = None
+        if self.trace is not None:
+            self.trace.close()
+
+    def wait(self) -> None:
+        if self._servers is not None:
+            self._servers.wait()
+
+    @property
+    def host_url(self) -> str:
+        assert self._servers is not None, "start the session first"
+        return self._servers.host_origin + "/"
+
+    @property
+    def block_url(self) -> str:
+        assert self._servers is not None, "start the session first"
+        return self._servers.block_origin + "/"
+
+    def events(self) -> list[dict]:
+        return self.trace.events() if self.trace is not None else []

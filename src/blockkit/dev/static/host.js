@@ -1,0 +1,567 @@
+/*
+ * blockkit dev: the host side of the block bridge (PLATFORM.md §6).
+ *
+ * What needs the DOM or a timer lives here: the sandboxed iframe, the
+ * BLOCK_INIT re-post loop, give-up, retry and collapse, resize, the controls
+ * and the live trace panel. What can be judged without them lives on the host
+ * server: every inbound message goes to /api/inbound, which checks it against
+ * the contract, writes it to the trace file and says what to reply.
+ */
+(function () {
+  "use strict";
+
+  var config = JSON.parse(document.getElementById("blockkit-config").textContent);
+  var T = config.timings;
+  var isSlot = config.surface.kind === "slot";
+  var MAX_PANEL_ROWS = 2000;
+
+  var state = {
+    outcome: "pending", // pending | ready | collapsed | failed
+    attempt: 0,
+    waiting: false, // between a mount and its give-up
+    ready: false,
+    theme: config.theme,
+    iframe: null,
+    mountAt: null,
+    firstMountAt: null,
+    handshakeMs: null,
+    height: null,
+    timers: {},
+    pending: {}, // requestId -> {type, timer}
+    violations: []
+  };
+
+  // ---- reporting to the host server ------------------------------------
+  // One queue, so the trace file keeps the order in which things happened.
+  var queue = Promise.resolve();
+
+  function post(path, body) {
+    var result = queue.then(function () {
+      return fetch(path, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body)
+      }).then(function (response) {
+        return response.json();
+      });
+    });
+    queue = result.catch(function () {});
+    return result;
+  }
+
+  function now() {
+    return Math.round(performance.now() * 10) / 10;
+  }
+
+  function stamp(event) {
+    if (event.t == null) event.t = now();
+    event.attempt = state.attempt;
+    event.pageId = config.pageId;
+    return event;
+  }
+
+  function record(event) {
+    stamp(event);
+    panel.add(event);
+    return post("/api/events", { events: [event] }).then(showViolations, reportFailure);
+  }
+
+  function reportFailure(error) {
+    // A warning, not an error: --check counts console errors as the block's.
+    console.warn("blockkit dev: the host server did not take a trace event:", error);
+  }
+
+  // ---- host -> block -----------------------------------------------------
+  function send(type, payload, why) {
+    var frame = state.iframe;
+    if (!frame || !frame.contentWindow) return;
+    var message = payload === undefined ? { type: type } : { type: type, payload: payload };
+    // A sandbox without allow-same-origin gives the block an opaque origin,
+    // which no targetOrigin but "*" can name.
+    frame.contentWindow.postMessage(message, "*");
+    if (payload && typeof payload.requestId === "string") settle(payload.requestId);
+    var event = { kind: "message", dir: "out", type: type, data: message };
+    if (why) event.why = why;
+    record(event);
+  }
+
+  function initPayload() {
+    var payload = JSON.parse(JSON.stringify(config.initPayload));
+    payload.theme = state.theme;
+    return payload;
+  }
+
+  function postInit(why) {
+    if (!state.ready && state.waiting) send("BLOCK_INIT", initPayload(), why);
+  }
+
+  function fragment() {
+    var params = new URLSearchParams();
+    params.set(config.fragment.key, config.fragment.version);
+    params.set("theme", state.theme);
+    params.set("renderMode", config.renderMode);
+    params.set("blockInstanceId", config.blockInstanceId);
+    return params.toString();
+  }
+
+  // ---- mounting, give-up, retry --------------------------------------------
+  function clearTimers() {
+    Object.keys(state.timers).forEach(function (name) {
+      clearTimeout(state.timers[name]);
+      clearInterval(state.timers[name]);
+    });
+    state.timers = {};
+  }
+
+  function stopRepost() {
+    clearInterval(state.timers.repost);
+    delete state.timers.repost;
+  }
+
+  function mount() {
+    clearTimers();
+    state.attempt += 1;
+    state.ready = false;
+    state.waiting = true;
+    state.outcome = "pending";
+    state.height = null;
+    stage.reset();
+
+    var frame = document.createElement("iframe");
+    // The attribute is set before the frame navigates: sandbox flags apply per navigation.
+    frame.setAttribute("sandbox", config.iframe.sandbox);
+    frame.setAttribute("title", config.name);
+    frame.id = "block-frame";
+    frame.style.minHeight = config.iframe.minHeight + "px";
+    if (config.iframe.maxHeight !== null) frame.style.maxHeight = config.iframe.maxHeight + "px";
+    if (isSlot) {
+      frame.style.height = config.iframe.minHeight + "px";
+      state.height = config.iframe.minHeight;
+    }
+    frame.src = config.blockUrl + "#" + fragment();
+    frame.addEventListener("load", function () {
+      if (state.iframe !== frame || !state.waiting) return;
+      record({ kind: "lifecycle", event: "iframe-load" });
+      postInit("load");
+      if (!state.timers.repost && !state.ready) {
+        state.timers.repost = setInterval(function () {
+          postInit("repost");
+        }, T.init_repost_ms);
+      }
+    });
+    stage.frameHost.appendChild(frame);
+    state.iframe = frame;
+    state.mountAt = now();
+    if (state.firstMountAt === null) state.firstMountAt = state.mountAt;
+    record({
+      kind: "lifecycle",
+      event: "mount",
+      t: state.mountAt,
+      src: frame.src,
+      sandbox: frame.getAttribute("sandbox")
+    });
+    state.timers.giveUp = setTimeout(giveUp, T.ready_timeout_ms);
+    setStatus("pending", "waiting for BLOCK_READY (attempt " + state.attempt + ")");
+  }
+
+  function giveUp() {
+    stopRepost();
+    state.waiting = false;
+    record({ kind: "lifecycle", event: "give-up", waitedMs: round(now() - state.mountAt) });
+    if (isSlot) {
+      stage.collapse();
+      state.outcome = "collapsed";
+      record({ kind: "lifecycle", event: "collapse" });
+      setStatus("failed", "no BLOCK_READY within " + seconds(T.ready_timeout_ms) + ": the slot collapsed");
+      return;
+    }
+    var retry = state.attempt - 1;
+    if (retry < T.page_retry_delays_ms.length) {
+      var delay = T.page_retry_delays_ms[retry];
+      record({ kind: "lifecycle", event: "retry-scheduled", delayMs: delay });
+      setStatus("pending", "no BLOCK_READY; retrying in " + seconds(delay));
+      state.timers.retry = setTimeout(mount, delay);
+      return;
+    }
+    stage.showFailureCard(state.attempt);
+    state.outcome = "failed";
+    record({ kind: "lifecycle", event: "failure-card", attempts: state.attempt });
+    setStatus("failed", "no BLOCK_READY after " + state.attempt + " attempts: failure card");
+  }
+
+  function restart() {
+    state.attempt = 0;
+    state.firstMountAt = null;
+    state.handshakeMs = null;
+    mount();
+  }
+
+  // ---- block -> host ---------------------------------------------------------
+  function describe(value) {
+    var jsType = value === null ? "null" : Array.isArray(value) ? "array" : typeof value;
+    var data;
+    try {
+      data = JSON.parse(JSON.stringify(value === undefined ? null : value));
+    } catch (error) {
+      jsType = "unserializable";
+      data = String(value);
+    }
+    return { jsType: jsType, data: data === undefined ? null : data };
+  }
+
+  window.addEventListener("message", function (event) {
+    var frame = state.iframe;
+    if (!frame || event.source !== frame.contentWindow) return;
+    var t = now();
+    var described = describe(event.data);
+    var data = described.data;
+    var isObject = described.jsType === "object" && data !== null;
+    var type = isObject && typeof data.type === "string" ? data.type : null;
+    var payload = isObject && data.payload && typeof data.payload === "object" ? data.payload : null;
+
+    panel.add(stamp({ kind: "message", dir: "in", type: type, jsType: described.jsType, data: data, t: t }));
+    post("/api/inbound", {
+      t: t,
+      attempt: state.attempt,
+      pageId: config.pageId,
+      jsType: described.jsType,
+      data: data,
+      origin: event.origin
+    }).then(function (result) {
+      showViolations(result);
+      if (result.reply && state.iframe === frame) send(result.reply.type, result.reply.payload);
+    }, reportFailure);
+
+    if (payload && typeof payload.requestId === "string") track(type, payload.requestId);
+    if (type === "BLOCK_HELLO") postInit("hello");
+    else if (type === "BLOCK_READY") onReady(payload, t);
+    else if (type === "RESIZE_IFRAME") onResize(payload);
+  });
+
+  function track(type, requestId) {
+    settle(requestId);
+    state.pending[requestId] = {
+      type: type,
+      timer: setTimeout(function () {
+        delete state.pending[requestId];
+        record({
+          kind: "unanswered",
+          type: type,
+          requestId: requestId,
+          waitedMs: T.request_reply_timeout_ms
+        });
+      }, T.request_reply_timeout_ms)
+    };
+  }
+
+  function settle(requestId) {
+    var pending = state.pending[requestId];
+    if (pending) {
+      clearTimeout(pending.timer);
+      delete state.pending[requestId];
+    }
+  }
+
+  function onReady(payload, t) {
+    if (state.ready) {
+      record({ kind: "lifecycle", event: "ready-again" });
+      return;
+    }
+    if (!state.waiting) {
+      record({ kind: "lifecycle", event: "ready-too-late" });
+      return;
+    }
+    clearTimeout(state.timers.giveUp);
+    stopRepost();
+    state.ready = true;
+    state.waiting = false;
+    state.outcome = "ready";
+    state.handshakeMs = round(t - state.firstMountAt);
+    var height = payload && typeof payload.height === "number" && isFinite(payload.height) ? payload.height : null;
+    var event = {
+      kind: "lifecycle",
+      event: "ready",
+      handshakeMs: state.handshakeMs,
+      attemptMs: round(t - state.mountAt),
+      requestedHeight: height
+    };
+    if (isSlot && config.iframe.resizable && height !== null) event.appliedHeight = applyHeight(height);
+    record(event);
+    var retries = state.attempt > 1 ? " (attempt " + state.attempt + ")" : "";
+    setStatus("ready", "BLOCK_READY after " + state.handshakeMs + " ms" + retries);
+  }
+
+  function onResize(payload) {
+    var requested = payload ? payload.height : undefined;
+    var reason = null;
+    if (!isSlot) reason = "the page host ignores RESIZE_IFRAME";
+    else if (!config.iframe.resizable) reason = "iframe.resizable is false";
+    else if (typeof requested !== "number" || !isFinite(requested)) reason = "payload.height is not a number";
+    if (reason) {
+      record({ kind: "lifecycle", event: "resize-ignored", requestedHeight: requested, reason: reason });
+      return;
+    }
+    var applied = applyHeight(requested);
+    record({ kind: "lifecycle", event: "resize-applied", requestedHeight: requested, appliedHeight: applied });
+  }
+
+  function clampHeight(height) {
+    var clamped = Math.max(config.iframe.minHeight, height);
+    return config.iframe.maxHeight === null ? clamped : Math.min(config.iframe.maxHeight, clamped);
+  }
+
+  function applyHeight(height) {
+    var clamped = clampHeight(height);
+    state.iframe.style.height = clamped + "px";
+    state.height = clamped;
+    return clamped;
+  }
+
+  // ---- controls ----------------------------------------------------------------
+  function setTheme(theme) {
+    state.theme = theme;
+    document.documentElement.setAttribute("data-theme", theme);
+    document.getElementById("theme-toggle").textContent = "Theme: " + theme;
+  }
+
+  function toggleTheme() {
+    setTheme(state.theme === "dark" ? "light" : "dark");
+    send("THEME_CHANGE", { theme: state.theme });
+  }
+
+  function pushToken(why) {
+    return post("/api/token", {}).then(function (result) {
+      // A later BLOCK_INIT (a retry, a reload) carries the newest token too.
+      config.initPayload.token = result.token;
+      send("TOKEN_REFRESH", { token: result.token }, why);
+    }, reportFailure);
+  }
+
+  // ---- the stage: what the platform page around the block looks like -------------
+  function el(tag, attrs, children) {
+    var node = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (name) {
+      if (name === "text") node.textContent = attrs[name];
+      else node.setAttribute(name, attrs[name]);
+    });
+    (children || []).forEach(function (child) {
+      if (child) node.appendChild(child);
+    });
+    return node;
+  }
+
+  var stage = (function () {
+    var root = document.getElementById("stage");
+    var frameHost = el("div", { id: "frame-host", class: "frame-host" });
+    var card = el("div", { id: "failure-card", class: "failure-card", hidden: "" }, [
+      el("h3", { text: "This app couldn't load" }),
+      el("p", { id: "failure-detail", class: "muted" }),
+      el("button", { type: "button", id: "failure-retry", text: "Try again" })
+    ]);
+    var collapsedNote = el("p", { id: "collapsed-note", class: "dev-note", hidden: "" });
+    var slotBox = null;
+    var context = config.initPayload.context;
+
+    if (isSlot) {
+      root.className = "stage stage-slot slot-" + config.surface.slotId.replace(/[^a-z0-9]+/gi, "-");
+      slotBox = el("div", { class: "slot", "data-slot": config.surface.slotId }, [
+        el("div", { class: "slot-label", text: config.surface.slotId }),
+        frameHost
+      ]);
+      var placeholder = function (cls, text) {
+        return el("div", { class: "placeholder " + cls, text: text });
+      };
+      var main = el("div", { class: "model-main" }, [
+        el("h1", { class: "model-title", text: String(context.modelName) }),
+        el("div", { class: "muted", text: context.modelType + " · model " + context.modelId + " · version " + context.modelVersionId }),
+        config.surface.slotId === "model.actions_extra" ? el("div", { class: "actions" }, [
+          placeholder("button-like", "Download"), placeholder("button-like", "Like"), slotBox
+        ]) : null,
+        placeholder("gallery", "model images"),
+        config.surface.slotId === "model.below_images" ? slotBox : null,
+        placeholder("description", "model description")
+      ]);
+      var side = el("div", { class: "model-side" }, [
+        config.surface.slotId === "model.sidebar_top" ? slotBox : null,
+        placeholder("details", "model details")
+      ]);
+      root.appendChild(el("div", { class: "model-page" }, [main, side]));
+      root.appendChild(collapsedNote);
+    } else {
+      root.className = "stage stage-page";
+      var page = config.page || { title: config.name, path: "/" };
+      root.appendChild(el("div", { class: "page-bar" }, [
+        el("span", { class: "page-title", text: page.title }),
+        el("span", { class: "muted", text: "/apps/run/" + context.slug + (context.subPath && context.subPath !== "/" ? context.subPath : "") })
+      ]));
+      root.appendChild(frameHost);
+    }
+    root.appendChild(card);
+
+    return {
+      frameHost: frameHost,
+      reset: function () {
+        frameHost.textContent = "";
+        card.hidden = true;
+        collapsedNote.hidden = true;
+        if (slotBox) slotBox.hidden = false;
+        frameHost.hidden = false;
+      },
+      collapse: function () {
+        if (slotBox) slotBox.hidden = true;
+        collapsedNote.textContent =
+          "dev: " + config.surface.slotId + " collapsed: the block sent no BLOCK_READY within " +
+          seconds(T.ready_timeout_ms) + ".";
+        collapsedNote.hidden = false;
+      },
+      showFailureCard: function (attempts) {
+        frameHost.textContent = "";
+        frameHost.hidden = true;
+        document.getElementById("failure-detail").textContent =
+          "The block never sent BLOCK_READY (" + attempts + " attempts).";
+        card.hidden = false;
+      }
+    };
+  })();
+
+  // ---- the trace panel -----------------------------------------------------------
+  var panel = (function () {
+    var list = document.getElementById("trace-list");
+    var violationBox = document.getElementById("violations");
+    var violationList = document.getElementById("violation-list");
+    var hideReposts = document.getElementById("hide-reposts");
+    hideReposts.addEventListener("change", function () {
+      list.classList.toggle("hide-reposts", hideReposts.checked);
+    });
+
+    function when(t) {
+      var origin = state.firstMountAt === null ? 0 : state.firstMountAt;
+      return (t - origin >= 0 ? "+" : "") + Math.round(t - origin) + " ms";
+    }
+
+    function summary(event) {
+      if (event.kind === "lifecycle") {
+        var details = Object.keys(event).filter(function (k) {
+          return ["kind", "event", "t", "attempt", "pageId", "src"].indexOf(k) < 0;
+        }).map(function (k) {
+          return k + "=" + JSON.stringify(event[k]);
+        });
+        return details.join(" ");
+      }
+      if (event.kind === "unanswered") return "requestId " + JSON.stringify(event.requestId) + " got no reply";
+      var data = event.data;
+      if (event.type && data && typeof data === "object" && "payload" in data) return JSON.stringify(data.payload);
+      return JSON.stringify(data);
+    }
+
+    function add(event) {
+      var arrow = { out: "host → block", "in": "block → host" }[event.dir] || "host";
+      var label = event.kind === "lifecycle" ? event.event : event.type || "(" + (event.jsType || "?") + ")";
+      var text = summary(event) || "";
+      if (text.length > 220) text = text.slice(0, 217) + "…";
+      var row = el("li", { class: "row row-" + (event.dir || event.kind) }, [
+        el("span", { class: "time", text: when(event.t) }),
+        el("span", { class: "dir", text: arrow }),
+        el("span", { class: "type", text: label }),
+        el("span", { class: "summary", text: text })
+      ]);
+      if (event.why === "repost") row.classList.add("repost");
+      if (event.kind === "unanswered") row.classList.add("row-bad");
+      var stick = list.scrollTop + list.clientHeight >= list.scrollHeight - 24;
+      list.appendChild(row);
+      while (list.childElementCount > MAX_PANEL_ROWS) list.removeChild(list.firstChild);
+      if (stick) list.scrollTop = list.scrollHeight;
+    }
+
+    function addViolation(violation) {
+      violationBox.hidden = false;
+      violationList.appendChild(el("li", {}, [
+        el("span", { class: "kind", text: violation.kind }),
+        el("span", { class: "type", text: violation.message_type || "" }),
+        el("span", { class: "explanation", text: violation.explanation })
+      ]));
+      document.getElementById("violation-count").textContent = String(state.violations.length);
+      var row = el("li", { class: "row row-bad" }, [
+        el("span", { class: "time", text: when(now()) }),
+        el("span", { class: "dir", text: "contract" }),
+        el("span", { class: "type", text: violation.kind }),
+        el("span", { class: "summary", text: (violation.message_type ? violation.message_type + ": " : "") + violation.explanation })
+      ]);
+      list.appendChild(row);
+    }
+
+    function facts() {
+      var box = document.getElementById("facts");
+      var blockOrigin = new URL(config.blockUrl).origin;
+      var rows = [
+        ["surface", config.surface.label + (isSlot ? "" : " (" + config.surface.slotId + ")")],
+        ["host origin", location.origin],
+        ["block origin", blockOrigin],
+        ["sandbox", JSON.stringify(config.iframe.sandbox)],
+        ["height", config.iframe.minHeight + "–" + (config.iframe.maxHeight === null ? "∞" : config.iframe.maxHeight) +
+          " px, resizable: " + config.iframe.resizable],
+        ["scopes", config.initPayload.token.scopes.join(", ") || "none"],
+        ["trace file", config.traceFile || "(none)"]
+      ];
+      rows.forEach(function (row) {
+        box.appendChild(el("div", { class: "fact" }, [
+          el("span", { class: "muted", text: row[0] }),
+          el("code", { text: row[1] })
+        ]));
+      });
+      (config.notes || []).forEach(function (note) {
+        box.appendChild(el("div", { class: "fact note", text: "note: " + note }));
+      });
+    }
+
+    return { add: add, addViolation: addViolation, facts: facts };
+  })();
+
+  function showViolations(result) {
+    ((result && result.violations) || []).forEach(function (violation) {
+      state.violations.push(violation);
+      panel.addViolation(violation);
+    });
+  }
+
+  function setStatus(kind, text) {
+    var status = document.getElementById("status");
+    status.setAttribute("data-state", kind);
+    status.textContent = text;
+  }
+
+  function round(ms) {
+    return Math.round(ms * 10) / 10;
+  }
+
+  function seconds(ms) {
+    return ms >= 1000 ? ms / 1000 + " s" : Math.round(ms) + " ms";
+  }
+
+  // ---- start -----------------------------------------------------------------------
+  // Tests and `blockkit dev --check` read the host's state here.
+  window.__blockkit = {
+    config: config,
+    get outcome() { return state.outcome; },
+    get attempt() { return state.attempt; },
+    get handshakeMs() { return state.handshakeMs; },
+    get height() { return state.height; },
+    get violations() { return state.violations.slice(); },
+    flush: function flush() {
+      var current = queue;
+      return current.then(function () {
+        return current === queue ? true : flush();
+      });
+    }
+  };
+
+  document.title = "blockkit dev · " + config.name;
+  setTheme(state.theme);
+  document.getElementById("theme-toggle").addEventListener("click", toggleTheme);
+  document.getElementById("token-refresh").addEventListener("click", function () { pushToken("control"); });
+  document.getElementById("reload").addEventListener("click", restart);
+  document.getElementById("failure-retry").addEventListener("click", restart);
+  setInterval(function () { pushToken("interval"); }, T.token_refresh_interval_ms);
+  panel.facts();
+  mount();
+})();

@@ -1,0 +1,85 @@
+"""Words for a :class:`CheckResult`: one verdict line, then the evidence."""
+
+from __future__ import annotations
+
+import json
+
+from blockkit.dev.check import COLLAPSED, FAILED, READY, CheckResult
+
+HANDSHAKE_COMPLETED = "handshake-completed"
+NEVER_READY = "never-sent-block-ready"
+CONTRACT_VIOLATIONS = "contract-violations"
+CONSOLE_ERRORS = "console-errors"
+JSON_VERSION = 1
+
+
+def verdict_code(result: CheckResult) -> str:
+    if result.outcome != READY:
+        return NEVER_READY
+    if result.violations:
+        return CONTRACT_VIOLATIONS
+    if result.console_errors:
+        return CONSOLE_ERRORS
+    return HANDSHAKE_COMPLETED
+
+
+def exit_code(result: CheckResult) -> int:
+    return 0 if result.ok else 1
+
+
+def render_text(result: CheckResult) -> str:
+    where = f"({result.block_id} on {result.surface})"
+    code = verdict_code(result)
+    handshake = f"handshake completed in {result.handshake_ms:.0f} ms"
+    if code == HANDSHAKE_COMPLETED:
+        lines = [f"ok: {handshake} {where}"]
+    elif code == NEVER_READY:
+        lines = [f"fail: never sent BLOCK_READY {where}: {_gave_up(result)}; {_what_it_sent(result)}"]
+    elif code == CONTRACT_VIOLATIONS:
+        lines = [f"fail: contract violations ({len(result.violations)}) {where}; {handshake}"]
+    else:
+        lines = [f"fail: console errors ({len(result.console_errors)}) {where}; {handshake}"]
+    if result.violations:
+        lines.append(f"contract violations ({len(result.violations)}):")
+        lines += [
+            f"  - {v['kind']}{' ' + v['type'] if v.get('type') else ''}: {v['explanation']}"
+            for v in result.violations
+        ]
+    if result.console_errors:
+        lines.append(f"console errors ({len(result.console_errors)}):")
+        lines += [f"  - {e.source}: {e.text}" for e in result.console_errors]
+    if result.trace_path:
+        lines.append(f"trace: {result.trace_path}")
+    return "\n".join(lines)
+
+
+def render_json(result: CheckResult) -> str:
+    document = {
+        "version": JSON_VERSION,
+        "ok": result.ok,
+        "verdict": verdict_code(result),
+        "blockId": result.block_id,
+        "surface": result.surface,
+        "outcome": result.outcome,
+        "handshakeMs": result.handshake_ms,
+        "attempts": result.attempts,
+        "sentTypes": result.sent_types,
+        "violations": result.violations,
+        "consoleErrors": [e.as_json() for e in result.console_errors],
+        "trace": result.trace_path,
+    }
+    return json.dumps(document, indent=2)
+
+
+def _gave_up(result: CheckResult) -> str:
+    if result.outcome == COLLAPSED:
+        return "the slot gave up and collapsed"
+    if result.outcome == FAILED:
+        return f"the page host gave up after {result.attempts} attempts and showed its failure card"
+    return "the host page never reached a verdict"
+
+
+def _what_it_sent(result: CheckResult) -> str:
+    if not result.sent_types:
+        return "the block sent no message at all"
+    return "the block sent only " + ", ".join(result.sent_types)

@@ -1,0 +1,90 @@
+"""The library contract: validate, validate_file, load_manifest; cheap import; thread safety."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+import blockkit
+
+
+def test_import_is_cheap() -> None:
+    code = ("import sys, blockkit\n"
+            "print([m for m in ('jsonschema', 'regress', 'pydantic', 'click', 'blockkit.engine') if m in sys.modules])")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"
+
+
+def test_validate_accepts_document_text_and_bytes(manifest) -> None:
+    text = json.dumps(manifest)
+    for given in (manifest, text, text.encode()):
+        report = blockkit.validate(given)
+        assert isinstance(report, blockkit.Report) and report.ok and report.exit_code == 0
+
+
+def test_validate_of_a_document_still_has_positions(manifest) -> None:
+    manifest["iframe"]["minHeight"] = 1
+    (finding,) = blockkit.validate(manifest).findings
+    assert finding.pointer == "/iframe/minHeight" and finding.line > 1 and finding.column > 1
+
+
+def test_validate_rejects_what_is_not_json_data() -> None:
+    with pytest.raises(TypeError):
+        blockkit.validate({"a": object()})
+
+
+def test_validate_file_takes_a_directory(tmp_path: Path, manifest) -> None:
+    (tmp_path / "block.manifest.json").write_text(json.dumps(manifest))
+    report = blockkit.validate_file(tmp_path)
+    assert report.files[0].path.endswith("block.manifest.json") and report.ok
+
+
+def test_validate_file_raises_for_a_missing_path(tmp_path: Path) -> None:
+    with pytest.raises(blockkit.UnreadableFile, match="no such file"):
+        blockkit.validate_file(tmp_path / "nope.json")
+
+
+def test_load_manifest_returns_the_normalised_model(tmp_path: Path, manifest) -> None:
+    manifest["repository"] = "https://github.com/Owner/Repo.git/"
+    (tmp_path / "block.manifest.json").write_text(json.dumps(manifest))
+    model = blockkit.load_manifest(tmp_path)
+    assert model.block_id == "demo-block" and model.repository == "https://github.com/Owner/Repo"
+    assert model.iframe is not None and model.iframe.sandbox_tokens == ["allow-scripts", "allow-forms"]
+    assert model.render_mode == "iframe" and model.auth == "block-token"
+
+
+def test_load_manifest_raises_with_the_report(tmp_path: Path, manifest) -> None:
+    manifest["version"] = "one"
+    (tmp_path / "block.manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(blockkit.InvalidManifestError) as caught:
+        blockkit.load_manifest(tmp_path)
+    assert [f.code for f in caught.value.report.findings] == ["BK104"]
+    assert "BK104" in str(caught.value)
+
+
+def test_context_rejects_unknown_values() -> None:
+    with pytest.raises(blockkit.ConfigError):
+        blockkit.Context(tier="gold")
+    with pytest.raises(blockkit.ConfigError):
+        blockkit.Context(granted_scopes=frozenset({"nope:nope"}))
+
+
+def test_threads_share_the_validator_and_get_the_same_verdicts(manifest) -> None:
+    variants = []
+    for i in range(40):
+        doc = json.loads(json.dumps(manifest))
+        if i % 2:
+            doc["version"] = f"v{i}"
+            doc["iframe"]["minHeight"] = i
+        variants.append(doc)
+    expected = [[f.code for f in blockkit.validate(v).findings] for v in variants]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        for _ in range(5):
+            got = list(pool.map(lambda v: [f.code for f in blockkit.validate(v).findings], variants))
+            assert got == expected
+    assert expected[0] == [] and expected[1] == ["BK104", "BK107"]

@@ -1,0 +1,155 @@
+"""``blockkit validate`` as a user runs it: a real subprocess, real files."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from blockkit.platform import SCHEMA_ID
+
+
+def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "blockkit.cli", *args], capture_output=True, text=True,
+                          cwd=cwd, env={"PATH": "/usr/bin:/bin", "NO_COLOR": "1"})
+
+
+def test_valid_manifest_exits_0(write_manifest, manifest) -> None:
+    result = run("validate", str(write_manifest(manifest)))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "All checks passed (1 file)." in result.stdout
+
+
+def test_text_output_is_ruff_like_with_snippet_and_hint(write_manifest, manifest) -> None:
+    manifest["version"] = "1.0"
+    path = write_manifest(manifest)
+    result = run("validate", str(path))
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    assert lines[0] == f'{path}:4:14: BK104 version "1.0" does not have the required form'
+    assert lines[2] == '4 |   "version": "1.0",'
+    assert lines[3] == "  |              ^^^^^"
+    assert lines[4].startswith("  = hint:")
+    assert lines[-1] == "Found 1 error, 0 warnings in 1 file (1 failing)."
+
+
+def test_json_output_follows_the_contract(write_manifest, manifest) -> None:
+    manifest["iframe"]["sandbox"] = 5
+    path = write_manifest(manifest)
+    result = run("validate", "--format", "json", str(path))
+    assert result.returncode == 1
+    doc = json.loads(result.stdout)
+    assert doc["version"] == 1
+    assert doc["schema"]["id"] == SCHEMA_ID and len(doc["schema"]["sha256"]) == 64
+    (file,) = doc["files"]
+    assert file["path"] == str(path) and file["ok"] is False
+    diagnostic = file["diagnostics"][0]
+    assert {k: diagnostic[k] for k in ("code", "severity", "layer", "pointer", "line", "column", "end_line", "end_column")} == {
+        "code": "BK102", "severity": "error", "layer": "schema", "pointer": "/iframe/sandbox",
+        "line": 14, "column": 16, "end_line": 14, "end_column": 17}
+    assert doc["summary"] == {"files": 1, "errors": 1, "warnings": 0, "infos": 0}
+
+
+def test_many_paths_and_directories(tmp_path: Path, manifest) -> None:
+    for name in ("a", "b/c"):
+        folder = tmp_path / name
+        folder.mkdir(parents=True)
+        (folder / "block.manifest.json").write_text(json.dumps(manifest))
+    bad = tmp_path / "bad.json"
+    bad.write_text("[]")
+    result = run("validate", "--format", "json", str(tmp_path), str(bad))
+    doc = json.loads(result.stdout)
+    assert [Path(f["path"]).relative_to(tmp_path).as_posix() for f in doc["files"]] == [
+        "a/block.manifest.json", "b/c/block.manifest.json", "bad.json"]
+    assert result.returncode == 1
+
+
+def test_default_path_is_the_manifest_in_the_current_directory(tmp_path: Path, manifest) -> None:
+    (tmp_path / "block.manifest.json").write_text(json.dumps(manifest))
+    assert run("validate", cwd=tmp_path).returncode == 0
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = run("validate", cwd=empty)
+    assert result.returncode == 2
+    assert result.stderr.strip() == "blockkit: error: block.manifest.json: no such file or directory"
+
+
+def test_missing_path_exits_2_with_one_line_and_still_checks_the_rest(write_manifest, manifest) -> None:
+    good = write_manifest(manifest)
+    result = run("validate", "missing.json", str(good))
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == ["blockkit: error: missing.json: no such file or directory"]
+    assert "All checks passed (1 file)." in result.stdout
+
+
+@pytest.mark.skipif(sys.platform == "win32" or __import__("os").geteuid() == 0, reason="root reads anything")
+def test_unreadable_file_exits_2(write_manifest, manifest) -> None:
+    path = write_manifest(manifest)
+    path.chmod(0)
+    result = run("validate", str(path))
+    assert result.returncode == 2 and "permission denied" in result.stderr
+
+
+def test_invalid_json_is_an_error_in_the_file_not_a_tool_failure(write_manifest) -> None:
+    result = run("validate", str(write_manifest('{"a": 1,}')))
+    assert result.returncode == 1
+    assert "BK002 trailing comma before '}'" in result.stdout
+    assert "Traceback" not in result.stdout + result.stderr
+
+
+def test_strict_makes_warnings_fail(write_manifest, manifest) -> None:
+    text = json.dumps(manifest).replace('"name": "Demo"', '"name": "Demo", "name": "Demo"')
+    path = write_manifest(text)
+    assert run("validate", str(path)).returncode == 0
+    assert run("validate", "--strict", str(path)).returncode == 1
+
+
+def test_bad_option_is_a_usage_error(write_manifest, manifest) -> None:
+    result = run("validate", "--tier", "gold", str(write_manifest(manifest)))
+    assert result.returncode == 2 and "gold" in result.stderr
+
+
+def test_bad_config_file_exits_2(tmp_path: Path, manifest) -> None:
+    (tmp_path / "block.manifest.json").write_text(json.dumps(manifest))
+    (tmp_path / "blockkit.toml").write_text("tier = 'gold'\n")
+    result = run("validate", str(tmp_path))
+    assert result.returncode == 2
+    assert "unknown trust tier 'gold'" in result.stderr and "blockkit.toml" in result.stderr
+    (tmp_path / "blockkit.toml").write_text("tier = [\n")
+    result = run("validate", str(tmp_path))
+    assert result.returncode == 2 and "invalid TOML" in result.stderr
+
+
+def test_context_from_pyproject_and_flags_win(tmp_path: Path, manifest) -> None:
+    manifest["renderMode"] = "inline"
+    (tmp_path / "block.manifest.json").write_text(json.dumps(manifest))
+    (tmp_path / "pyproject.toml").write_text("[tool.blockkit]\ntier = 'verified'\n")
+    assert run("validate", str(tmp_path)).returncode == 0
+    assert run("validate", "--tier", "unverified", str(tmp_path)).returncode == 1
+
+
+def test_output_file(write_manifest, manifest, tmp_path: Path) -> None:
+    out = tmp_path / "report.json"
+    result = run("validate", "--format", "json", "--output", str(out), str(write_manifest(manifest)))
+    assert result.returncode == 0 and result.stdout == ""
+    assert json.loads(out.read_text())["summary"]["errors"] == 0
+
+
+def test_version_and_help_do_not_import_the_validation_stack() -> None:
+    code = (
+        "import sys\n"
+        "from blockkit.cli import main\n"
+        "for argv in (['--version'], ['--help'], ['validate', '--help']):\n"
+        "    try:\n"
+        "        main(argv)\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "heavy = [m for m in ('jsonschema', 'referencing', 'regress', 'pydantic', 'blockkit.engine', 'blockkit.schema') if m in sys.modules]\n"
+        "print(heavy)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.stdout.strip().splitlines()[-1] == "[]", result.stdout + result.stderr
+    assert "blockkit, version" in result.stdout

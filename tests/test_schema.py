@@ -1,0 +1,210 @@
+"""The canonical schema and the schema layer."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from jsonschema import Draft202012Validator
+
+import blockkit
+from blockkit import platform
+from blockkit.resources import schema_path
+from blockkit.schema import load_schema, registry, schema_identity, validator
+from tests.conftest import codes
+
+SCHEMA = json.loads(schema_path().read_text())
+
+
+def test_schema_is_valid_draft_2020_12() -> None:
+    assert SCHEMA["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    assert SCHEMA["$id"] == platform.SCHEMA_ID
+    Draft202012Validator.check_schema(SCHEMA)
+
+
+def test_schema_is_served_by_the_registry_under_its_id_without_fetching() -> None:
+    from referencing.exceptions import Unresolvable
+
+    resolver = registry().resolver()
+    assert resolver.lookup(platform.SCHEMA_ID).contents is load_schema()
+    assert resolver.lookup(platform.SCHEMA_ID + "#/properties/blockId").contents["maxLength"] == 40
+    with pytest.raises(Unresolvable):  # anything else is unknown, not fetched
+        resolver.lookup("https://example.com/other.json")
+
+
+def test_schema_agrees_with_the_platform_tables() -> None:
+    props = SCHEMA["properties"]
+    assert props["scopes"]["items"]["enum"] == list(platform.SCOPES)
+    assert len(platform.SCOPES) == 18
+    assert props["contentRating"]["enum"] == list(platform.CONTENT_RATINGS)
+    assert props["category"]["enum"] == list(platform.CATEGORIES)
+    assert props["renderMode"]["enum"] == list(platform.RENDER_MODES)
+    assert props["auth"]["enum"] == list(platform.AUTH_MODES)
+    assert props["goods"]["items"]["properties"]["kind"]["enum"] == list(platform.GOOD_KINDS)
+    assert props["goods"]["maxItems"] == platform.LIMITS.goods_max
+    assert props["targets"]["maxItems"] == platform.LIMITS.targets_max
+    assert props["tagline"]["maxLength"] == platform.LIMITS.tagline_max
+    iframe = props["iframe"]["properties"]
+    assert iframe["minHeight"]["minimum"] == platform.LIMITS.iframe_height_min
+    assert iframe["maxHeight"]["maximum"] == platform.LIMITS.iframe_height_max
+
+
+def test_the_validator_is_built_once() -> None:
+    assert validator() is validator()
+
+
+def test_schema_identity_has_the_file_hash() -> None:
+    import hashlib
+
+    identity = schema_identity()
+    assert identity == {"id": platform.SCHEMA_ID, "sha256": hashlib.sha256(schema_path().read_bytes()).hexdigest()}
+
+
+def test_valid_manifest_has_no_findings(manifest) -> None:
+    assert blockkit.validate(manifest).findings == []
+
+
+@pytest.mark.parametrize(
+    ("value", "ok"),
+    [
+        ("1.0.0", True), ("10.20.30-rc.1", True), ("1.0.0-alpha-1", True),
+        ("1.0.0\n", False),  # ECMA $ does not match before a trailing newline
+        ("١.٠.٠", False),  # ECMA \d is ASCII only
+        ("1.0", False), ("1.0.0-", False), ("1.0.0+build", False), (" 1.0.0", False),
+    ],
+)
+def test_version_pattern_has_ecma_semantics(manifest, value: str, ok: bool) -> None:
+    manifest["version"] = value
+    assert ("BK104" not in codes(blockkit.validate(manifest))) is ok
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("abc", []), ("a" * 40, []), ("a-1", []),
+        ("ab", ["BK105"]), ("a" * 41, ["BK105"]),
+        ("demo-block\n", ["BK104"]), ("-abc", ["BK104"]), ("abc-", ["BK104"]), ("Abc", ["BK104"]),
+        ("1abc", ["BK104"]), ("a_bc", ["BK104"]),
+    ],
+)
+def test_block_id_bounds(manifest, value: str, expected: list[str]) -> None:
+    manifest["blockId"] = value
+    found = [c for c in codes(blockkit.validate(manifest)) if c.startswith("BK1")]
+    assert found == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "ok"),
+    [("dist", True), ("build/out", True), ("..\n", True), ("a..b", True), (".dist", True),
+     ("/dist", False), ("../dist", False), ("a/../b", False), ("..", False), ("a\\b", False),
+     ("C:dist", False), ("di\u0000st", False), ("", False), ("a" * 256, True), ("a" * 257, False)],
+)
+def test_output_dir_must_be_relative(manifest, value: str, ok: bool) -> None:
+    manifest.update(buildCommand="npm run build", outputDir=value)
+    assert (not any(c.startswith("BK1") for c in codes(blockkit.validate(manifest)))) is ok
+
+
+@pytest.mark.parametrize(
+    ("value", "ok"),
+    [("npm run build", True), ("pnpm run build:prod", True), ("yarn run b_1-x", True), ("vite build", True),
+     ("npx vite build", True), ("npm build", False), ("npm run", False), ("npm run build && rm -rf /", False),
+     ("npm run build\n", False), ("make", False)],
+)
+def test_build_command_forms(manifest, value: str, ok: bool) -> None:
+    manifest.update(buildCommand=value, outputDir="dist")
+    assert ("BK104" not in codes(blockkit.validate(manifest))) is ok
+
+
+def test_build_command_requires_output_dir(manifest) -> None:
+    manifest["buildCommand"] = "npm run build"
+    report = blockkit.validate(manifest)
+    assert codes(report) == ["BK109"]
+    assert report.findings[0].pointer == "/buildCommand"
+
+
+@pytest.mark.parametrize("key", ["trustTier"])
+def test_server_owned_top_level_key(manifest, key: str) -> None:
+    manifest[key] = "verified"
+    report = blockkit.validate(manifest)
+    assert codes(report) == ["BK110"]
+    assert "server-owned" in report.findings[0].message
+
+
+def test_iframe_src_is_server_owned(manifest) -> None:
+    manifest["iframe"]["src"] = "https://x.civit.ai"
+    assert codes(blockkit.validate(manifest)) == ["BK110"]
+
+
+@pytest.mark.parametrize("where", ["iframe", "page"])
+def test_closed_objects_reject_unknown_keys(manifest, where: str) -> None:
+    manifest[where]["extra"] = 1
+    report = blockkit.validate(manifest)
+    assert codes(report) == ["BK106"]
+    assert report.findings[0].pointer == f"/{where}/extra"
+
+
+def test_goods_entry_is_closed_and_typos_get_suggestions(manifest) -> None:
+    manifest["scopes"].append("goods:purchase:self")
+    manifest["scopeJustifications"] = {"goods:purchase:self": "sells stickers"}
+    manifest["goods"] = [{"id": "pack", "title": "Pack", "priceBuzz": 10, "prize": 1}]
+    report = blockkit.validate(manifest)
+    unknown = [f for f in report.findings if f.code == "BK106"]
+    assert [f.pointer for f in unknown] == ["/goods/0/prize"]
+    assert "priceBuzz" in (unknown[0].hint or "")
+
+
+@pytest.mark.parametrize(("height", "ok"), [(40, True), (4000, True), (39, False), (4001, False)])
+def test_iframe_height_bounds(manifest, height: int, ok: bool) -> None:
+    manifest["iframe"]["minHeight"] = height
+    manifest["iframe"]["maxHeight"] = 4000
+    assert ("BK107" not in codes(blockkit.validate(manifest))) is ok
+
+
+@pytest.mark.parametrize(("price", "ok"), [(2, True), (50000, True), (1, False), (50001, False), (2.5, False)])
+def test_good_price_bounds(manifest, price: float, ok: bool) -> None:
+    manifest["scopes"].append("goods:purchase:self")
+    manifest["scopeJustifications"] = {"goods:purchase:self": "sells stickers"}
+    manifest["goods"] = [{"id": "pack", "title": "Pack", "priceBuzz": price}]
+    assert (not any(c.startswith("BK1") for c in codes(blockkit.validate(manifest)))) is ok
+
+
+def test_unknown_and_malformed_scopes(manifest) -> None:
+    manifest["scopes"] = ["user:read", "User Read"]
+    report = blockkit.validate(manifest)
+    assert [(f.code, f.pointer) for f in report.findings] == [("BK103", "/scopes/0"), ("BK103", "/scopes/1")]
+    assert report.findings[0].message.startswith("unknown scope") and report.findings[0].hint == 'did you mean "user:read:self"?'
+    assert report.findings[1].message.startswith("malformed scope")
+
+
+def test_scope_justification_key_must_be_a_scope(manifest) -> None:
+    manifest["scopeJustifications"] = {"ai:write": "why"}
+    report = blockkit.validate(manifest)
+    assert [(f.code, f.pointer) for f in report.findings if f.layer == "schema"] == [("BK112", "/scopeJustifications/ai:write")]
+
+
+def test_missing_required_key_is_reported_at_its_parent(manifest) -> None:
+    del manifest["name"]
+    report = blockkit.validate(manifest)
+    (finding,) = report.findings
+    assert (finding.code, finding.pointer, finding.line, finding.column) == ("BK101", "", 1, 1)
+
+
+def test_wrong_type_hint_for_quoted_number(manifest) -> None:
+    manifest["iframe"]["minHeight"] = "600"
+    (finding,) = blockkit.validate(manifest).findings
+    assert finding.code == "BK102" and "600" in (finding.hint or "")
+
+
+def test_tagline_needs_non_whitespace_in_js_terms(manifest) -> None:
+    manifest["tagline"] = "\u3000\u00a0 "
+    assert "BK104" in codes(blockkit.validate(manifest))
+    manifest["tagline"] = "\u0085"  # not whitespace for JavaScript
+    assert "BK104" not in codes(blockkit.validate(manifest))
+
+
+def test_stage_submit_runs_only_submit_checks(manifest) -> None:
+    manifest["iframe"]["minHeight"] = 1
+    manifest["version"] = "1"
+    submit = blockkit.validate(manifest, blockkit.Context(stage="submit"))
+    assert codes(submit) == ["BK104"]
+    assert sorted(codes(blockkit.validate(manifest))) == ["BK104", "BK107"]

@@ -1,0 +1,134 @@
+"""The parse layer: every malformed input becomes a located finding, never an exception."""
+
+from __future__ import annotations
+
+import pytest
+
+import blockkit
+from blockkit.source import read_bytes, read_text, scan
+from tests.conftest import codes
+
+
+def only(report):
+    (finding,) = [f for f in report.findings if f.layer == "parse"]
+    return finding
+
+
+@pytest.mark.parametrize(
+    ("text", "message", "line", "column"),
+    [
+        ('{\n  "blockId": "demo",\n}', "trailing comma before '}'", 2, 20),
+        ('{"scopes": ["a",]}', "trailing comma before ']'", 1, 16),
+        ('// comment\n{}', "comments are not allowed in JSON", 1, 1),
+        ('{\n  /* c */ "a": 1}', "comments are not allowed in JSON", 2, 3),
+        ('{"a": NaN}', "NaN is not valid JSON", 1, 7),
+        ('{"a": -Infinity}', "-Infinity is not valid JSON", 1, 7),
+        ("{'a': 1}", "strings must use double quotes", 1, 2),
+        ("{a: 1}", "member name 'a' must be in double quotes", 1, 2),
+        ('{"a": "x\ny"}', "unescaped line break inside a string", 1, 9),
+        ('{"a": "\\q"}', "invalid escape sequence in string", 1, 8),
+        ('{"a": 1} {}', "unexpected character '{': expected the end of the file", 1, 10),
+        ('{"a": 01}', "malformed number", 1, 7),
+        ('{"a": 1', "unexpected end of file", 1, 8),
+        ("", "the file is empty", 1, 1),
+        ('{"a": tru}', "unexpected 'tru'", 1, 7),
+    ],
+)
+def test_invalid_json_is_located(text: str, message: str, line: int, column: int) -> None:
+    finding = only(blockkit.validate(text))
+    assert finding.code == "BK002"
+    assert message in finding.message
+    assert (finding.line, finding.column) == (line, column)
+    assert finding.severity == "error"
+
+
+def test_bom_is_reported_and_rest_still_checked(manifest) -> None:
+    import json
+
+    text = "\ufeff" + json.dumps(manifest)
+    report = blockkit.validate(text)
+    assert codes(report) == ["BK003"]
+    bom = report.findings[0]
+    assert (bom.line, bom.column, bom.end_column) == (1, 1, 2)
+    manifest["version"] = "1"
+    assert sorted(codes(blockkit.validate("\ufeff" + json.dumps(manifest)))) == ["BK003", "BK104"]
+
+
+def test_non_utf8_byte_is_located_and_rest_checked() -> None:
+    raw = b'{\n  "name": "caf\xe9",\n  "blockId": "x"\n}'
+    report = blockkit.validate(raw)
+    bad = [f for f in report.findings if f.code == "BK005"]
+    assert len(bad) == 1 and (bad[0].line, bad[0].column) == (2, 15)
+    assert "0xE9" in bad[0].message
+    assert "BK104" in codes(report) or "BK105" in codes(report)  # blockId "x" still checked
+
+
+def test_utf16_file_is_named() -> None:
+    raw = '{"a": 1}'.encode("utf-16")
+    assert codes(blockkit.validate(raw)) == ["BK005"]
+    assert "UTF-16" in blockkit.validate(raw).findings[0].message
+
+
+def test_binary_file() -> None:
+    assert codes(blockkit.validate(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")) == ["BK007"]
+
+
+def test_file_over_one_mib(write_manifest) -> None:
+    path = write_manifest(b"{" + b" " * (1024 * 1024) + b"}")
+    report = blockkit.validate_file(path)
+    assert codes(report) == ["BK006"]
+    just_under = write_manifest(b"{" + b" " * (1024 * 1024 - 2) + b"}", "b/block.manifest.json")
+    assert "BK006" not in codes(blockkit.validate_file(just_under))
+
+
+@pytest.mark.parametrize(("text", "kind"), [("[]", "a list"), ('"x"', "a string"), ("3", "a number"),
+                                            ("null", "null"), ("true", "a boolean")])
+def test_document_that_is_not_an_object(text: str, kind: str) -> None:
+    finding = only(blockkit.validate(text))
+    assert finding.code == "BK008" and kind in finding.message
+    assert (finding.line, finding.column) == (1, 1)
+
+
+def test_duplicate_keys_keep_last_value_and_warn(manifest) -> None:
+    text = '{"version": "bad", "version": "1.0.0", "iframe": {"minHeight": 1, "minHeight": 400}}'
+    report = blockkit.validate(text)
+    dups = [f for f in report.findings if f.code == "BK009"]
+    assert [(f.pointer, f.line, f.column) for f in dups] == [("/version", 1, 20), ("/iframe/minHeight", 1, 67)]
+    assert all(f.severity == "warning" for f in dups)
+    # the kept (last) values are valid, so neither the version pattern nor the height range fires
+    assert "BK104" not in codes(report) and "BK107" not in codes(report)
+
+
+@pytest.mark.parametrize("depth", [255, 256])
+def test_nesting_at_the_limit_parses(depth: int) -> None:
+    text = '{"payload": ' + "[" * (depth - 1) + "]" * (depth - 1) + "}"
+    assert "BK004" not in codes(blockkit.validate(text))
+
+
+@pytest.mark.parametrize("depth", [257, 5000, 100_000])
+def test_nesting_past_the_limit_is_a_finding(depth: int) -> None:
+    text = '{"payload": ' + "[" * (depth - 1) + "]" * (depth - 1) + "}"
+    finding = only(blockkit.validate(text))
+    assert finding.code == "BK004"
+    # the first bracket of level 257 (the root object is level 1, at column 1; level k opens at column 11 + k)
+    assert finding.line == 1 and finding.column == 11 + 257
+
+
+def test_scanner_spans_match_keys_and_values() -> None:
+    text = '{\n  "a": {"b~/c": [10, {"d": "x"}]},\n  "e": null\n}'
+    spans = scan(text)
+    assert spans.problem is None
+    assert text[slice(*spans.values["/a/b~0~1c/1/d"])] == '"x"'
+    assert text[slice(*spans.keys["/a/b~0~1c"])] == '"b~/c"'
+    assert text[slice(*spans.values["/e"])] == "null"
+    assert text[slice(*spans.values[""])] == text
+
+
+def test_escaped_key_is_decoded_for_its_pointer() -> None:
+    source = read_text('{"\\u0061b": 1}')
+    assert source.span("/ab", "key") == (1, 10)
+
+
+def test_positions_count_characters_not_bytes() -> None:
+    source = read_bytes('{"name": "héllo 😀", "x": 1}'.encode())
+    assert source.locate("/x", "key") == (1, 21, 1, 24)
