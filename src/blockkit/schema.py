@@ -1,8 +1,15 @@
 """The schema layer: the canonical Draft 2020-12 schema, with ECMA-262 regexes.
 
-One validator is built on first use and reused (jsonschema validators are
-immutable after construction, so sharing one across threads is safe). Nothing
-is fetched: a ``referencing`` registry serves our schema under its ``$id``.
+Two engines, one schema. ``jsonschema`` (with ``regress`` for ECMA-262
+patterns) is the reference: it explains every violation, and its errors become
+findings. ``jsonschema-rs`` answers the yes/no question a hundred times faster,
+so a manifest that passes never pays for the reference engine (most manifests
+in a pipeline or a pre-commit run pass). Both implement ECMA-262 pattern
+semantics, and a differential test holds them to the same verdicts.
+
+Each validator is built once, on first use, and reused; both are immutable
+after construction, so threads share them. Nothing is fetched: a
+``referencing`` registry serves our schema under its ``$id``.
 """
 
 from __future__ import annotations
@@ -56,6 +63,27 @@ def registry() -> Any:
 
 
 _validator: Any = None
+_fast_validator: Any = None
+
+
+def fast_validator() -> Any:
+    """The jsonschema-rs validator for the yes/no fast path, built on first use."""
+    global _fast_validator
+    if _fast_validator is None:
+        with _lock:
+            if _fast_validator is None:
+                import jsonschema_rs
+
+                _fast_validator = jsonschema_rs.Draft202012Validator(load_schema())
+    return _fast_validator
+
+
+def passes_fast(document: Any) -> bool:
+    """True when the fast engine accepts ``document``; False means "ask the reference engine"."""
+    try:
+        return bool(fast_validator().is_valid(document))
+    except Exception:  # values it cannot convert (huge integers, lone surrogates): let the reference decide
+        return False
 
 
 def validator() -> Any:
@@ -170,6 +198,8 @@ def _suggest(value: Any, options: list[Any]) -> str | None:
 
 def schema_hits(document: Any) -> Iterator[tuple[str, Hit, str]]:
     """Yield (code, hit, stage) for every schema violation in ``document``."""
+    if passes_fast(document):
+        return
     for error in validator().iter_errors(document):
         yield from _to_hits(error)
 

@@ -59,7 +59,7 @@ class ContextFlags:
 
     def config_for(self, manifest: Path) -> Config:
         """The config nearest to ``manifest`` (or --config), with flags applied on top."""
-        folder = manifest.parent.resolve()
+        folder = manifest.parent
         cached = self._cache.get(folder)
         if cached is None:
             base = load_config(folder, self.config)

@@ -33,6 +33,8 @@ from blockkit.scaffold.naming import NamingError, derive_block_id
 from blockkit.scaffold.package_managers import DEFAULT_PACKAGE_MANAGER, PACKAGE_MANAGERS
 
 Known = Mapping[str, Any]
+# Seeded into the answers so far: the name the target directory suggests.
+SUGGESTED_NAME = "suggested_name"
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,7 @@ def _parse_scopes(value: Any, known: Known) -> tuple[str, ...]:
 
 NAME = Question(
     "name", "--name", "the block's display name", _plain(o.parse_name), required=True, metavar="NAME",
+    default=lambda known: known.get(SUGGESTED_NAME),
     label="Name",
 )
 BLOCK_ID = Question(
@@ -197,11 +200,11 @@ class _Resolver:
         default = question.default(self.known)
         if question.key in self.given:
             value = question.parse(self.given[question.key], self.known)
-        elif self.use_defaults and default is not None:
+        elif self.use_defaults and (default is not None or not question.required):
             value = default
         elif self.prompter is not None:
             value = self.prompter.ask(question, default, self.known)
-        elif default is not None and not question.required:
+        elif not question.required:
             value = default
         else:
             self.missing.append(question)
@@ -225,9 +228,12 @@ class _Resolver:
         self.answer(BLOCK_ID)
 
 
-def resolve(given: Known, *, prompter: Prompter | None, use_defaults: bool) -> o.Answers:
+def resolve(
+    given: Known, *, prompter: Prompter | None, use_defaults: bool, suggested_name: str | None = None
+) -> o.Answers:
     """Raises MissingAnswers (everything lacking) or options.AnswerError (the first bad answer)."""
     r = _Resolver(given, prompter, use_defaults)
+    r.known[SUGGESTED_NAME] = suggested_name
     r.answer(NAME)
     r.block_id()
     template = r.answer(TEMPLATE)

@@ -63,10 +63,12 @@ def template_context(answers: Answers) -> dict[str, Any]:
         commands = {
             "install": manager.install,
             "dev": manager.run(DEV_SCRIPT),
+            # blockkit dev frames the running dev server in a host that behaves like the platform.
+            "host": f"blockkit dev --proxy http://localhost:{DEV_PORT}",
             "build": manager.build_command,
         }
     else:
-        commands = {"install": None, "dev": f"python3 -m http.server {DEV_PORT} --bind 127.0.0.1", "build": None}
+        commands = {"install": None, "dev": None, "host": "blockkit dev", "build": None}
     commands["lint"] = "blockkit lint"
     return {
         "answers": answers,

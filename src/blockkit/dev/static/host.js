@@ -288,7 +288,7 @@
     if (isSlot && config.iframe.resizable && height !== null) event.appliedHeight = applyHeight(height);
     record(event);
     var retries = state.attempt > 1 ? " (attempt " + state.attempt + ")" : "";
-    setStatus("ready", "BLOCK_READY after " + state.handshakeMs + " ms" + retries);
+    setStatus("ready", "BLOCK_READY after " + Math.round(state.handshakeMs) + " ms" + retries);
   }
 
   function onResize(payload) {
@@ -450,8 +450,15 @@
       }
       if (event.kind === "unanswered") return "requestId " + JSON.stringify(event.requestId) + " got no reply";
       var data = event.data;
-      if (event.type && data && typeof data === "object" && "payload" in data) return JSON.stringify(data.payload);
-      return JSON.stringify(data);
+      if (event.type && data && typeof data === "object" && "payload" in data) data = data.payload;
+      return JSON.stringify(data, shortenRaw);
+    }
+
+    // A token's raw JWT is long and says nothing at a glance.
+    function shortenRaw(key, value) {
+      return key === "raw" && typeof value === "string" && value.length > 24
+        ? value.slice(0, 12) + "…(" + value.length + " chars)"
+        : value;
     }
 
     function add(event) {

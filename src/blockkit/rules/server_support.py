@@ -1,0 +1,63 @@
+"""Small helpers shared by the server-layer rule modules (no rules live here)."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Optional
+
+from blockkit.rules.base import RuleContext, as_dict, as_list, pointer_join
+from blockkit.schema import human_path
+
+__all__ = ["human_path", "schema_reports_approve", "iter_goods", "string_span"]
+
+
+def schema_reports_approve(ctx: RuleContext) -> bool:
+    """Whether the schema layer's approve-stage findings are part of this run.
+
+    A server rule leaves to the schema layer what the schema already says (an
+    empty string, an unknown scope id), except when only the submit stage runs:
+    then the schema is silent there and the server rule must speak for itself.
+    """
+    return ctx.context.runs("approve")
+
+
+def iter_goods(manifest: dict[str, Any]) -> Iterator[tuple[int, dict[str, Any]]]:
+    for index, good in enumerate(as_list(manifest.get("goods"))):
+        if isinstance(good, dict):
+            yield index, good
+
+
+def good_pointer(index: int, *tokens: str) -> str:
+    return pointer_join("/goods", index, *tokens)
+
+
+def string_span(ctx: RuleContext, pointer: str, start: int, end: int) -> Optional[tuple[int, int]]:
+    """Source offsets of ``value[start:end]`` for the string at ``pointer``.
+
+    Only when the literal has no escapes, so characters map one to one; otherwise
+    None and the finding covers the whole string.
+    """
+    if ctx.locate is None or ctx.text is None:
+        return None
+    try:
+        lo, hi = ctx.locate(pointer, "value")
+    except Exception:
+        return None
+    literal = ctx.text[lo:hi]
+    if len(literal) < 2 or literal[0] != '"' or literal[-1] != '"' or "\\" in literal:
+        return None
+    return (lo + 1 + start, lo + 1 + end)
+
+
+def sensitive_justification(manifest: dict[str, Any], scope: str) -> Any:
+    return as_dict(manifest.get("scopeJustifications")).get(scope)
+
+
+def show(value: Any, limit: int = 80) -> str:
+    """A JSON rendering of ``value`` for messages, shortened to ``limit`` characters."""
+    import json
+
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

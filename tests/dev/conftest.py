@@ -1,0 +1,144 @@
+"""Fixtures for ``blockkit dev``: fixture blocks, a real Chromium, a running host."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import statistics
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import pytest
+
+from blockkit.dev import trace
+from blockkit.dev.browser import chromium_path, launch_chromium, playwright_available
+from blockkit.dev.session import DevOptions, DevSession
+from blockkit.dev.timings import PLATFORM_TIMINGS, HostTimings
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "dev"
+VIEWPORT = {"width": 1400, "height": 860}
+
+
+def browser_missing() -> str | None:
+    if not playwright_available():
+        return "Playwright for Python is not installed"
+    if chromium_path() is None:
+        return "Chromium is not installed at /usr/bin/chromium"
+    return None
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    missing = browser_missing()
+    if missing:
+        # CI installs both: there a missing browser is a broken setup, not a skip.
+        if os.environ.get("CI"):
+            pytest.fail(f"browser tests must run in CI: {missing}")
+        pytest.skip(missing)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = launch_chromium(playwright)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport=VIEWPORT)
+    opened = context.new_page()
+    yield opened
+    context.close()
+
+
+BlockMaker = Callable[..., Path]
+
+
+@pytest.fixture
+def make_block(tmp_path: Path) -> BlockMaker:
+    """Copy a fixture block to tmp_path, changing its manifest and behaviour."""
+
+    def make(
+        fixture: str = "scripted",
+        *,
+        manifest: dict[str, Any] | None = None,
+        iframe: dict[str, Any] | None = None,
+        behaviour: dict[str, Any] | None = None,
+        name: str = "block",
+    ) -> Path:
+        target = tmp_path / name
+        shutil.copytree(FIXTURES / fixture, target)
+        path = target / "block.manifest.json"
+        document = json.loads(path.read_text())
+        document.update(manifest or {})
+        document["iframe"] = {**document.get("iframe", {}), **(iframe or {})}
+        path.write_text(json.dumps(document, indent=2))
+        if behaviour is not None:
+            (target / "behaviour.js").write_text(f"window.BEHAVIOUR = {json.dumps(behaviour)};\n")
+        return target
+
+    return make
+
+
+class HostRun:
+    """A started dev session with its host page open in Chromium."""
+
+    def __init__(self, session: DevSession, page: Any) -> None:
+        self.session = session
+        self.page = page
+
+    def open(self) -> HostRun:
+        self.page.goto(self.session.host_url)
+        return self
+
+    def wait_outcome(self, expected: str, timeout_ms: float | None = None) -> None:
+        limit = timeout_ms or self.session.timings.give_up_after_ms(self.session.surface.kind) + 10_000
+        self.page.wait_for_function(
+            "() => window.__blockkit && window.__blockkit.outcome !== 'pending'", timeout=limit, polling=20
+        )
+        assert self.page.evaluate("() => window.__blockkit.outcome") == expected
+
+    def settle(self, ms: float) -> list[dict[str, Any]]:
+        """Let the page run ``ms`` more, then return the complete trace."""
+        self.page.wait_for_timeout(ms)
+        return self.events()
+
+    def events(self) -> list[dict[str, Any]]:
+        self.page.evaluate("() => window.__blockkit.flush()")
+        return self.session.events()
+
+    @property
+    def frame(self) -> Any:
+        handle = self.page.wait_for_selector("#block-frame", state="attached")
+        frame = handle.content_frame()
+        assert frame is not None
+        return frame
+
+    def iframe_height(self) -> float:
+        return self.page.evaluate("() => document.querySelector('#block-frame').getBoundingClientRect().height")
+
+
+@pytest.fixture
+def host(page: Any, tmp_path: Path) -> Iterator[Callable[..., HostRun]]:
+    """Start a dev session for a block directory and open its host page."""
+    sessions: list[DevSession] = []
+
+    def start(block_dir: Path, *, timings: HostTimings = PLATFORM_TIMINGS, **options: Any) -> HostRun:
+        options.setdefault("trace_path", tmp_path / f"trace-{len(sessions)}.jsonl")
+        session = DevSession(DevOptions(block_dir=block_dir, timings=timings, **options))
+        session.start()
+        sessions.append(session)
+        return HostRun(session, page).open()
+
+    yield start
+    for session in sessions:
+        session.stop()
+
+
+def times(events: list[dict[str, Any]], name: str) -> list[float]:
+    return [e["t"] for e in trace.lifecycle(events, name)]
+
+
+def median_gap(values: list[float]) -> float:
+    return statistics.median(b - a for a, b in zip(values, values[1:]))
