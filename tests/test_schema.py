@@ -208,3 +208,50 @@ def test_stage_submit_runs_only_submit_checks(manifest) -> None:
     submit = blockkit.validate(manifest, blockkit.Context(stage="submit"))
     assert codes(submit) == ["BK104"]
     assert sorted(codes(blockkit.validate(manifest))) == ["BK104", "BK107"]
+
+
+# --- the two engines agree --------------------------------------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from blockkit.schema import passes_fast, reference_hits, schema_hits  # noqa: E402
+from tests.conftest import corpus_files  # noqa: E402
+
+
+def _hit_set(hits) -> set:
+    return {(code, hit.pointer, hit.message, hit.at, stage) for code, hit, stage in hits}
+
+
+def assert_engines_agree(document) -> None:
+    reference = _hit_set(reference_hits(document))
+    assert passes_fast(document) == (not reference)
+    assert _hit_set(schema_hits(document)) == reference
+
+
+def test_engines_agree_on_every_corpus_manifest() -> None:
+    checked = 0
+    for path in corpus_files():
+        try:
+            document = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError:
+            continue
+        assert_engines_agree(document)
+        checked += 1
+    if checked == 0:
+        pytest.skip("corpus absent")
+
+
+_scalars = st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.text(max_size=20) | st.sampled_from(
+    ["1.0.0", "1.0.0\n", "١.٠.٠", "\u0085", "\u3000", "abc", "a-b", "../x", "C:x", "npm run build", "/", "g",
+     "user:read:self", "goods:purchase:self", "app_unlock", "https://github.com/a/b"])
+_values = st.recursive(_scalars, lambda c: st.lists(c, max_size=4) | st.dictionaries(
+    st.sampled_from(["minHeight", "maxHeight", "sandbox", "src", "path", "title", "id", "priceBuzz", "kind",
+                     "slotId", "x", "ai:write:budgeted", "bad"]), c, max_size=5), max_leaves=12)
+_docs = st.dictionaries(st.sampled_from(list(SCHEMA["properties"]) + ["extra"]), _values, max_size=10)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_docs)
+def test_engines_agree_on_generated_manifests(document) -> None:
+    assert_engines_agree(document)

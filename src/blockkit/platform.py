@@ -150,3 +150,54 @@ class Limits:
 
 
 LIMITS = Limits()
+
+
+# --- lint: facts the advisory rules (BK3xx) read ----------------------------------
+
+# Keys real manifests carry that the platform ignores (PLATFORM.md §7), with the
+# key meant instead where there is one (None: nothing replaces it, remove it).
+STALE_TOP_LEVEL_KEYS: Mapping[str, str | None] = MappingProxyType(
+    {"appId": None, "settings": "publicSettingsKeys", "description": "tagline"}
+)
+STALE_TARGET_KEYS: Mapping[str, str | None] = MappingProxyType({"priority": None})
+
+# The message a block must send to answer BLOCK_INIT (PLATFORM.md §6).
+READY_MESSAGE = "BLOCK_READY"
+# Packages whose runtime sends READY_MESSAGE for the block (exact names; the
+# plain app SDK does not send it, so depending on it proves nothing).
+READY_SENDING_PACKAGES: tuple[str, ...] = ("@civitai/blocks-react",)
+# package.json sections that put a package into the block's build.
+PACKAGE_DEPENDENCY_SECTIONS: tuple[str, ...] = ("dependencies", "devDependencies", "peerDependencies")
+
+
+@dataclass(frozen=True)
+class StorageStore:
+    """One app store: how block code reaches it, and the scopes that open it."""
+
+    name: str
+    scopes: tuple[str, ...]  # declaring any one of these opens the store
+    # Regexes over comment-stripped source: the SDK hook, the postMessage types
+    # and the REST route family of the store.
+    code_patterns: tuple[str, ...]
+
+
+STORAGE_STORES: tuple[StorageStore, ...] = (
+    StorageStore(
+        name="per-viewer app storage",
+        scopes=("apps:storage:read", "apps:storage:write"),
+        code_patterns=(
+            r"\buseAppStorage\b",
+            r"""["'`]APP_STORAGE_(?:GET|SET|DELETE|LIST|QUOTA)["'`]""",
+            r"\bblocks/app-storage/",
+        ),
+    ),
+    StorageStore(
+        name="shared app storage",
+        scopes=("apps:storage:shared:read", "apps:storage:shared:write"),
+        code_patterns=(
+            r"\buseSharedStorage\b",
+            r"""["'`]SHARED_(?:LIST|GET|GET_COUNTS?|APPEND|UPDATE|VOTE|UNVOTE|WITHDRAW|REPORT)["'`]""",
+            r"\bblocks/shared-storage/",
+        ),
+    ),
+)

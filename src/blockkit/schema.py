@@ -196,10 +196,70 @@ def _suggest(value: Any, options: list[Any]) -> str | None:
     return f"did you mean {json.dumps(close[0])}?" if close else None
 
 
+class _FastError:
+    """A jsonschema-rs error in the shape of a jsonschema one, so both map through ``_to_hits``."""
+
+    __slots__ = ("validator", "absolute_path", "instance", "schema", "validator_value",
+                 "relative_schema_path", "message")
+
+    def __init__(self, keyword: str, path: Any, instance: Any, schema: Any, schema_path: list[Any],
+                 message: str) -> None:
+        self.validator = keyword
+        self.absolute_path = path
+        self.instance = instance
+        self.schema = schema
+        self.validator_value = schema.get(keyword) if isinstance(schema, dict) else None
+        self.relative_schema_path = schema_path
+        self.message = message
+
+
+def _subschema(path: list[Any]) -> Any:
+    node: Any = load_schema()
+    for token in path:
+        node = node[token]
+    return node
+
+
+def _instance_at(document: Any, path: list[Any]) -> Any:
+    node = document
+    for token in path:
+        node = node[token]
+    return node
+
+
+def _fast_errors(document: Any) -> list[Any]:
+    errors: list[Any] = []
+    for error in fast_validator().iter_errors(document):
+        path = list(error.schema_path)
+        where = list(error.instance_path)
+        # Our own objects, not the engine's copies: those lose the document's key order.
+        instance = _instance_at(document, where)
+        if "propertyNames" in path:
+            # jsonschema-rs reports the object; name each offending key as jsonschema does.
+            names = _subschema(path[: path.index("propertyNames") + 1])
+            allowed = names.get("enum", ())
+            for key in instance if isinstance(instance, dict) else ():
+                if key not in allowed:
+                    errors.append(_FastError("enum", where, key, names, path, error.message))
+            continue
+        errors.append(_FastError(path[-1], where, instance, _subschema(path[:-1]), path, error.message))
+    return errors
+
+
 def schema_hits(document: Any) -> Iterator[tuple[str, Hit, str]]:
     """Yield (code, hit, stage) for every schema violation in ``document``."""
     if passes_fast(document):
         return
+    try:
+        errors = _fast_errors(document)
+    except Exception:  # anything the fast engine cannot take: the reference engine explains it
+        errors = list(validator().iter_errors(document))
+    for error in errors:
+        yield from _to_hits(error)
+
+
+def reference_hits(document: Any) -> Iterator[tuple[str, Hit, str]]:
+    """The same as ``schema_hits``, from the reference engine alone (for differential tests)."""
     for error in validator().iter_errors(document):
         yield from _to_hits(error)
 

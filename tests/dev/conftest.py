@@ -5,13 +5,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import statistics
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import pytest
 
-from blockkit.dev import trace
 from blockkit.dev.browser import chromium_path, launch_chromium, playwright_available
 from blockkit.dev.session import DevOptions, DevSession
 from blockkit.dev.timings import PLATFORM_TIMINGS, HostTimings
@@ -134,11 +132,3 @@ def host(page: Any, tmp_path: Path) -> Iterator[Callable[..., HostRun]]:
     yield start
     for session in sessions:
         session.stop()
-
-
-def times(events: list[dict[str, Any]], name: str) -> list[float]:
-    return [e["t"] for e in trace.lifecycle(events, name)]
-
-
-def median_gap(values: list[float]) -> float:
-    return statistics.median(b - a for a, b in zip(values, values[1:]))

@@ -60,6 +60,10 @@ class ServerPair:
     def host_origin(self) -> str:
         return f"http://{HOST_HOST_NAME}:{self.host_socket.getsockname()[1]}"
 
+    def addresses(self) -> list[tuple[str, int]]:
+        """Where the two servers listen: (address, port) of the block, then the host."""
+        return [sock.getsockname()[:2] for sock in (self.block_socket, self.host_socket)]
+
     def start(self, block_app: Any, host_app: Any) -> None:
         import uvicorn
 

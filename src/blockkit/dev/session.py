@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING, Any
 
 from blockkit.dev.errors import DevError
 from blockkit.dev.host_app import HostSetup, build_host_app
@@ -14,6 +15,9 @@ from blockkit.dev.protocol import THEMES
 from blockkit.dev.surface import Surface, choose_surface
 from blockkit.dev.timings import PLATFORM_TIMINGS, HostTimings
 from blockkit.dev.trace import TraceLog
+
+if TYPE_CHECKING:
+    from blockkit.dev.servers import ServerPair
 
 DEFAULT_TRACE_NAME = Path(".blockkit") / "dev-trace.jsonl"
 
@@ -87,7 +91,7 @@ class DevSession:
         self.notes = [*self.manifest.notes, *surface_notes]
         self.trace_path = options.trace_path or self.manifest.block_dir / DEFAULT_TRACE_NAME
         self.trace: TraceLog | None = None
-        self._servers = None
+        self._servers: ServerPair | None = None
 
     @property
     def timings(self) -> HostTimings:
@@ -149,5 +153,9 @@ class DevSession:
         assert self._servers is not None, "start the session first"
         return self._servers.block_origin + "/"
 
-    def events(self) -> list[dict]:
+    def addresses(self) -> list[tuple[str, int]]:
+        assert self._servers is not None, "start the session first"
+        return self._servers.addresses()
+
+    def events(self) -> list[dict[str, Any]]:
         return self.trace.events() if self.trace is not None else []

@@ -107,7 +107,7 @@ class JsonText:
         if self.text[first] == "}":
             return self._fill_empty(span, [(key, value)])
         lead = self.text[span[0] + 1:first]
-        member = f"{json.dumps(key, ensure_ascii=False)}{self._colon(pointer)}{dump_scalar(value)}"
+        member = self._member(key, value, self._colon(pointer), lead)
         return Edit(first, first, member + "," + (lead or " "))
 
     def insert_last(self, pointer: str, members: Iterable[tuple[str, Any]]) -> Optional[Edit]:
@@ -125,9 +125,7 @@ class JsonText:
             return None
         lead = self.text[self._back(last_key) + 1:last_key]
         colon = self._colon(pointer)
-        added = "".join(
-            "," + (lead or " ") + json.dumps(k, ensure_ascii=False) + colon + dump_scalar(v) for k, v in members
-        )
+        added = "".join("," + (lead or " ") + self._member(k, v, colon, lead) for k, v in members)
         return Edit(last_end + 1, last_end + 1, added)
 
     # --- helpers -----------------------------------------------------------------------
@@ -158,16 +156,38 @@ class JsonText:
                 return self.text[ke:vs]
         return ": "
 
+    def _member(self, key: str, value: Any, colon: str, lead: str) -> str:
+        """``"key": value`` written in the style of the members around it (``lead`` precedes them)."""
+        indent = lead.rsplit("\n", 1)[1] if "\n" in lead else None
+        return json.dumps(key, ensure_ascii=False) + colon + self._value(value, colon, indent)
+
+    def _value(self, value: Any, colon: str, indent: Optional[str]) -> str:
+        if not isinstance(value, dict):
+            return dump_scalar(value)
+        if indent is None or not value:  # one-line style
+            return "{" + self._inline_separator().join(json.dumps(k, ensure_ascii=False) + colon + self._value(v, colon, None)
+                                   for k, v in value.items()) + "}"
+        inner = indent + self.indent_unit
+        body = ("," + self.newline).join(
+            inner + json.dumps(k, ensure_ascii=False) + colon + self._value(v, colon, inner) for k, v in value.items()
+        )
+        return "{" + self.newline + body + self.newline + indent + "}"
+
+    def _inline_separator(self) -> str:
+        """What separates members written on one line: ", " unless the file writes ","."""
+        members = self._members("")
+        if len(members) >= 2:
+            between = self.text[self._back(members[1][0]):members[1][0]]
+            if "\n" not in between:
+                return between
+        return ", "
+
     def _fill_empty(self, span: tuple[int, int], members: list[tuple[str, Any]]) -> Edit:
         colon = self._colon("")
-        parts = [json.dumps(k, ensure_ascii=False) + colon + dump_scalar(v) for k, v in members]
-        if self.newline not in self.text[: span[0]] and self.newline not in self.text[span[1]:]:
+        if "\n" not in self.text.strip():
             # A one-line document stays on one line.
-            return Edit(span[0], span[1], "{" + ", ".join(parts) + "}")
-        outer = self.line_indent(span[0])
-        inner = outer + self.indent_unit
-        body = ("," + self.newline).join(inner + p for p in parts)
-        return Edit(span[0], span[1], "{" + self.newline + body + self.newline + outer + "}")
+            return Edit(span[0], span[1], self._value(dict(members), colon, None))
+        return Edit(span[0], span[1], self._value(dict(members), colon, self.line_indent(span[0])))
 
 
 def dump_scalar(value: Any, ascii_only: bool = False) -> str:

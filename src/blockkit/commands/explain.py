@@ -1,0 +1,90 @@
+"""``blockkit explain CODE``: a rule's four parts, its severity, layer and fixability."""
+
+from __future__ import annotations
+
+import json
+from difflib import get_close_matches
+from typing import Any, Optional
+
+import click
+
+
+def find_rule(query: str) -> tuple[Optional[Any], list[str]]:
+    """The rule a code or name names (case-insensitive), or None and the closest codes."""
+    from blockkit.rules import load_all
+
+    registry = load_all()
+    wanted = query.strip()
+    by_code = {code.upper(): rule for code, rule in registry.items()}
+    found = by_code.get(wanted.upper())
+    if found is None:
+        found = next((r for r in registry.values() if r.name == wanted.lower()), None)
+    if found is not None:
+        return found, []
+    names = {rule.name: code for code, rule in registry.items()}
+    close = get_close_matches(wanted.upper(), list(by_code), n=3, cutoff=0.6)
+    close += [names[n] for n in get_close_matches(wanted.lower(), list(names), n=3, cutoff=0.6)]
+    return None, list(dict.fromkeys(close))
+
+
+def describe(rule: Any) -> dict[str, Any]:
+    """Everything there is to say about a rule, as the JSON of ``explain`` and ``rules`` shows it."""
+    from blockkit.fix import FIXERS, fixability
+
+    safety = fixability(rule.code)
+    fixer = FIXERS.get(rule.code)
+    return {
+        "code": rule.code,
+        "name": rule.name,
+        "layer": rule.layer,
+        "severity": rule.severity,
+        "stage": rule.stage,
+        "fixable": safety,
+        "autofix": fixer.description if fixer is not None else None,
+        "summary": rule.doc.summary,
+        "what": rule.doc.what,
+        "why": rule.doc.why,
+        "example": rule.doc.example,
+        "fix": rule.doc.fix,
+    }
+
+
+def render_text(info: dict[str, Any]) -> str:
+    if info["fixable"] == "safe":
+        fixable = f"yes, safe: `blockkit fix` will {info['autofix']}"
+    elif info["fixable"] == "unsafe":
+        fixable = f"yes, unsafe: `blockkit fix --unsafe` will {info['autofix']}"
+    else:
+        fixable = "no"
+    stage = {"submit": "at submit (and every later check)", "approve": "at moderator approval"}.get(
+        info["stage"], info["stage"])
+    lines = [
+        f"{info['code']} ({info['name']}): {info['summary']}",
+        "",
+        f"  Severity: {info['severity']}",
+        f"  Layer:    {info['layer']}",
+        f"  Checked:  {stage}",
+        f"  Autofix:  {fixable}",
+    ]
+    for title, key in (("What it does", "what"), ("Why it matters", "why"), ("Example", "example"),
+                       ("Fix", "fix")):
+        lines += ["", f"## {title}", info[key]]
+    return "\n".join(lines) + "\n"
+
+
+@click.command("explain")
+@click.argument("code")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="Output format.")
+def command(code: str, fmt: str) -> None:
+    """Explain the rule CODE (for example BK110, or its name): what, why, example, fix."""
+    rule, suggestions = find_rule(code)
+    if rule is None:
+        hint = f"; did you mean {', '.join(suggestions)}?" if suggestions else "; `blockkit rules` lists them all"
+        click.echo(f"blockkit: error: no rule {code!r}{hint}", err=True)
+        raise SystemExit(2)
+    info = describe(rule)
+    if fmt == "json":
+        click.echo(json.dumps(info, indent=2, ensure_ascii=False))
+    else:
+        click.echo(render_text(info), nl=False)

@@ -1,0 +1,105 @@
+"""``blockkit fix``: apply safe (or, with --unsafe, all) autofixes; --diff previews them."""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+import click
+
+from blockkit.commands._common import ContextFlags, context_options, expand_paths
+
+
+def unified_diff(path: str, before: str, after: str) -> str:
+    lines = difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
+                                 fromfile=path, tofile=path)
+    out = []
+    for line in lines:
+        out.append(line)
+        if not line.endswith("\n"):
+            # What diff(1) writes, so the preview applies cleanly with patch or git apply.
+            out.append("\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+def run_fix(paths: tuple[str, ...], flags: ContextFlags, *, unsafe: bool, preview: bool) -> int:
+    from blockkit.context import ConfigError
+    from blockkit.engine import UnreadableFile, read_path
+    from blockkit.fix import fix_source, load_fixers
+    from blockkit.fix.atomic import FileChanged, replace_file
+    from blockkit.render.text import render_file
+
+    fixers = load_fixers()
+    # The preview goes to stdout alone so that it can be piped to patch; the account goes to stderr.
+    say = (lambda text: click.echo(text, err=True)) if preview else click.echo
+    failed = False
+    errors = warnings = fixed_total = held_back = 0
+    files = 0
+    for manifest, problem in expand_paths(paths):
+        if problem:
+            click.echo(f"blockkit: error: {problem}", err=True)
+            failed = True
+            continue
+        try:
+            context = flags.config_for(manifest).context
+            source = read_path(manifest)
+        except (UnreadableFile, ConfigError) as exc:
+            click.echo(f"blockkit: error: {exc}", err=True)
+            failed = True
+            continue
+        files += 1
+        outcome = fix_source(source, context, unsafe=unsafe, project_dir=manifest.parent)
+        if outcome.refused:
+            say(f"{source.path}: not fixed: {outcome.refused}")
+        fixed = outcome.fixed
+        if outcome.changed and outcome.text is not None and outcome.original is not None:
+            if preview:
+                click.echo(unified_diff(source.path, outcome.original, outcome.text), nl=False)
+            else:
+                try:
+                    replace_file(manifest, outcome.text.encode("utf-8"), outcome.original.encode("utf-8"))
+                except (OSError, FileChanged) as exc:
+                    click.echo(f"blockkit: error: {source.path}: cannot write: {exc}", err=True)
+                    failed = True
+                    continue
+            verb = "would fix" if preview else "fixed"
+            say(f"{source.path}: {verb} {len(fixed)} finding{'s' if len(fixed) != 1 else ''}:")
+            for finding in fixed:
+                say(f"  {finding.line}:{finding.column} {finding.code} {finding.message}")
+            fixed_total += len(fixed)
+        remaining = outcome.report
+        if remaining is not None:
+            for line in render_file(remaining, show_snippets=not preview):
+                say(line)
+            errors += remaining.errors
+            warnings += remaining.warnings
+            held_back += sum(1 for f in remaining.findings
+                             if f.code in fixers and fixers[f.code].safety == "unsafe" and not unsafe)
+    if files:
+        verb = "Would fix" if preview else "Fixed"
+        summary = (f"{verb} {fixed_total} finding{'s' if fixed_total != 1 else ''} in {files} "
+                   f"file{'s' if files != 1 else ''}; {errors} error{'s' if errors != 1 else ''} and "
+                   f"{warnings} warning{'s' if warnings != 1 else ''} remain.")
+        if held_back:
+            summary += f" {held_back} more can be fixed with --unsafe."
+        say(summary)
+    if failed:
+        return 2
+    return 1 if errors else 0
+
+
+@click.command("fix")
+@click.argument("paths", nargs=-1, type=click.Path(path_type=str))
+@click.option("--unsafe", is_flag=True, help="Also apply fixes whose result you should review.")
+@click.option("--diff", "preview", is_flag=True, help="Print the changes as a unified diff; write nothing.")
+@context_options
+def command(paths: tuple[str, ...], unsafe: bool, preview: bool, **context: object) -> None:
+    """Apply safe autofixes to manifests (with --unsafe, all of them).
+
+    Fixes edit only the characters they must: key order, indentation and the
+    final newline stay as they were. A file that cannot be parsed is never
+    touched. Exit status: 0 when no errors remain, 1 when some do, 2 when the
+    tool could not do its job.
+    """
+    flags = ContextFlags(**context)  # type: ignore[arg-type]
+    raise SystemExit(run_fix(paths, flags, unsafe=unsafe, preview=preview))

@@ -1,0 +1,107 @@
+"""Fixing one manifest: check, collect the fixers' edits, apply, re-check, until nothing changes.
+
+Every pass re-parses the new text, so later edits use fresh positions. Edits
+that collide within a pass wait for the next one. The result is refused (and
+the original kept) if the new text does not parse: a fix must never turn a
+readable manifest into an unreadable one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from blockkit.context import Context
+from blockkit.engine import ALL_LAYERS, check
+from blockkit.fix.registry import FixTarget, load_fixers
+from blockkit.fix.textedit import JsonText, apply_edits
+from blockkit.report import FileReport, Finding
+from blockkit.source import Source, read_text
+
+# Enough for any manifest: each pass removes at least one finding, and colliding edits are rare.
+_MAX_PASSES = 32
+
+
+@dataclass
+class FixOutcome:
+    path: str
+    original: Optional[str]
+    text: Optional[str]  # the fixed text; equal to ``original`` when nothing changed
+    before: Optional[FileReport] = None  # the findings of the original text
+    report: Optional[FileReport] = None  # the findings that remain after fixing
+    applied: list[str] = field(default_factory=list)  # codes whose fixer changed the text, in order
+    refused: Optional[str] = None  # why the file was left alone
+
+    @property
+    def changed(self) -> bool:
+        return self.text is not None and self.text != self.original
+
+    @property
+    def fixed(self) -> list[Finding]:
+        """Findings of the original text that a fix made disappear (positions as in the original)."""
+        if self.before is None or self.report is None:
+            return []
+        remaining = {_identity(f) for f in self.report.findings}
+        codes = set(self.applied)
+        return [f for f in self.before.findings if f.code in codes and _identity(f) not in remaining]
+
+
+def _identity(finding: Finding) -> tuple[str, str, str]:
+    return (finding.code, finding.pointer, finding.message)
+
+
+def fixable_document(source: Source) -> Optional[str]:
+    """None when ``source`` can be edited safely, else why not."""
+    if source.text is None or not source.has_document:
+        return "it cannot be parsed"
+    if not isinstance(source.data, dict):
+        return "it is not a JSON object"
+    return None
+
+
+def fix_source(source: Source, context: Optional[Context] = None, *, unsafe: bool = False,
+               project_dir: Optional[Path] = None) -> FixOutcome:
+    """Apply every available fix to ``source`` and return the outcome (nothing is written)."""
+    context = context or Context()
+    fixers = load_fixers()
+    outcome = FixOutcome(path=source.path, original=source.text, text=source.text)
+    refusal = fixable_document(source)
+    if refusal is not None:
+        outcome.refused = refusal
+        outcome.report = outcome.before = check(source, context, layers=ALL_LAYERS, project_dir=project_dir)
+        return outcome
+    current = source
+    for _ in range(_MAX_PASSES):
+        report = check(current, context, layers=ALL_LAYERS, project_dir=project_dir)
+        if outcome.before is None:
+            outcome.before = report
+        target = FixTarget(current, current.data, JsonText(current))
+        by_code: dict[str, list[Finding]] = {}
+        for finding in report.findings:
+            candidate = fixers.get(finding.code)
+            if candidate is not None and (unsafe or candidate.safety == "safe"):
+                by_code.setdefault(finding.code, []).append(finding)
+        proposals = []
+        for code in sorted(by_code):
+            for edit in fixers[code].apply(target, by_code[code]):
+                proposals.append((code, edit))
+        new_text, accepted = apply_edits(target.editor.text, [edit for _, edit in proposals])
+        if not accepted or new_text == target.editor.text:
+            outcome.report = report
+            break
+        candidate_source = read_text(new_text, source.path)
+        if fixable_document(candidate_source) is not None:  # pragma: no cover - a fixer bug
+            outcome.refused = "a fix produced text that does not parse; the file was left unchanged"
+            outcome.text = source.text
+            outcome.applied.clear()
+            outcome.report = outcome.before
+            return outcome
+        for code, edit in proposals:
+            if edit in accepted and code not in outcome.applied:
+                outcome.applied.append(code)
+        current = candidate_source
+        outcome.text = new_text
+    else:  # pragma: no cover - only a fixer that never converges gets here
+        outcome.report = check(current, context, layers=ALL_LAYERS, project_dir=project_dir)
+    return outcome

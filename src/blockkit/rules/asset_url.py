@@ -1,0 +1,96 @@
+"""Server rules on `assetBundleUrl`: a public https host on one of the app's origins."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from blockkit.rules.base import Hit, RuleContext, rule
+from blockkit.rules.server_support import show
+from blockkit.urls import normalize_origin, origin_of, parse_web_url, public_host_problem
+
+POINTER = "/assetBundleUrl"
+HTTPS = "https"
+# The schema's pattern already refuses anything that does not start with this.
+_SCHEMA_PREFIX = "https://"
+
+
+@rule("BK222", "asset-url-not-public", layer="server", severity="error")
+def asset_url_not_public(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
+    """`assetBundleUrl` does not point at a public https host.
+
+    ## What it does
+    Reads the URL as a browser does (WHATWG URL parsing: backslashes separate the
+    path, the last `@` ends the credentials, numeric hosts are IPv4 addresses) and
+    reports it when it cannot be parsed, carries credentials, or its host is not
+    a public dotted name: any IP literal (dotted `127.0.0.1`, integer
+    `2130706433`, hex `0x7f000001`, octal `0177.0.0.1`, short `127.1`, IPv6 in
+    brackets, IPv4-mapped IPv6), `localhost`, `metadata.google.internal`, names
+    ending in `.local`, `.internal` or `.localhost`, a name without a dot, or one
+    with a trailing dot. A URL that does not start with `https://` is the schema's
+    BK104.
+
+    ## Why it matters
+    The platform fetches the bundle from this URL; private addresses would let a
+    manifest point it at internal services. Credentials in a public manifest
+    leak, and browsers refuse to load subresources that carry them.
+
+    ## Example
+    "assetBundleUrl": "https://2130706433/bundle.js"
+
+    ## Fix
+    Serve the bundle from the app's own origin, e.g.
+    "assetBundleUrl": "https://demo-block.civit.ai/bundle.js".
+    """
+    value = manifest.get("assetBundleUrl")
+    if not isinstance(value, str) or not value.startswith(_SCHEMA_PREFIX):
+        return
+    url, problem = parse_web_url(value)
+    if url is None:
+        yield Hit(POINTER, f"assetBundleUrl {show(value)} {problem}", hint="use a plain https://<host>/<path> URL")
+        return
+    if url.has_credentials:
+        yield Hit(POINTER, f"assetBundleUrl {show(value)} carries credentials (user@host)",
+                  hint="remove everything between https:// and the @")
+    host_problem = public_host_problem(url)
+    if host_problem is not None:
+        yield Hit(POINTER, f"assetBundleUrl {show(value)} is not public: {host_problem}",
+                  hint="serve the bundle from a public host name on the app's origin")
+
+
+@rule("BK223", "asset-url-off-origin", layer="server", severity="error")
+def asset_url_off_origin(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
+    """`assetBundleUrl` is not on one of the app's allowed origins.
+
+    ## What it does
+    Computes the URL's origin (scheme, lowercased host, and the port unless it is
+    the default 443) and reports it when it is not one of the allowed origins. By
+    default that is only the app's own `https://<blockId>.civit.ai`; pass
+    `--allowed-origin` (or `allowed-origins` in blockkit.toml) for the origins
+    registered in the app's OAuth client. A different port is a different origin;
+    `:443` is the same origin as no port.
+
+    ## Why it matters
+    The platform only loads bundles from the origins registered for the app, so an
+    off-origin URL is refused at review.
+
+    ## Example
+    "assetBundleUrl": "https://cdn.example.com/bundle.js"   (blockId "demo-block")
+
+    ## Fix
+    "assetBundleUrl": "https://demo-block.civit.ai/bundle.js", or register the
+    origin in the app's OAuth client and pass it with --allowed-origin.
+    """
+    value = manifest.get("assetBundleUrl")
+    if not isinstance(value, str) or not value.startswith(_SCHEMA_PREFIX):
+        return
+    url, _ = parse_web_url(value)
+    if url is None or url.scheme != HTTPS or public_host_problem(url) is not None:
+        return  # BK222 says why; an origin check on a private host adds nothing
+    allowed = ctx.context.origins_for(manifest.get("blockId"))
+    if ctx.context.allowed_origins is None and not any(origin_of(o) for o in allowed):
+        return  # no usable blockId to derive the app's origin from: the schema reports the blockId
+    if url.origin not in {normalize_origin(origin) for origin in allowed}:
+        yield Hit(POINTER, f"assetBundleUrl is on {url.origin}, which is not an allowed origin of this app "
+                           f"({', '.join(allowed)})",
+                  hint="serve the bundle from an allowed origin, or register this origin in the app's OAuth "
+                       "client and pass it with --allowed-origin")

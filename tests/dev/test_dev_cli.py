@@ -1,0 +1,77 @@
+"""``blockkit dev`` refuses bad input with one line and exit 2, never a traceback."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from blockkit.cli import main
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "dev"
+
+
+def run(*args: str, env: dict[str, str] | None = None) -> Any:
+    return CliRunner().invoke(main, ["dev", *args], env=env)
+
+
+def assert_one_line_usage_error(result: Any, fragment: str) -> None:
+    assert result.exit_code == 2, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert "Traceback" not in result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1, result.output
+    assert lines[0].startswith("blockkit dev: ") and fragment in lines[0]
+
+
+def test_no_manifest(tmp_path: Path) -> None:
+    assert_one_line_usage_error(run(str(tmp_path)), "no manifest here")
+
+
+def test_unparseable_manifest(tmp_path: Path) -> None:
+    (tmp_path / "block.manifest.json").write_text('{"blockId": "x",}')
+    assert_one_line_usage_error(run(str(tmp_path)), "not valid JSON")
+
+
+def test_unknown_surface(tmp_path: Path, manifest: dict[str, Any]) -> None:
+    (tmp_path / "block.manifest.json").write_text(json.dumps(manifest))
+    assert_one_line_usage_error(run(str(tmp_path), "--surface", "sidebar"), "not a surface")
+
+
+def test_unbuilt_output_dir(tmp_path: Path, manifest: dict[str, Any]) -> None:
+    manifest.update(buildCommand="npm run build", outputDir="dist")
+    (tmp_path / "block.manifest.json").write_text(json.dumps(manifest))
+    assert_one_line_usage_error(run(str(tmp_path)), "run `npm run build` first")
+
+
+def test_output_dir_outside_the_block(tmp_path: Path, manifest: dict[str, Any]) -> None:
+    block = tmp_path / "block"
+    block.mkdir()
+    manifest.update(outputDir="../")
+    (block / "block.manifest.json").write_text(json.dumps(manifest))
+    assert_one_line_usage_error(run(str(block)), "leaves the block directory")
+
+
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["--context", "modelId"], "KEY=VALUE"),
+        (["--context", "modelId=1"], "has no 'modelId'"),
+        (["--proxy", "localhost:5173"], "give the dev server's URL"),
+    ],
+)
+def test_bad_flags(args: list[str], fragment: str) -> None:
+    assert_one_line_usage_error(run(str(FIXTURES / "handshake"), *args), fragment)
+
+
+def test_check_without_a_browser_is_a_usage_error() -> None:
+    result = run(str(FIXTURES / "handshake"), "--check", env={"BLOCKKIT_CHROMIUM": "/nonexistent/chromium"})
+    assert_one_line_usage_error(result, "needs Chromium")
+
+
+def test_the_command_is_listed() -> None:
+    result = CliRunner().invoke(main, ["--help"])
+    assert "dev" in result.output and "Run a block in a local host" in result.output

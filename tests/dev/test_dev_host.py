@@ -1,0 +1,222 @@
+"""The host page in real Chromium: handshake, sandbox, origins, resize, schedule, controls."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from blockkit.dev import trace
+from blockkit.dev.protocol import init_fragment
+from blockkit.dev.timings import PLATFORM_TIMINGS
+
+pytestmark = pytest.mark.browser
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "dev"
+# The page schedule at a fifth of its length: 2 s mounts, 400 ms and 1 s pauses, 80 ms re-posts.
+FAST = PLATFORM_TIMINGS.scaled(0.2)
+# How far a browser timer may drift on a loaded two-core machine.
+TIMER_SLACK_MS = 120
+
+
+def times(events: list[dict[str, Any]], name: str) -> list[float]:
+    return [e["t"] for e in trace.lifecycle(events, name)]
+
+
+def median_gap(values: list[float]) -> float:
+    return statistics.median(b - a for a, b in zip(values, values[1:]))
+
+
+def test_a_block_completes_the_handshake_on_a_page(host: Any) -> None:
+    run = host(FIXTURES / "handshake")
+    run.wait_outcome("ready")
+    events = run.events()
+
+    assert [e["type"] for e in trace.messages(events, "in")] == ["BLOCK_HELLO", "BLOCK_READY"]
+    inits = trace.messages(events, "out", "BLOCK_INIT")
+    assert inits, "the host never posted BLOCK_INIT"
+    payload = inits[0]["data"]["payload"]
+    manifest = json.loads((FIXTURES / "handshake" / "block.manifest.json").read_text())
+    token = payload["token"]
+    assert token["scopes"] == manifest["scopes"] and token["kind"] == "block" and token["raw"].count(".") == 2
+    assert datetime.fromisoformat(token["expiresAt"].replace("Z", "+00:00")) > datetime.now(timezone.utc)
+    assert payload["context"] == {"slotId": "app.page", "slug": "handshake-demo", "subPath": "/", "viewerUserId": 1}
+    assert payload["viewer"] == {"userId": 1, "username": "dev-viewer"}
+    assert (payload["blockId"], payload["theme"], payload["renderMode"]) == ("handshake-demo", "dark", "iframe")
+
+    # The block saw that payload, and the iframe URL carries the fragment hint.
+    assert run.frame.locator("#status").inner_text() == f"ready as {payload['blockInstanceId']}"
+    src = run.page.get_attribute("#block-frame", "src")
+    assert src == run.session.block_url + "#" + init_fragment("dark", "iframe", payload["blockInstanceId"])
+    [ready] = trace.lifecycle(events, "ready")
+    assert 0 < ready["handshakeMs"] < PLATFORM_TIMINGS.ready_timeout_ms
+    assert run.page.locator("#status").inner_text().startswith("BLOCK_READY after")
+    # The JSONL file holds exactly what the host recorded.
+    assert trace.read_jsonl(run.session.trace_path) == events
+
+
+def test_the_theme_flag_reaches_the_fragment_and_the_payload(host: Any) -> None:
+    run = host(FIXTURES / "handshake", theme="light")
+    run.wait_outcome("ready")
+    assert "theme=light" in run.page.get_attribute("#block-frame", "src")
+    assert trace.messages(run.events(), "out", "BLOCK_INIT")[0]["data"]["payload"]["theme"] == "light"
+    assert run.frame.evaluate("document.documentElement.dataset.theme") == "light"
+
+
+@pytest.mark.parametrize(
+    "sandbox",
+    ["allow-scripts allow-forms", "allow-scripts", "allow-forms  allow-scripts allow-popups", " allow-scripts\tallow-modals "],
+)
+def test_the_iframe_sandbox_is_exactly_the_manifests(host: Any, make_block: Any, sandbox: str) -> None:
+    run = host(make_block(iframe={"sandbox": sandbox, "minHeight": 130, "maxHeight": 470}))
+    run.wait_outcome("ready")
+    attributes = run.page.evaluate(
+        """() => { const f = document.querySelector('#block-frame');
+                   return {sandbox: f.getAttribute('sandbox'), min: f.style.minHeight, max: f.style.maxHeight}; }"""
+    )
+    assert attributes == {"sandbox": sandbox, "min": "130px", "max": "470px"}
+    # And the browser applied it: without allow-same-origin the block's origin is opaque.
+    assert run.frame.evaluate("self.origin") == "null"
+
+
+def test_the_block_runs_on_another_origin_than_the_host(host: Any, make_block: Any) -> None:
+    run = host(make_block())
+    run.wait_outcome("ready")
+    host_origin = run.page.evaluate("location.origin")
+    block_origin = run.frame.evaluate("location.origin")
+    assert host_origin.startswith("http://localhost:") and block_origin.startswith("http://127.0.0.1:")
+    assert host_origin != block_origin
+    assert block_origin + "/" == run.session.block_url
+    # Cross-origin for real: the host cannot reach into the block's document.
+    reach = run.page.evaluate(
+        """() => { try { return document.querySelector('#block-frame').contentWindow.document.title; }
+                   catch (e) { return e.name; } }"""
+    )
+    assert reach == "SecurityError"
+    assert {e["origin"] for e in trace.messages(run.events(), "in")} == {"null"}
+    assert {address for address, _ in run.session.addresses()} == {"127.0.0.1"}
+
+
+def test_resize_is_clamped_on_a_resizable_slot(host: Any, make_block: Any) -> None:
+    resizes = [5000, 10, 250]
+    block = make_block(
+        iframe={"minHeight": 120, "maxHeight": 480, "resizable": True},
+        behaviour={"readyHeight": 300, "afterReady": [{"type": "RESIZE_IFRAME", "payload": {"height": h}} for h in resizes]},
+    )
+    run = host(block, surface="model.below_images")
+    run.wait_outcome("ready")
+    events = run.settle(300)
+    [ready] = trace.lifecycle(events, "ready")
+    assert ready["appliedHeight"] == 300
+    applied = trace.lifecycle(events, "resize-applied")
+    assert [(e["requestedHeight"], e["appliedHeight"]) for e in applied] == [(5000, 480), (10, 120), (250, 250)]
+    assert run.iframe_height() == pytest.approx(250, abs=1)
+
+
+def test_resize_is_ignored_on_a_page(host: Any, make_block: Any) -> None:
+    block = make_block(
+        iframe={"minHeight": 120, "maxHeight": 480, "resizable": True},
+        behaviour={"afterReady": [{"type": "RESIZE_IFRAME", "payload": {"height": h}} for h in (5000, 130)]},
+    )
+    run = host(block, surface="page")
+    run.wait_outcome("ready")
+    before = run.iframe_height()
+    events = run.settle(300)
+    ignored = trace.lifecycle(events, "resize-ignored")
+    assert [e["requestedHeight"] for e in ignored] == [5000, 130]
+    assert all(e["reason"] == "the page host ignores RESIZE_IFRAME" for e in ignored)
+    assert not trace.lifecycle(events, "resize-applied")
+    assert run.iframe_height() == before
+
+
+def test_resize_is_ignored_on_a_slot_that_is_not_resizable(host: Any, make_block: Any) -> None:
+    block = make_block(
+        iframe={"minHeight": 150, "maxHeight": 480, "resizable": False},
+        behaviour={"readyHeight": 400, "afterReady": [{"type": "RESIZE_IFRAME", "payload": {"height": 300}}]},
+    )
+    run = host(block, surface="model.sidebar_top")
+    run.wait_outcome("ready")
+    events = run.settle(300)
+    assert [e["reason"] for e in trace.lifecycle(events, "resize-ignored")] == ["iframe.resizable is false"]
+    assert run.iframe_height() == pytest.approx(150, abs=1)
+
+
+def test_a_silent_page_is_retried_on_schedule_then_shows_the_failure_card(host: Any, make_block: Any) -> None:
+    run = host(make_block(behaviour={"ready": False}), timings=FAST)
+    run.wait_outcome("failed")
+    events = run.events()
+    mounts, give_ups = times(events, "mount"), times(events, "give-up")
+    [card] = times(events, "failure-card")
+    assert len(mounts) == len(give_ups) == 1 + len(FAST.page_retry_delays_ms) == 3
+
+    for mounted, gave_up in zip(mounts, give_ups):
+        assert gave_up - mounted == pytest.approx(FAST.ready_timeout_ms, abs=TIMER_SLACK_MS)
+    pauses = [mounts[1] - give_ups[0], mounts[2] - give_ups[1]]
+    assert pauses == pytest.approx(list(FAST.page_retry_delays_ms), abs=TIMER_SLACK_MS)
+    assert [e["delayMs"] for e in trace.lifecycle(events, "retry-scheduled")] == pytest.approx([400, 1000])
+    assert give_ups[2] <= card < give_ups[2] + TIMER_SLACK_MS
+
+    for attempt in (1, 2, 3):
+        posts = [e["t"] for e in trace.messages(events, "out", "BLOCK_INIT") if e["attempt"] == attempt]
+        assert median_gap(posts) == pytest.approx(FAST.init_repost_ms, abs=25)
+        # Nothing is posted to a mount the host has given up on.
+        assert max(posts) <= give_ups[attempt - 1]
+
+    assert run.page.is_visible("#failure-card")
+    assert "never sent BLOCK_READY (3 attempts)" in run.page.inner_text("#failure-card")
+    assert run.page.query_selector("#block-frame") is None
+
+
+def test_a_silent_slot_collapses_after_ten_seconds_at_real_timing(host: Any, make_block: Any) -> None:
+    run = host(make_block(behaviour={"ready": False, "hello": False}), surface="model.below_images")
+    run.wait_outcome("collapsed", timeout_ms=25_000)
+    events = run.events()
+    [mounted], [gave_up] = times(events, "mount"), times(events, "give-up")
+    assert gave_up - mounted == pytest.approx(10_000, abs=TIMER_SLACK_MS)
+    assert times(events, "collapse") and not times(events, "retry-scheduled")
+    posts = [e["t"] for e in trace.messages(events, "out", "BLOCK_INIT")]
+    assert median_gap(posts) == pytest.approx(400, abs=25)
+    # First on load, then every 400 ms until the 10 s are up.
+    assert 22 <= len(posts) <= 26
+    assert not run.page.is_visible(".slot")
+    assert "collapsed" in run.page.inner_text("#collapsed-note")
+
+
+def test_request_token_is_answered_with_the_same_request_id(host: Any, make_block: Any) -> None:
+    block = make_block(behaviour={"afterReady": [{"type": "REQUEST_TOKEN", "payload": {"requestId": "r-1"}}]})
+    run = host(block)
+    run.wait_outcome("ready")
+    events = run.settle(PLATFORM_TIMINGS.request_reply_timeout_ms + 300)
+    [reply] = trace.messages(events, "out", "TOKEN_REFRESH_RESPONSE")
+    assert reply["data"]["payload"]["requestId"] == "r-1"
+    assert set(reply["data"]["payload"]["token"]) == {"raw", "scopes", "expiresAt", "kind"}
+    received = run.frame.evaluate("window.__received.map(m => m.type)")
+    assert "TOKEN_REFRESH_RESPONSE" in received
+    assert trace.violations(events) == []
+
+
+def test_the_controls_push_theme_change_and_token_refresh(host: Any) -> None:
+    run = host(FIXTURES / "handshake")
+    run.wait_outcome("ready")
+    first_raw = trace.messages(run.events(), "out", "BLOCK_INIT")[0]["data"]["payload"]["token"]["raw"]
+    run.page.click("#theme-toggle")
+    run.page.click("#token-refresh")
+    run.frame.locator("#reply").filter(has_text="TOKEN_REFRESH").wait_for()
+    events = run.events()
+    [theme] = trace.messages(events, "out", "THEME_CHANGE")
+    assert theme["data"] == {"type": "THEME_CHANGE", "payload": {"theme": "light"}}
+    [refresh] = trace.messages(events, "out", "TOKEN_REFRESH")
+    assert refresh["data"]["payload"]["token"]["raw"] != first_raw
+    assert run.frame.evaluate("document.documentElement.dataset.theme") == "light"
+    assert run.page.evaluate("document.documentElement.dataset.theme") == "light"
+
+
+def test_a_built_block_is_served_from_its_output_dir(host: Any, make_block: Any) -> None:
+    run = host(make_block("built"))
+    # The module script loads only if the block origin allows the opaque origin's CORS request.
+    run.wait_outcome("ready")
+    assert run.frame.locator("#where").inner_text() == "built output"

@@ -1,0 +1,66 @@
+"""Each kind of contract violation, caught in real Chromium from a real block."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from blockkit.dev import trace
+from blockkit.dev.timings import PLATFORM_TIMINGS
+
+pytestmark = pytest.mark.browser
+
+# Long enough for an unanswered request to be declared so.
+SETTLE_MS = PLATFORM_TIMINGS.request_reply_timeout_ms + 500
+
+CASES = {
+    "envelope": (["BLOCK_READY"], {"envelope"}),
+    "json-string": (['{"type":"RESIZE_IFRAME","payload":{"height":10}}'], {"envelope"}),
+    "unknown-type": ([{"type": "FETCH_SECRETS", "payload": {}}], {"unknown-type"}),
+    "payload": ([{"type": "RESIZE_IFRAME", "payload": {"height": "tall"}}], {"payload"}),
+    "undeclared-scope": (
+        [{"type": "APP_STORAGE_SET", "payload": {"requestId": "s1", "key": "k", "value": 1}}],
+        {"undeclared-scope"},
+    ),
+    "unanswered-request": ([{"type": "FETCH_SECRETS", "payload": {"requestId": "q1"}}], {"unknown-type", "unanswered-request"}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_each_violation_kind_is_detected_and_explained(host: Any, make_block: Any, case: str) -> None:
+    messages, expected = CASES[case]
+    run = host(make_block(manifest={"scopes": []}, behaviour={"afterReady": messages}))
+    run.wait_outcome("ready")
+    events = run.settle(SETTLE_MS)
+    found = trace.violations(events)
+    assert {v["violation"] for v in found} == expected
+    assert all(v["explanation"] for v in found)
+    # The live panel lists the same violations.
+    assert run.page.locator("#violation-list li").count() == len(found)
+    assert run.page.locator("#violation-count").inner_text() == str(len(found))
+
+
+def test_an_undeclared_scope_still_gets_an_error_reply_so_the_block_does_not_hang(host: Any, make_block: Any) -> None:
+    save = {"type": "APP_STORAGE_SET", "payload": {"requestId": "s1", "key": "k", "value": 1}}
+    run = host(make_block(manifest={"scopes": ["apps:storage:read"]}, behaviour={"afterReady": [save]}))
+    run.wait_outcome("ready")
+    events = run.settle(SETTLE_MS)
+    assert [v["violation"] for v in trace.violations(events)] == ["undeclared-scope"]
+    [reply] = trace.messages(events, "out", "APP_STORAGE_SET_RESULT")
+    assert reply["data"]["payload"]["requestId"] == "s1" and "SCOPE_NOT_DECLARED" in reply["data"]["payload"]["error"]
+
+
+def test_a_well_behaved_block_using_storage_has_no_violations(host: Any, make_block: Any) -> None:
+    calls = [
+        {"type": "APP_STORAGE_SET", "payload": {"requestId": "s1", "key": "k", "value": {"n": 1}}},
+        {"type": "APP_STORAGE_GET", "payload": {"requestId": "s2", "key": "k"}},
+        {"type": "REQUEST_TOKEN", "payload": {"requestId": "t1"}},
+    ]
+    run = host(make_block(manifest={"scopes": ["apps:storage:read", "apps:storage:write"]}, behaviour={"afterReady": calls}))
+    run.wait_outcome("ready")
+    events = run.settle(SETTLE_MS)
+    assert trace.violations(events) == []
+    [got] = trace.messages(events, "out", "APP_STORAGE_GET_RESULT")
+    assert got["data"]["payload"] == {"requestId": "s2", "value": {"n": 1}}
+    assert run.page.is_hidden("#violations")

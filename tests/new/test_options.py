@@ -1,0 +1,137 @@
+"""Answers: blockId derivation, per-answer checks and the rules between answers,
+through the real command where a person would meet them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Callable
+
+import pytest
+from click.testing import Result
+
+from blockkit.jsstr import utf16_len
+from blockkit.scaffold.naming import NamingError, derive_block_id
+
+RunNew = Callable[..., Result]
+
+
+@pytest.mark.parametrize(
+    "name, block_id",
+    [
+        ("My Cool Block!", "my-cool-block"),
+        ("Ça va déjà", "ca-va-deja"),
+        ("  spaced__out  ", "spaced-out"),
+        ("x" * 30 + " " + "y" * 30, "x" * 30 + "-" + "y" * 9),
+    ],
+)
+def test_derive_block_id(name: str, block_id: str) -> None:
+    assert derive_block_id(name) == block_id
+
+
+@pytest.mark.parametrize("name", ["🎨🎨", "日本語", "ab", "3D Viewer", "-"])
+def test_underivable_names_suggest_block_id(name: str) -> None:
+    with pytest.raises(NamingError, match="--block-id"):
+        derive_block_id(name)
+
+
+def _manifest(block: Path) -> dict:
+    return json.loads((block / "block.manifest.json").read_text())
+
+
+def test_underivable_name_refuses_and_writes_nothing(tmp_path: Path, run_new: RunNew) -> None:
+    block = tmp_path / "art"
+    result = run_new(block, "--defaults", "--name", "🎨")
+    assert result.exit_code == 2
+    assert "cannot derive a blockId" in result.output and "--block-id" in result.output
+    assert "Traceback" not in result.output
+    assert not block.exists()
+    assert run_new(block, "--defaults", "--name", "🎨", "--block-id", "art-block").exit_code == 0
+    assert _manifest(block)["blockId"] == "art-block"
+    assert _manifest(block)["name"] == "🎨"
+
+
+def test_name_defaults_from_directory(tmp_path: Path, run_new: RunNew) -> None:
+    block = tmp_path / "gallery_of-things"
+    assert run_new(block, "--defaults").exit_code == 0
+    assert (_manifest(block)["name"], _manifest(block)["blockId"]) == ("Gallery Of Things", "gallery-of-things")
+
+
+def test_sensitive_scope_takes_justification_flag(tmp_path: Path, run_new: RunNew) -> None:
+    block = tmp_path / "tipper"
+    result = run_new(
+        block, "--defaults", "--scope", "social:tip:self,models:read:self",
+        "--justify", "social:tip:self=Lets viewers tip the creator of the model they are looking at.",
+    )
+    assert result.exit_code == 0, result.output
+    manifest = _manifest(block)
+    assert manifest["scopes"] == ["models:read:self", "social:tip:self"]
+    assert manifest["scopeJustifications"] == {
+        "social:tip:self": "Lets viewers tip the creator of the model they are looking at."
+    }
+
+
+def test_budgeted_scope_on_a_page_gets_a_budget(tmp_path: Path, run_new: RunNew) -> None:
+    args = ["--defaults", "--scope", "ai:write:budgeted", "--justify", "ai:write:budgeted=Runs generations."]
+    assert run_new(tmp_path / "gen-default", *args).exit_code == 0
+    assert _manifest(tmp_path / "gen-default")["page"]["buzzBudgetPerGen"] == 10
+    assert run_new(tmp_path / "gen-fifty", *args, "--buzz-budget", "50").exit_code == 0
+    assert _manifest(tmp_path / "gen-fifty")["page"]["buzzBudgetPerGen"] == 50
+    refused = run_new(tmp_path / "gen-huge", *args, "--buzz-budget", "5000")
+    assert refused.exit_code == 2 and "1-1000" in refused.output
+
+
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--auth", "oauth", "--scope", "apps:storage:read"], "cannot be combined with app storage"),
+        (["--template", "static", "-p", "pnpm"], "static template has no build step"),
+        (["--scope", "models:write:everything"], "unknown scope"),
+        (["--tagline", "🎨" * 71], "the limit is 140"),
+        (["--tagline", "   "], None),
+        (["--justify", "buzz:read:self=Reads it."], "undeclared scope"),
+        (["--justify", "nonsense"], "SCOPE=TEXT"),
+        (["--buzz-budget", "5"], "only to a page"),
+        (["--repository", "http://github.com/a/b"], "https://"),
+        (["--repository", "https://github.com/owner/repo/tree/main"], "would refuse"),
+    ],
+)
+def test_bad_answers_refuse_cleanly(tmp_path: Path, run_new: RunNew, flags: list[str], message: str | None) -> None:
+    block = tmp_path / "bad-answers"
+    result = run_new(block, "--defaults", *flags)
+    if message is None:  # a blank optional answer is no answer
+        assert result.exit_code == 0, result.output
+        return
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+    assert "Traceback" not in result.output
+    assert not block.exists()
+
+
+def test_emoji_tagline_counts_like_javascript(tmp_path: Path, run_new: RunNew) -> None:
+    tagline = "🎨" * 70  # 140 UTF-16 units: exactly the cap
+    assert utf16_len(tagline) == 140
+    assert run_new(tmp_path / "emoji-ok", "--defaults", "--tagline", tagline).exit_code == 0
+
+
+def test_app_page_is_the_page_surface(tmp_path: Path, run_new: RunNew) -> None:
+    assert run_new(tmp_path / "page-alias", "--defaults", "--surface", "app.page").exit_code == 0
+    assert "page" in _manifest(tmp_path / "page-alias")
+
+
+def test_no_boot_skeleton_leaves_root_empty(tmp_path: Path, run_new: RunNew) -> None:
+    block = tmp_path / "bare-block"
+    assert run_new(block, "--defaults", "--no-boot-skeleton").exit_code == 0
+    assert _manifest(block)["bootSkeleton"] is False
+    assert '<div id="root"></div>' in (block / "index.html").read_text()
+
+
+def test_answers_are_escaped_for_each_file(tmp_path: Path, run_new: RunNew) -> None:
+    block = tmp_path / "escape-block"
+    name = "</title><script>alert('x')</script> \"Q\""
+    assert run_new(block, "--defaults", "--name", name, "--block-id", "escape-block", "--template", "react").exit_code == 0
+    html = (block / "index.html").read_text()
+    assert "<script>alert" not in html and "&lt;/title&gt;" in html
+    app = (block / "src" / "App.tsx").read_text()
+    assert "<script>" not in app and "\\u003c/title\\u003e" in app
+    assert _manifest(block)["name"] == name

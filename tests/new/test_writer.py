@@ -1,0 +1,110 @@
+"""The target directory: refuse a non-empty one, and never overwrite what the developer changed."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Callable
+
+from click.testing import Result
+
+from blockkit.scaffold.config import digest
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+RunNew = Callable[..., Result]
+
+
+def _toml(block: Path) -> dict:
+    return tomllib.loads((block / "blockkit.toml").read_text())
+
+
+def test_refuses_a_non_empty_directory(tmp_path: Path, run_new: RunNew) -> None:
+    block = tmp_path / "busy-block"
+    block.mkdir()
+    (block / "notes.txt").write_text("mine")
+    result = run_new(block, "--defaults")
+    assert result.exit_code == 2
+    assert "is not empty (notes.txt)" in result.output and "--force" in result.output
+    assert sorted(p.name for p in block.iterdir()) == ["notes.txt"]
+
+
+def test_a_directory_with_only_git_counts_as_empty(tmp_path: Path, run_new: RunNew) -> None:
+    block = tmp_path / "git-block"
+    (block / ".git").mkdir(parents=True)
+    assert run_new(block, "--defaults").exit_code == 0
+
+
+def test_refuses_a_file_as_target(tmp_path: Path, run_new: RunNew) -> None:
+    target = tmp_path / "a-file"
+    target.write_text("x")
+    result = run_new(target, "--defaults")
+    assert result.exit_code == 2 and "Traceback" not in result.output
+
+
+def test_force_keeps_files_it_did_not_write(tmp_path: Path, run_new: RunNew) -> None:
+    block = tmp_path / "has-readme"
+    block.mkdir()
+    (block / "README.md").write_text("my own readme\n")
+    result = run_new(block, "--defaults", "--force")
+    assert result.exit_code == 0, result.output
+    assert "kept 1 file(s) you changed or removed: README.md" in result.output
+    assert (block / "README.md").read_text() == "my own readme\n"
+    assert "README.md" not in _toml(block)["scaffold"]["files"]
+
+
+def test_rerun_replaces_only_untouched_files(tmp_path: Path, run_new: RunNew) -> None:
+    block = tmp_path / "upgrade-me"
+    assert run_new(block, "--defaults", "--template", "vite", "--tagline", "First words").exit_code == 0
+    # The developer edits one file and deletes another.
+    (block / "src" / "main.ts").write_text("// my app\n")
+    (block / "README.md").unlink()
+    # Pretend an older blockkit wrote style.css differently, and recorded that.
+    old_style = b"/* an older template */\n"
+    (block / "src" / "style.css").write_bytes(old_style)
+    toml_text = (block / "blockkit.toml").read_text()
+    recorded = _toml(block)["scaffold"]["files"]["src/style.css"]
+    (block / "blockkit.toml").write_text(toml_text.replace(recorded, digest(old_style)))
+
+    # No flags: the answers of the first run are re-used, so nothing is missing.
+    result = run_new(block, "--force")
+    assert result.exit_code == 0, result.output
+    assert (block / "src" / "main.ts").read_text() == "// my app\n"
+    assert not (block / "README.md").exists()
+    assert (block / "src" / "style.css").read_bytes() != old_style  # upgraded: it was untouched
+    assert "kept 2 file(s) you changed or removed: README.md, src/main.ts" in result.output
+    assert '"tagline": "First words"' in (block / "block.manifest.json").read_text()
+    # The kept files keep the hash of what blockkit wrote, so a third run still sees them as changed.
+    files = _toml(block)["scaffold"]["files"]
+    assert files["src/main.ts"] != digest(b"// my app\n")
+    assert run_new(block, "--force").output.count("kept 2 file(s)") == 1
+
+
+def test_rerun_keeps_the_developers_context(tmp_path: Path, run_new: RunNew) -> None:
+    block = tmp_path / "ctx-block"
+    assert run_new(block, "--defaults").exit_code == 0
+    text = (block / "blockkit.toml").read_text().replace('tier = "unverified"', 'tier = "verified"')
+    (block / "blockkit.toml").write_text(text + "\n[lint]\nignore = []\n")
+    assert run_new(block, "--force", "--tagline", "Now with a tagline").exit_code == 0
+    table = _toml(block)
+    assert table["context"]["tier"] == "verified"
+    assert table["lint"] == {"ignore": []}
+    assert table["scaffold"]["answers"]["tagline"] == "Now with a tagline"
+
+
+def test_blockkit_toml_records_context_and_answers(tmp_path: Path, run_new: RunNew) -> None:
+    block = tmp_path / "recorded"
+    args = ["--defaults", "--template", "react", "-p", "pnpm", "--goods", "--category", "games"]
+    assert run_new(block, *args).exit_code == 0
+    table = _toml(block)
+    assert table["context"] == {"tier": "unverified", "allowed-origins": ["https://recorded.civit.ai"]}
+    answers = table["scaffold"]["answers"]
+    assert answers["template"] == "react" and answers["package-manager"] == "pnpm"
+    assert answers["goods"] is True and answers["category"] == "games"
+    assert "goods:purchase:self" in answers["justifications"]
+    files = table["scaffold"]["files"]
+    assert files["pnpm-lock.yaml"] == digest((block / "pnpm-lock.yaml").read_bytes())
+    assert set(files) == {str(p.relative_to(block)) for p in block.rglob("*") if p.is_file()} - {"blockkit.toml"}
