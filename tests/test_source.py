@@ -132,3 +132,19 @@ def test_escaped_key_is_decoded_for_its_pointer() -> None:
 def test_positions_count_characters_not_bytes() -> None:
     source = read_bytes('{"name": "héllo 😀", "x": 1}'.encode())
     assert source.locate("/x", "key") == (1, 21, 1, 24)
+
+
+def test_fast_scanner_agrees_with_the_strict_one(corpus) -> None:
+    from blockkit.source import scan_valid
+
+    samples = [p.read_text(encoding="utf-8", errors="replace") for p in corpus]
+    samples += ['{"a": [1, [2, {"b": [], "c": {}}], "x\\\\\\"y"], "k\\u00e9": -1.5e3, "a": true}', "[]", '"s"', "0"]
+    for text in samples:
+        start = 1 if text.startswith("\ufeff") else 0
+        strict = scan(text, start)
+        if strict.problem is not None:
+            continue
+        fast = scan_valid(text, start)
+        assert fast.values == strict.values
+        assert fast.keys == strict.keys
+        assert fast.duplicates == strict.duplicates

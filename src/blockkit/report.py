@@ -6,9 +6,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Optional
 
 Severity = Literal["error", "warning", "info"]
-Layer = Literal["parse", "schema", "server", "lint"]
+Layer = Literal["parse", "schema", "server", "lint", "diff"]  # diff: comparing two versions
 SEVERITIES: tuple[str, ...] = ("error", "warning", "info")
-LAYERS: tuple[str, ...] = ("parse", "schema", "server", "lint")
+LAYERS: tuple[str, ...] = ("parse", "schema", "server", "lint", "diff")
 
 REPORT_FORMAT_VERSION = 1
 

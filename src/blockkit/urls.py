@@ -143,9 +143,13 @@ def _domain_to_ascii(name: str) -> str:
         return name.lower()
     try:
         # IDNA 2003 ToASCII per label; its nameprep also folds case and maps full-width dots.
-        return name.encode("idna").decode("ascii").lower()
+        # (Browsers use UTS #46, which differs on a few characters such as "ß".)
+        ascii_name = name.encode("idna").decode("ascii").lower()
     except (UnicodeError, ValueError):
         raise UrlProblem(f"has a host {name!r} that is not a valid international domain name") from None
+    if "" in ascii_name.rstrip(".").split("."):  # a mapping such as U+2490 "⒐" -> "9." made an empty label
+        raise UrlProblem(f"has a host {name!r} that is not a valid international domain name")
+    return ascii_name
 
 
 def _ends_in_number(host: str) -> bool:

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import json
+import socket
 import statistics
+import subprocess
+import sys
+import time
+import urllib.request
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import pytest
 
@@ -220,3 +225,40 @@ def test_a_built_block_is_served_from_its_output_dir(host: Any, make_block: Any)
     # The module script loads only if the block origin allows the opaque origin's CORS request.
     run.wait_outcome("ready")
     assert run.frame.locator("#where").inner_text() == "built output"
+
+
+@pytest.fixture
+def dev_server(make_block: Any) -> Iterator[str]:
+    """A stand-in for a running Vite dev server: another process serving the block."""
+    root = make_block(name="upstream")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen(
+        [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", str(root)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                urllib.request.urlopen(url + "/index.html", timeout=1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(5)
+
+
+def test_a_block_runs_through_the_proxy_on_the_dev_origin(host: Any, make_block: Any, dev_server: str) -> None:
+    run = host(make_block(), proxy=dev_server)
+    run.wait_outcome("ready")
+    assert run.frame.evaluate("location.origin") + "/" == run.session.block_url
+    assert not run.session.block_url.startswith(dev_server)
+    assert run.frame.locator("#inits").inner_text() == "1"

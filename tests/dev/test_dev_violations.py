@@ -11,8 +11,9 @@ from blockkit.dev.timings import PLATFORM_TIMINGS
 
 pytestmark = pytest.mark.browser
 
-# Long enough for an unanswered request to be declared so.
-SETTLE_MS = PLATFORM_TIMINGS.request_reply_timeout_ms + 500
+# Half-length timings: an unanswered request is declared so after 500 ms.
+TIMINGS = PLATFORM_TIMINGS.scaled(0.5)
+SETTLE_MS = TIMINGS.request_reply_timeout_ms + 400
 
 CASES = {
     "envelope": (["BLOCK_READY"], {"envelope"}),
@@ -30,7 +31,7 @@ CASES = {
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_each_violation_kind_is_detected_and_explained(host: Any, make_block: Any, case: str) -> None:
     messages, expected = CASES[case]
-    run = host(make_block(manifest={"scopes": []}, behaviour={"afterReady": messages}))
+    run = host(make_block(manifest={"scopes": []}, behaviour={"afterReady": messages}), timings=TIMINGS)
     run.wait_outcome("ready")
     events = run.settle(SETTLE_MS)
     found = trace.violations(events)
@@ -43,7 +44,7 @@ def test_each_violation_kind_is_detected_and_explained(host: Any, make_block: An
 
 def test_an_undeclared_scope_still_gets_an_error_reply_so_the_block_does_not_hang(host: Any, make_block: Any) -> None:
     save = {"type": "APP_STORAGE_SET", "payload": {"requestId": "s1", "key": "k", "value": 1}}
-    run = host(make_block(manifest={"scopes": ["apps:storage:read"]}, behaviour={"afterReady": [save]}))
+    run = host(make_block(manifest={"scopes": ["apps:storage:read"]}, behaviour={"afterReady": [save]}), timings=TIMINGS)
     run.wait_outcome("ready")
     events = run.settle(SETTLE_MS)
     assert [v["violation"] for v in trace.violations(events)] == ["undeclared-scope"]
@@ -57,7 +58,7 @@ def test_a_well_behaved_block_using_storage_has_no_violations(host: Any, make_bl
         {"type": "APP_STORAGE_GET", "payload": {"requestId": "s2", "key": "k"}},
         {"type": "REQUEST_TOKEN", "payload": {"requestId": "t1"}},
     ]
-    run = host(make_block(manifest={"scopes": ["apps:storage:read", "apps:storage:write"]}, behaviour={"afterReady": calls}))
+    run = host(make_block(manifest={"scopes": ["apps:storage:read", "apps:storage:write"]}, behaviour={"afterReady": calls}), timings=TIMINGS)
     run.wait_outcome("ready")
     events = run.settle(SETTLE_MS)
     assert trace.violations(events) == []

@@ -105,6 +105,8 @@ def use_color(output_is_file: bool) -> bool:
 
 
 def emit(text: str, output: Optional[Path]) -> None:
+    # A "\ud800" escape in a manifest reaches messages as a lone surrogate, which UTF-8 cannot encode.
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
     if output is None:
         click.echo(text, nl=False)
         return

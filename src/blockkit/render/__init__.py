@@ -13,6 +13,9 @@ Renderer = Callable[..., str]
 FORMATS: dict[str, str] = {
     "text": "blockkit.render.text",
     "json": "blockkit.render.json_",
+    "github": "blockkit.render.github",
+    "sarif": "blockkit.render.sarif",
+    "junit": "blockkit.render.junit",
 }
 
 

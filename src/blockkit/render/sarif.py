@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from pathlib import PurePath, PurePosixPath
+from pathlib import PurePath
 from typing import Any
 from urllib.parse import quote
 
@@ -29,7 +29,7 @@ def artifact_uri(path: str) -> str:
     """A URI reference for a report path: relative paths stay relative (GitHub resolves them)."""
     pure = PurePath(path)
     if pure.is_absolute():
-        return PurePosixPath(pure.as_posix()).as_uri() if pure.as_posix().startswith("/") else pure.as_uri()
+        return pure.as_uri()
     return quote(pure.as_posix(), safe="/")
 
 
@@ -41,7 +41,7 @@ def _rule_descriptor(code: str) -> dict[str, Any]:
         return {"id": code, "defaultConfiguration": {"level": "warning"}}
     doc = rule.doc
     help_text = f"{doc.what}\n\nWhy it matters: {doc.why}\n\nExample:\n{doc.example}\n\nFix:\n{doc.fix}"
-    help_markdown = (f"{doc.what}\n\n**Why it matters.** {doc.why}\n\n**Example**\n\n```json\n{doc.example}\n```"
+    help_markdown = (f"{doc.what}\n\n**Why it matters.** {doc.why}\n\n**Example**\n\n```\n{doc.example}\n```"
                      f"\n\n**Fix**\n\n{doc.fix}\n\n`blockkit explain {code}` prints this text.")
     return {
         "id": code,

@@ -1,0 +1,90 @@
+"""``blockkit dev --check`` end to end: a real process, real Chromium, one verdict."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "dev"
+# The failure schedules at a tenth of their length (a page gives up after 3.7 s).
+FAST = ["--time-scale", "0.1"]
+
+
+@pytest.fixture(autouse=True)
+def _needs_browser(browser: Any) -> None:
+    """Skip (or, in CI, fail) exactly when the other browser tests do."""
+
+
+def check(block: Path, *args: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "blockkit.cli", "dev", str(block), "--check", "--trace", str(tmp_path / "t.jsonl"), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+
+
+def test_a_good_block_passes(tmp_path: Path) -> None:
+    result = check(FIXTURES / "handshake", tmp_path=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    first = result.stdout.splitlines()[0]
+    assert first.startswith("ok: handshake completed in ") and first.endswith("ms (handshake-demo on page)")
+    assert "Traceback" not in result.stderr
+
+
+def test_a_silent_page_never_sent_block_ready(tmp_path: Path, make_block: Any) -> None:
+    result = check(make_block(behaviour={"ready": False}), *FAST, tmp_path=tmp_path)
+    assert result.returncode == 1
+    first = result.stdout.splitlines()[0]
+    assert first.startswith("fail: never sent BLOCK_READY (scripted-block on page)")
+    assert "gave up after 3 attempts and showed its failure card" in first
+    assert "the block sent only BLOCK_HELLO" in first
+
+
+def test_a_silent_slot_collapses(tmp_path: Path, make_block: Any) -> None:
+    result = check(make_block(behaviour={"ready": False, "hello": False}), "--surface", "model.below_images", *FAST, tmp_path=tmp_path)
+    assert result.returncode == 1
+    assert "never sent BLOCK_READY" in result.stdout and "collapsed" in result.stdout
+    assert "sent no message at all" in result.stdout
+
+
+def test_violations_are_listed(tmp_path: Path, make_block: Any) -> None:
+    behaviour = {"afterReady": ["BLOCK_READY", {"type": "APP_STORAGE_GET", "payload": {"requestId": "g", "key": "k"}}]}
+    result = check(make_block(manifest={"scopes": []}, behaviour=behaviour), *FAST, tmp_path=tmp_path)
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("fail: contract violations (2)") and "handshake completed in" in lines[0]
+    assert any(line.startswith("  - envelope:") for line in lines)
+    assert any(line.startswith("  - undeclared-scope APP_STORAGE_GET:") for line in lines)
+
+
+def test_console_errors_fail_the_check(tmp_path: Path, make_block: Any) -> None:
+    behaviour = {"consoleError": "boom from the block", "throwError": "uncaught from the block"}
+    result = check(make_block(behaviour=behaviour), *FAST, "--format", "json", tmp_path=tmp_path)
+    assert result.returncode == 1
+    verdict = json.loads(result.stdout)
+    assert verdict["verdict"] == "console-errors" and verdict["ok"] is False
+    assert verdict["outcome"] == "ready" and verdict["violations"] == []
+    texts = [e["text"] for e in verdict["consoleErrors"]]
+    assert any("boom from the block" in t for t in texts)
+    assert any("uncaught from the block" in t for t in texts)
+    assert {e["source"] for e in verdict["consoleErrors"]} == {"block"}
+
+
+def test_json_verdict_of_a_good_block(tmp_path: Path) -> None:
+    result = check(FIXTURES / "handshake", "--format", "json", tmp_path=tmp_path)
+    assert result.returncode == 0
+    verdict = json.loads(result.stdout)
+    assert verdict["verdict"] == "handshake-completed" and verdict["ok"] is True
+    assert verdict["handshakeMs"] > 0 and verdict["attempts"] == 1
+    assert verdict["sentTypes"] == ["BLOCK_HELLO", "BLOCK_READY"]
+    assert Path(verdict["trace"]).is_file()

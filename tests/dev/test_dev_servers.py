@@ -1,0 +1,94 @@
+"""The two servers over plain HTTP: loopback, headers, proxy errors, the host API."""
+
+from __future__ import annotations
+
+import json
+import socket
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from blockkit.dev import trace
+from blockkit.dev.session import DevOptions, DevSession
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "dev"
+
+
+@pytest.fixture
+def session(tmp_path: Path) -> Iterator[DevSession]:
+    with DevSession(DevOptions(block_dir=FIXTURES / "handshake", trace_path=tmp_path / "t.jsonl")) as running:
+        yield running
+
+
+def fetch(url: str, body: Any = None) -> tuple[int, dict[str, str], bytes]:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url, data=data, headers={"content-type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers), error.read()
+
+
+def test_both_servers_listen_on_loopback_only_on_two_origins(session: DevSession) -> None:
+    (block_address, block_port), (host_address, host_port) = session.addresses()
+    assert block_address == host_address == "127.0.0.1" and block_port != host_port
+    assert session.block_url == f"http://127.0.0.1:{block_port}/"
+    assert session.host_url == f"http://localhost:{host_port}/"
+
+
+def test_the_block_origin_allows_the_opaque_origin_and_never_caches(session: DevSession) -> None:
+    status, headers, body = fetch(session.block_url + "bridge.js")
+    assert status == 200 and b"BLOCK_READY" in body
+    assert headers["access-control-allow-origin"] == "*"
+    assert headers["cache-control"] == "no-store"
+
+
+def test_dot_paths_are_not_served(session: DevSession) -> None:
+    assert fetch(session.block_url + ".blockkit/t.jsonl")[0] == 404
+
+
+def test_the_host_page_carries_its_config(session: DevSession) -> None:
+    status, _, body = fetch(session.host_url)
+    assert status == 200
+    html = body.decode()
+    start = html.index('id="blockkit-config">') + len('id="blockkit-config">')
+    config = json.loads(html[start : html.index("</script>", start)])
+    assert config["blockUrl"] == session.block_url
+    assert config["iframe"]["sandbox"] == "allow-scripts allow-forms"
+    assert config["timings"]["init_repost_ms"] == 400
+
+
+def test_the_host_api_judges_records_and_answers(session: DevSession) -> None:
+    message = {"type": "REQUEST_TOKEN", "payload": {"requestId": "r1"}}
+    status, _, body = fetch(session.host_url + "api/inbound", {"t": 5, "attempt": 1, "jsType": "object", "data": message})
+    answer = json.loads(body)
+    assert status == 200 and answer["violations"] == []
+    assert answer["reply"]["type"] == "TOKEN_REFRESH_RESPONSE" and answer["reply"]["payload"]["requestId"] == "r1"
+
+    _, _, body = fetch(session.host_url + "api/inbound", {"t": 6, "jsType": "string", "data": "hello"})
+    assert [v["kind"] for v in json.loads(body)["violations"]] == ["envelope"]
+
+    unanswered = {"kind": "unanswered", "type": "FETCH", "requestId": "q", "waitedMs": 1000, "t": 7}
+    _, _, body = fetch(session.host_url + "api/events", {"events": [unanswered]})
+    assert [v["kind"] for v in json.loads(body)["violations"]] == ["unanswered-request"]
+
+    assert fetch(session.host_url + "api/inbound", [1, 2])[0] == 400
+    events = trace.read_jsonl(session.trace_path)
+    assert [e["kind"] for e in events] == ["message", "message", "violation", "violation"]
+    assert [e["seq"] for e in events] == [1, 2, 3, 4]
+
+
+def test_an_unreachable_proxy_target_is_a_clear_502(tmp_path: Path) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed_port = probe.getsockname()[1]
+    options = DevOptions(
+        block_dir=FIXTURES / "handshake", proxy=f"http://127.0.0.1:{closed_port}", trace_path=tmp_path / "t.jsonl"
+    )
+    with DevSession(options) as running:
+        status, _, body = fetch(running.block_url)
+    assert status == 502 and b"did not answer" in body and b"Is it running?" in body
