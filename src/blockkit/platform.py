@@ -155,7 +155,7 @@ LIMITS = Limits()
 # --- lint: facts the advisory rules (BK3xx) read ----------------------------------
 
 # Keys real manifests carry that the platform ignores (PLATFORM.md §7), with the
-# key meant instead where there is one (None: nothing replaces it, remove it).
+# nearest key the manifest does define (None: there is none, remove it).
 STALE_TOP_LEVEL_KEYS: Mapping[str, str | None] = MappingProxyType(
     {"appId": None, "settings": "publicSettingsKeys", "description": "tagline"}
 )
@@ -176,8 +176,8 @@ class StorageStore:
 
     name: str
     scopes: tuple[str, ...]  # declaring any one of these opens the store
-    # Regexes over comment-stripped source: the SDK hook, the postMessage types
-    # and the REST route family of the store.
+    # Regexes over comment-stripped source: a call of the SDK hook, the
+    # postMessage types and the REST route family of the store.
     code_patterns: tuple[str, ...]
 
 
@@ -186,7 +186,7 @@ STORAGE_STORES: tuple[StorageStore, ...] = (
         name="per-viewer app storage",
         scopes=("apps:storage:read", "apps:storage:write"),
         code_patterns=(
-            r"\buseAppStorage\b",
+            r"\buseAppStorage\s*(?:<[^>()]*>\s*)?\(",  # a call, not just an import
             r"""["'`]APP_STORAGE_(?:GET|SET|DELETE|LIST|QUOTA)["'`]""",
             r"\bblocks/app-storage/",
         ),
@@ -195,9 +195,18 @@ STORAGE_STORES: tuple[StorageStore, ...] = (
         name="shared app storage",
         scopes=("apps:storage:shared:read", "apps:storage:shared:write"),
         code_patterns=(
-            r"\buseSharedStorage\b",
+            r"\buseSharedStorage\s*(?:<[^>()]*>\s*)?\(",
             r"""["'`]SHARED_(?:LIST|GET|GET_COUNTS?|APPEND|UPDATE|VOTE|UNVOTE|WITHDRAW|REPORT)["'`]""",
             r"\bblocks/shared-storage/",
         ),
     ),
 )
+
+
+# --- server: facts the server rules (BK2xx) read beyond the tables above ----------
+
+OAUTH_AUTH = "oauth"  # the `auth` value that refuses apps:storage:* scopes
+# Host names that never count as public for assetBundleUrl (PLATFORM.md §5); `.localhost`
+# is added because every browser resolves it to loopback (RFC 6761).
+PRIVATE_HOST_NAMES: frozenset[str] = frozenset({"localhost", "metadata.google.internal"})
+PRIVATE_HOST_SUFFIXES: tuple[str, ...] = (".local", ".internal", ".localhost")

@@ -24,15 +24,12 @@ from typing import Optional, Union
 from urllib.parse import unquote_to_bytes
 
 from blockkit.jsstr import utf16_len
-from blockkit.platform import LIMITS, REPOSITORY_HOSTS
+from blockkit.platform import LIMITS, PRIVATE_HOST_NAMES, PRIVATE_HOST_SUFFIXES, REPOSITORY_HOSTS
 
 _DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443, "ftp": 21}
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
 # WHATWG "forbidden domain code points" (after percent-decoding), minus "%" handled separately.
 _FORBIDDEN_HOST_CHARS = frozenset("\x00\t\n\r #/:<>?@[\\]^|%\x7f") | frozenset(map(chr, range(0x20)))
-# Suffixes that never name a public host (RFC 6761/6762 and cloud metadata names).
-PRIVATE_HOST_SUFFIXES: tuple[str, ...] = (".local", ".internal", ".localhost")
-PRIVATE_HOST_NAMES: frozenset[str] = frozenset({"localhost", "metadata.google.internal"})
 
 IPAddress = Union[ipaddress.IPv4Address, ipaddress.IPv6Address]
 
@@ -228,6 +225,8 @@ def host_name_problem(host: str) -> Optional[str]:
 
 def is_public_host(host: str) -> bool:
     """Whether ``host`` (as written in a URL's authority) is a public dotted host name."""
+    if any(ch in host for ch in "@:/\\?#"):
+        return False  # userinfo, a port or a path: more than a host
     url, problem = parse_web_url(f"https://{host}/")
     return url is not None and problem is None and public_host_problem(url) is None
 

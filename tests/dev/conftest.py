@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pytest
 

@@ -2,7 +2,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from blockkit.dev.bridge import NOT_SIMULATED_ERROR, SCOPE_ERROR, STORAGE_VALUE_LIMIT_BYTES, Bridge
+from blockkit.dev.bridge import (
+    NOT_SIMULATED_ERROR,
+    SCOPE_ERROR,
+    STORAGE_VALUE_LIMIT_BYTES,
+    Bridge,
+)
 
 TOKEN = {"raw": "x.y.z", "scopes": [], "expiresAt": "2030-01-01T00:00:00.000Z", "kind": "block"}
 

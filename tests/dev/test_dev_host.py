@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import socket
 import statistics
@@ -9,9 +10,10 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -33,7 +35,7 @@ def times(events: list[dict[str, Any]], name: str) -> list[float]:
 
 
 def median_gap(values: list[float]) -> float:
-    return statistics.median(b - a for a, b in zip(values, values[1:]))
+    return statistics.median(b - a for a, b in itertools.pairwise(values))
 
 
 def test_a_block_completes_the_handshake_on_a_page(host: Any) -> None:
@@ -261,4 +263,5 @@ def test_a_block_runs_through_the_proxy_on_the_dev_origin(host: Any, make_block:
     run.wait_outcome("ready")
     assert run.frame.evaluate("location.origin") + "/" == run.session.block_url
     assert not run.session.block_url.startswith(dev_server)
-    assert run.frame.locator("#inits").inner_text() == "1"
+    assert "scripted test block" in run.frame.locator("body").inner_text()
+    assert int(run.frame.locator("#inits").inner_text()) >= 1

@@ -9,7 +9,12 @@ from typing import Any
 import pytest
 
 from blockkit.dev.errors import DevError
-from blockkit.dev.init_payload import build_context, build_identity, build_init_payload, mint_dev_token
+from blockkit.dev.init_payload import (
+    build_context,
+    build_identity,
+    build_init_payload,
+    mint_dev_token,
+)
 from blockkit.dev.manifest import DevManifest, load_dev_manifest
 from blockkit.dev.protocol import init_fragment
 from blockkit.dev.surface import Surface

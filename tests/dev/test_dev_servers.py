@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
+import re
+import signal
 import socket
+import subprocess
+import sys
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -92,3 +98,28 @@ def test_an_unreachable_proxy_target_is_a_clear_502(tmp_path: Path) -> None:
     with DevSession(options) as running:
         status, _, body = fetch(running.block_url)
     assert status == 502 and b"did not answer" in body and b"Is it running?" in body
+
+
+def test_the_command_serves_until_ctrl_c(tmp_path: Path) -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "blockkit.cli", "dev", str(FIXTURES / "handshake"), "--trace", str(tmp_path / "t.jsonl")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        assert process.stdout is not None
+        banner = [process.stdout.readline() for _ in range(3)]
+        host_url = re.search(r"http://localhost:\d+/", banner[1])
+        block_url = re.search(r"http://127\.0\.0\.1:\d+/", banner[2])
+        assert host_url and block_url, banner
+        assert fetch(host_url.group(0))[0] == 200
+        assert fetch(block_url.group(0) + "index.html")[0] == 200
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=15)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 0
+    assert "Traceback" not in err and "stopping" in out

@@ -88,7 +88,10 @@ def test_scaffold_completes_the_host_handshake(tmp_path: Path, template: str, su
         _install_and_build(block, "npm")
     result = subprocess.run(
         [*BLOCKKIT, "dev", str(block), "--check"],
-        env=subprocess_env(), capture_output=True, text=True, timeout=180,
+        env=subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=180,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "handshake completed" in result.stdout

@@ -11,8 +11,12 @@ from new_helpers import BLOCKKIT, subprocess_env
 def _run(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [*BLOCKKIT, "new", *map(str, args)],
-        cwd=cwd, env=subprocess_env(), stdin=subprocess.DEVNULL,
-        capture_output=True, text=True, timeout=60,
+        cwd=cwd,
+        env=subprocess_env(),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 
@@ -30,14 +34,18 @@ def test_no_terminal_lists_missing_answers(tmp_path: Path) -> None:
 
 
 def test_no_input_with_required_flags_succeeds(tmp_path: Path) -> None:
-    result = _run("flagged", "--no-input", "--name", "Flagged", "--template", "static", "--content-rating", "pg", cwd=tmp_path)
+    result = _run(
+        "flagged", "--no-input", "--name", "Flagged", "--template", "static", "--content-rating", "pg", cwd=tmp_path
+    )
     assert result.returncode == 0, result.stderr
     assert "Next steps:" in result.stdout and "blockkit lint" in result.stdout
     assert (tmp_path / "flagged" / "block.manifest.json").is_file()
 
 
 def test_defaults_still_need_a_justification(tmp_path: Path) -> None:
-    result = _run("balance", "--defaults", "--scope", "buzz:read:self", "--scope", "collections:read:private", cwd=tmp_path)
+    result = _run(
+        "balance", "--defaults", "--scope", "buzz:read:self", "--scope", "collections:read:private", cwd=tmp_path
+    )
     assert result.returncode == 2
     assert "--justify 'buzz:read:self=TEXT'" in result.stderr
     assert "--justify 'collections:read:private=TEXT'" in result.stderr
@@ -52,6 +60,10 @@ def test_success_prints_next_steps_and_self_check(tmp_path: Path) -> None:
     assert "Self-check: block.manifest.json is valid for a new (unverified) app." in lines
     steps = lines[lines.index("Next steps:") + 1 :]
     assert [s.strip() for s in steps[:5]] == [
-        "cd next-steps", "yarn install", "yarn run dev", "blockkit dev --proxy http://localhost:5173", "blockkit lint",
+        "cd next-steps",
+        "yarn install",
+        "yarn run dev",
+        "blockkit dev --proxy http://localhost:5173",
+        "blockkit lint",
     ]
     assert "Commit yarn.lock: the platform builds strictly from it." in result.stdout

@@ -60,8 +60,12 @@ def test_name_defaults_from_directory(tmp_path: Path, run_new: RunNew) -> None:
 def test_sensitive_scope_takes_justification_flag(tmp_path: Path, run_new: RunNew) -> None:
     block = tmp_path / "tipper"
     result = run_new(
-        block, "--defaults", "--scope", "social:tip:self,models:read:self",
-        "--justify", "social:tip:self=Lets viewers tip the creator of the model they are looking at.",
+        block,
+        "--defaults",
+        "--scope",
+        "social:tip:self,models:read:self",
+        "--justify",
+        "social:tip:self=Lets viewers tip the creator of the model they are looking at.",
     )
     assert result.exit_code == 0, result.output
     manifest = _manifest(block)
@@ -92,8 +96,9 @@ def test_budgeted_scope_on_a_page_gets_a_budget(tmp_path: Path, run_new: RunNew)
         (["--justify", "buzz:read:self=Reads it."], "undeclared scope"),
         (["--justify", "nonsense"], "SCOPE=TEXT"),
         (["--buzz-budget", "5"], "only to a page"),
-        (["--repository", "http://github.com/a/b"], "https://"),
-        (["--repository", "https://github.com/owner/repo/tree/main"], "would refuse"),
+        (["--repository", "http://github.com/a/b"], "must start with https://"),
+        (["--repository", "https://github.com/owner/repo/tree/main"], "https://github.com/owner/repo/tree/main"),
+        (["--repository", "https://example.com/owner/repo"], "example.com"),
     ],
 )
 def test_bad_answers_refuse_cleanly(tmp_path: Path, run_new: RunNew, flags: list[str], message: str | None) -> None:
@@ -114,6 +119,12 @@ def test_emoji_tagline_counts_like_javascript(tmp_path: Path, run_new: RunNew) -
     assert run_new(tmp_path / "emoji-ok", "--defaults", "--tagline", tagline).exit_code == 0
 
 
+def test_repository_is_written_in_its_stored_form(tmp_path: Path, run_new: RunNew) -> None:
+    block = tmp_path / "repo-block"
+    assert run_new(block, "--defaults", "--repository", "https://GitHub.com/acme/demo-block.git/").exit_code == 0
+    assert _manifest(block)["repository"] == "https://github.com/acme/demo-block"
+
+
 def test_app_page_is_the_page_surface(tmp_path: Path, run_new: RunNew) -> None:
     assert run_new(tmp_path / "page-alias", "--defaults", "--surface", "app.page").exit_code == 0
     assert "page" in _manifest(tmp_path / "page-alias")
@@ -129,7 +140,9 @@ def test_no_boot_skeleton_leaves_root_empty(tmp_path: Path, run_new: RunNew) -> 
 def test_answers_are_escaped_for_each_file(tmp_path: Path, run_new: RunNew) -> None:
     block = tmp_path / "escape-block"
     name = "</title><script>alert('x')</script> \"Q\""
-    assert run_new(block, "--defaults", "--name", name, "--block-id", "escape-block", "--template", "react").exit_code == 0
+    assert (
+        run_new(block, "--defaults", "--name", name, "--block-id", "escape-block", "--template", "react").exit_code == 0
+    )
     html = (block / "index.html").read_text()
     assert "<script>alert" not in html and "&lt;/title&gt;" in html
     app = (block / "src" / "App.tsx").read_text()

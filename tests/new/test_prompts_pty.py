@@ -15,8 +15,13 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX p
 
 def _spawn(tmp_path: Path, *args: str) -> pexpect.spawn:
     child = pexpect.spawn(
-        BLOCKKIT[0], [*BLOCKKIT[1:], "new", *args], cwd=str(tmp_path), env=subprocess_env(),
-        encoding="utf-8", timeout=20, dimensions=(50, 200),
+        BLOCKKIT[0],
+        [*BLOCKKIT[1:], "new", *args],
+        cwd=str(tmp_path),
+        env=subprocess_env(),
+        encoding="utf-8",
+        timeout=20,
+        dimensions=(50, 200),
     )
     child.logfile_read = sys.stdout  # shown by pytest on failure
     return child
@@ -39,7 +44,7 @@ def test_every_prompt_answered_on_a_terminal(tmp_path: Path) -> None:
     _answer(child, "Tagline (optional):", "Made at a prompt")
     # A bad answer is explained and asked again, not fatal.
     _answer(child, "Repository URL (optional):", "http://github.com/me/demo")
-    child.expect_exact("must be an https:// URL")
+    child.expect_exact("must start with https://")
     _answer(child, "Repository URL (optional):", "https://github.com/me/demo")
     _answer(child, "Auth (block-token, oauth) [block-token]:", "")
     _answer(child, "Start a goods catalogue? [y/N]:", "y")
@@ -67,7 +72,9 @@ def test_every_prompt_answered_on_a_terminal(tmp_path: Path) -> None:
 
 
 def test_flags_answer_before_prompts_and_an_underivable_name_asks_for_an_id(tmp_path: Path) -> None:
-    child = _spawn(tmp_path, "emoji", "--template", "static", "--content-rating", "g", "--surface", "model.below_images")
+    child = _spawn(
+        tmp_path, "emoji", "--template", "static", "--content-rating", "g", "--surface", "model.below_images"
+    )
     _answer(child, "Name [Emoji]:", "🎨🖌️")
     child.expect_exact("cannot derive a blockId")
     _answer(child, "Block id:", "Bad Id")

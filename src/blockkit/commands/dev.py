@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import click
 
 from blockkit.dev.errors import DevError
+from blockkit.dev.protocol import THEMES
 
 if TYPE_CHECKING:
     from blockkit.dev.session import DevSession
@@ -28,7 +29,7 @@ def _parse_context(values: tuple[str, ...]) -> dict[str, str]:
 @click.argument("block_dir", metavar="[DIR]", default=".", type=click.Path(path_type=Path))
 @click.option("--surface", metavar="page|SLOT", help="Where to mount the block: page, or a model slot id. Default: from the manifest.")
 @click.option("--proxy", metavar="URL", help="Serve the block through a running dev server (e.g. Vite's http://localhost:5173).")
-@click.option("--theme", type=click.Choice(["dark", "light"]), default="dark", show_default=True, help="The viewer's theme.")
+@click.option("--theme", type=click.Choice(THEMES), default=THEMES[0], show_default=True, help="The viewer's theme.")
 @click.option("--anonymous", is_flag=True, help="A signed-out viewer (viewer: null).")
 @click.option("--context", "context_values", metavar="KEY=VALUE", multiple=True, help="Set a context member, e.g. slug=my-app or modelId=42. Repeatable.")
 @click.option("--trace", "trace_path", type=click.Path(path_type=Path), help="Protocol trace file (JSONL). Default: DIR/.blockkit/dev-trace.jsonl.")

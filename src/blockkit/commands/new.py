@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from blockkit.platform import AUTH_MODES, CATEGORIES, CONTENT_RATINGS, PAGE_SLOT
+from blockkit.platform import AUTH_MODES, CATEGORIES, CONTENT_RATINGS, PAGE_SLOT, REPOSITORY_HOSTS
 from blockkit.scaffold.catalog import TEMPLATES
 from blockkit.scaffold.options import SURFACES
 from blockkit.scaffold.package_managers import PACKAGE_MANAGERS
@@ -38,8 +38,13 @@ def _report(outcome: Any) -> None:
 
     answers, files = outcome.answers, outcome.files
     where = "its own page" if answers.on_page else f"the {answers.surface} slot"
-    click.echo(f"Created {answers.name!r} ({answers.block_id}) in {outcome.directory}: {answers.template} template, on {where}.")
-    click.echo(f"  wrote {len(files.written)} file(s)" + (f", {len(files.unchanged)} already up to date" if files.unchanged else ""))
+    click.echo(
+        f"Created {answers.name!r} ({answers.block_id}) in {outcome.directory}: {answers.template} template, on {where}."
+    )
+    click.echo(
+        f"  wrote {len(files.written)} file(s)"
+        + (f", {len(files.unchanged)} already up to date" if files.unchanged else "")
+    )
     if files.kept:
         click.secho(f"  kept {len(files.kept)} file(s) you changed or removed: {', '.join(files.kept)}", fg="yellow")
     if not outcome.ok:
@@ -50,7 +55,9 @@ def _report(outcome: Any) -> None:
         return
     click.echo("Self-check: block.manifest.json is valid for a new (unverified) app.")
     if not answers.on_page:
-        click.echo(f"Note: model slots are open to moderators' apps only at launch; {answers.surface} is accepted but not yet shown.")
+        click.echo(
+            f"Note: model slots are open to moderators' apps only at launch; {answers.surface} is accepted but not yet shown."
+        )
     click.echo("\nNext steps:")
     for step in next_steps(outcome):
         click.echo(f"  {step}")
@@ -61,22 +68,30 @@ def _report(outcome: Any) -> None:
 
 @click.command("new", context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("directory", type=click.Path(path_type=Path, file_okay=False))
-@click.option("--template", type=click.Choice(tuple(TEMPLATES)), help="static (no build), vite (vanilla TS), react (TS).")
+@click.option(
+    "--template", type=click.Choice(tuple(TEMPLATES)), help="static (no build), vite (vanilla TS), react (TS)."
+)
 @click.option("--surface", type=click.Choice((*SURFACES, PAGE_SLOT)), help="page (default) or a model slot.")
 @click.option("--name", help="Display name; the blockId is derived from it.")
 @click.option("--block-id", help="The blockId, when the name does not give a usable one.")
 @click.option("--content-rating", type=click.Choice(CONTENT_RATINGS), help="Default: g.")
 @click.option("--category", type=click.Choice(CATEGORIES), help="Store category.")
 @click.option("--tagline", help="One-line store tagline (at most 140 characters).")
-@click.option("--repository", metavar="URL", help="Public source repository (github.com or gitlab.com).")
-@click.option("--scope", "scopes", multiple=True, metavar="SCOPE", help="A scope to request; repeat, or comma-separate.")
+@click.option("--repository", metavar="URL", help=f"Public source repository on {', '.join(REPOSITORY_HOSTS)}.")
+@click.option(
+    "--scope", "scopes", multiple=True, metavar="SCOPE", help="A scope to request; repeat, or comma-separate."
+)
 @click.option("--justify", multiple=True, metavar="SCOPE=TEXT", help="Why a sensitive scope is needed; repeatable.")
 @click.option("--goods/--no-goods", default=None, help="Start a goods catalogue (adds the scopes it needs).")
 @click.option("--auth", type=click.Choice(AUTH_MODES), help="block-token (default) or oauth (adds user:read:self).")
-@click.option("--package-manager", "-p", type=click.Choice(tuple(PACKAGE_MANAGERS)), help="npm (default), pnpm or yarn.")
+@click.option(
+    "--package-manager", "-p", type=click.Choice(tuple(PACKAGE_MANAGERS)), help="npm (default), pnpm or yarn."
+)
 @click.option("--buzz-budget", type=int, metavar="N", help="Buzz per generation, for a page with ai:write:budgeted.")
 @click.option("--boot-skeleton/--no-boot-skeleton", default=None, help="Loading skeleton in index.html (default: on).")
-@click.option("--defaults", "use_defaults", is_flag=True, help="Take the default for every question not answered by a flag.")
+@click.option(
+    "--defaults", "use_defaults", is_flag=True, help="Take the default for every question not answered by a flag."
+)
 @click.option("--no-input", is_flag=True, help="Never prompt; fail listing any required answer not given.")
 @click.option("--force", is_flag=True, help="Write into a non-empty directory; files you changed are kept.")
 def command(directory: Path, use_defaults: bool, no_input: bool, force: bool, **values: Any) -> None:
@@ -95,9 +110,7 @@ def command(directory: Path, use_defaults: bool, no_input: bool, force: bool, **
 
         prompter = TerminalPrompter()
     try:
-        answers, previous = gather(
-            directory, _flags(values), prompter=prompter, use_defaults=use_defaults, force=force
-        )
+        answers, previous = gather(directory, _flags(values), prompter=prompter, use_defaults=use_defaults, force=force)
         outcome = create(directory, answers, previous)
     except MissingAnswers as exc:
         why = "with --no-input" if no_input else "and no terminal to ask on" if not use_defaults else "with no default"

@@ -3,18 +3,28 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import click
 
 from blockkit.commands._common import ContextFlags, context_options, emit, expand_paths, fail, use_color
 from blockkit.render import FORMATS
 
+if TYPE_CHECKING:
+    from blockkit.lint.policy import LintPolicy
+
 
 def run_check(paths: tuple[str, ...], flags: ContextFlags, *, layers: tuple[str, ...], strict: bool,
-              fmt: str, output: Optional[Path], project_aware: bool = False) -> int:
+              fmt: str, output: Optional[Path], project_aware: bool = False,
+              policy: Optional["LintPolicy"] = None) -> int:
+    """Check every manifest under ``paths`` and render the report; returns the exit status.
+
+    ``project_aware``: rules may read the project next to a manifest named
+    block.manifest.json. ``policy``: lint settings and baseline (blockkit.lint.policy).
+    """
     from blockkit.context import ConfigError
     from blockkit.engine import UnreadableFile, check, read_path
+    from blockkit.platform import MANIFEST_FILENAME
     from blockkit.render import render
     from blockkit.report import Report
 
@@ -26,12 +36,23 @@ def run_check(paths: tuple[str, ...], flags: ContextFlags, *, layers: tuple[str,
             continue
         try:
             config = flags.config_for(manifest)
+            if policy is not None:
+                policy.prepare(manifest, config)
             source = read_path(manifest)
         except (UnreadableFile, ConfigError) as exc:
             problems.append(str(exc))
             continue
-        project_dir = manifest.parent if project_aware else None
-        report.files.append(check(source, config.context, layers=layers, project_dir=project_dir))
+        # A manifest under another name is a copy or a fixture, not the file of a block project.
+        project_dir = manifest.parent if project_aware and manifest.name == MANIFEST_FILENAME else None
+        file_report = check(source, config.context, layers=layers, project_dir=project_dir)
+        if policy is not None:
+            policy.review(manifest, config, file_report)
+        report.files.append(file_report)
+    if policy is not None:
+        try:
+            policy.finish(report)
+        except ConfigError as exc:
+            problems.append(str(exc))
     for problem in problems:
         click.echo(f"blockkit: error: {problem}", err=True)
     if report.files or not problems:

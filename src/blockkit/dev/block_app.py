@@ -8,8 +8,9 @@ to allow that too, or no built block would load.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, MutableMapping
 from pathlib import Path
-from typing import Any, Awaitable, Callable, MutableMapping
+from typing import Any
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -26,13 +27,13 @@ BLOCK_RESPONSE_HEADERS = (
 
 def build_block_app(root: Path | None, proxy_url: str | None) -> ASGIApp:
     from starlette.applications import Starlette
-    from starlette.routing import Mount, Route
+    from starlette.routing import BaseRoute, Mount, Route
     from starlette.staticfiles import StaticFiles
 
     if proxy_url is not None:
         from blockkit.dev.proxy import build_proxy_endpoint
 
-        routes = [Route("/{path:path}", build_proxy_endpoint(proxy_url), methods=_ALL_METHODS)]
+        routes: list[BaseRoute] = [Route("/{path:path}", build_proxy_endpoint(proxy_url), methods=_ALL_METHODS)]
     else:
         assert root is not None
         routes = [Mount("/", app=StaticFiles(directory=root, html=True))]

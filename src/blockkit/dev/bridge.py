@@ -10,9 +10,10 @@ says so, so that the block does not hang.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Callable
+from typing import Any
 
 from blockkit.dev.protocol import BLOCK_TO_HOST, BlockMessage, scopes_satisfied
 
@@ -55,7 +56,8 @@ class Bridge:
         spec = BLOCK_TO_HOST.get(data["type"])
         if spec is None or spec.reply is None:
             return None
-        payload = data.get("payload") if isinstance(data.get("payload"), dict) else {}
+        raw_payload = data.get("payload")
+        payload: dict[str, Any] = raw_payload if isinstance(raw_payload, dict) else {}
         answer = self._answer(data["type"], spec, payload)
         request_id = payload.get("requestId")
         if isinstance(request_id, str):
@@ -98,7 +100,8 @@ def _storage_delete(storage: DevStorage, payload: dict[str, Any]) -> dict[str, A
 
 
 def _storage_list(storage: DevStorage, payload: dict[str, Any]) -> dict[str, Any]:
-    prefix = payload.get("prefix") if isinstance(payload.get("prefix"), str) else ""
+    raw_prefix = payload.get("prefix")
+    prefix = raw_prefix if isinstance(raw_prefix, str) else ""
     keys = sorted(k for k in storage.rows if k.startswith(prefix))
     cursor = payload.get("cursor")
     if isinstance(cursor, str):

@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 
 from blockkit.dev import trace
 from blockkit.dev.browser import launch_chromium, require_browser
+from blockkit.dev.errors import DevError
 from blockkit.dev.session import DevSession
 
 # Loading the host page and the block's first bytes, on top of the host's own schedule.
@@ -74,12 +75,18 @@ def run_check(session: DevSession) -> CheckResult:
     timings = session.timings
     deadline_ms = timings.give_up_after_ms(session.surface.kind) + LOAD_MARGIN_MS
     with sync_playwright() as playwright:
-        browser = launch_chromium(playwright, executable)
+        try:
+            browser = launch_chromium(playwright, executable)
+        except PlaywrightError as exc:
+            raise DevError(f"Chromium at {executable} did not start: {_first_line(exc)}") from None
         try:
             page = browser.new_page()
             page.on("console", on_console)
             page.on("pageerror", on_page_error)
-            page.goto(session.host_url)
+            try:
+                page.goto(session.host_url)
+            except PlaywrightError as exc:
+                raise DevError(f"the host page did not load: {_first_line(exc)}") from None
             try:
                 page.wait_for_function(
                     "() => window.__blockkit && window.__blockkit.outcome !== 'pending'",
@@ -113,6 +120,10 @@ def run_check(session: DevSession) -> CheckResult:
         console_errors=errors,
         trace_path=str(session.trace_path),
     )
+
+
+def _first_line(error: BaseException) -> str:
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]
 
 
 def _origin(url: str) -> str:

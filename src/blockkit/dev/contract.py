@@ -9,8 +9,9 @@ and :func:`unanswered_request` explains them.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
-from typing import Any, Iterable
+from typing import Any
 
 from blockkit.dev.protocol import (
     ENVELOPE_KEYS,
@@ -19,13 +20,11 @@ from blockkit.dev.protocol import (
     scopes_satisfied,
 )
 
-# The kinds, in the order the verdict lists them.
 ENVELOPE = "envelope"
 UNKNOWN_TYPE = "unknown-type"
 PAYLOAD = "payload"
 UNDECLARED_SCOPE = "undeclared-scope"
 UNANSWERED_REQUEST = "unanswered-request"
-KINDS = (ENVELOPE, UNKNOWN_TYPE, PAYLOAD, UNDECLARED_SCOPE, UNANSWERED_REQUEST)
 
 # How the host page names the JavaScript type of what arrived.
 JS_OBJECT = "object"

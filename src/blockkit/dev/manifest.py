@@ -86,7 +86,8 @@ def load_dev_manifest(block_dir_or_file: Path) -> DevManifest:
 def _interpret(path: Path, doc: dict[str, Any]) -> DevManifest:
     notes: list[str] = []
     block_id = _string(doc, "blockId", DEFAULT_BLOCK_ID, notes)
-    name = doc.get("name") if isinstance(doc.get("name"), str) and doc["name"] else block_id
+    raw_name = doc.get("name")
+    name = raw_name if isinstance(raw_name, str) and raw_name else block_id
     scopes_value = doc.get("scopes", [])
     if not isinstance(scopes_value, list):
         notes.append("scopes is not a list; running with no scopes")
@@ -95,7 +96,8 @@ def _interpret(path: Path, doc: dict[str, Any]) -> DevManifest:
     page = doc.get("page") if isinstance(doc.get("page"), dict) else None
     if "page" in doc and page is None:
         notes.append("page is not an object; ignoring it")
-    targets = doc.get("targets") if isinstance(doc.get("targets"), list) else []
+    raw_targets = doc.get("targets")
+    targets: list[Any] = raw_targets if isinstance(raw_targets, list) else []
     slots = tuple(
         t["slotId"] for t in targets if isinstance(t, dict) and isinstance(t.get("slotId"), str)
     )

@@ -9,9 +9,9 @@ replies and the host page all read them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Mapping
 from urllib.parse import urlencode
 
 ENVELOPE_KEYS = frozenset({"type", "payload"})
@@ -117,15 +117,3 @@ def init_fragment(theme: str, render_mode: str, block_instance_id: str) -> str:
             "blockInstanceId": block_instance_id,
         }
     )
-
-
-def table_for_host_page() -> dict[str, object]:
-    """The message tables as the host page's script reads them."""
-    return {
-        "blockToHost": {
-            name: {"reply": spec.reply, "scopes": sorted(spec.scopes)}
-            for name, spec in BLOCK_TO_HOST.items()
-        },
-        "fragmentKey": FRAGMENT_KEY,
-        "fragmentVersion": FRAGMENT_VERSION,
-    }

@@ -7,7 +7,8 @@ falls back to connecting to its own port directly.
 from __future__ import annotations
 
 import http.client
-from typing import Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 from urllib.parse import urlsplit
 
 from blockkit.dev.errors import DevError

@@ -50,7 +50,7 @@ class ServerPair:
         self._servers: list[Any] = []
         self._thread: threading.Thread | None = None
         self._started = threading.Event()
-        self._error: BaseException | None = None
+        self._error: Exception | None = None
 
     @property
     def block_origin(self) -> str:
@@ -100,7 +100,7 @@ class ServerPair:
 
         try:
             asyncio.run(serve_both())
-        except BaseException as exc:  # reported to the starting thread
+        except Exception as exc:  # noqa: BLE001 - handed to the starting thread, which reports it
             self._error = exc
             self._started.set()
 

@@ -97,7 +97,7 @@ class DevSession:
     def timings(self) -> HostTimings:
         return self.options.timings
 
-    def __enter__(self) -> DevSession:
+    def __enter__(self) -> DevSession:  # noqa: PYI034 - typing.Self needs Python 3.11
         self.start()
         return self
 

@@ -30,7 +30,9 @@ def exit_code(result: CheckResult) -> int:
 def render_text(result: CheckResult) -> str:
     where = f"({result.block_id} on {result.surface})"
     code = verdict_code(result)
-    handshake = f"handshake completed in {result.handshake_ms:.0f} ms"
+    handshake = (
+        f"handshake completed in {result.handshake_ms:.0f} ms" if result.handshake_ms is not None else ""
+    )
     if code == HANDSHAKE_COMPLETED:
         lines = [f"ok: {handshake} {where}"]
     elif code == NEVER_READY:

@@ -19,7 +19,8 @@ BYTE_ORDER_MARK = "BK003"
 SERVER_OWNED_KEY = "BK110"
 IFRAME_MEMBER_MISSING = "BK216"
 PAGE_WITHOUT_IFRAME = "BK219"
-SCHEMA_URL = "BK313"
+SCHEMA_URL_MISSING = "BK312"
+SCHEMA_URL_NOT_CANONICAL = "BK313"
 REPOSITORY_FORM = "BK314"
 TAGLINE_WHITESPACE = "BK315"
 DUPLICATE_SCOPE = "BK302"
@@ -52,7 +53,8 @@ def remove_stale_keys(target: FixTarget, findings: list[Finding]) -> Iterator[Ed
             yield edit
 
 
-@fixer(SCHEMA_URL, "safe", f"set $schema to {SCHEMA_ID}")
+@fixer(SCHEMA_URL_MISSING, "safe", f"add \"$schema\": \"{SCHEMA_ID}\" as the first key")
+@fixer(SCHEMA_URL_NOT_CANONICAL, "safe", f"set $schema to {SCHEMA_ID}")
 def set_schema_url(target: FixTarget, findings: list[Finding]) -> Iterator[Edit]:
     current = target.document.get("$schema")
     if current == SCHEMA_ID:

@@ -16,6 +16,7 @@ def load_all() -> dict[str, Rule]:
     if not _loaded:
         import blockkit.rules.parse  # noqa: F401
         import blockkit.schema  # noqa: F401
+        import blockkit.diff.rules  # noqa: F401  (BK4xx: documented here, run by blockkit.diff)
 
         for info in pkgutil.walk_packages(__path__, prefix=__name__ + "."):
             if info.name.rsplit(".", 1)[-1] not in ("base", "parse"):

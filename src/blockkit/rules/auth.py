@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from blockkit.platform import STORAGE_SCOPE_PREFIX
+from blockkit.platform import OAUTH_AUTH, STORAGE_SCOPE_PREFIX
 from blockkit.rules.base import Hit, RuleContext, declared_scopes, rule
-
-OAUTH = "oauth"
 
 
 @rule("BK206", "oauth-with-storage-scope", layer="server", severity="error", stage="submit")
@@ -30,7 +28,7 @@ def oauth_with_storage_scope(manifest: dict[str, Any], ctx: RuleContext) -> Iter
     Keep `auth` at `block-token` (the default) while the block uses storage, or
     drop the storage scopes.
     """
-    if manifest.get("auth") != OAUTH:
+    if manifest.get("auth") != OAUTH_AUTH:
         return
     storage = list(dict.fromkeys(s for s in declared_scopes(manifest) if s.startswith(STORAGE_SCOPE_PREFIX)))
     if storage:

@@ -35,19 +35,31 @@ class Template:
 TEMPLATES: Mapping[str, Template] = MappingProxyType(
     {
         "static": Template(
-            "static", "plain HTML, CSS and JavaScript; no build step",
-            builds=False, code_dir="", entry_script="./app.js",
-            stylesheet="./style.css", main_source="app.js",
+            "static",
+            "plain HTML, CSS and JavaScript; no build step",
+            builds=False,
+            code_dir="",
+            entry_script="./app.js",
+            stylesheet="./style.css",
+            main_source="app.js",
         ),
         "vite": Template(
-            "vite", "Vite with vanilla TypeScript",
-            builds=True, code_dir="src", entry_script="/src/main.ts",
-            stylesheet=None, main_source="src/main.ts",
+            "vite",
+            "Vite with vanilla TypeScript",
+            builds=True,
+            code_dir="src",
+            entry_script="/src/main.ts",
+            stylesheet=None,
+            main_source="src/main.ts",
         ),
         "react": Template(
-            "react", "Vite with React and TypeScript",
-            builds=True, code_dir="src", entry_script="/src/main.tsx",
-            stylesheet=None, main_source="src/App.tsx",
+            "react",
+            "Vite with React and TypeScript",
+            builds=True,
+            code_dir="src",
+            entry_script="/src/main.tsx",
+            stylesheet=None,
+            main_source="src/App.tsx",
         ),
     }
 )

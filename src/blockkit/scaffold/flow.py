@@ -16,7 +16,7 @@ from blockkit.platform import MANIFEST_FILENAME
 from blockkit.report import Finding
 from blockkit.scaffold import config, questions, selfcheck
 from blockkit.scaffold.manifest import build_manifest
-from blockkit.scaffold.options import Answers, AnswerError
+from blockkit.scaffold.options import AnswerError, Answers
 from blockkit.scaffold.render import render, template_context
 from blockkit.scaffold.writer import TargetError, WriteResult, check_target, write_files
 

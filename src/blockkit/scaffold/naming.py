@@ -19,9 +19,7 @@ class NamingError(ValueError):
 
 def check_block_id(block_id: str) -> str:
     if not LIMITS.block_id_min <= len(block_id) <= LIMITS.block_id_max:
-        raise NamingError(
-            f"blockId {block_id!r} must be {LIMITS.block_id_min}-{LIMITS.block_id_max} characters long"
-        )
+        raise NamingError(f"blockId {block_id!r} must be {LIMITS.block_id_min}-{LIMITS.block_id_max} characters long")
     if not block_id.isascii() or not BLOCK_ID_PATTERN.fullmatch(block_id):
         raise NamingError(
             f"blockId {block_id!r} must start with a lowercase letter, end with a letter or digit,"

@@ -154,16 +154,17 @@ def parse_tagline(value: str) -> str | None:
 
 
 def parse_repository(value: str) -> str | None:
-    # Only the cheap checks here; the validator run before anything is written
-    # applies every repository rule the platform has.
+    """A repository link in the form the platform stores, so lint has nothing to say about it."""
+    from blockkit.urls import check_repository
+
     value = value.strip()
     if not value:
         return None
-    if not value.startswith("https://"):
-        raise AnswerError(f"the repository link must be an https:// URL, got {value!r}")
-    if utf16_len(value) > LIMITS.repository_max:
-        raise AnswerError(f"the repository link is longer than {LIMITS.repository_max} characters")
-    return value
+    verdict = check_repository(value)
+    if verdict.stored is None:
+        hint = f"; {verdict.hint}" if verdict.hint else ""
+        raise AnswerError(f"the repository link {value!r} {verdict.problem}{hint}")
+    return verdict.stored
 
 
 def parse_auth(value: str) -> str:
@@ -178,9 +179,7 @@ def parse_scopes(value: str | tuple[str, ...] | list[str]) -> tuple[str, ...]:
         scopes += [s for s in piece.replace(",", " ").split() if s and s != "none"]
     unknown = [s for s in scopes if s not in SCOPES]
     if unknown:
-        raise AnswerError(
-            f"unknown scope(s): {', '.join(unknown)}; known scopes: {', '.join(SCOPES)}"
-        )
+        raise AnswerError(f"unknown scope(s): {', '.join(unknown)}; known scopes: {', '.join(SCOPES)}")
     return tuple(dict.fromkeys(scopes))
 
 
@@ -190,8 +189,7 @@ def parse_justification(value: str) -> str:
     value = js_trim(value)
     if utf16_len(value) > LIMITS.scope_justification_max:
         raise AnswerError(
-            f"the justification is {utf16_len(value)} characters long;"
-            f" the limit is {LIMITS.scope_justification_max}"
+            f"the justification is {utf16_len(value)} characters long; the limit is {LIMITS.scope_justification_max}"
         )
     return value
 
@@ -255,6 +253,4 @@ def check_combination(answers: Answers) -> None:
     if stray:
         raise AnswerError(f"justification(s) given for undeclared scope(s): {', '.join(stray)}")
     if answers.buzz_budget is not None and not needs_budget(answers.all_scopes, answers.surface):
-        raise AnswerError(
-            f"a Buzz budget only applies to a page that declares {BUDGET_SCOPE}"
-        )
+        raise AnswerError(f"a Buzz budget only applies to a page that declares {BUDGET_SCOPE}")

@@ -42,13 +42,9 @@ class PackageManager:
 PACKAGE_MANAGERS: Mapping[str, PackageManager] = MappingProxyType(
     {
         "npm": PackageManager("npm", "npm install", "npm ci", None),
-        "pnpm": PackageManager(
-            "pnpm", "pnpm install", "pnpm install --frozen-lockfile", "pnpm@10.34.9"
-        ),
+        "pnpm": PackageManager("pnpm", "pnpm install", "pnpm install --frozen-lockfile", "pnpm@10.34.9"),
         # Yarn classic: the only yarn the npm registry serves as a plain package.
-        "yarn": PackageManager(
-            "yarn", "yarn install", "yarn install --frozen-lockfile", "yarn@1.22.22"
-        ),
+        "yarn": PackageManager("yarn", "yarn install", "yarn install --frozen-lockfile", "yarn@1.22.22"),
     }
 )
 DEFAULT_PACKAGE_MANAGER = "npm"

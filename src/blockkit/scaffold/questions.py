@@ -20,6 +20,7 @@ from typing import Any, Callable, Mapping, Protocol
 
 from blockkit.platform import (
     AUTH_MODES,
+    BUDGET_SCOPE,
     CATEGORIES,
     CONTENT_RATINGS,
     GOODS_PURCHASE_SCOPE,
@@ -108,73 +109,128 @@ def _parse_scopes(value: Any, known: Known) -> tuple[str, ...]:
 
 
 NAME = Question(
-    "name", "--name", "the block's display name", _plain(o.parse_name), required=True, metavar="NAME",
+    "name",
+    "--name",
+    "the block's display name",
+    _plain(o.parse_name),
+    required=True,
+    metavar="NAME",
     default=lambda known: known.get(SUGGESTED_NAME),
     label="Name",
 )
 BLOCK_ID = Question(
-    "block_id", "--block-id", "the block's id: becomes <id>.civit.ai and the store slug",
-    _plain(o.parse_block_id), default=_derived_block_id, metavar="ID",
+    "block_id",
+    "--block-id",
+    "the block's id: becomes <id>.civit.ai and the store slug",
+    _plain(o.parse_block_id),
+    default=_derived_block_id,
+    metavar="ID",
     label="Block id",
 )
 TEMPLATE = Question(
-    "template", "--template", "template: " + "; ".join(f"{t.name}: {t.summary}" for t in TEMPLATES.values()),
-    _plain(o.parse_template), default=lambda k: DEFAULT_TEMPLATE, required=True, choices=tuple(TEMPLATES),
+    "template",
+    "--template",
+    "template: " + "; ".join(f"{t.name}: {t.summary}" for t in TEMPLATES.values()),
+    _plain(o.parse_template),
+    default=lambda k: DEFAULT_TEMPLATE,
+    required=True,
+    choices=tuple(TEMPLATES),
     label="Template",
 )
 SURFACE = Question(
-    "surface", "--surface", "where the block shows: its own page, or a model-page slot (moderators only at launch)",
-    _plain(o.parse_surface), default=lambda k: PAGE_SURFACE, choices=o.SURFACES,
+    "surface",
+    "--surface",
+    "where the block shows: its own page, or a model-page slot (moderators only at launch)",
+    _plain(o.parse_surface),
+    default=lambda k: PAGE_SURFACE,
+    choices=o.SURFACES,
     label="Surface",
 )
 PACKAGE_MANAGER = Question(
-    "package_manager", "--package-manager", "package manager: sets buildCommand and the lockfile to commit",
-    _plain(o.parse_package_manager), default=lambda k: DEFAULT_PACKAGE_MANAGER, choices=tuple(PACKAGE_MANAGERS),
+    "package_manager",
+    "--package-manager",
+    "package manager: sets buildCommand and the lockfile to commit",
+    _plain(o.parse_package_manager),
+    default=lambda k: DEFAULT_PACKAGE_MANAGER,
+    choices=tuple(PACKAGE_MANAGERS),
     label="Package manager",
 )
 CONTENT_RATING = Question(
-    "content_rating", "--content-rating", "content rating of what the block shows",
-    _plain(o.parse_content_rating), default=lambda k: o.DEFAULT_CONTENT_RATING, required=True,
+    "content_rating",
+    "--content-rating",
+    "content rating of what the block shows",
+    _plain(o.parse_content_rating),
+    default=lambda k: o.DEFAULT_CONTENT_RATING,
+    required=True,
     choices=CONTENT_RATINGS,
     label="Content rating",
 )
 CATEGORY = Question(
-    "category", "--category", "store category (optional)", _plain(o.parse_category), choices=CATEGORIES,
+    "category",
+    "--category",
+    "store category (optional)",
+    _plain(o.parse_category),
+    choices=CATEGORIES,
     label="Category (optional)",
 )
 TAGLINE = Question(
-    "tagline", "--tagline", f"one-line store tagline (optional, at most {LIMITS.tagline_max} characters)",
+    "tagline",
+    "--tagline",
+    f"one-line store tagline (optional, at most {LIMITS.tagline_max} characters)",
     _plain(o.parse_tagline),
     label="Tagline (optional)",
 )
 REPOSITORY = Question(
-    "repository", "--repository", "public source repository, https://github.com/<owner>/<repo> (optional)",
-    _plain(o.parse_repository), metavar="URL",
+    "repository",
+    "--repository",
+    "public source repository, https://github.com/<owner>/<repo> (optional)",
+    _plain(o.parse_repository),
+    metavar="URL",
     label="Repository URL (optional)",
 )
 AUTH = Question(
-    "auth", "--auth", "token the host hands the block (oauth adds user:read:self)",
-    _plain(o.parse_auth), default=lambda k: o.DEFAULT_AUTH, choices=AUTH_MODES,
+    "auth",
+    "--auth",
+    "token the host hands the block (oauth adds user:read:self)",
+    _plain(o.parse_auth),
+    default=lambda k: o.DEFAULT_AUTH,
+    choices=AUTH_MODES,
     label="Auth",
 )
 GOODS = Question(
-    "goods", "--goods", "start a goods catalogue, sold for Buzz (adds goods:purchase:self and goods:read:self)",
-    _plain(o.parse_bool), default=lambda k: False, yes_no=True,
+    "goods",
+    "--goods",
+    "start a goods catalogue, sold for Buzz (adds goods:purchase:self and goods:read:self)",
+    _plain(o.parse_bool),
+    default=lambda k: False,
+    yes_no=True,
     label="Start a goods catalogue?",
 )
 SCOPE_LIST = Question(
-    "scopes", "--scope", "scopes the block requests, comma-separated (optional; repeat --scope)",
-    _parse_scopes, default=lambda k: (), metavar="SCOPE",
+    "scopes",
+    "--scope",
+    "scopes the block requests, comma-separated (optional; repeat --scope)",
+    _parse_scopes,
+    default=lambda k: (),
+    metavar="SCOPE",
     label="Scopes (comma-separated)",
 )
 BUZZ_BUDGET = Question(
-    "buzz_budget", "--buzz-budget", f"Buzz the page may spend per generation (1-{LIMITS.buzz_budget_clamp})",
-    _plain(o.parse_buzz_budget), default=lambda k: LIMITS.buzz_budget_default, metavar="N",
+    "buzz_budget",
+    "--buzz-budget",
+    f"Buzz the page may spend per generation (1-{LIMITS.buzz_budget_clamp})",
+    _plain(o.parse_buzz_budget),
+    default=lambda k: LIMITS.buzz_budget_default,
+    metavar="N",
     label="Buzz budget per generation",
 )
 BOOT_SKELETON = Question(
-    "boot_skeleton", "--boot-skeleton", "paint a loading skeleton in index.html until the app renders",
-    _plain(o.parse_bool), default=lambda k: True, yes_no=True,
+    "boot_skeleton",
+    "--boot-skeleton",
+    "paint a loading skeleton in index.html until the app renders",
+    _plain(o.parse_bool),
+    default=lambda k: True,
+    yes_no=True,
     label="Loading skeleton in index.html?",
 )
 
@@ -182,8 +238,13 @@ BOOT_SKELETON = Question(
 def justification_question(scope: str) -> Question:
     default = (lambda k: o.GOODS_JUSTIFICATION) if scope == GOODS_PURCHASE_SCOPE else (lambda k: None)
     return Question(
-        f"justification:{scope}", "--justify", f"why the block needs the sensitive scope {scope} (review reads it)",
-        _plain(o.parse_justification), default=default, required=True, metavar=f"'{scope}=TEXT'",
+        f"justification:{scope}",
+        "--justify",
+        f"why the block needs the sensitive scope {scope} (review reads it)",
+        _plain(o.parse_justification),
+        default=default,
+        required=True,
+        metavar=f"'{scope}=TEXT'",
         label=f"Justification for {scope}",
     )
 
@@ -258,7 +319,7 @@ def resolve(
     if o.needs_budget(declared, surface):
         r.answer(BUZZ_BUDGET)
     elif "buzz_budget" in given:
-        raise o.AnswerError(f"--buzz-budget applies only to a page that declares {o.BUDGET_SCOPE}")
+        raise o.AnswerError(f"--buzz-budget applies only to a page that declares {BUDGET_SCOPE}")
     r.answer(BOOT_SKELETON)
     if r.missing:
         raise MissingAnswers(r.missing)

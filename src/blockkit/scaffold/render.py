@@ -138,4 +138,5 @@ def render(answers: Answers) -> dict[str, bytes]:
 def render_one(answers: Answers, relative: str) -> bytes:
     """Render one template file (``"vite/package.json.j2"``) alone."""
     env = _environment(templates_dir())
-    return env.get_template(relative).render(template_context(answers)).encode()
+    text: str = env.get_template(relative).render(template_context(answers))
+    return text.encode()

@@ -229,16 +229,18 @@
       origin: event.origin
     }).then(function (result) {
       showViolations(result);
+      // The wait starts once the host has decided, so a busy trace queue is
+      // never mistaken for a host that does not answer.
+      if (payload && typeof payload.requestId === "string") track(type, payload.requestId, t);
       if (result.reply && state.iframe === frame) send(result.reply.type, result.reply.payload);
     }, reportFailure);
 
-    if (payload && typeof payload.requestId === "string") track(type, payload.requestId);
     if (type === "BLOCK_HELLO") postInit("hello");
     else if (type === "BLOCK_READY") onReady(payload, t);
     else if (type === "RESIZE_IFRAME") onResize(payload);
   });
 
-  function track(type, requestId) {
+  function track(type, requestId, receivedAt) {
     settle(requestId);
     state.pending[requestId] = {
       type: type,
@@ -248,7 +250,7 @@
           kind: "unanswered",
           type: type,
           requestId: requestId,
-          waitedMs: T.request_reply_timeout_ms
+          waitedMs: round(now() - receivedAt)
         });
       }, T.request_reply_timeout_ms)
     };

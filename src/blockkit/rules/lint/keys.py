@@ -27,7 +27,8 @@ def _advice(key: str, known: tuple[str, ...], stale: Mapping[str, Optional[str]]
         instead = stale[key]
         if instead is None:
             return "a stale key the platform ignores", f"remove \"{key}\""
-        return "a stale key the platform ignores", f"remove \"{key}\"; the manifest's key for this is \"{instead}\""
+        return ("a stale key the platform ignores",
+                f"remove \"{key}\" (the nearest key the manifest does define is \"{instead}\")")
     close = get_close_matches(key, list(known), n=1, cutoff=0.75)
     if close:
         return "the platform ignores it", f"did you mean \"{close[0]}\"?"

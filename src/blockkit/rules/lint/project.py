@@ -158,10 +158,10 @@ def storage_scope_missing(manifest: dict[str, Any], ctx: RuleContext) -> Iterato
 
     ## What it does
     Reads the block's own source files (as BK318 does, comments removed) for the
-    two app stores: per-viewer storage (`useAppStorage`, the `APP_STORAGE_*`
-    messages, the `blocks/app-storage/` routes) and shared storage
-    (`useSharedStorage`, the `SHARED_*` messages, the `blocks/shared-storage/`
-    routes). Reports each store the code uses while `scopes` declares none of its
+    two app stores: per-viewer storage (calls of `useAppStorage()`, the
+    `APP_STORAGE_*` messages, the `blocks/app-storage/` routes) and shared storage
+    (calls of `useSharedStorage()`, the `SHARED_*` messages, the
+    `blocks/shared-storage/` routes). Reports each store the code uses while `scopes` declares none of its
     scopes: `apps:storage:read` / `apps:storage:write`, or
     `apps:storage:shared:read` / `apps:storage:shared:write`. A shared scope does
     not open per-viewer storage, nor the reverse.

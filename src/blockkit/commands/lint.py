@@ -1,0 +1,56 @@
+"""``blockkit lint``: validation, then advice on mistakes that pass validation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import click
+
+from blockkit.commands._common import ContextFlags, context_options, fail
+from blockkit.commands.validate import run_check
+from blockkit.render import FORMATS
+
+
+@click.command("lint")
+@click.argument("paths", nargs=-1, type=click.Path(path_type=str))
+@click.option("--format", "fmt", type=click.Choice(sorted(FORMATS)), default="text", show_default=True,
+              help="Output format.")
+@click.option("--strict", is_flag=True, help="Warnings fail too.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the report to FILE instead of standard output.")
+@click.option("--baseline", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="Hide the lint findings recorded in FILE; report only new ones (and entries that went stale).")
+@click.option("--update-baseline", is_flag=True,
+              help="Record today's lint findings in the --baseline FILE (created if absent), then report the rest.")
+@context_options
+def command(paths: tuple[str, ...], fmt: str, strict: bool, output: Optional[Path], baseline: Optional[Path],
+            update_baseline: bool, **context: object) -> None:
+    """Validate manifests, then lint them and the block project next to them.
+
+    PATH is a block.manifest.json, or a directory holding one (searched
+    recursively). Lint reads index.html, package.json, the lockfiles and the
+    block's source beside a file named block.manifest.json. Settings come from
+    blockkit.toml or [tool.blockkit]: select, ignore, per-file-ignores,
+    severity and exceptions, which apply to lint rules (BK3xx) only. Exit
+    status: 0 no errors, 1 errors found, 2 the tool could not do its job.
+    """
+    from blockkit.context import ConfigError
+    from blockkit.engine import ALL_LAYERS
+    from blockkit.lint.baseline import load
+    from blockkit.lint.policy import LintPolicy
+
+    if update_baseline and baseline is None:
+        fail("--update-baseline needs --baseline FILE")
+    try:
+        recorded = load(baseline, missing_ok=update_baseline) if baseline is not None else None
+    except ConfigError as exc:
+        fail(str(exc))
+    policy = LintPolicy(recorded, update_baseline=update_baseline)
+    flags = ContextFlags(**context)  # type: ignore[arg-type]
+    status = run_check(paths, flags, layers=ALL_LAYERS, strict=strict, fmt=fmt, output=output,
+                       project_aware=True, policy=policy)
+    if policy.written is not None:
+        click.echo(f"blockkit: wrote {policy.written} baseline entr{'y' if policy.written == 1 else 'ies'} "
+                   f"to {baseline}", err=True)
+    raise SystemExit(status)

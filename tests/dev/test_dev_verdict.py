@@ -1,0 +1,63 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from blockkit.dev.check import (
+    COLLAPSED,
+    FAILED,
+    READY,
+    TIMED_OUT,
+    CheckResult,
+    ConsoleError,
+)
+from blockkit.dev.verdict import exit_code, render_json, render_text, verdict_code
+
+
+def result(outcome: str = READY, **changes: object) -> CheckResult:
+    base = CheckResult(
+        block_id="b",
+        surface="page",
+        outcome=outcome,
+        handshake_ms=12.3 if outcome == READY else None,
+        attempts=1 if outcome != FAILED else 3,
+        sent_types=["BLOCK_HELLO", "BLOCK_READY"] if outcome == READY else [],
+        trace_path="/tmp/t.jsonl",
+    )
+    for name, value in changes.items():
+        setattr(base, name, value)
+    return base
+
+
+VIOLATION = {"kind": "envelope", "type": None, "explanation": "the message is a string"}
+CONSOLE = ConsoleError("block", "boom", "http://127.0.0.1:1/x.js")
+
+
+@pytest.mark.parametrize(
+    "outcome, changes, code, first",
+    [
+        (READY, {}, "handshake-completed", "ok: handshake completed in 12 ms (b on page)"),
+        (FAILED, {}, "never-sent-block-ready", "fail: never sent BLOCK_READY (b on page): the page host gave up after 3 attempts"),
+        (COLLAPSED, {"sent_types": ["BLOCK_HELLO"]}, "never-sent-block-ready", "fail: never sent BLOCK_READY (b on page): the slot gave up"),
+        (TIMED_OUT, {}, "never-sent-block-ready", "fail: never sent BLOCK_READY (b on page): the host page never reached"),
+        (READY, {"violations": [VIOLATION]}, "contract-violations", "fail: contract violations (1) (b on page); handshake completed in 12 ms"),
+        (READY, {"console_errors": [CONSOLE]}, "console-errors", "fail: console errors (1) (b on page); handshake completed in 12 ms"),
+    ],
+)
+def test_one_verdict_line_for_every_outcome(outcome: str, changes: dict[str, object], code: str, first: str) -> None:
+    checked = result(outcome, **changes)
+    assert verdict_code(checked) == code
+    assert exit_code(checked) == (0 if code == "handshake-completed" else 1)
+    text = render_text(checked)
+    assert text.splitlines()[0].startswith(first)
+    document = json.loads(render_json(checked))
+    assert document["verdict"] == code and document["ok"] is (code == "handshake-completed")
+
+
+def test_never_ready_wins_and_the_rest_is_still_listed() -> None:
+    checked = result(FAILED, violations=[VIOLATION], console_errors=[CONSOLE])
+    text = render_text(checked)
+    assert verdict_code(checked) == "never-sent-block-ready"
+    assert "  - envelope: the message is a string" in text and "  - block: boom" in text
+    assert "the block sent no message at all" in text.splitlines()[0]

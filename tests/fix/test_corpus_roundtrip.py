@@ -1,0 +1,60 @@
+"""`blockkit fix --unsafe` on every corpus manifest: the result parses, keeps the key order,
+is a fixed point, and validates at least as well as the original."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from blockkit.engine import read_path
+from blockkit.fix import fix_source
+from blockkit.source import read_text
+
+CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus"
+FILES = sorted(p for p in CORPUS.rglob("*.json") if p.name != "index.json") if CORPUS.is_dir() else []
+# What fixes may add: $schema (first) and iframe (last); everything else only goes away.
+ADDED_KEYS = {"$schema", "iframe"}
+
+
+def _errors(report) -> set[tuple[str, str]]:  # type: ignore[no-untyped-def]
+    return {(f.code, f.message) for f in report.findings if f.severity == "error"}
+
+
+@pytest.mark.skipif(not FILES, reason="../shared/corpus is not present")
+@pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
+def test_fix_round_trip(path: Path) -> None:
+    source = read_path(path)
+    outcome = fix_source(source, unsafe=True)
+    if outcome.refused:
+        assert outcome.text == source.text
+        return
+    assert outcome.text is not None and outcome.before is not None and outcome.report is not None
+    fixed = read_text(outcome.text, str(path))
+    assert fixed.has_document and isinstance(fixed.data, dict)
+
+    old_keys, new_keys = list(source.data), list(fixed.data)
+    kept = [k for k in old_keys if k in fixed.data]
+    assert [k for k in new_keys if k not in ADDED_KEYS or k in source.data] == kept
+    assert set(new_keys) - set(old_keys) <= ADDED_KEYS
+    if "$schema" in new_keys and "$schema" not in old_keys:
+        assert new_keys[0] == "$schema"
+    # Values that no fix touches are unchanged.
+    for key in kept:
+        if key not in ("$schema", "repository", "tagline", "scopes", "iframe"):
+            assert fixed.data[key] == source.data[key], key
+
+    assert _errors(outcome.report) <= _errors(outcome.before)
+    # The report after fixing is what checking the fixed text says.
+    assert _errors(outcome.report) == _errors(fix_source(fixed, unsafe=True).before)
+    again = fix_source(fixed, unsafe=True)
+    assert not again.changed and again.applied == []
+
+
+@pytest.mark.skipif(not FILES, reason="../shared/corpus is not present")
+def test_the_corpus_exercises_the_fixes() -> None:
+    # Guards the round trip above against passing because nothing was ever fixed.
+    applied: set[str] = set()
+    for path in FILES:
+        applied.update(fix_source(read_path(path), unsafe=True).applied)
+    assert {"BK110", "BK216", "BK301", "BK312"} <= applied

@@ -1,0 +1,127 @@
+"""``blockkit fix`` as a user runs it: a real subprocess on real files."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BROKEN = """{
+  "appId": "app_1",
+  "blockId": "demo-block",
+  "version": "1.0.0",
+  "name": "Demo",
+  "contentRating": "g",
+  "scopes": ["user:read:self", "user:read:self"],
+  "iframe": {"src": "https://demo-block.civit.ai/", "minHeight": 400, "maxHeight": null, "resizable": false}
+}"""
+FIXED_SAFE = """{
+  "$schema": "https://civitai.com/schemas/app-block/v1.json",
+  "blockId": "demo-block",
+  "version": "1.0.0",
+  "name": "Demo",
+  "contentRating": "g",
+  "scopes": ["user:read:self"],
+  "iframe": {"minHeight": 400, "maxHeight": null, "resizable": false}
+}"""
+FIXED_UNSAFE = FIXED_SAFE.replace('"resizable": false}', '"resizable": false, "sandbox": "allow-scripts allow-forms"}')
+
+
+def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "blockkit.cli", *args], capture_output=True, text=True,
+                          cwd=cwd, env={"PATH": "/usr/bin:/bin", "NO_COLOR": "1"})
+
+
+@pytest.fixture
+def broken(tmp_path: Path) -> Path:
+    path = tmp_path / "block.manifest.json"
+    path.write_text(BROKEN, encoding="utf-8")  # no final newline, on purpose
+    path.chmod(0o640)
+    return path
+
+
+def test_fix_applies_safe_fixes_and_reports_what_remains(broken: Path) -> None:
+    result = run("fix", str(broken))
+    assert broken.read_text(encoding="utf-8") == FIXED_SAFE
+    # The missing sandbox is an error only --unsafe fixes.
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert f"{broken}: fixed 4 findings:" in result.stdout
+    assert "BK110 iframe.src is server-owned" in result.stdout
+    assert 'BK216 iframe is missing "sandbox"' in result.stdout
+    assert "1 more can be fixed with --unsafe" in result.stdout
+    assert stat.S_IMODE(broken.stat().st_mode) == 0o640
+    assert sorted(os.listdir(broken.parent)) == ["block.manifest.json"]  # no temporary file left behind
+
+
+def test_unsafe_fixes_everything_and_exits_0(broken: Path) -> None:
+    result = run("fix", "--unsafe", str(broken))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert broken.read_text(encoding="utf-8") == FIXED_UNSAFE
+
+
+def test_second_run_is_a_no_op(broken: Path) -> None:
+    run("fix", "--unsafe", str(broken))
+    before = broken.read_bytes()
+    result = run("fix", "--unsafe", str(broken))
+    assert result.returncode == 0
+    assert "fixed" not in result.stdout.split("\n")[0]
+    assert broken.read_bytes() == before
+
+
+def test_diff_previews_and_never_writes(broken: Path) -> None:
+    before = broken.read_bytes()
+    mtime = broken.stat().st_mtime_ns
+    result = run("fix", "--unsafe", "--diff", str(broken))
+    assert broken.read_bytes() == before and broken.stat().st_mtime_ns == mtime
+    assert result.returncode == 0
+    assert result.stdout.startswith(f"--- {broken}\n+++ {broken}\n@@")
+    assert '-  "appId": "app_1",\n' in result.stdout
+    assert "\\ No newline at end of file" in result.stdout
+    assert "would fix 5 findings" in result.stderr
+    # The preview is a patch that produces exactly what `fix` would write.
+    patch = broken.parent / "preview.patch"
+    patch.write_text(result.stdout, encoding="utf-8")
+    applied = subprocess.run(["patch", "-s", "-p0", "-i", str(patch)], cwd="/", capture_output=True, text=True)
+    if applied.returncode == 127:  # pragma: no cover
+        pytest.skip("patch(1) is not installed")
+    assert applied.returncode == 0, applied.stderr
+    assert broken.read_text(encoding="utf-8") == FIXED_UNSAFE
+
+
+def test_unparseable_file_is_never_touched(tmp_path: Path) -> None:
+    path = tmp_path / "block.manifest.json"
+    path.write_text('{"appId": "x", "blockId": "demo-block",}', encoding="utf-8")
+    before = path.read_bytes()
+    result = run("fix", "--unsafe", str(path))
+    assert result.returncode == 1
+    assert path.read_bytes() == before
+    assert "not fixed: it cannot be parsed" in result.stdout
+    assert "BK002" in result.stdout
+
+
+def test_missing_path_exits_2(tmp_path: Path) -> None:
+    result = run("fix", str(tmp_path / "nope.json"))
+    assert result.returncode == 2
+    assert "no such file" in result.stderr
+
+
+def test_directory_argument_and_symlink_is_kept(broken: Path, tmp_path: Path) -> None:
+    link_dir = tmp_path / "linked"
+    link_dir.mkdir()
+    link = link_dir / "block.manifest.json"
+    link.symlink_to(broken)
+    result = run("fix", str(link_dir))
+    assert result.returncode == 1
+    assert link.is_symlink()
+    assert broken.read_text(encoding="utf-8") == FIXED_SAFE
+
+
+def test_crlf_and_final_newline_are_kept(tmp_path: Path) -> None:
+    path = tmp_path / "block.manifest.json"
+    path.write_bytes((BROKEN.replace("\n", "\r\n") + "\r\n").encode("utf-8"))
+    run("fix", "--unsafe", str(path))
+    assert path.read_bytes() == (FIXED_UNSAFE.replace("\n", "\r\n") + "\r\n").encode("utf-8")

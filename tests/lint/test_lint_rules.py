@@ -1,0 +1,137 @@
+"""Every lint rule: a manifest (and project) it rejects, and the nearest one it accepts.
+
+Each case is checked end to end: the manifest is a real file, the project real
+files next to it, the engine the one the CLI uses. A reject must produce exactly
+the rule's own finding (so no other rule is being tested by accident), at the
+expected pointer; the accept must produce no lint finding at all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+import pytest
+from lint_helpers import READY_JS, clean, codes
+
+from blockkit.context import Context
+from blockkit.rules import load_all
+
+SKELETON = '<!doctype html><body><div id="root"><div class="skeleton">Loading…</div></div>' \
+           '<script src="./app.js"></script></body>'
+EMPTY_ROOT = '<!doctype html><body>\n  <div id="root">\n    <!-- the app mounts here -->\n  </div>\n' \
+             '<script src="./app.js"></script></body>'
+BUILD = {"buildCommand": "npm run build", "outputDir": "dist"}
+PACKAGE = '{"name": "demo", "private": true, "scripts": {"build": "vite build"}}'
+USES_STORAGE = "import { useAppStorage } from '@civitai/blocks-react';\nexport const useNotes = () => useAppStorage();\n"
+# The SDK answers BLOCK_INIT itself, so only the storage rule has anything to say.
+REACT_STORAGE = {"package.json": '{"dependencies": {"@civitai/blocks-react": "^0.39.0"}}', "src/notes.ts": USES_STORAGE}
+UNLOCK = {"id": "full", "title": "Full access", "priceBuzz": 500, "kind": "app_unlock", "justification": "Unlocks it"}
+PACK = {"id": "pack", "title": "Pack", "priceBuzz": 100}
+
+
+@dataclass
+class Case:
+    manifest: dict[str, Any]
+    files: dict[str, str] = field(default_factory=dict)
+    context: Optional[Context] = None
+
+
+@dataclass
+class RuleCases:
+    code: str
+    reject: Case
+    pointer: str  # where the reject case's finding is
+    accept: Case
+    says: str = ""  # a phrase the message must contain
+    besides: tuple[str, ...] = ()  # other rules the manifest cannot avoid triggering, left out of the comparison
+
+
+def _goods_scopes(*extra: str) -> dict[str, Any]:
+    return {"scopes": ["user:read:self", "goods:purchase:self", *extra],
+            "scopeJustifications": {"goods:purchase:self": "Sells the goods below."}}
+
+
+BUDGETED = {"scopes": ["ai:write:budgeted"], "scopeJustifications": {"ai:write:budgeted": "Generates images."}}
+
+CASES = [
+    RuleCases("BK301", Case(clean(scopeJustification={})), "/scopeJustification",
+              Case(clean(scopeJustifications={})), 'unknown key "scopeJustification"'),
+    RuleCases("BK302", Case(clean(scopes=["user:read:self", "models:read:self", "user:read:self"])), "/scopes/2",
+              Case(clean(scopes=["user:read:self", "models:read:self"])), "first at scopes[0]"),
+    RuleCases("BK303", Case(clean(page=..., targets=[{"slotId": "model.sidebar_top"}, {"slotId": "model.sidebar_top"}])),
+              "/targets/1/slotId",
+              Case(clean(page=..., targets=[{"slotId": "model.sidebar_top"}])), "first in targets[0]",
+              besides=("BK310",)),  # every valid target is a model slot
+    RuleCases("BK304", Case(clean(**BUDGETED)), "/page",
+              Case(clean(**BUDGETED, page={"path": "/", "title": "Demo", "buzzBudgetPerGen": 200})), "10 Buzz"),
+    RuleCases("BK305", Case(clean(page={"path": "/", "title": "Demo", "buzzBudgetPerGen": 200})),
+              "/page/buzzBudgetPerGen",
+              Case(clean(**BUDGETED, page={"path": "/", "title": "Demo", "buzzBudgetPerGen": 200})),
+              "ai:write:budgeted is not declared"),
+    RuleCases("BK306", Case(clean(**BUDGETED, page={"path": "/", "title": "Demo", "buzzBudgetPerGen": 1001})),
+              "/page/buzzBudgetPerGen",
+              Case(clean(**BUDGETED, page={"path": "/", "title": "Demo", "buzzBudgetPerGen": 1000})),
+              "clamps it to 1000"),
+    RuleCases("BK307", Case(clean(auth="oauth", scopes=["models:read:self"])), "/auth",
+              Case(clean(auth="oauth", scopes=["models:read:self", "user:read:self"])), "block token"),
+    RuleCases("BK308", Case(clean(**_goods_scopes(), goods=[PACK])), "/goods",
+              Case(clean(**_goods_scopes("goods:read:self"), goods=[PACK])), "goods:read:self"),
+    RuleCases("BK309", Case(clean(**_goods_scopes("goods:read:self"), goods=[UNLOCK])), "/goods/0/kind",
+              Case(clean(**_goods_scopes("goods:read:self"), goods=[dict(UNLOCK, kind="good")])),
+              'app_unlock good "full"'),
+    RuleCases("BK310", Case(clean(page=..., targets=[{"slotId": "model.below_images"}])), "/targets/0/slotId",
+              Case(clean()), "moderators"),
+    RuleCases("BK311", Case(clean(iframe=dict(CLEAN_IFRAME := clean()["iframe"], sandbox="allow-scripts allow-popups")),
+                            context=Context(tier="verified")), "/iframe/sandbox",
+              Case(clean(), context=Context(tier="verified")), "needs the verified tier"),
+    RuleCases("BK312", Case(clean(**{"$schema": ...})), "", Case(clean()), '"$schema"'),
+    RuleCases("BK313", Case(clean(**{"$schema": "http://civitai.com/schemas/app-block/v1.json"})), "/$schema",
+              Case(clean()), "not the canonical schema URL"),
+    RuleCases("BK314", Case(clean(repository="https://GitHub.com/acme/demo-block.git")), "/repository",
+              Case(clean(repository="https://github.com/acme/demo-block")), '"https://github.com/acme/demo-block"'),
+    RuleCases("BK315", Case(clean(tagline="\u00a0Remix any image ")), "/tagline",
+              Case(clean(tagline="Remix any image")), "whitespace"),
+    RuleCases("BK316", Case(clean(bootSkeleton=True), {"index.html": EMPTY_ROOT, "app.js": READY_JS}), "/bootSkeleton",
+              Case(clean(bootSkeleton=True), {"index.html": SKELETON, "app.js": READY_JS}), "(line 2) is empty"),
+    RuleCases("BK317", Case(clean(**BUILD), {"package.json": PACKAGE, "pnpm-lock.yaml": "lockfileVersion: '9.0'\n"}),
+              "/buildCommand",
+              Case(clean(**BUILD), {"package.json": PACKAGE, "package-lock.json": "{}"}), "no package-lock.json"),
+    RuleCases("BK318", Case(clean(), {"index.html": SKELETON, "app.js": "document.title = 'hi';\n"}), "",
+              Case(clean(), {"index.html": SKELETON, "app.js": READY_JS}), "none of the block's 2 source files"),
+    RuleCases("BK319", Case(clean(), REACT_STORAGE), "/scopes",
+              Case(clean(scopes=["user:read:self", "apps:storage:read"]), REACT_STORAGE),
+              "src/notes.ts:2 uses per-viewer app storage"),
+]
+
+
+def test_every_lint_rule_with_a_check_has_cases() -> None:
+    rules = {code for code, rule in load_all().items() if rule.layer == "lint" and rule.check is not None}
+    assert rules == {case.code for case in CASES}
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.code)
+def test_rule_rejects(case: RuleCases, lint) -> None:
+    findings = [f for f in lint(case.reject.manifest, case.reject.files, case.reject.context)
+                if f.code not in case.besides]
+    assert codes(findings) == [case.code], [(f.code, f.message) for f in findings]
+    (finding,) = findings
+    assert finding.pointer == case.pointer
+    assert case.says in finding.message
+    assert finding.hint, "every lint finding says how to fix it"
+    assert finding.severity == load_all()[case.code].severity
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.code)
+def test_rule_accepts(case: RuleCases, lint) -> None:
+    findings = [f for f in lint(case.accept.manifest, case.accept.files, case.accept.context)
+                if f.code not in case.besides]
+    assert findings == [], [(f.code, f.message) for f in findings]
+
+
+def test_lint_rules_are_advice_only() -> None:
+    for code, rule in load_all().items():
+        if code.startswith("BK3"):
+            assert rule.layer == "lint" and rule.severity in ("warning", "info"), code
+        else:
+            assert rule.layer != "lint", code
