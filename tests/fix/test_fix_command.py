@@ -125,3 +125,23 @@ def test_crlf_and_final_newline_are_kept(tmp_path: Path) -> None:
     path.write_bytes((BROKEN.replace("\n", "\r\n") + "\r\n").encode("utf-8"))
     run("fix", "--unsafe", str(path))
     assert path.read_bytes() == (FIXED_UNSAFE.replace("\n", "\r\n") + "\r\n").encode("utf-8")
+
+
+def test_lint_settings_decide_what_is_fixed(broken: Path) -> None:
+    # An ignored rule's findings do not exist for fix either: the user chose to keep them.
+    (broken.parent / "blockkit.toml").write_text('ignore = ["BK302"]\n\n[[exceptions]]\npointer = "/appId"\n'
+                                                 'codes = ["BK301"]\nreason = "kept for the old SDK"\n', encoding="utf-8")
+    result = run("fix", str(broken))
+    text = broken.read_text(encoding="utf-8")
+    assert '"scopes": ["user:read:self", "user:read:self"]' in text
+    assert '"appId": "app_1"' in text
+    assert '"src"' not in text and '"$schema"' in text
+    assert "BK302" not in result.stdout
+
+
+def test_bad_config_exits_2_and_touches_nothing(broken: Path) -> None:
+    (broken.parent / "blockkit.toml").write_text('ignore = [\n', encoding="utf-8")
+    before = broken.read_bytes()
+    result = run("fix", str(broken))
+    assert result.returncode == 2
+    assert broken.read_bytes() == before

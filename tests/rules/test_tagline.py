@@ -20,6 +20,7 @@ EMOJI = "\U0001f3a8"  # outside the BMP: 2 UTF-16 units, 1 code point
         "x",
         "\u0085",  # not JS whitespace: a non-blank tagline
     ],
+    ids=["140-ascii", "70-emoji", "u3000-trimmed", "ufeff-trimmed", "nbsp-trimmed", "one-char", "u0085-only"],
 )
 def test_accepted(run: Run, tagline: str) -> None:
     assert run(manifest(tagline=tagline)) == []

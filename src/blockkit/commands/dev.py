@@ -11,6 +11,7 @@ from blockkit.dev.errors import DevError
 from blockkit.dev.protocol import THEMES
 
 if TYPE_CHECKING:
+    from blockkit.dev.contract import Violation
     from blockkit.dev.session import DevSession
 
 EXIT_USAGE = 2
@@ -74,6 +75,8 @@ def dev(
             trace_path=trace_path,
             block_port=block_port,
             host_port=host_port,
+            # Interactive runs say each violation in the terminal too; --check lists them at the end.
+            on_violation=None if check else _print_violation,
         )
         session = DevSession(options)
         if check:
@@ -82,6 +85,10 @@ def dev(
     except DevError as exc:
         click.echo(f"blockkit dev: {exc}", err=True)
         raise SystemExit(EXIT_USAGE) from None
+
+
+def _print_violation(violation: Violation) -> None:
+    click.echo(f"violation: {violation.one_line()}", err=True)
 
 
 def _run_check(session: DevSession, output_format: str) -> int:

@@ -17,13 +17,19 @@ def find_rule(query: str) -> tuple[Optional[Any], list[str]]:
     wanted = query.strip()
     by_code = {code.upper(): rule for code, rule in registry.items()}
     found = by_code.get(wanted.upper())
-    if found is None:
-        found = next((r for r in registry.values() if r.name == wanted.lower()), None)
     if found is not None:
         return found, []
-    names = {rule.name: code for code, rule in registry.items()}
+    named = sorted(code for code, rule in registry.items() if rule.name == wanted.lower())
+    if len(named) == 1:
+        return registry[named[0]], []
+    if named:  # two layers may use one name (a schema rule and a lint rule): let the user pick
+        return None, named
+    names: dict[str, list[str]] = {}
+    for code, rule in sorted(registry.items()):
+        names.setdefault(rule.name, []).append(code)
     close = get_close_matches(wanted.upper(), list(by_code), n=3, cutoff=0.6)
-    close += [names[n] for n in get_close_matches(wanted.lower(), list(names), n=3, cutoff=0.6)]
+    for name in get_close_matches(wanted.lower(), list(names), n=3, cutoff=0.6):
+        close += names[name]
     return None, list(dict.fromkeys(close))
 
 

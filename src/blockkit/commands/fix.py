@@ -29,7 +29,12 @@ def run_fix(paths: tuple[str, ...], flags: ContextFlags, *, unsafe: bool, previe
     from blockkit.fix.atomic import FileChanged, replace_file
     from blockkit.render.text import render_file
 
+    from blockkit.lint.policy import LintPolicy
+    from blockkit.platform import MANIFEST_FILENAME
+
     fixers = load_fixers()
+    # lint's settings (select, ignore, exceptions, severities) decide which findings exist to be fixed.
+    policy = LintPolicy()
     # The preview goes to stdout alone so that it can be piped to patch; the account goes to stderr.
     say = (lambda text: click.echo(text, err=True)) if preview else click.echo
     failed = False
@@ -41,16 +46,22 @@ def run_fix(paths: tuple[str, ...], flags: ContextFlags, *, unsafe: bool, previe
             failed = True
             continue
         try:
-            context = flags.config_for(manifest).context
+            config = flags.config_for(manifest)
+            policy.prepare(manifest, config)
             source = read_path(manifest)
         except (UnreadableFile, ConfigError) as exc:
             click.echo(f"blockkit: error: {exc}", err=True)
             failed = True
             continue
         files += 1
-        outcome = fix_source(source, context, unsafe=unsafe, project_dir=manifest.parent)
+        project_dir = manifest.parent if manifest.name == MANIFEST_FILENAME else None
+        outcome = fix_source(source, config.context, unsafe=unsafe, project_dir=project_dir,
+                             review=lambda report: policy.review(manifest, config, report))
         if outcome.refused:
             say(f"{source.path}: not fixed: {outcome.refused}")
+        for problem in outcome.problems:
+            click.echo(f"blockkit: error: {source.path}: {problem} (a bug in blockkit; please report it)", err=True)
+            failed = True
         fixed = outcome.fixed
         if outcome.changed and outcome.text is not None and outcome.original is not None:
             if preview:

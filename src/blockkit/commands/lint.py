@@ -23,9 +23,11 @@ from blockkit.render import FORMATS
               help="Hide the lint findings recorded in FILE; report only new ones (and entries that went stale).")
 @click.option("--update-baseline", is_flag=True,
               help="Record today's lint findings in the --baseline FILE (created if absent), then report the rest.")
+@click.option("--against", metavar="REV",
+              help="Also compare each manifest with its state at git revision REV, as review would (BK4xx).")
 @context_options
 def command(paths: tuple[str, ...], fmt: str, strict: bool, output: Optional[Path], baseline: Optional[Path],
-            update_baseline: bool, **context: object) -> None:
+            update_baseline: bool, against: Optional[str], **context: object) -> None:
     """Validate manifests, then lint them and the block project next to them.
 
     PATH is a block.manifest.json, or a directory holding one (searched
@@ -48,8 +50,13 @@ def command(paths: tuple[str, ...], fmt: str, strict: bool, output: Optional[Pat
         fail(str(exc))
     policy = LintPolicy(recorded, update_baseline=update_baseline)
     flags = ContextFlags(**context)  # type: ignore[arg-type]
+    checker = policy
+    if against is not None:
+        from blockkit.diff.against import AgainstRevision
+
+        checker = AgainstRevision(policy, against)  # type: ignore[assignment]
     status = run_check(paths, flags, layers=ALL_LAYERS, strict=strict, fmt=fmt, output=output,
-                       project_aware=True, policy=policy)
+                       project_aware=True, policy=checker)
     if policy.written is not None:
         click.echo(f"blockkit: wrote {policy.written} baseline entr{'y' if policy.written == 1 else 'ies'} "
                    f"to {baseline}", err=True)

@@ -15,7 +15,9 @@ Modules, in the order data flows through them:
 - ``trace``: the JSONL protocol trace;
 - ``block_app``, ``proxy``, ``host_app``: the two ASGI apps;
 - ``servers``, ``session``: binding both apps to loopback and running them;
-- ``check``, ``verdict``: the headless ``--check`` run and its verdict.
+- ``browser``, ``check``, ``verdict``: headless Chromium, the ``--check`` run
+  and its verdict;
+- ``errors``: :class:`DevError`, the one-line failure the command prints.
 
 Nothing here imports starlette, uvicorn or playwright at module level except
 the modules that are the servers or the browser driver themselves.

@@ -12,7 +12,7 @@ import json
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from blockkit.dev import contract, trace
 from blockkit.dev.bridge import Bridge
@@ -44,6 +44,8 @@ class HostSetup:
     block_url: str
     trace: trace.TraceLog
     notes: list[str] = field(default_factory=list)
+    # Called with each violation as it is found (the command prints them).
+    on_violation: Callable[[contract.Violation], None] | None = None
 
     def mint_token(self) -> dict[str, Any]:
         return mint_dev_token(self.manifest, self.surface, self.identity.viewer)
@@ -117,7 +119,7 @@ def build_host_app(setup: HostSetup) -> Any:
         )
         found = contract.check_inbound(js_type, data, setup.manifest.scopes)
         for violation in found:
-            _record_violation(setup.trace, violation, base, recorded["seq"])
+            _record_violation(setup, violation, base, recorded["seq"])
         reply = bridge.reply_to(data) if js_type == contract.JS_OBJECT else None
         return JSONResponse({"violations": [v.as_json() for v in found], "reply": reply})
 
@@ -135,7 +137,7 @@ def build_host_app(setup: HostSetup) -> Any:
                 violation = contract.unanswered_request(
                     event.get("type"), str(event.get("requestId")), float(event.get("waitedMs") or 0)
                 )
-                _record_violation(setup.trace, violation, base, None)
+                _record_violation(setup, violation, base, None)
                 found.append(violation)
             elif event.get("kind") in PAGE_EVENT_KINDS:
                 setup.trace.append(event)
@@ -164,9 +166,11 @@ def build_host_app(setup: HostSetup) -> Any:
 
 
 def _record_violation(
-    log: trace.TraceLog, violation: contract.Violation, base: dict[str, Any], cause_seq: int | None
+    setup: HostSetup, violation: contract.Violation, base: dict[str, Any], cause_seq: int | None
 ) -> None:
-    log.append(
+    if setup.on_violation is not None:
+        setup.on_violation(violation)
+    setup.trace.append(
         {
             "kind": trace.VIOLATION,
             "violation": violation.kind,

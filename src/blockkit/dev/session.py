@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
+from blockkit.dev.contract import Violation
 from blockkit.dev.errors import DevError
 from blockkit.dev.host_app import HostSetup, build_host_app
 from blockkit.dev.init_payload import build_identity
@@ -35,6 +36,7 @@ class DevOptions:
     trace_path: Path | None = None
     block_port: int = 0
     host_port: int = 0
+    on_violation: Callable[[Violation], None] | None = None
 
 
 @dataclass(frozen=True)
@@ -125,6 +127,7 @@ class DevSession:
             block_url=servers.block_origin + "/",
             trace=self.trace,
             notes=self.notes,
+            on_violation=self.options.on_violation,
         )
         try:
             servers.start(build_block_app(self.source.root, self.source.proxy), build_host_app(setup))

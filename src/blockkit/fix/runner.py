@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 from blockkit.context import Context
 from blockkit.engine import ALL_LAYERS, check
@@ -32,6 +32,7 @@ class FixOutcome:
     report: Optional[FileReport] = None  # the findings that remain after fixing
     applied: list[str] = field(default_factory=list)  # codes whose fixer changed the text, in order
     refused: Optional[str] = None  # why the file was left alone
+    problems: list[str] = field(default_factory=list)  # fixers that failed (a bug), for the user to report
 
     @property
     def changed(self) -> bool:
@@ -61,19 +62,31 @@ def fixable_document(source: Source) -> Optional[str]:
 
 
 def fix_source(source: Source, context: Optional[Context] = None, *, unsafe: bool = False,
-               project_dir: Optional[Path] = None) -> FixOutcome:
-    """Apply every available fix to ``source`` and return the outcome (nothing is written)."""
+               project_dir: Optional[Path] = None,
+               review: Optional[Callable[[FileReport], None]] = None) -> FixOutcome:
+    """Apply every available fix to ``source`` and return the outcome (nothing is written).
+
+    ``review`` may filter each report before fixing, as lint's settings do: a finding
+    it drops is neither fixed nor reported.
+    """
     context = context or Context()
+
+    def checked(current: Source) -> FileReport:
+        report = check(current, context, layers=ALL_LAYERS, project_dir=project_dir)
+        if review is not None:
+            review(report)
+        return report
+
     fixers = load_fixers()
     outcome = FixOutcome(path=source.path, original=source.text, text=source.text)
     refusal = fixable_document(source)
     if refusal is not None:
         outcome.refused = refusal
-        outcome.report = outcome.before = check(source, context, layers=ALL_LAYERS, project_dir=project_dir)
+        outcome.report = outcome.before = checked(source)
         return outcome
     current = source
     for _ in range(_MAX_PASSES):
-        report = check(current, context, layers=ALL_LAYERS, project_dir=project_dir)
+        report = checked(current)
         if outcome.before is None:
             outcome.before = report
         target = FixTarget(current, current.data, JsonText(current))
@@ -84,8 +97,13 @@ def fix_source(source: Source, context: Optional[Context] = None, *, unsafe: boo
                 by_code.setdefault(finding.code, []).append(finding)
         proposals = []
         for code in sorted(by_code):
-            for edit in fixers[code].apply(target, by_code[code]):
-                proposals.append((code, edit))
+            try:
+                edits = list(fixers[code].apply(target, by_code[code]))
+            except Exception as exc:  # a bug in one fixer must not stop the others, nor crash
+                outcome.problems.append(f"the fix for {code} failed: {type(exc).__name__}: {exc}")
+                fixers = {c: f for c, f in fixers.items() if c != code}
+                continue
+            proposals.extend((code, edit) for edit in edits)
         new_text, accepted = apply_edits(target.editor.text, [edit for _, edit in proposals])
         if not accepted or new_text == target.editor.text:
             outcome.report = report
@@ -103,5 +121,5 @@ def fix_source(source: Source, context: Optional[Context] = None, *, unsafe: boo
         current = candidate_source
         outcome.text = new_text
     else:  # pragma: no cover - only a fixer that never converges gets here
-        outcome.report = check(current, context, layers=ALL_LAYERS, project_dir=project_dir)
+        outcome.report = checked(current)
     return outcome

@@ -35,7 +35,7 @@ def tagline_too_long(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit
     tagline = manifest.get("tagline")
     if not isinstance(tagline, str):
         return
-    trimmed = tagline.strip()
+    trimmed = js_trim(tagline)
     if not trimmed or len(tagline) > LIMITS.tagline_max:
         return  # blank: BK104; raw length over the cap: BK105
     units = utf16_len(trimmed)
