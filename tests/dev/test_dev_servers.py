@@ -116,6 +116,8 @@ def test_the_command_serves_until_ctrl_c(tmp_path: Path) -> None:
         assert host_url and block_url, banner
         assert fetch(host_url.group(0))[0] == 200
         assert fetch(block_url.group(0) + "index.html")[0] == 200
+        # A violation found while serving is said in the terminal as well.
+        fetch(host_url.group(0) + "api/inbound", {"t": 1, "jsType": "string", "data": "hi"})
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=15)
     finally:
@@ -123,3 +125,4 @@ def test_the_command_serves_until_ctrl_c(tmp_path: Path) -> None:
             process.kill()
     assert process.returncode == 0
     assert "Traceback" not in err and "stopping" in out
+    assert "violation: envelope: the message is a string" in err

@@ -6,6 +6,7 @@ quoted in the comment).
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -88,7 +89,7 @@ def test_every_consecutive_pair_compares_cleanly() -> None:
     steps = 0
     for repo in sorted(repos):
         entries = history(repo)
-        for before, after in zip(entries, entries[1:]):
+        for before, after in itertools.pairwise(entries):
             new = read_path(CORPUS / "real" / after["file"])
             findings = compare(read_path(CORPUS / "real" / before["file"]), new)
             assert all(f.code.startswith("BK4") and f.line >= 1 for f in findings)

@@ -145,3 +145,13 @@ def test_bad_config_exits_2_and_touches_nothing(broken: Path) -> None:
     result = run("fix", str(broken))
     assert result.returncode == 2
     assert broken.read_bytes() == before
+
+
+def test_messages_quoting_a_lone_surrogate_do_not_crash(tmp_path: Path) -> None:
+    path = tmp_path / "block.manifest.json"
+    path.write_text(BROKEN.replace('"contentRating": "g"', '"contentRating": "\\ud800"'), encoding="utf-8")
+    for args in (("fix",), ("fix", "--diff")):
+        result = run(*args, str(path))
+        assert result.returncode == 1, result.stderr
+        assert "Traceback" not in result.stderr
+        assert "\\ud800" in result.stdout + result.stderr

@@ -3,6 +3,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from blockkit.fix.textedit import JsonText, apply_edits, detect_indent
 from blockkit.report import Edit
@@ -111,3 +113,53 @@ def test_colliding_edits_wait_for_the_next_pass() -> None:
     # The second overlaps the first; the fourth inserts where the third already does.
     assert applied == [Edit(2, 5, ""), Edit(5, 5, "+")]
     assert result == "01+56789"
+
+
+# --- any layout, any document: the edit does exactly what it says --------------------
+
+_scalars = st.one_of(st.none(), st.booleans(), st.integers(-10, 10), st.text(max_size=4))
+_values = st.recursive(_scalars, lambda inner: st.one_of(
+    st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=3), inner, max_size=4)), max_leaves=12)
+_layouts = st.sampled_from([
+    {"indent": None}, {"indent": None, "separators": (",", ":")}, {"indent": 2}, {"indent": 4}, {"indent": "\t"},
+    {"indent": 2, "ensure_ascii": False},
+])
+
+
+def _paths(value, pointer=""):  # type: ignore[no-untyped-def]
+    """Every (pointer, parent, key) below ``value``."""
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, child in items:
+        token = str(key).replace("~", "~0").replace("/", "~1")
+        yield pointer + "/" + token, value, key
+        yield from _paths(child, pointer + "/" + token)
+
+
+@settings(max_examples=300, deadline=None)
+@given(document=st.dictionaries(st.text(max_size=3), _values, min_size=1, max_size=5), layout=_layouts,
+       pick=st.integers(0, 10_000))
+def test_remove_anything_in_any_layout(document: dict, layout: dict, pick: int) -> None:
+    import copy
+
+    text = json.dumps(document, **layout)
+    paths = list(_paths(document))
+    pointer, _, _ = paths[pick % len(paths)]
+    expected = copy.deepcopy(document)
+    for candidate, parent, key in _paths(expected):
+        if candidate == pointer:
+            del parent[key]
+            break
+    result = edited(text, lambda e: e.remove(pointer))
+    assert json.loads(result) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(document=st.dictionaries(st.text(max_size=3), _values, max_size=5), layout=_layouts,
+       value=_values)
+def test_insert_first_and_last_in_any_layout(document: dict, layout: dict, value: object) -> None:
+    document.pop("$new", None)
+    text = json.dumps(document, **layout)
+    first = json.loads(edited(text, lambda e: e.insert_first("", "$new", value)))
+    assert list(first) == ["$new", *document] and first["$new"] == value
+    last = json.loads(edited(text, lambda e: e.insert_last("", [("$new", value)])))
+    assert list(last) == [*document, "$new"] and last["$new"] == value

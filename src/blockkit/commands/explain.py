@@ -62,8 +62,11 @@ def render_text(info: dict[str, Any]) -> str:
         fixable = f"yes, unsafe: `blockkit fix --unsafe` will {info['autofix']}"
     else:
         fixable = "no"
-    stage = {"submit": "at submit (and every later check)", "approve": "at moderator approval"}.get(
-        info["stage"], info["stage"])
+    if info["layer"] == "diff":
+        stage = "when a new version is compared with the last (`blockkit diff`, `blockkit lint --against`)"
+    else:
+        stage = {"submit": "at submit (and every later check)", "approve": "at moderator approval"}.get(
+            info["stage"], info["stage"])
     lines = [
         f"{info['code']} ({info['name']}): {info['summary']}",
         "",

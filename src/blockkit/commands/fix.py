@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import difflib
-from pathlib import Path
+from functools import partial
 
 import click
 
@@ -22,27 +22,31 @@ def unified_diff(path: str, before: str, after: str) -> str:
     return "".join(out)
 
 
+def _echo(text: str, err: bool = False) -> None:
+    # Messages can quote a manifest's "\ud800" escape: a lone surrogate UTF-8 cannot encode.
+    click.echo(text.encode("utf-8", "backslashreplace").decode("utf-8"), err=err)
+
+
 def run_fix(paths: tuple[str, ...], flags: ContextFlags, *, unsafe: bool, preview: bool) -> int:
     from blockkit.context import ConfigError
     from blockkit.engine import UnreadableFile, read_path
     from blockkit.fix import fix_source, load_fixers
     from blockkit.fix.atomic import FileChanged, replace_file
-    from blockkit.render.text import render_file
-
     from blockkit.lint.policy import LintPolicy
     from blockkit.platform import MANIFEST_FILENAME
+    from blockkit.render.text import render_file
 
     fixers = load_fixers()
     # lint's settings (select, ignore, exceptions, severities) decide which findings exist to be fixed.
     policy = LintPolicy()
     # The preview goes to stdout alone so that it can be piped to patch; the account goes to stderr.
-    say = (lambda text: click.echo(text, err=True)) if preview else click.echo
+    say = partial(_echo, err=preview)
     failed = False
     errors = warnings = fixed_total = held_back = 0
     files = 0
     for manifest, problem in expand_paths(paths):
         if problem:
-            click.echo(f"blockkit: error: {problem}", err=True)
+            _echo(f"blockkit: error: {problem}", err=True)
             failed = True
             continue
         try:
@@ -50,17 +54,17 @@ def run_fix(paths: tuple[str, ...], flags: ContextFlags, *, unsafe: bool, previe
             policy.prepare(manifest, config)
             source = read_path(manifest)
         except (UnreadableFile, ConfigError) as exc:
-            click.echo(f"blockkit: error: {exc}", err=True)
+            _echo(f"blockkit: error: {exc}", err=True)
             failed = True
             continue
         files += 1
         project_dir = manifest.parent if manifest.name == MANIFEST_FILENAME else None
         outcome = fix_source(source, config.context, unsafe=unsafe, project_dir=project_dir,
-                             review=lambda report: policy.review(manifest, config, report))
+                             review=partial(policy.review, manifest, config))
         if outcome.refused:
             say(f"{source.path}: not fixed: {outcome.refused}")
         for problem in outcome.problems:
-            click.echo(f"blockkit: error: {source.path}: {problem} (a bug in blockkit; please report it)", err=True)
+            _echo(f"blockkit: error: {source.path}: {problem} (a bug in blockkit; please report it)", err=True)
             failed = True
         fixed = outcome.fixed
         if outcome.changed and outcome.text is not None and outcome.original is not None:
@@ -70,7 +74,7 @@ def run_fix(paths: tuple[str, ...], flags: ContextFlags, *, unsafe: bool, previe
                 try:
                     replace_file(manifest, outcome.text.encode("utf-8"), outcome.original.encode("utf-8"))
                 except (OSError, FileChanged) as exc:
-                    click.echo(f"blockkit: error: {source.path}: cannot write: {exc}", err=True)
+                    _echo(f"blockkit: error: {source.path}: cannot write: {exc}", err=True)
                     failed = True
                     continue
             verb = "would fix" if preview else "fixed"

@@ -27,13 +27,15 @@ BLOCK_RESPONSE_HEADERS = (
 
 def build_block_app(root: Path | None, proxy_url: str | None) -> ASGIApp:
     from starlette.applications import Starlette
-    from starlette.routing import BaseRoute, Mount, Route
+    from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
     from starlette.staticfiles import StaticFiles
 
     if proxy_url is not None:
-        from blockkit.dev.proxy import build_proxy_endpoint
+        from blockkit.dev.proxy import build_proxy_endpoint, build_websocket_endpoint, websockets_available
 
         routes: list[BaseRoute] = [Route("/{path:path}", build_proxy_endpoint(proxy_url), methods=_ALL_METHODS)]
+        if websockets_available():
+            routes.append(WebSocketRoute("/{path:path}", build_websocket_endpoint(proxy_url)))
     else:
         assert root is not None
         routes = [Mount("/", app=StaticFiles(directory=root, html=True))]

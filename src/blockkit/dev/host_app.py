@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from blockkit.dev import contract, trace
 from blockkit.dev.bridge import Bridge

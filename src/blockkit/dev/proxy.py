@@ -1,13 +1,17 @@
 """``--proxy URL``: forward the block origin's requests to a running dev server.
 
-Plain HTTP only. Vite's hot-reload websocket is not forwarded; Vite's client
-falls back to connecting to its own port directly.
+HTTP requests always. WebSockets (Vite's hot reload) when the ``websockets``
+package is installed: uvicorn needs it to accept a WebSocket at all. Without
+it, Vite's client cannot connect through the block origin and says so in the
+console, which ``--check`` reports.
 """
 
 from __future__ import annotations
 
+import asyncio
 import http.client
 from collections.abc import Awaitable, Callable
+from importlib.util import find_spec
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -82,5 +86,68 @@ def build_proxy_endpoint(url: str) -> Callable[[Any], Awaitable[Any]]:
             if name.lower() not in _HOP_HEADERS:
                 response.headers.append(name, value)
         return response
+
+    return endpoint
+
+
+def websockets_available() -> bool:
+    return find_spec("websockets") is not None
+
+
+def build_websocket_endpoint(url: str) -> Callable[[Any], Awaitable[None]]:
+    from starlette.websockets import WebSocket, WebSocketDisconnect
+    from websockets.asyncio.client import connect
+    from websockets.exceptions import ConnectionClosed, WebSocketException
+
+    scheme, host, port, base = parse_proxy_url(url)
+    ws_scheme = "wss" if scheme == "https" else "ws"
+
+    async def endpoint(websocket: WebSocket) -> None:
+        query = websocket.url.query
+        target = f"{ws_scheme}://{host}:{port}{base}{websocket.url.path}" + (f"?{query}" if query else "")
+        offered = list(websocket.scope.get("subprotocols") or [])
+        origin = websocket.headers.get("origin")
+        try:
+            upstream = await connect(
+                target,
+                subprotocols=offered or None,  # type: ignore[arg-type]
+                origin=origin,  # type: ignore[arg-type]
+                open_timeout=PROXY_TIMEOUT_S,
+            )
+        except (OSError, WebSocketException, asyncio.TimeoutError):
+            await websocket.close(code=1011)
+            return
+        async with upstream:
+            await websocket.accept(subprotocol=upstream.subprotocol)
+
+            async def browser_to_dev_server() -> None:
+                try:
+                    while True:
+                        message = await websocket.receive()
+                        if message["type"] == "websocket.disconnect":
+                            return
+                        text = message.get("text")
+                        await upstream.send(text if text is not None else message.get("bytes") or b"")
+                except (WebSocketDisconnect, ConnectionClosed):
+                    return
+
+            async def dev_server_to_browser() -> None:
+                try:
+                    async for data in upstream:
+                        if isinstance(data, str):
+                            await websocket.send_text(data)
+                        else:
+                            await websocket.send_bytes(data)
+                except ConnectionClosed:
+                    pass
+
+            pumps = [asyncio.ensure_future(browser_to_dev_server()), asyncio.ensure_future(dev_server_to_browser())]
+            _, pending = await asyncio.wait(pumps, return_when=asyncio.FIRST_COMPLETED)
+            for pump in pending:
+                pump.cancel()
+        try:
+            await websocket.close()
+        except (RuntimeError, WebSocketDisconnect):
+            pass  # the browser closed it first
 
     return endpoint

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from blockkit.dev.contract import Violation
 from blockkit.dev.errors import DevError
@@ -90,7 +91,7 @@ class DevSession:
             self.manifest, self.surface, options.context, anonymous=options.anonymous
         )
         self.source = resolve_source(self.manifest, options.proxy)
-        self.notes = [*self.manifest.notes, *surface_notes]
+        self.notes = [*self.manifest.notes, *surface_notes, *_proxy_notes(self.source)]
         self.trace_path = options.trace_path or self.manifest.block_dir / DEFAULT_TRACE_NAME
         self.trace: TraceLog | None = None
         self._servers: ServerPair | None = None
@@ -162,3 +163,11 @@ class DevSession:
 
     def events(self) -> list[dict[str, Any]]:
         return self.trace.events() if self.trace is not None else []
+
+
+def _proxy_notes(source: BlockSource) -> list[str]:
+    from blockkit.dev.proxy import websockets_available
+
+    if source.proxy is None or websockets_available():
+        return []
+    return ["hot reload's websocket cannot be forwarded without the `websockets` package (pip install websockets)"]

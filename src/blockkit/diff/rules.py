@@ -18,8 +18,8 @@ VERSION_NOT_INCREASED = declare("BK401", "version-not-increased", layer="diff", 
     "Compares the two versions under Semantic Versioning precedence (semver.org §11, prerelease rules "
     "included: 1.0.0-alpha < 1.0.0-alpha.1 < 1.0.0-beta.2 < 1.0.0-beta.11 < 1.0.0-rc.1 < 1.0.0) and reports "
     "a new version that is lower than, or equal to, the old one while the manifest's content changed.",
-    "Each submission is a new version; the platform identifies it by its version string, and changes such as "
-    "a new price take effect only through a new, reviewed version.",
+    "A changed manifest ships as a new version: a price or catalogue change, for one, takes effect only through "
+    "a new version and re-review, and a version that does not rise above the last one is not a newer version.",
     'old: "version": "1.2.0"    new: "version": "1.2.0-rc.1" (a prerelease ranks below its release)',
     'Raise the version: "version": "1.2.1" (or "1.3.0" for new features).'))
 
@@ -46,7 +46,7 @@ GOOD_PRICE_CHANGED = declare("BK404", "good-price-changed", layer="diff", severi
     "A good's price changed.",
     "Reports each good whose `priceBuzz` differs between the two versions.",
     "The catalogue a moderator approved is the one that can be sold: a new price needs a new version and "
-    "re-review, and the old price applies until the new version is approved.",
+    "re-review before it can be charged.",
     'old: "priceBuzz": 100    new: "priceBuzz": 150',
     "Nothing to change if intended; ship it as a new version and expect review."))
 

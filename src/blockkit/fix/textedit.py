@@ -18,7 +18,7 @@ from blockkit.report import Edit
 from blockkit.source import Source
 
 _JSON_WS = " \t\r\n"
-_LEADING_WS = re.compile(r"^([ \t]+)\S", re.M)
+_LEADING_WS = re.compile(r"^([ \t]+)\S", re.MULTILINE)
 
 
 class JsonText:
