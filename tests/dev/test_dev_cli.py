@@ -75,3 +75,15 @@ def test_check_without_a_browser_is_a_usage_error() -> None:
 def test_the_command_is_listed() -> None:
     result = CliRunner().invoke(main, ["--help"])
     assert "dev" in result.output and "Run a block in a local host" in result.output
+
+
+def test_a_port_in_use_is_named(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = str(taken.getsockname()[1])
+        result = run(str(FIXTURES / "handshake"), "--host-port", port, "--trace", str(tmp_path / "t.jsonl"))
+    assert_one_line_usage_error(result, f"cannot listen on 127.0.0.1:{port} for the host page")
+    assert not (tmp_path / "t.jsonl").exists()

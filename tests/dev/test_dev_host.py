@@ -265,3 +265,19 @@ def test_a_block_runs_through_the_proxy_on_the_dev_origin(host: Any, make_block:
     assert not run.session.block_url.startswith(dev_server)
     assert "scripted test block" in run.frame.locator("body").inner_text()
     assert int(run.frame.locator("#inits").inner_text()) >= 1
+
+
+def test_a_block_that_reloads_gets_a_fresh_handshake(host: Any, make_block: Any) -> None:
+    run = host(make_block(behaviour={"reloadAfterReady": True}))
+    run.page.wait_for_function(
+        "() => document.querySelector('#trace-list').textContent.includes('block-reloaded')"
+        " && window.__blockkit.outcome === 'ready'"
+    )
+    events = run.events()
+    [reloaded] = times(events, "block-reloaded")
+    readies = times(events, "ready")
+    assert len(readies) == 2 and readies[0] < reloaded < readies[1]
+    assert len(trace.messages(events, "in", "BLOCK_READY")) == 2
+    # Still the first mount: a reload is not one of the page's retries.
+    assert len(times(events, "mount")) == 1 and not times(events, "retry-scheduled")
+    assert "reloaded=1" in run.frame.url

@@ -31,7 +31,11 @@ def build_block_app(root: Path | None, proxy_url: str | None) -> ASGIApp:
     from starlette.staticfiles import StaticFiles
 
     if proxy_url is not None:
-        from blockkit.dev.proxy import build_proxy_endpoint, build_websocket_endpoint, websockets_available
+        from blockkit.dev.proxy import (
+            build_proxy_endpoint,
+            build_websocket_endpoint,
+            websockets_available,
+        )
 
         routes: list[BaseRoute] = [Route("/{path:path}", build_proxy_endpoint(proxy_url), methods=_ALL_METHODS)]
         if websockets_available():

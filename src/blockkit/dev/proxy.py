@@ -98,6 +98,7 @@ def build_websocket_endpoint(url: str) -> Callable[[Any], Awaitable[None]]:
     from starlette.websockets import WebSocket, WebSocketDisconnect
     from websockets.asyncio.client import connect
     from websockets.exceptions import ConnectionClosed, WebSocketException
+    from websockets.typing import Origin, Subprotocol
 
     scheme, host, port, base = parse_proxy_url(url)
     ws_scheme = "wss" if scheme == "https" else "ws"
@@ -110,8 +111,9 @@ def build_websocket_endpoint(url: str) -> Callable[[Any], Awaitable[None]]:
         try:
             upstream = await connect(
                 target,
-                subprotocols=offered or None,  # type: ignore[arg-type]
-                origin=origin,  # type: ignore[arg-type]
+                # Plain strings on the wire; websockets types them as NewTypes.
+                subprotocols=[Subprotocol(p) for p in offered] or None,
+                origin=Origin(origin) if origin else None,
                 open_timeout=PROXY_TIMEOUT_S,
             )
         except (OSError, WebSocketException, asyncio.TimeoutError):

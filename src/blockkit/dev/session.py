@@ -113,11 +113,13 @@ class DevSession:
         from blockkit.dev.block_app import build_block_app
         from blockkit.dev.servers import ServerPair
 
+        # Ports first: a run that cannot listen leaves no trace file behind.
+        servers = ServerPair(self.options.block_port, self.options.host_port)
         try:
             self.trace = TraceLog(self.trace_path)
         except OSError as exc:
+            servers.stop()
             raise DevError(f"cannot write the trace to {self.trace_path}: {exc.strerror or exc}") from None
-        servers = ServerPair(self.options.block_port, self.options.host_port)
         self._servers = servers
         setup = HostSetup(
             manifest=self.manifest,

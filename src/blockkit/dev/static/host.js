@@ -140,14 +140,15 @@
     }
     frame.src = config.blockUrl + "#" + fragment();
     frame.addEventListener("load", function () {
-      if (state.iframe !== frame || !state.waiting) return;
+      if (state.iframe !== frame) return;
+      if (state.ready) {
+        rehandshake();
+        return;
+      }
+      if (!state.waiting) return;
       record({ kind: "lifecycle", event: "iframe-load" });
       postInit("load");
-      if (!state.timers.repost && !state.ready) {
-        state.timers.repost = setInterval(function () {
-          postInit("repost");
-        }, T.init_repost_ms);
-      }
+      startRepost();
     });
     stage.frameHost.appendChild(frame);
     state.iframe = frame;
@@ -162,6 +163,31 @@
     });
     state.timers.giveUp = setTimeout(giveUp, T.ready_timeout_ms);
     setStatus("pending", "waiting for BLOCK_READY (attempt " + state.attempt + ")");
+  }
+
+  function startRepost() {
+    if (state.timers.repost || state.ready) return;
+    state.timers.repost = setInterval(function () {
+      postInit("repost");
+    }, T.init_repost_ms);
+  }
+
+  // A ready block's frame loaded a new document: a dev server's full reload,
+  // or the block navigating itself. The new document knows nothing yet, so it
+  // gets a handshake of its own (not a platform retry: the mount is the same).
+  function rehandshake() {
+    clearTimers();
+    state.ready = false;
+    state.waiting = true;
+    state.outcome = "pending";
+    state.mountAt = now();
+    state.firstMountAt = state.mountAt;
+    state.handshakeMs = null;
+    record({ kind: "lifecycle", event: "block-reloaded", t: state.mountAt });
+    state.timers.giveUp = setTimeout(giveUp, T.ready_timeout_ms);
+    setStatus("pending", "the block reloaded: waiting for BLOCK_READY");
+    postInit("load");
+    startRepost();
   }
 
   function giveUp() {
