@@ -5,15 +5,10 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from blockkit.platform import BUDGET_SCOPE, LIMITS
-from blockkit.rules.base import Hit, RuleContext, declared_scopes, rule
+from blockkit.rules.base import Hit, RuleContext, as_dict, declared_scopes, rule
 
 _BUDGET_KEY = "buzzBudgetPerGen"
 _BUDGET_POINTER = f"/page/{_BUDGET_KEY}"
-
-
-def _is_budget(value: Any) -> bool:
-    # The schema reports non-integers; a bool is not a budget either.
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 @rule("BK304", "budgeted-page-without-budget", layer="lint", severity="warning")
@@ -91,8 +86,8 @@ def budget_above_cap(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit
     ## Fix
     "page": {"path": "/", "title": "Studio", "buzzBudgetPerGen": 1000}
     """
-    budget = manifest.get("page", {}).get(_BUDGET_KEY) if isinstance(manifest.get("page"), dict) else None
-    if _is_budget(budget) and budget > LIMITS.buzz_budget_clamp:
+    budget = as_dict(manifest.get("page")).get(_BUDGET_KEY)
+    if isinstance(budget, (int, float)) and not isinstance(budget, bool) and budget > LIMITS.buzz_budget_clamp:
         yield Hit(_BUDGET_POINTER, f"page.{_BUDGET_KEY} is {budget}, but the platform clamps it to "
                                    f"{LIMITS.buzz_budget_clamp} Buzz per generation",
                   hint=f"set it to at most {LIMITS.buzz_budget_clamp}")
