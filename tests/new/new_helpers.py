@@ -62,6 +62,3 @@ def subprocess_env() -> dict[str, str]:
 
 BLOCKKIT = [sys.executable, "-m", "blockkit.cli"]
 
-
-def lint_available() -> bool:
-    return importlib.util.find_spec("blockkit.commands.lint") is not None

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from new_helpers import invoke, lint_available, subprocess_env
+from new_helpers import invoke, subprocess_env
 
 pytestmark = [
     pytest.mark.precommit,
@@ -69,7 +69,6 @@ def test_validate_hook_passes_then_catches_a_bad_manifest(block: Path, tmp_path:
     assert result.returncode == 1 and "Failed" in result.stdout
 
 
-@pytest.mark.skipif(not lint_available(), reason="blockkit lint is not built yet")
 def test_all_hooks_pass_on_a_fresh_block(block: Path, tmp_path: Path) -> None:
     result = _pre_commit(block, tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr

@@ -16,7 +16,7 @@ from typing import Any
 
 from blockkit._version import __version__
 from blockkit.context import CONFIG_FILENAME, Context
-from blockkit.platform import DEFAULT_TIER
+from blockkit.platform import DEFAULT_TIER, MODERATOR_ONLY_SLOTS
 from blockkit.scaffold.catalog import DEV_PORT
 from blockkit.scaffold.options import Answers
 
@@ -68,6 +68,10 @@ def _answers_table(answers: Answers) -> dict[str, Any]:
     return table
 
 
+# The lint rule that advises on moderator-only model slots (codes are stable).
+MODEL_SLOT_TARGET_RULE = "BK310"
+
+
 def render(answers: Answers, previous: dict[str, Any], hashes: dict[str, str], template: str) -> dict[str, Any]:
     table = dict(previous)
     # The context is the developer's once written (they may change tier or
@@ -78,6 +82,15 @@ def render(answers: Answers, previous: dict[str, Any], hashes: dict[str, str], t
             "allowed-origins": list(Context().origins_for(answers.block_id)),
         }
     table.setdefault("dev", {"port": DEV_PORT})
+    if answers.surface in MODERATOR_ONLY_SLOTS and "exceptions" not in table:
+        # The developer chose a model slot knowingly (new says it is moderator-only at
+        # launch), so the advice is recorded once, visibly, instead of on every lint run.
+        # If the target moves, lint reports this entry as unused (BK390).
+        table["exceptions"] = [{
+            "pointer": "/targets/0/slotId",
+            "codes": [MODEL_SLOT_TARGET_RULE],
+            "reason": "model slots are open to moderators only at launch; chosen with blockkit new --surface",
+        }]
     table["scaffold"] = {
         "blockkit-version": __version__,
         "template": template,
