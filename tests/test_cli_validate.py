@@ -153,3 +153,26 @@ def test_version_and_help_do_not_import_the_validation_stack() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.stdout.strip().splitlines()[-1] == "[]", result.stdout + result.stderr
     assert "blockkit, version" in result.stdout
+
+
+def test_a_large_batch_is_checked_in_parallel_with_the_same_verdicts(tmp_path: Path, manifest) -> None:
+    import blockkit
+    from blockkit.commands.validate import PARALLEL_MIN_FILES
+
+    paths = []
+    for i in range(PARALLEL_MIN_FILES + 20):
+        doc = json.loads(json.dumps(manifest))
+        if i % 3 == 0:
+            doc["version"] = f"v{i}"
+        if i % 5 == 0:
+            doc["iframe"]["sandbox"] = "allow-scripts allow-popups"
+        path = tmp_path / f"m{i:04d}.json"
+        path.write_text(json.dumps(doc, indent=2) if i % 7 else "{broken")
+        paths.append(path)
+    (tmp_path / "m0001.json").unlink()  # one unreadable path in the middle of the batch
+    result = run("validate", "--format", "json", *map(str, paths))
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [f"blockkit: error: {paths[1]}: no such file or directory"]
+    got = json.loads(result.stdout)["files"]
+    expected = [blockkit.validate_file(p).to_json()["files"][0] for p in paths if p.exists()]
+    assert got == expected

@@ -34,6 +34,15 @@ def _checks(layer: str) -> list[Rule]:
     return _rules_by_layer.get(layer, [])
 
 
+def warm_up() -> None:
+    """Load every rule and build the fast schema validator now (before forking workers)."""
+    from blockkit.schema import fast_validator
+
+    for layer in ALL_LAYERS:
+        _checks(layer)
+    fast_validator()
+
+
 class UnreadableFile(Exception):
     """The path could not be read at all (exit status 2, not a finding)."""
 

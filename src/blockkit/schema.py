@@ -123,7 +123,7 @@ _DOCS = {
               "Reports a string outside the schema's length bounds (the schema counts code points; the server rules count UTF-16 units).",
               "The platform rejects out-of-range strings.",
               '"blockId": "ab"', '"blockId": "abc"'),
-    "BK106": ("unknown-key", "A key is not allowed here.",
+    "BK106": ("closed-object-unknown-key", "A key is not allowed here.",
               "Reports a key inside `iframe`, `page` or a goods entry that the schema does not define.",
               "These objects are closed: the platform rejects unknown keys in them.",
               '"page": {"path": "/", "title": "Demo", "subtitle": "x"}', '"page": {"path": "/", "title": "Demo"}'),
