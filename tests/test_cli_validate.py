@@ -176,3 +176,16 @@ def test_a_large_batch_is_checked_in_parallel_with_the_same_verdicts(tmp_path: P
     got = json.loads(result.stdout)["files"]
     expected = [blockkit.validate_file(p).to_json()["files"][0] for p in paths if p.exists()]
     assert got == expected
+
+
+def test_validate_does_not_import_the_lint_or_diff_layers(write_manifest, manifest) -> None:
+    path = write_manifest(manifest)
+    code = (
+        "import sys\n"
+        "from blockkit.cli import main\n"
+        f"try:\n    main(['validate', {str(path)!r}])\nexcept SystemExit as exc:\n    print('exit', exc.code)\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('blockkit.lint', 'blockkit.diff', 'blockkit.rules.lint', 'html.parser'))))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    lines = result.stdout.strip().splitlines()
+    assert lines[-2:] == ["exit 0", "[]"], result.stdout + result.stderr

@@ -63,3 +63,43 @@ def test_manifest_shaped_json_never_raises(value: dict, indent: object) -> None:
     report = blockkit.validate(text)
     assert_positions_inside(text, report)
     assert not [f for f in report.findings if f.code == "BK000"], report.findings
+
+
+def _dump_with_repeats(value, draw_indent: bool) -> str:
+    """JSON text in which objects are lists of pairs, so member names can repeat."""
+    sep = "\n  " if draw_indent else ""
+    if isinstance(value, tuple):  # an object as pairs
+        return "{" + sep + ("," + sep).join(json.dumps(k) + ": " + _dump_with_repeats(v, draw_indent)
+                                            for k, v in value[1]) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_dump_with_repeats(v, draw_indent) for v in value) + "]"
+    return json.dumps(value)
+
+
+objects_with_repeats = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=6),
+    lambda children: st.lists(children, max_size=4)
+    | st.lists(st.tuples(st.sampled_from(["a", "b", "a/b", "~", "é", '"q"', "\\"]), children), max_size=5)
+    .map(lambda pairs: ("object", pairs)),
+    max_leaves=25,
+)
+
+
+@SETTINGS
+@given(objects_with_repeats, st.booleans())
+def test_fast_position_scanner_agrees_with_the_strict_parser(value, indent: bool) -> None:
+    from blockkit.source import scan, scan_valid
+
+    text = _dump_with_repeats(value, indent)
+    strict = scan(text)
+    assert strict.problem is None, text
+    fast = scan_valid(text)
+    assert (fast.values, fast.keys, fast.duplicates) == (strict.values, strict.keys, strict.duplicates), text
+
+
+@SETTINGS
+@given(st.text(alphabet=st.characters(codec=None, exclude_categories=())))
+def test_utf16_length_counts_astral_characters_twice_and_lone_surrogates_once(value: str) -> None:
+    from blockkit.jsstr import utf16_len
+
+    assert utf16_len(value) == sum(2 if ord(ch) > 0xFFFF else 1 for ch in value)

@@ -139,6 +139,7 @@ def test_fast_scanner_agrees_with_the_strict_one(corpus) -> None:
 
     samples = [p.read_text(encoding="utf-8", errors="replace") for p in corpus]
     samples += ['{"a": [1, [2, {"b": [], "c": {}}], "x\\\\\\"y"], "k\\u00e9": -1.5e3, "a": true}', "[]", '"s"', "0"]
+    samples += ['{"a": {"x": 1, "x": 2}, "a": {"x": 3, "y": [{"z": 1}, {"z": 2, "z": 3}]}, "a/b": {"~": ""}}']
     for text in samples:
         start = 1 if text.startswith("\ufeff") else 0
         strict = scan(text, start)

@@ -8,7 +8,7 @@ from typing import Any, Collection, Iterable, Optional
 
 from blockkit.context import Context
 from blockkit.report import FileReport, Finding
-from blockkit.rules import load_all
+from blockkit.rules import load_all, load_validation
 from blockkit.rules.base import REGISTRY, Hit, Rule, RuleContext
 from blockkit.source import Source, read_bytes, read_text
 from blockkit.platform import LIMITS
@@ -17,21 +17,20 @@ VALIDATION_LAYERS: tuple[str, ...] = ("parse", "schema", "server")
 ALL_LAYERS: tuple[str, ...] = ("parse", "schema", "server", "lint")
 
 _rules_lock = threading.Lock()
-_rules_by_layer: Optional[dict[str, list[Rule]]] = None
+_rules_by_layer: dict[str, list[Rule]] = {}
 
 
 def _checks(layer: str) -> list[Rule]:
-    global _rules_by_layer
-    if _rules_by_layer is None:
+    table = _rules_by_layer.get(layer)
+    if table is None:
         with _rules_lock:
-            if _rules_by_layer is None:
-                registry = load_all()
-                table: dict[str, list[Rule]] = {}
-                for rule in sorted(registry.values(), key=lambda r: r.code):
-                    if rule.check is not None:
-                        table.setdefault(rule.layer, []).append(rule)
-                _rules_by_layer = table
-    return _rules_by_layer.get(layer, [])
+            table = _rules_by_layer.get(layer)
+            if table is None:
+                registry = load_validation() if layer in VALIDATION_LAYERS else load_all()
+                table = [rule for _, rule in sorted(registry.items())
+                         if rule.layer == layer and rule.check is not None]
+                _rules_by_layer[layer] = table
+    return table
 
 
 def warm_up() -> None:
@@ -89,7 +88,7 @@ def check(
     report = FileReport(path=source.path, text=source.text, data=source.data)
     hits: list[tuple[Rule, Hit]] = []
 
-    load_all()
+    load_validation()
     for code, message, hint, start, end in source.problems:
         hits.append((REGISTRY[code], Hit("", message, hint=hint, span=(start, end))))
     if source.has_document:

@@ -29,7 +29,8 @@ def utf16_len(value: str) -> int:
     """Length in UTF-16 code units, as JavaScript's ``.length`` counts it."""
     if value.isascii():
         return len(value)
-    return len(value) + sum(1 for ch in value if ord(ch) > 0xFFFF)
+    # surrogatepass: a lone surrogate (JSON allows "\\ud800") is one unit, as in JavaScript
+    return len(value.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def is_blank(value: str) -> bool:

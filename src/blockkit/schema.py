@@ -14,10 +14,8 @@ after construction, so threads share them. Nothing is fetched: a
 
 from __future__ import annotations
 
-import hashlib
 import json
 import threading
-from difflib import get_close_matches
 from functools import lru_cache
 from typing import Any, Iterator
 
@@ -39,6 +37,8 @@ def load_schema() -> dict[str, Any]:
 
 
 def schema_identity() -> dict[str, str]:
+    import hashlib
+
     return {"id": SCHEMA_ID, "sha256": hashlib.sha256(_schema_bytes()).hexdigest()}
 
 
@@ -192,6 +192,8 @@ def _show(value: Any, limit: int = 60) -> str:
 def _suggest(value: Any, options: list[Any]) -> str | None:
     if not isinstance(value, str):
         return None
+    from difflib import get_close_matches  # only when a value is misspelt
+
     close = get_close_matches(value, [o for o in options if isinstance(o, str)], n=1, cutoff=0.6)
     return f"did you mean {json.dumps(close[0])}?" if close else None
 

@@ -203,53 +203,50 @@ def scan(text: str, start: int = 0, max_depth: Optional[int] = None) -> Spans:
         return _unexpected(text, pos, problem, wanted=f"',' or '{close}'")
 
 
-# One token per match, whitespace skipped in the same step: strings, brackets, commas, colons, scalars.
-_TOKEN = re.compile(r'[ \t\n\r]*(?:("(?:[^"\\]|\\.)*")|([{\[])|([}\]])|(,)|(:)|([^ \t\n\r{}\[\],:"]+))')
+# One token per match, whitespace skipped in the same step. A string followed by ':' is a member
+# name (group 1 with group 2), so no parser state is needed to tell keys from values.
+_TOKEN = re.compile(r'[ \t\n\r]*(?:("[^"\\]*(?:\\.[^"\\]*)*")([ \t\n\r]*:)?|([{\[])|([}\]])|(,)|([^ \t\n\r{}\[\],:"]+))')
 
 
 def scan_valid(text: str, start: int = 0) -> Spans:
     """Spans of a text already known to be valid JSON: the fast path, one regex match per token."""
     spans = Spans()
     values, keys = spans.values, spans.keys
-    # Frames: [is_object, pointer, start, index, seen keys]
+    # Frames: [pointer, start, index] (index is None for an object)
     stack: list[list[Any]] = []
     pointer = ""  # pointer of the value about to be read
-    expect_key = False
     for match in _TOKEN.finditer(text, start):
         group = match.lastindex
-        if group == 1:  # string: a key or a value
-            if expect_key:
-                frame = stack[-1]
-                raw = match.group(1)
-                name = _decode_key(raw)
-                pointer = frame[1] + "/" + _escape(name)
-                if name in frame[4]:
-                    spans.duplicates.append((pointer, match.start(1), match.end()))
-                frame[4].add(name)
-                keys[pointer] = (match.start(1), match.end())
-                expect_key = False
-            else:
-                values[pointer] = (match.start(1), match.end())
-        elif group == 2:  # open
-            is_object = match.group(2) == "{"
-            stack.append([is_object, pointer, match.start(2), 0, set()])
-            if is_object:
-                expect_key = True
-            else:
-                pointer = pointer + "/0"
-        elif group == 3:  # close
-            frame = stack.pop()
-            values[frame[1]] = (frame[2], match.end())
-            expect_key = False
-        elif group == 4:  # comma
+        if group == 1:  # a string value
+            values[pointer] = match.span(1)
+        elif group == 2:  # a member name and its colon
+            raw = match.group(1)
             frame = stack[-1]
-            if frame[0]:
-                expect_key = True
+            name = json.loads(raw) if "\\" in raw else raw[1:-1]
+            pointer = frame[0] + "/" + name.replace("~", "~0").replace("/", "~1")
+            span = match.span(1)
+            # A pointer already recorded inside this same object is a repeated member name (one
+            # recorded before the object opened belongs to an earlier duplicate of an ancestor).
+            seen = keys.get(pointer)
+            if seen is not None and seen[0] > frame[1]:
+                spans.duplicates.append((pointer, span[0], span[1]))
+            keys[pointer] = span
+        elif group == 3:  # open
+            if match.group(3) == "{":
+                stack.append([pointer, match.start(3), None])
             else:
-                frame[3] += 1
-                pointer = frame[1] + "/" + str(frame[3])
-        elif group == 6:  # number, true, false, null
-            values[pointer] = (match.start(6), match.end())
+                stack.append([pointer, match.start(3), 0])
+                pointer = pointer + "/0"
+        elif group == 4:  # close
+            frame = stack.pop()
+            values[frame[0]] = (frame[1], match.end())
+        elif group == 5:  # comma
+            frame = stack[-1]
+            if frame[2] is not None:
+                frame[2] += 1
+                pointer = frame[0] + "/" + str(frame[2])
+        else:  # number, true, false, null
+            values[pointer] = match.span(6)
     return spans
 
 
