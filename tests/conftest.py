@@ -7,19 +7,12 @@ from typing import Any, Callable
 
 import pytest
 
+from sample_manifests import PAGE_BLOCK
+
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO.parent / "shared" / "corpus"
 
-_VALID: dict[str, Any] = {
-    "$schema": "https://civitai.com/schemas/app-block/v1.json",
-    "blockId": "demo-block",
-    "version": "1.0.0",
-    "name": "Demo",
-    "contentRating": "g",
-    "scopes": ["user:read:self"],
-    "iframe": {"minHeight": 400, "maxHeight": None, "resizable": False, "sandbox": "allow-scripts allow-forms"},
-    "page": {"path": "/", "title": "Demo"},
-}
+_VALID = PAGE_BLOCK
 
 
 @pytest.fixture

@@ -11,16 +11,9 @@ from pathlib import Path
 import pytest
 
 from blockkit.diff import RevisionError, source_at_revision
+from sample_manifests import PAGE_BLOCK, changed
 
-OLD = {
-    "$schema": "https://civitai.com/schemas/app-block/v1.json",
-    "blockId": "demo-block",
-    "version": "1.0.0",
-    "name": "Demo",
-    "contentRating": "g",
-    "scopes": ["user:read:self"],
-    "iframe": {"minHeight": 400, "maxHeight": None, "resizable": False, "sandbox": "allow-scripts allow-forms"},
-}
+OLD = changed(PAGE_BLOCK, page=...)
 NEW = dict(OLD, scopes=["user:read:self", "buzz:read:self"],
            scopeJustifications={"buzz:read:self": "Shows the viewer's balance before a purchase."})
 

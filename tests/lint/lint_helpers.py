@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 import subprocess
@@ -13,18 +12,10 @@ from typing import Any, Optional
 from blockkit.context import Context
 from blockkit.engine import ALL_LAYERS, check, read_path
 from blockkit.report import Finding
+from sample_manifests import PAGE_BLOCK, changed
 
 # A manifest that every layer accepts and no lint rule remarks on; tests change one thing.
-CLEAN: dict[str, Any] = {
-    "$schema": "https://civitai.com/schemas/app-block/v1.json",
-    "blockId": "demo-block",
-    "version": "1.0.0",
-    "name": "Demo",
-    "contentRating": "g",
-    "scopes": ["user:read:self"],
-    "iframe": {"minHeight": 400, "maxHeight": None, "resizable": False, "sandbox": "allow-scripts allow-forms"},
-    "page": {"path": "/", "title": "Demo"},
-}
+CLEAN = PAGE_BLOCK
 
 # A block that answers BLOCK_INIT, the smallest honest one.
 READY_JS = ("window.addEventListener('message', (event) => {\n"
@@ -36,13 +27,7 @@ READY_JS = ("window.addEventListener('message', (event) => {\n"
 
 def clean(**changes: Any) -> dict[str, Any]:
     """A copy of CLEAN with top-level keys replaced; a value of ... deletes the key."""
-    document = copy.deepcopy(CLEAN)
-    for key, value in changes.items():
-        if value is ...:
-            document.pop(key, None)
-        else:
-            document[key] = value
-    return document
+    return changed(CLEAN, **changes)
 
 
 def write_project(root: Path, manifest: Any, files: Optional[dict[str, str]] = None) -> Path:

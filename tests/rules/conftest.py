@@ -12,27 +12,15 @@ import pytest
 import blockkit
 from blockkit.context import Context
 from blockkit.report import Finding
+from sample_manifests import PAGE_BLOCK, changed
 
 # A manifest every layer accepts; tests change one thing at a time.
-VALID: dict[str, Any] = {
-    "blockId": "demo-block",
-    "version": "1.0.0",
-    "name": "Demo",
-    "contentRating": "g",
-    "scopes": ["user:read:self"],
-    "iframe": {"minHeight": 400, "maxHeight": None, "resizable": False, "sandbox": "allow-scripts allow-forms"},
-}
+VALID = changed(PAGE_BLOCK, **{"$schema": ..., "page": ...})
 
 
 def manifest(**changes: Any) -> dict[str, Any]:
     """A copy of VALID with top-level keys replaced; a value of ... deletes the key."""
-    document = copy.deepcopy(VALID)
-    for key, value in changes.items():
-        if value is ...:
-            document.pop(key, None)
-        else:
-            document[key] = value
-    return document
+    return changed(VALID, **changes)
 
 
 def iframe(**changes: Any) -> dict[str, Any]:
