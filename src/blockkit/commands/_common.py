@@ -91,6 +91,22 @@ def context_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return func
 
 
+def report_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """--format, --strict and --output: how a command that produces a Report delivers it."""
+    from blockkit.render import FORMATS
+
+    options = [
+        click.option("--format", "fmt", type=click.Choice(sorted(FORMATS)), default="text", show_default=True,
+                     help="Output format."),
+        click.option("--strict", is_flag=True, help="Warnings fail too."),
+        click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
+                     help="Write the report to FILE instead of standard output."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
 def fail(message: str) -> "NoReturn":  # type: ignore[name-defined]
     click.echo(f"blockkit: error: {message}", err=True)
     sys.exit(2)

@@ -7,8 +7,7 @@ from typing import Optional
 
 import click
 
-from blockkit.commands._common import emit, fail, use_color
-from blockkit.render import FORMATS
+from blockkit.commands._common import emit, fail, report_options, use_color
 
 
 def run_diff(old_path: str, new_path: str, *, fmt: str, strict: bool, output: Optional[Path]) -> int:
@@ -40,11 +39,7 @@ def run_diff(old_path: str, new_path: str, *, fmt: str, strict: bool, output: Op
 @click.command("diff")
 @click.argument("old", type=click.Path(path_type=str))
 @click.argument("new", type=click.Path(path_type=str))
-@click.option("--format", "fmt", type=click.Choice(sorted(FORMATS)), default="text", show_default=True,
-              help="Output format.")
-@click.option("--strict", is_flag=True, help="Warnings fail too.")
-@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write the report to FILE instead of standard output.")
+@report_options
 def command(old: str, new: str, fmt: str, strict: bool, output: Optional[Path]) -> None:
     """Compare two versions of a manifest as review would.
 

@@ -7,18 +7,13 @@ from typing import Optional
 
 import click
 
-from blockkit.commands._common import ContextFlags, context_options, fail
+from blockkit.commands._common import ContextFlags, context_options, fail, report_options
 from blockkit.commands.validate import run_check
-from blockkit.render import FORMATS
 
 
 @click.command("lint")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=str))
-@click.option("--format", "fmt", type=click.Choice(sorted(FORMATS)), default="text", show_default=True,
-              help="Output format.")
-@click.option("--strict", is_flag=True, help="Warnings fail too.")
-@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write the report to FILE instead of standard output.")
+@report_options
 @click.option("--baseline", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
               help="Hide the lint findings recorded in FILE; report only new ones (and entries that went stale).")
 @click.option("--update-baseline", is_flag=True,

@@ -7,8 +7,7 @@ from typing import TYPE_CHECKING, Optional
 
 import click
 
-from blockkit.commands._common import ContextFlags, context_options, emit, expand_paths, fail, use_color
-from blockkit.render import FORMATS
+from blockkit.commands._common import ContextFlags, context_options, emit, expand_paths, fail, report_options, use_color
 
 if TYPE_CHECKING:
     from blockkit.context import Config, Context
@@ -112,11 +111,7 @@ def run_check(paths: tuple[str, ...], flags: ContextFlags, *, layers: tuple[str,
 
 @click.command("validate")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=str))
-@click.option("--format", "fmt", type=click.Choice(sorted(FORMATS)), default="text", show_default=True,
-              help="Output format.")
-@click.option("--strict", is_flag=True, help="Warnings fail too.")
-@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write the report to FILE instead of standard output.")
+@report_options
 @context_options
 def command(paths: tuple[str, ...], fmt: str, strict: bool, output: Optional[Path], **context: object) -> None:
     """Check manifests against the schema and every platform rule.
