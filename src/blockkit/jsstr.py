@@ -3,7 +3,10 @@ matches strings (PLATFORM.md §2)."""
 
 from __future__ import annotations
 
+import json
+import math
 import re
+from typing import Any
 
 # ECMAScript WhiteSpace + LineTerminator: what String.prototype.trim strips and
 # what the sandbox attribute is split on. Unlike Python's str.strip it has
@@ -35,3 +38,61 @@ def utf16_len(value: str) -> int:
 
 def is_blank(value: str) -> bool:
     return not js_trim(value)
+
+
+# --- JSON.stringify, for sizes the platform measures in serialised bytes ------------
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def js_number(value: float) -> str:
+    """Number::toString as JSON.stringify writes it (non-finite numbers become null)."""
+    if not math.isfinite(value):
+        return "null"
+    if value == 0:
+        return "0"
+    if value < 0:
+        return "-" + js_number(-value)
+    from decimal import Decimal  # only for the rare float in a payload
+
+    sign, digits_tuple, exponent = Decimal(repr(value)).normalize().as_tuple()
+    digits = "".join(map(str, digits_tuple))
+    k = len(digits)
+    n = int(exponent) + k  # the decimal point sits after n digits
+    if k <= n <= 21:
+        return digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return "0." + "0" * (-n) + digits
+    e = n - 1
+    mantissa = digits if k == 1 else digits[0] + "." + digits[1:]
+    return f"{mantissa}e{'+' if e >= 0 else '-'}{abs(e)}"
+
+
+def _js_string(value: str) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    # JSON.stringify escapes unpaired surrogates; Python would emit them raw.
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def js_stringify(value: Any) -> str:
+    """JSON.stringify(value) for a JSON.parse result (compact, insertion order)."""
+    if value is None or value is True or value is False:
+        return json.dumps(value)
+    if isinstance(value, str):
+        return _js_string(value)
+    if isinstance(value, int):
+        if abs(value) < 2**53:
+            return str(value)
+        try:
+            return js_number(float(value))  # JSON.parse reads every number as a double
+        except OverflowError:
+            return "null"
+    if isinstance(value, float):
+        return js_number(value)
+    if isinstance(value, list):
+        return "[" + ",".join(js_stringify(item) for item in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{_js_string(str(k))}:{js_stringify(v)}" for k, v in value.items()) + "}"
+    return "null"

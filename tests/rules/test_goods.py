@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from blockkit.rules.goods import js_number, js_stringify, serialized_size
+from blockkit.jsstr import js_number, js_stringify
+from blockkit.rules.goods import serialized_size
 
 from .conftest import Run, at, codes, manifest, only
 

@@ -6,11 +6,11 @@ import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Iterator, NoReturn, Optional
 
 import click
 
-from blockkit.context import STAGES, Config, ConfigError, Context, load_config, merge_flags
+from blockkit.context import STAGES, Config, ConfigError, load_config, merge_flags
 from blockkit.platform import MANIFEST_FILENAME, TRUST_TIERS
 
 _SKIP_DIRS = frozenset({"node_modules", ".git", ".hg", ".svn", "dist", "build", ".venv", "venv", "__pycache__"})
@@ -107,7 +107,7 @@ def report_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return func
 
 
-def fail(message: str) -> "NoReturn":  # type: ignore[name-defined]
+def fail(message: str) -> NoReturn:
     click.echo(f"blockkit: error: {message}", err=True)
     sys.exit(2)
 

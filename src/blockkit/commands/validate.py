@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Optional
 
 import click
 
-from blockkit.commands._common import ContextFlags, context_options, emit, expand_paths, fail, report_options, use_color
+from blockkit.commands._common import ContextFlags, context_options, emit, expand_paths, report_options, use_color
 
 if TYPE_CHECKING:
     from blockkit.context import Config, Context
