@@ -1,11 +1,11 @@
 """The schema layer: the canonical Draft 2020-12 schema, with ECMA-262 regexes.
 
-Two engines, one schema. ``jsonschema`` (with ``regress`` for ECMA-262
-patterns) is the reference: it explains every violation, and its errors become
-findings. ``jsonschema-rs`` answers the yes/no question a hundred times faster,
-so a manifest that passes never pays for the reference engine (most manifests
-in a pipeline or a pre-commit run pass). Both implement ECMA-262 pattern
-semantics, and a differential test holds them to the same verdicts.
+Two engines, one schema. ``jsonschema-rs`` does the everyday work: it answers
+"valid?" and, when the answer is no, lists the violations, which an adapter
+(``_FastError``) turns into the same errors the reference engine would give.
+``jsonschema`` with ``regress`` for ECMA-262 patterns is the reference: it takes
+over for any document the fast engine cannot convert (huge integers, lone
+surrogates), and a differential test holds the two to the same findings.
 
 Each validator is built once, on first use, and reused; both are immutable
 after construction, so threads share them. Nothing is fetched: a
