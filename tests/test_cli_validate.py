@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -189,3 +190,42 @@ def test_validate_does_not_import_the_lint_or_diff_layers(write_manifest, manife
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     lines = result.stdout.strip().splitlines()
     assert lines[-2:] == ["exit 0", "[]"], result.stdout + result.stderr
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc to see the pool start")
+def test_ctrl_c_during_a_parallel_run_exits_130_with_one_line(tmp_path: Path, manifest) -> None:
+    import signal
+    import time
+
+    from blockkit.commands.validate import PARALLEL_MIN_FILES
+
+    text = json.dumps(manifest, indent=2)
+    paths = []
+    for i in range(PARALLEL_MIN_FILES * 50):  # several seconds of work on two cores
+        path = tmp_path / f"m{i:05d}.json"
+        path.write_text(text)
+        paths.append(str(path))
+    process = subprocess.Popen([sys.executable, "-c", "from blockkit.cli import main; main()", "validate", *paths],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 30
+    while not _children(process.pid):  # wait until the pool's workers are checking files
+        assert process.poll() is None and time.monotonic() < deadline, "the run ended before its pool started"
+        time.sleep(0.02)
+    os.killpg(process.pid, signal.SIGINT)  # as a terminal's Ctrl-C does: the whole process group
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    assert err.strip() == "blockkit: interrupted", err
+
+
+def _children(pid: int) -> list[int]:
+    """Process ids whose parent is ``pid`` (Linux /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found

@@ -48,7 +48,19 @@ def _module_exists(module: str) -> bool:
         return False
 
 
+# Exit status of a run the user interrupted (128 + SIGINT), as shells report it: never 1,
+# which means "errors found", and never 0.
+INTERRUPTED = 130
+
+
 class _Group(LazyGroup):
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except (KeyboardInterrupt, click.Abort):  # Abort: Ctrl-C or end of input at a prompt
+            click.echo("\nblockkit: interrupted", err=True)
+            ctx.exit(INTERRUPTED)
+
     # The stock help lists commands by loading each one; ours reads the table.
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [

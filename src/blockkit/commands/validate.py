@@ -31,6 +31,12 @@ def _check_one(job: tuple[Path, "Context", Optional[Path]], layers: tuple[str, .
     return check(source, context, layers=layers, project_dir=project_dir)
 
 
+def _ignore_interrupts() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def check_many(jobs: list[tuple[Path, "Context", Optional[Path]]],
                layers: tuple[str, ...]) -> list["FileReport | str"]:
     """Check every job, in order; large batches are spread over the machine's cores."""
@@ -52,7 +58,9 @@ def check_many(jobs: list[tuple[Path, "Context", Optional[Path]]],
 
     warm_up()
     chunk = max(16, len(jobs) // (workers * 4))
-    with pool_context.Pool(workers) as pool:
+    # Workers ignore Ctrl-C: the parent alone stops the run (exit 130, one line) and the
+    # pool's exit terminates them, instead of every worker printing a traceback.
+    with pool_context.Pool(workers, initializer=_ignore_interrupts) as pool:
         return pool.map(work, jobs, chunksize=chunk)
 
 
