@@ -179,12 +179,16 @@ def test_a_large_batch_is_checked_in_parallel_with_the_same_verdicts(tmp_path: P
     assert got == expected
 
 
-def test_validate_does_not_import_the_lint_or_diff_layers(write_manifest, manifest) -> None:
+@pytest.mark.parametrize("copies", [1, "parallel"])
+def test_validate_does_not_import_the_lint_or_diff_layers(write_manifest, manifest, copies) -> None:
+    from blockkit.commands.validate import PARALLEL_MIN_FILES
+
     path = write_manifest(manifest)
+    count = PARALLEL_MIN_FILES if copies == "parallel" else 1  # the pool path loads rules before forking
     code = (
         "import sys\n"
         "from blockkit.cli import main\n"
-        f"try:\n    main(['validate', {str(path)!r}])\nexcept SystemExit as exc:\n    print('exit', exc.code)\n"
+        f"try:\n    main(['validate'] + [{str(path)!r}] * {count})\nexcept SystemExit as exc:\n    print('exit', exc.code)\n"
         "print(sorted(m for m in sys.modules if m.startswith(('blockkit.lint', 'blockkit.diff', 'blockkit.rules.lint', 'html.parser'))))\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

@@ -33,12 +33,13 @@ def _checks(layer: str) -> list[Rule]:
     return table
 
 
-def warm_up() -> None:
-    """Load every rule and build the fast schema validator now (before forking workers)."""
+def warm_up(layers: Collection[str] = ALL_LAYERS) -> None:
+    """Load the rules of ``layers`` and build the fast schema validator now (before forking workers)."""
     from blockkit.schema import fast_validator
 
-    for layer in ALL_LAYERS:
-        _checks(layer)
+    for layer in layers:
+        if layer != "parse":
+            _checks(layer)
     fast_validator()
 
 

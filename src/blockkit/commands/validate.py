@@ -19,8 +19,14 @@ if TYPE_CHECKING:
 PARALLEL_MIN_FILES = 200
 
 
-def _check_one(job: tuple[Path, "Context", Optional[Path]], layers: tuple[str, ...]) -> "FileReport | str":
-    """One manifest's report, or the one-line reason it could not be read."""
+def _check_one(job: tuple[Path, "Context", Optional[Path]], layers: tuple[str, ...],
+               keep_text: bool = True) -> "FileReport | str":
+    """One manifest's report, or the one-line reason it could not be read.
+
+    The report never keeps the parsed document, and keeps the text only where a
+    finding may quote it or ``keep_text`` asks for it (``lint --against`` reads it):
+    what crosses back from a pool worker stays small.
+    """
     from blockkit.engine import UnreadableFile, check, read_path
 
     manifest, context, project_dir = job
@@ -28,7 +34,11 @@ def _check_one(job: tuple[Path, "Context", Optional[Path]], layers: tuple[str, .
         source = read_path(manifest)
     except UnreadableFile as exc:
         return str(exc)
-    return check(source, context, layers=layers, project_dir=project_dir)
+    report = check(source, context, layers=layers, project_dir=project_dir)
+    report.data = None
+    if not (keep_text or report.findings):
+        report.text = None
+    return report
 
 
 def _ignore_interrupts() -> None:
@@ -38,13 +48,13 @@ def _ignore_interrupts() -> None:
 
 
 def check_many(jobs: list[tuple[Path, "Context", Optional[Path]]],
-               layers: tuple[str, ...]) -> list["FileReport | str"]:
+               layers: tuple[str, ...], keep_text: bool = True) -> list["FileReport | str"]:
     """Check every job, in order; large batches are spread over the machine's cores."""
     import os
     from functools import partial
 
     workers = min(os.cpu_count() or 1, 8)
-    work = partial(_check_one, layers=layers)
+    work = partial(_check_one, layers=layers, keep_text=keep_text)
     if len(jobs) < PARALLEL_MIN_FILES or workers < 2:
         return [work(job) for job in jobs]
     import multiprocessing
@@ -56,7 +66,7 @@ def check_many(jobs: list[tuple[Path, "Context", Optional[Path]]],
         return [work(job) for job in jobs]
     from blockkit.engine import warm_up
 
-    warm_up()
+    warm_up(layers)
     chunk = max(16, len(jobs) // (workers * 4))
     # Workers ignore Ctrl-C: the parent alone stops the run (exit 130, one line) and the
     # pool's exit terminates them, instead of every worker printing a traceback.
@@ -95,7 +105,7 @@ def run_check(paths: tuple[str, ...], flags: ContextFlags, *, layers: tuple[str,
         project_dir = manifest.parent if project_aware and manifest.name == MANIFEST_FILENAME else None
         jobs.append((manifest, config, project_dir))
     outcomes = check_many([(manifest, config.context, project_dir) for manifest, config, project_dir in jobs],
-                          layers)
+                          layers, keep_text=policy is not None)
     for (manifest, config, _), outcome in zip(jobs, outcomes):
         if isinstance(outcome, str):
             problems.append(outcome)
