@@ -70,13 +70,16 @@ def library_latency(texts: list[str]) -> tuple[float, float, float]:
     return percentile(samples, 50) * 1e3, percentile(samples, 99) * 1e3, len(texts) / total
 
 
-def wall(cmd: list[str], repeat: int) -> float:
-    times = []
+def wall_pair(ours: list[str], theirs: list[str], repeat: int) -> tuple[float, float]:
+    """Median wall times of two commands, run alternately so that load on a noisy
+    machine falls on both alike."""
+    times: tuple[list[float], list[float]] = ([], [])
     for _ in range(repeat):
-        start = time.perf_counter()
-        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        for cmd, bucket in ((ours, times[0]), (theirs, times[1])):
+            start = time.perf_counter()
+            subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            bucket.append(time.perf_counter() - start)
+    return statistics.median(times[0]), statistics.median(times[1])
 
 
 def main() -> int:
@@ -84,8 +87,11 @@ def main() -> int:
     parser.add_argument("--files", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
-    blockkit_cli = shutil.which("blockkit")
-    cjs = shutil.which("check-jsonschema")
+    # The environment's own scripts, not a version manager's shim in front of them (pyenv's
+    # adds tens of milliseconds to every start, which would blur both tools' figures alike).
+    scripts = str(Path(sys.executable).parent)
+    blockkit_cli = shutil.which("blockkit", path=scripts) or shutil.which("blockkit")
+    cjs = shutil.which("check-jsonschema", path=scripts) or shutil.which("check-jsonschema")
     if not blockkit_cli or not cjs:
         print("needs both `blockkit` and `check-jsonschema` on PATH (pip install -e '.[test]')", file=sys.stderr)
         return 2
@@ -102,7 +108,8 @@ def main() -> int:
             (root / f"i{i:05d}.json").write_text(text)
             invalid_paths.append(str(root / f"i{i:05d}.json"))
 
-        print(f"blockkit benchmark: {args.files} manifests per set, median of {args.repeat} runs; Python {sys.version.split()[0]}")
+        print(f"blockkit benchmark: {args.files} manifests per set, median of {args.repeat} alternated runs; Python {sys.version.split()[0]}")
+        print(f"commands: {blockkit_cli} and {cjs}")
         print()
         print("library, one core (blockkit.validate on JSON text, validators already built)")
         for label, texts in (("valid", valid_texts), ("invalid", invalid_texts)):
@@ -111,8 +118,8 @@ def main() -> int:
         print()
 
         single = valid_paths[0]
-        ours = wall([blockkit_cli, "validate", single], args.repeat * 2)
-        theirs = wall([cjs, "--schemafile", str(SCHEMA), single], args.repeat * 2)
+        ours, theirs = wall_pair([blockkit_cli, "validate", single],
+                                 [cjs, "--schemafile", str(SCHEMA), single], args.repeat * 2)
         print("cold CLI, one valid file (wall time)")
         print(f"  blockkit validate        {ours * 1e3:8.1f} ms")
         print(f"  check-jsonschema         {theirs * 1e3:8.1f} ms")
@@ -120,8 +127,8 @@ def main() -> int:
         print()
 
         for label, paths in (("valid", valid_paths), ("invalid", invalid_paths)):
-            ours = wall([blockkit_cli, "validate", *paths], args.repeat)
-            theirs = wall([cjs, "--schemafile", str(SCHEMA), *paths], args.repeat)
+            ours, theirs = wall_pair([blockkit_cli, "validate", *paths],
+                                     [cjs, "--schemafile", str(SCHEMA), *paths], args.repeat)
             print(f"one CLI call over {len(paths)} {label} files (wall time)")
             print(f"  blockkit validate        {ours * 1e3:8.1f} ms")
             print(f"  check-jsonschema         {theirs * 1e3:8.1f} ms")
