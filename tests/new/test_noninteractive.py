@@ -62,8 +62,19 @@ def test_success_prints_next_steps_and_self_check(tmp_path: Path) -> None:
     assert [s.strip() for s in steps[:5]] == [
         "cd next-steps",
         "yarn install",
-        "yarn run dev",
+        "yarn run dev  # keeps running; then, in a second terminal:",
         "blockkit dev --proxy http://localhost:5173",
         "blockkit lint",
     ]
     assert "Commit yarn.lock: the platform builds strictly from it." in result.stdout
+
+
+def test_readme_runs_the_dev_server_and_the_host_in_two_terminals(tmp_path: Path) -> None:
+    assert _run("two-terms", "--defaults", "--template", "vite", cwd=tmp_path).returncode == 0
+    readme = (tmp_path / "two-terms" / "README.md").read_text()
+    run_it = readme[readme.index("## Run it") : readme.index("## Files")]
+    blocks = [b.strip().splitlines() for b in run_it.split("```")[1::2]]
+    # `npm run dev` never returns, so the host command cannot follow it in the same block.
+    dev_block = next(b for b in blocks if "npm run dev" in b)
+    assert not any(line.startswith("blockkit dev") for line in dev_block)
+    assert "second terminal" in run_it

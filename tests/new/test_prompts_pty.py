@@ -107,3 +107,18 @@ def test_defaults_on_a_terminal_never_prompt(tmp_path: Path) -> None:
     assert child.exitstatus == 0
     output = child.before
     assert "Next steps:" in output and "Name [" not in output and "Template (" not in output
+
+
+@pytest.mark.parametrize("key", ["\x03", "\x04"], ids=["ctrl-c", "ctrl-d"])
+def test_interrupting_a_prompt_exits_130_and_writes_nothing(tmp_path: Path, key: str) -> None:
+    child = _spawn(tmp_path, "halfway")
+    _answer(child, "Name [Halfway]:", "")
+    _answer(child, "Block id [halfway]:", "")
+    child.expect_exact("Template (static, vite, react) [vite]:")
+    child.send(key)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 130
+    after = child.before.strip().splitlines()
+    assert after[-1].strip() == "blockkit: interrupted" and "Traceback" not in child.before
+    assert not (tmp_path / "halfway").exists()

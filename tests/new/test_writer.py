@@ -51,7 +51,7 @@ def test_force_keeps_files_it_did_not_write(tmp_path: Path, run_new: RunNew) -> 
     (block / "README.md").write_text("my own readme\n")
     result = run_new(block, "--defaults", "--force")
     assert result.exit_code == 0, result.output
-    assert "kept 1 file(s) you changed or removed: README.md" in result.output
+    assert "kept 1 file(s) blockkit did not write: README.md" in result.output
     assert (block / "README.md").read_text() == "my own readme\n"
     assert "README.md" not in _toml(block)["scaffold"]["files"]
 
@@ -75,12 +75,13 @@ def test_rerun_replaces_only_untouched_files(tmp_path: Path, run_new: RunNew) ->
     assert (block / "src" / "main.ts").read_text() == "// my app\n"
     assert not (block / "README.md").exists()
     assert (block / "src" / "style.css").read_bytes() != old_style  # upgraded: it was untouched
-    assert "kept 2 file(s) you changed or removed: README.md, src/main.ts" in result.output
+    assert "kept 1 file(s) you changed: src/main.ts" in result.output
+    assert "left out 1 file(s) you removed: README.md" in result.output
     assert '"tagline": "First words"' in (block / "block.manifest.json").read_text()
     # The kept files keep the hash of what blockkit wrote, so a third run still sees them as changed.
     files = _toml(block)["scaffold"]["files"]
     assert files["src/main.ts"] != digest(b"// my app\n")
-    assert run_new(block, "--force").output.count("kept 2 file(s)") == 1
+    assert run_new(block, "--force").output.count("kept 1 file(s) you changed: src/main.ts") == 1
 
 
 def test_rerun_keeps_the_developers_context(tmp_path: Path, run_new: RunNew) -> None:
@@ -108,3 +109,61 @@ def test_blockkit_toml_records_context_and_answers(tmp_path: Path, run_new: RunN
     files = table["scaffold"]["files"]
     assert files["pnpm-lock.yaml"] == digest((block / "pnpm-lock.yaml").read_bytes())
     assert set(files) == {str(p.relative_to(block)) for p in block.rglob("*") if p.is_file()} - {"blockkit.toml"}
+
+
+def test_a_path_through_a_file_is_refused_before_any_question(tmp_path: Path, run_new: RunNew) -> None:
+    (tmp_path / "notes.txt").write_text("mine")
+    # No flags and no terminal: were the target checked late, this would list missing answers.
+    result = run_new(tmp_path / "notes.txt" / "my-block")
+    assert result.exit_code == 2
+    assert "notes.txt is not a directory" in result.output and "missing answers" not in result.output
+
+
+def test_a_file_in_the_way_of_a_folder_writes_nothing(tmp_path: Path, run_new: RunNew) -> None:
+    block = tmp_path / "blocked"
+    block.mkdir()
+    (block / "src").write_text("a file where the template puts a folder")
+    result = run_new(block, "--defaults", "--template", "vite", "--force")
+    assert result.exit_code == 2
+    assert "src" in result.output and "not a directory" in result.output
+    # All or nothing: no file of the scaffold, no blockkit.toml, no temporary file.
+    assert sorted(p.name for p in block.iterdir()) == ["src"]
+
+
+def test_rerun_of_an_untouched_scaffold_changes_nothing(tmp_path: Path, run_new: RunNew) -> None:
+    block = tmp_path / "steady"
+    assert run_new(block, "--defaults", "--template", "react").exit_code == 0
+    before = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in block.rglob("*") if p.is_file()}
+    result = run_new(block, "--force")
+    assert result.exit_code == 0, result.output
+    assert "Created" not in result.output
+    assert "already up to date: 13 file(s), nothing written" in result.output
+    after = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in block.rglob("*") if p.is_file()}
+    assert after == before
+
+
+def test_kept_files_are_reported_by_reason(tmp_path: Path, run_new: RunNew) -> None:
+    block = tmp_path / "reasons"
+    assert run_new(block, "--defaults", "--template", "static").exit_code == 0
+    (block / "app.js").write_text("// mine\n")
+    (block / "README.md").unlink()
+    (block / "notes.md").write_text("not blockkit's\n")
+    result = run_new(block, "--force")
+    assert result.exit_code == 0, result.output
+    assert "kept 1 file(s) you changed: app.js" in result.output
+    assert "left out 1 file(s) you removed: README.md" in result.output
+    assert "notes.md" not in result.output  # not a template file: none of new's business
+
+
+def test_a_changed_file_with_a_newer_template_says_so(tmp_path: Path, run_new: RunNew) -> None:
+    block = tmp_path / "behind"
+    assert run_new(block, "--defaults", "--template", "static").exit_code == 0
+    (block / "app.js").write_text("// mine\n")
+    # Pretend an older blockkit wrote a different app.js: the template has changed since.
+    toml_text = (block / "blockkit.toml").read_text()
+    recorded = _toml(block)["scaffold"]["files"]["app.js"]
+    (block / "blockkit.toml").write_text(toml_text.replace(recorded, digest(b"// older template\n")))
+    result = run_new(block, "--force")
+    assert result.exit_code == 0, result.output
+    assert (block / "app.js").read_text() == "// mine\n"
+    assert "the template has a newer version of app.js, not applied" in result.output

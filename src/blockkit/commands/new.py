@@ -38,15 +38,32 @@ def _report(outcome: Any) -> None:
 
     answers, files = outcome.answers, outcome.files
     where = "its own page" if answers.on_page else f"the {answers.surface} slot"
-    click.echo(
-        f"Created {answers.name!r} ({answers.block_id}) in {outcome.directory}: {answers.template} template, on {where}."
-    )
-    click.echo(
-        f"  wrote {len(files.written)} file(s)"
-        + (f", {len(files.unchanged)} already up to date" if files.unchanged else "")
-    )
-    if files.kept:
-        click.secho(f"  kept {len(files.kept)} file(s) you changed or removed: {', '.join(files.kept)}", fg="yellow")
+    what = f"{answers.name!r} ({answers.block_id}) in {outcome.directory}: {answers.template} template, on {where}"
+    if not outcome.rerun:
+        click.echo(f"Created {what}.")
+        click.echo(f"  wrote {len(files.written)} file(s)")
+    elif files.written:
+        click.echo(f"Updated {what}.")
+        click.echo(f"  wrote {len(files.written)} file(s): {', '.join(files.written)}")
+    else:
+        click.echo(f"{what[0].upper()}{what[1:]}.")
+        click.echo(f"  already up to date: {len(files.unchanged)} file(s), nothing written")
+    if outcome.rerun and files.written and files.unchanged:
+        click.echo(f"  {len(files.unchanged)} file(s) already up to date")
+    for names, why in (
+        (files.changed, "you changed"),
+        (files.removed, "you removed"),
+        (files.foreign, "blockkit did not write"),
+    ):
+        if names:
+            verb = "left out" if names is files.removed else "kept"
+            click.secho(f"  {verb} {len(names)} file(s) {why}: {', '.join(names)}", fg="yellow")
+    if files.upgrades_missed:
+        click.secho(
+            f"  the template has a newer version of {', '.join(files.upgrades_missed)}, not applied because you"
+            " changed it; to take it, move your copy away, run again and merge by hand",
+            fg="yellow",
+        )
     if not outcome.ok:
         from blockkit.scaffold.selfcheck import describe
 
@@ -57,6 +74,12 @@ def _report(outcome: Any) -> None:
     if not answers.on_page:
         click.echo(
             f"Note: model slots are open to moderators' apps only at launch; {answers.surface} is accepted but not yet shown."
+        )
+    if outcome.git_root is not None:
+        click.echo(
+            f"Note: this block is inside the git repository at {outcome.git_root}. pre-commit reads only"
+            f" {outcome.git_root / '.pre-commit-config.yaml'}, so move the hooks of .pre-commit-config.yaml there"
+            " and give them this folder's path."
         )
     click.echo("\nNext steps:")
     for step in next_steps(outcome):

@@ -9,6 +9,7 @@ as they are when a later run rewrites the file.
 from __future__ import annotations
 
 import hashlib
+import re
 import sys
 from dataclasses import asdict
 from pathlib import Path
@@ -100,7 +101,71 @@ def render(answers: Answers, previous: dict[str, Any], hashes: dict[str, str], t
     return table
 
 
-def dumps(table: dict[str, Any]) -> bytes:
+# TOML puts a key written below a [table] header into that table, so settings
+# appended at the end of the file would land in [scaffold.files] and do nothing.
+HEADER = """\
+# blockkit settings for this block. Put lint settings (select, ignore, severity, ...)
+# here, above [context]: a key written below a [table] header belongs to that table.
+
+"""
+SCAFFOLD_NOTE = "# Written by `blockkit new`: [scaffold] and its tables are rewritten by `blockkit new . --force`.\n"
+SCAFFOLD = "scaffold"
+# Where our part of the file starts: our note, else the [scaffold] header itself.
+_SCAFFOLD_START = re.compile(r"^(?:# Written by `blockkit new`.*\n)?[ \t]*\[[ \t]*scaffold[ \t]*[\].]", re.MULTILINE)
+
+
+def _loads(text: str) -> dict[str, Any] | None:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return None
+
+
+def _is_table(value: Any) -> bool:
+    if isinstance(value, list):
+        return bool(value) and all(isinstance(v, dict) for v in value)
+    return isinstance(value, dict)
+
+
+def _splice(table: dict[str, Any], existing: str) -> str | None:
+    """``existing`` with only our part replaced, keeping the developer's comments and layout.
+
+    None when that cannot give exactly ``table`` (then the caller writes the file afresh).
+    """
     import tomli_w
 
-    return tomli_w.dumps(table).encode()
+    start = _SCAFFOLD_START.search(existing)
+    head = existing[: start.start()] if start else existing
+    tail = existing[start.start() :] if start else ""
+    head_table, tail_table = _loads(head), _loads(tail)
+    if head_table is None or tail_table is None or set(tail_table) - {SCAFFOLD}:
+        return None
+    rest = {k: v for k, v in table.items() if k != SCAFFOLD}
+    if any(rest.get(k) != v for k, v in head_table.items()) or SCAFFOLD in head_table:
+        return None
+    # Tables this run adds (the context of a blockkit.toml new did not write) go after the developer's.
+    added = {k: v for k, v in rest.items() if k not in head_table}
+    if not all(_is_table(v) for v in added.values()):
+        return None
+    text = head.rstrip("\n") + "\n\n" if head.strip() else ""
+    if added:
+        text += tomli_w.dumps(added) + "\n"
+    text += SCAFFOLD_NOTE + tomli_w.dumps({SCAFFOLD: table[SCAFFOLD]})
+    return text if _loads(text) == table else None
+
+
+def dumps(table: dict[str, Any], existing: str | None = None) -> str:
+    """The text of blockkit.toml; given the file's current text, changes only what it must."""
+    import tomli_w
+
+    if existing is not None:
+        spliced = _splice(table, existing)
+        if spliced is not None:
+            return spliced
+    rest = {k: v for k, v in table.items() if k != SCAFFOLD}
+    text = HEADER + (tomli_w.dumps(rest) + "\n" if rest else "")
+    return text + SCAFFOLD_NOTE + tomli_w.dumps({SCAFFOLD: table[SCAFFOLD]})

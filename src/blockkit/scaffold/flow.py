@@ -18,7 +18,7 @@ from blockkit.scaffold import config, questions, selfcheck
 from blockkit.scaffold.manifest import build_manifest
 from blockkit.scaffold.options import AnswerError, Answers
 from blockkit.scaffold.render import render, template_context
-from blockkit.scaffold.writer import TargetError, WriteResult, check_target, write_files
+from blockkit.scaffold.writer import TargetError, WriteResult, check_target, commit, plan
 
 
 class ScaffoldError(Exception):
@@ -31,6 +31,10 @@ class Outcome:
     answers: Answers
     files: WriteResult
     findings: list[Finding]
+    # Whether an earlier `blockkit new` had written here (its blockkit.toml was read).
+    rerun: bool = False
+    # The git work tree the block sits in, when that is not the block's own folder.
+    git_root: Path | None = None
 
     @property
     def ok(self) -> bool:
@@ -65,14 +69,33 @@ def create(directory: Path, answers: Answers, previous: dict[str, Any]) -> Outco
         # An answer the platform would refuse (a repository link's path, say): write nothing.
         raise ScaffoldError("the platform would refuse this manifest:\n" + selfcheck.describe(problems))
     files = render(answers)
+    config_path = directory / CONFIG_FILENAME
     try:
-        result = write_files(directory, files, config.recorded_hashes(previous))
+        result = plan(directory, files, config.recorded_hashes(previous))
         table = config.render(answers, previous, result.hashes, answers.template)
-        (directory / CONFIG_FILENAME).write_bytes(config.dumps(table))
-    except OSError as exc:
-        raise ScaffoldError(f"cannot write into {directory}: {exc.strerror or exc}") from None
+        existing = config_path.read_text(encoding="utf-8") if config_path.is_file() else None
+        text = config.dumps(table, existing)
+        # Everything, blockkit.toml included, lands together or not at all.
+        commit(directory, {**result.pending, **({CONFIG_FILENAME: text.encode()} if text != existing else {})})
+    except TargetError as exc:
+        raise ScaffoldError(str(exc)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise ScaffoldError(f"cannot write into {directory}: {reason} (nothing was written)") from None
     findings = selfcheck.check_written(directory / MANIFEST_FILENAME, answers.block_id)
-    return Outcome(directory, answers, result, findings)
+    rerun = config.SCAFFOLD in previous
+    return Outcome(directory, answers, result, findings, rerun=rerun, git_root=git_root(directory))
+
+
+def git_root(directory: Path) -> Path | None:
+    """The enclosing git work tree when it starts above ``directory``: pre-commit reads only its root."""
+    target = directory.resolve()
+    if (target / ".git").exists():
+        return None
+    for folder in target.parents:
+        if (folder / ".git").exists():
+            return folder
+    return None
 
 
 def next_steps(outcome: Outcome) -> list[str]:
@@ -82,7 +105,12 @@ def next_steps(outcome: Outcome) -> list[str]:
     # A path that climbs out of the current directory reads better absolute.
     shown = str(target) if here.startswith("..") else here
     steps = [] if shown == "." else [f"cd {shlex.quote(shown)}"]
-    steps += [c for c in (commands["install"], commands["dev"], commands["host"], commands["lint"]) if c]
+    if commands["install"]:
+        steps.append(commands["install"])
+    if commands["dev"]:
+        # Both the dev server and the host run until stopped: they cannot share a terminal.
+        steps.append(f"{commands['dev']}  # keeps running; then, in a second terminal:")
+    steps += [commands["host"], commands["lint"]]
     return steps
 
 
