@@ -58,3 +58,30 @@ def test_the_corpus_exercises_the_fixes() -> None:
     for path in FILES:
         applied.update(fix_source(read_path(path), unsafe=True).applied)
     assert {"BK110", "BK216", "BK301", "BK312"} <= applied
+
+
+_LAYOUTS = {"compact": {"separators": (",", ":")}, "one-line": {}, "tabs": {"indent": "\t"}}
+
+
+@pytest.mark.skipif(not FILES, reason="../shared/corpus is not present")
+@pytest.mark.parametrize("layout", sorted(_LAYOUTS))
+def test_fix_writes_in_the_layout_of_the_file(layout: str) -> None:
+    # Each corpus manifest re-written in one layout: whatever the fixes add or remove, the
+    # result is exactly what that layout writes for the fixed document.
+    import json
+
+    changed = 0
+    for path in FILES:
+        try:
+            document = json.loads(path.read_bytes())
+        except ValueError:
+            continue
+        if not isinstance(document, dict):
+            continue
+        text = json.dumps(document, ensure_ascii=False, **_LAYOUTS[layout])
+        outcome = fix_source(read_text(text, str(path)), unsafe=True)
+        if outcome.changed:
+            changed += 1
+            assert outcome.text == json.dumps(json.loads(outcome.text or ""), ensure_ascii=False,
+                                              **_LAYOUTS[layout]), path.name
+    assert changed > 10

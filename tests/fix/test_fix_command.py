@@ -155,3 +155,41 @@ def test_messages_quoting_a_lone_surrogate_do_not_crash(tmp_path: Path) -> None:
         assert result.returncode == 1, result.stderr
         assert "Traceback" not in result.stderr
         assert "\\ud800" in result.stdout + result.stderr
+
+
+def test_read_only_file_is_not_replaced(broken: Path) -> None:
+    broken.chmod(0o444)
+    before = broken.read_bytes()
+    result = run("fix", str(broken))
+    assert result.returncode == 2
+    assert broken.read_bytes() == before
+    assert result.stderr.strip() == f"blockkit: error: {broken}: cannot write: the file is read-only"
+    # Nothing was fixed, so the summary counts what the file still has.
+    assert "Fixed 0 findings in 1 file; 2 errors" in result.stdout
+    assert sorted(os.listdir(broken.parent)) == ["block.manifest.json"]
+
+
+def test_a_file_that_is_not_utf8_is_never_touched(tmp_path: Path) -> None:
+    # Decoding replaced the Latin-1 byte with U+FFFD; writing that back would destroy it.
+    path = tmp_path / "block.manifest.json"
+    path.write_bytes(BROKEN.replace('"Demo"', '"D\xe9mo"').encode("latin-1"))
+    before = path.read_bytes()
+    for args in (("fix", "--unsafe"), ("fix", "--unsafe", "--diff")):
+        result = run(*args, str(path))
+        assert path.read_bytes() == before
+        assert result.returncode == 1, result.stdout + result.stderr
+        assert "not fixed: it is not valid UTF-8" in result.stdout + result.stderr
+        assert "BK005" in result.stdout + result.stderr
+        assert not result.stdout.startswith("---")
+
+
+def test_a_fixed_value_holding_a_lone_surrogate_escape_is_written(tmp_path: Path) -> None:
+    # The tagline is written with a raw "é", so its fix keeps non-ASCII as is; its "\ud800"
+    # escape must stay an escape, since UTF-8 cannot hold the character it stands for.
+    path = tmp_path / "block.manifest.json"
+    path.write_text(FIXED_UNSAFE.replace('"name": "Demo",', '"name": "Demo",\n  "tagline": " é\\ud800 ",'),
+                    encoding="utf-8")
+    result = run("fix", str(path))
+    assert "Traceback" not in result.stderr
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert '"tagline": "é\\ud800",' in path.read_text(encoding="utf-8")

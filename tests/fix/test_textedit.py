@@ -73,6 +73,10 @@ def test_replace_value_keeps_the_files_escaping_style() -> None:
         ('{"a": 1}', '{"$schema": "S", "a": 1}'),
         ('{ "a" : 1 }', '{ "$schema" : "S", "a" : 1 }'),
         ("{}", '{"$schema": "S"}'),
+        # compact files get no space after the new comma
+        ('{"a":1,"b":2}', '{"$schema":"S","a":1,"b":2}'),
+        ('{"a":1}', '{"$schema":"S","a":1}'),
+        ('{ "a":1,"b":2 }', '{ "$schema":"S","a":1,"b":2 }'),
     ],
 )
 def test_insert_first_follows_the_files_layout(text: str, expected: str) -> None:
@@ -86,10 +90,18 @@ def test_insert_first_follows_the_files_layout(text: str, expected: str) -> None
         ('{"i": {"a": 1}}', '{"i": {"a": 1, "b": null, "c": false}}'),
         ('{\n  "x": 0,\n  "i": {}\n}', '{\n  "x": 0,\n  "i": {\n    "b": null,\n    "c": false\n  }\n}'),
         ('{"x":0,"i":{}}', '{"x":0,"i":{"b":null,"c":false}}'),
+        ('{"x":0,"i":{"a":1}}', '{"x":0,"i":{"a":1,"b":null,"c":false}}'),
+        ('{"i":{"a":1}}', '{"i":{"a":1,"b":null,"c":false}}'),
     ],
 )
 def test_insert_last_follows_the_files_layout(text: str, expected: str) -> None:
     assert edited(text, lambda e: e.insert_last("/i", [("b", None), ("c", False)])) == expected
+
+
+def test_insert_last_writes_a_nested_object_on_one_line_in_a_compact_file() -> None:
+    text = '{"a":1,"b":2}'
+    result = edited(text, lambda e: e.insert_last("", [("i", {"m": 1, "s": ["x", "y"]})]))
+    assert result == '{"a":1,"b":2,"i":{"m":1,"s":["x","y"]}}'
 
 
 def test_insert_last_writes_a_nested_object_in_the_files_style() -> None:
@@ -163,3 +175,24 @@ def test_insert_first_and_last_in_any_layout(document: dict, layout: dict, value
     assert list(first) == ["$new", *document] and first["$new"] == value
     last = json.loads(edited(text, lambda e: e.insert_last("", [("$new", value)])))
     assert list(last) == [*document, "$new"] and last["$new"] == value
+
+
+_ascii_scalars = st.one_of(st.none(), st.booleans(), st.integers(-10, 10),
+                           st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=4))
+
+
+@settings(max_examples=200, deadline=None)
+@given(document=st.dictionaries(st.text(st.characters(min_codepoint=97, max_codepoint=122), max_size=3),
+                                _values, min_size=1, max_size=5),
+       layout=_layouts,
+       value=st.one_of(_ascii_scalars, st.dictionaries(st.text("abc", max_size=2), _ascii_scalars, max_size=3)))
+def test_inserted_members_are_written_as_the_file_writes_its_own(document: dict, layout: dict,
+                                                                 value: object) -> None:
+    # The file is whatever json.dumps(layout) writes, so the edited file must be exactly
+    # what json.dumps(layout) writes for the edited document: separators, indentation and all.
+    document.pop("$new", None)
+    text = json.dumps(document, **layout)
+    assert edited(text, lambda e: e.insert_first("", "$new", value)) == json.dumps({"$new": value, **document},
+                                                                                    **layout)
+    assert edited(text, lambda e: e.insert_last("", [("$new", value)])) == json.dumps({**document, "$new": value},
+                                                                                       **layout)

@@ -122,3 +122,18 @@ def test_baseline_usage_errors_are_exit_2(tmp_path: Path) -> None:
     (tmp_path / "bad.json").write_text('{"entries": []}')
     result = lint(str(path), "--baseline", str(tmp_path / "bad.json"))
     assert result.exit_code == 2 and "not a blockkit baseline" in result.stderr
+
+
+def test_a_key_written_as_a_lone_surrogate_escape_is_baselined(tmp_path: Path) -> None:
+    # json.dumps writes the key as the escape "\ud800", which Python reads as a lone surrogate:
+    # the pointer holds a character UTF-8 cannot encode, and writing the baseline crashed.
+    path = write_project(tmp_path, dict(clean(), **{"\ud800": 1}))
+    assert '"\\ud800"' in path.read_text(encoding="utf-8")
+    baseline = tmp_path / "baseline.json"
+    result = lint(str(path), "--baseline", str(baseline), "--update-baseline")
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert [(e["code"], e["pointer"]) for e in entries(baseline)] == [("BK301", "/\ud800")]
+    assert "\\ud800" in baseline.read_text(encoding="utf-8")
+    again = lint(str(path), "--baseline", str(baseline), "--strict")
+    assert again.exit_code == 0, again.stdout  # the entry matches: hidden, and not stale

@@ -46,6 +46,35 @@ def test_html_comments_are_blanked_in_markup_only() -> None:
     assert "BLOCK_READY" in strip_comments("<!-- unclosed\n<script>send('BLOCK_READY')</script>", ".html")
 
 
+@pytest.mark.parametrize("code", [
+    # a regex literal that holds "//" or "/*" is not a comment
+    "const isAbsolute = (u) => /^https?:\\/\\//.test(u); send('BLOCK_READY');",
+    "const trim = (u) => u.replace(/\\/*$/, '');\nsend('BLOCK_READY');\n/* a real comment */\n",
+    "if (/[/*]/.test(s)) send('BLOCK_READY');",
+    "function f(s) { return /\\/\\//g.test(s) && send('BLOCK_READY'); }",
+])
+def test_regex_literals_are_code_not_comments(code: str) -> None:
+    assert "send('BLOCK_READY')" in strip_comments(code, ".js")
+
+
+@pytest.mark.parametrize("code", [
+    "x = a / b; // BLOCK_READY\n",
+    "x = (a + b) / 2 / c; // BLOCK_READY\n",
+    "x = a ? b / c : d / e; /* BLOCK_READY */\n",
+])
+def test_a_division_is_not_read_as_a_regex(code: str) -> None:
+    assert "BLOCK_READY" not in strip_comments(code, ".js")
+
+
+def test_block_ready_in_a_minified_bundle_after_a_url_regex(lint) -> None:
+    # One line of minified code: misreading the regex as "//" blanked the whole bundle.
+    bundle = ('!function(){var r=/^https?:\\/\\//i;window.addEventListener("message",function(e){'
+              'r.test(e.origin)&&"BLOCK_INIT"===e.data.type&&parent.postMessage({type:"BLOCK_READY",'
+              'payload:{height:1}},e.origin)})}();')
+    assert ready_findings(lint, {"index.html": INDEX.replace("./app.js", "./app.min.js"),
+                                 "app.min.js": bundle}) == []
+
+
 @pytest.mark.parametrize("files", [
     {"index.html": INDEX, "app.js": "// we send BLOCK_READY later\n" + QUIET},
     {"index.html": INDEX, "app.js": "/*\n * BLOCK_READY goes here\n */\n" + QUIET},
@@ -262,3 +291,15 @@ def test_sandbox_tier_rule_never_repeats_a_server_error(lint) -> None:
     internal_only = dict(iframe, sandbox="allow-forms allow-same-origin")
     (finding,) = lint(clean(iframe=internal_only), context=Context(tier="internal"))
     assert "needs the internal tier" in finding.message
+
+
+@pytest.mark.parametrize(("text", "suffix"), [("/* " * 70_000, ".js"), ("<!--" * 50_000, ".html")],
+                         ids=["unclosed-block-comments", "unclosed-html-comments"])
+def test_many_unclosed_comments_take_linear_time(text: str, suffix: str) -> None:
+    # Each unclosed opener used to search to the end of the file again: minutes for 200 KB.
+    import time
+
+    started = time.monotonic()
+    stripped = strip_comments(text, suffix)
+    assert time.monotonic() - started < 5
+    assert stripped == text  # unclosed comments are left as code

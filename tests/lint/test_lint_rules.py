@@ -135,3 +135,15 @@ def test_lint_rules_are_advice_only() -> None:
             assert rule.layer == "lint" and rule.severity in ("warning", "info"), code
         else:
             assert rule.layer != "lint", code
+
+
+@pytest.mark.parametrize(("key", "shown"), [
+    ("blockId\u200b", '"blockId\\u200b"'),  # would read as "blockId" itself
+    ("x\ny", '"x\\ny"'),  # would break the one-line message
+    ("x\x00y", '"x\\u0000y"'),
+    ("nämlich", '"nämlich"'),  # visible non-ASCII stays as it is
+])
+def test_unknown_key_message_shows_invisible_characters(key: str, shown: str, lint) -> None:
+    (finding,) = [f for f in lint(clean(**{key: 1})) if f.code == "BK301"]
+    assert finding.message.startswith(f"unknown key {shown}:")
+    assert "\n" not in finding.message

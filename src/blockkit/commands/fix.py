@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 from functools import partial
+from pathlib import Path
 
 import click
 
@@ -27,11 +28,25 @@ def _echo(text: str, err: bool = False) -> None:
     click.echo(text.encode("utf-8", "backslashreplace").decode("utf-8"), err=err)
 
 
+def _write(path: Path, shown: str, text: str, original: str) -> bool:
+    """Replace the file with ``text``; on failure say why in one line and return False."""
+    from blockkit.fix.atomic import FileChanged, replace_file
+
+    try:
+        replace_file(path, text.encode("utf-8"), original.encode("utf-8"))
+    except FileChanged as exc:
+        _echo(f"blockkit: error: {shown}: not fixed: {exc}", err=True)
+        return False
+    except OSError as exc:
+        _echo(f"blockkit: error: {shown}: cannot write: {exc.strerror or exc}", err=True)
+        return False
+    return True
+
+
 def run_fix(paths: tuple[str, ...], flags: ContextFlags, *, unsafe: bool, preview: bool) -> int:
     from blockkit.context import ConfigError
     from blockkit.engine import UnreadableFile, read_path
     from blockkit.fix import fix_source, load_fixers
-    from blockkit.fix.atomic import FileChanged, replace_file
     from blockkit.lint.policy import LintPolicy
     from blockkit.platform import MANIFEST_FILENAME
     from blockkit.render.text import render_file
@@ -67,22 +82,23 @@ def run_fix(paths: tuple[str, ...], flags: ContextFlags, *, unsafe: bool, previe
             _echo(f"blockkit: error: {source.path}: {problem} (a bug in blockkit; please report it)", err=True)
             failed = True
         fixed = outcome.fixed
+        remaining = outcome.report
         if outcome.changed and outcome.text is not None and outcome.original is not None:
+            written = True
             if preview:
                 click.echo(unified_diff(source.path, outcome.original, outcome.text), nl=False)
             else:
-                try:
-                    replace_file(manifest, outcome.text.encode("utf-8"), outcome.original.encode("utf-8"))
-                except (OSError, FileChanged) as exc:
-                    _echo(f"blockkit: error: {source.path}: cannot write: {exc}", err=True)
-                    failed = True
-                    continue
-            verb = "would fix" if preview else "fixed"
-            say(f"{source.path}: {verb} {len(fixed)} finding{'s' if len(fixed) != 1 else ''}:")
-            for finding in fixed:
-                say(f"  {finding.line}:{finding.column} {finding.code} {finding.message}")
-            fixed_total += len(fixed)
-        remaining = outcome.report
+                written = _write(manifest, source.path, outcome.text, outcome.original)
+            if written:
+                verb = "would fix" if preview else "fixed"
+                say(f"{source.path}: {verb} {len(fixed)} finding{'s' if len(fixed) != 1 else ''}:")
+                for finding in fixed:
+                    say(f"  {finding.line}:{finding.column} {finding.code} {finding.message}")
+                fixed_total += len(fixed)
+            else:
+                # Nothing was written, so every finding of the file as it is remains.
+                failed = True
+                remaining = outcome.before
         if remaining is not None:
             for line in render_file(remaining, show_snippets=not preview):
                 say(line)

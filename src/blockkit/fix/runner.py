@@ -19,6 +19,8 @@ from blockkit.fix.textedit import JsonText, apply_edits
 from blockkit.report import FileReport, Finding
 from blockkit.source import Source, read_text
 
+NOT_UTF8 = "BK005"  # the parse rule for bytes that are not UTF-8
+
 # Enough for any manifest: each pass removes at least one finding, and colliding edits are rare.
 _MAX_PASSES = 32
 
@@ -58,6 +60,9 @@ def fixable_document(source: Source) -> Optional[str]:
         return "it cannot be parsed"
     if not isinstance(source.data, dict):
         return "it is not a JSON object"
+    if any(code == NOT_UTF8 for code, *_ in source.problems):
+        # The text holds U+FFFD where the unreadable bytes were: writing it back would destroy them.
+        return "it is not valid UTF-8, and writing it back would lose the bytes that cannot be read"
     return None
 
 

@@ -19,6 +19,7 @@ from blockkit.source import Source
 
 _JSON_WS = " \t\r\n"
 _LEADING_WS = re.compile(r"^([ \t]+)\S", re.MULTILINE)
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class JsonText:
@@ -107,8 +108,9 @@ class JsonText:
         if self.text[first] == "}":
             return self._fill_empty(span, [(key, value)])
         lead = self.text[span[0] + 1:first]
-        member = self._member(key, value, self._colon(pointer), lead)
-        return Edit(first, first, member + "," + (lead or " "))
+        inline = self._inline_gap(pointer)
+        member = self._member(key, value, self._colon(pointer), lead, inline)
+        return Edit(first, first, member + "," + (lead if "\n" in lead else inline))
 
     def insert_last(self, pointer: str, members: Iterable[tuple[str, Any]]) -> Optional[Edit]:
         """Append members to the object at ``pointer``, indented like its last member."""
@@ -125,7 +127,9 @@ class JsonText:
             return None
         lead = self.text[self._back(last_key) + 1:last_key]
         colon = self._colon(pointer)
-        added = "".join("," + (lead or " ") + self._member(k, v, colon, lead) for k, v in members)
+        inline = self._inline_gap(pointer)
+        gap = lead if "\n" in lead else inline
+        added = "".join("," + gap + self._member(k, v, colon, lead, inline) for k, v in members)
         return Edit(last_end + 1, last_end + 1, added)
 
     # --- helpers -----------------------------------------------------------------------
@@ -156,43 +160,57 @@ class JsonText:
                 return self.text[ke:vs]
         return ": "
 
-    def _member(self, key: str, value: Any, colon: str, lead: str) -> str:
-        """``"key": value`` written in the style of the members around it (``lead`` precedes them)."""
-        indent = lead.rsplit("\n", 1)[1] if "\n" in lead else None
-        return json.dumps(key, ensure_ascii=False) + colon + self._value(value, colon, indent)
+    def _member(self, key: str, value: Any, colon: str, lead: str, gap: str) -> str:
+        """``"key": value`` written in the style of the members around it (``lead`` precedes them).
 
-    def _value(self, value: Any, colon: str, indent: Optional[str]) -> str:
+        ``gap`` is what follows a comma when members share a line.
+        """
+        indent = lead.rsplit("\n", 1)[1] if "\n" in lead else None
+        return json.dumps(key, ensure_ascii=False) + colon + self._value(value, colon, indent, gap)
+
+    def _value(self, value: Any, colon: str, indent: Optional[str], gap: str) -> str:
+        if isinstance(value, list):
+            # Lists only ever come from a fixer's defaults: always written on one line.
+            return "[" + ("," + gap).join(self._value(v, colon, None, gap) for v in value) + "]"
         if not isinstance(value, dict):
             return dump_scalar(value)
         if indent is None or not value:  # one-line style
-            return "{" + self._inline_separator().join(json.dumps(k, ensure_ascii=False) + colon + self._value(v, colon, None)
-                                   for k, v in value.items()) + "}"
+            return "{" + ("," + gap).join(json.dumps(k, ensure_ascii=False) + colon + self._value(v, colon, None, gap)
+                                          for k, v in value.items()) + "}"
         inner = indent + self.indent_unit
         body = ("," + self.newline).join(
-            inner + json.dumps(k, ensure_ascii=False) + colon + self._value(v, colon, inner) for k, v in value.items()
+            inner + json.dumps(k, ensure_ascii=False) + colon + self._value(v, colon, inner, gap)
+            for k, v in value.items()
         )
         return "{" + self.newline + body + self.newline + indent + "}"
 
-    def _inline_separator(self) -> str:
-        """What separates members written on one line: ", " unless the file writes ","."""
-        members = self._members("")
-        if len(members) >= 2:
-            between = self.text[self._back(members[1][0]):members[1][0]]
-            if "\n" not in between:
-                return between
-        return ", "
+    def _inline_gap(self, pointer: str) -> str:
+        """What this file writes after a comma between members on one line (usually " " or "")."""
+        for parent in (pointer, ""):
+            for key_start, _, _ in self._members(parent)[1:]:
+                gap = self.text[self._back(key_start) + 1:key_start]
+                if "\n" not in gap:
+                    return gap
+        # No two members share a line: a file that writes "key":value is compact throughout.
+        return " " if self._colon(pointer).endswith((" ", "\t")) else ""
 
     def _fill_empty(self, span: tuple[int, int], members: list[tuple[str, Any]]) -> Edit:
         colon = self._colon("")
+        gap = self._inline_gap("")
         if "\n" not in self.text.strip():
             # A one-line document stays on one line.
-            return Edit(span[0], span[1], self._value(dict(members), colon, None))
-        return Edit(span[0], span[1], self._value(dict(members), colon, self.line_indent(span[0])))
+            return Edit(span[0], span[1], self._value(dict(members), colon, None, gap))
+        return Edit(span[0], span[1], self._value(dict(members), colon, self.line_indent(span[0]), gap))
 
 
 def dump_scalar(value: Any, ascii_only: bool = False) -> str:
-    """JSON for a new value; strings keep the file's choice of escaping non-ASCII characters."""
-    return json.dumps(value, ensure_ascii=ascii_only)
+    """JSON for a new value; strings keep the file's choice of escaping non-ASCII characters.
+
+    A lone surrogate (from a "\\ud800" escape in the file) stays an escape: as a
+    character it cannot be written in UTF-8 at all.
+    """
+    text = json.dumps(value, ensure_ascii=ascii_only)
+    return text if ascii_only else _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def detect_indent(text: str) -> str:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +33,7 @@ from blockkit.lint.config import lint_codes, relative_posix
 from blockkit.report import Finding
 
 BASELINE_VERSION = 1
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 Key = tuple[str, str, str]  # (path, code, pointer)
 
 
@@ -102,7 +104,10 @@ def render(entries: Iterable[Entry]) -> str:
         "version": BASELINE_VERSION,
         "entries": [{"path": e.path, "code": e.code, "pointer": e.pointer, "message": e.message} for e in ordered],
     }
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    # A manifest key written "\ud800" reaches pointers and messages as a lone surrogate, which
+    # UTF-8 cannot encode: write it back as the same JSON escape, which reads back to the same key.
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def write(baseline: Baseline, entries: Iterable[Entry]) -> int:

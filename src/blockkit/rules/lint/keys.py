@@ -21,14 +21,23 @@ def _known_keys() -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(properties), tuple(target_items)
 
 
+def _quoted(key: str) -> str:
+    """``key`` as a JSON string for a message.
+
+    A key with an invisible character is shown with escapes, so that "blockId\\u200b"
+    does not read as "blockId" and a newline cannot break the output line.
+    """
+    return json.dumps(key, ensure_ascii=not key.isprintable())
+
+
 def _advice(key: str, known: tuple[str, ...], stale: Mapping[str, Optional[str]]) -> tuple[str, Optional[str]]:
     """(message tail, hint) for an unknown key."""
     if key in stale:
         instead = stale[key]
         if instead is None:
-            return "a stale key the platform ignores", f"remove \"{key}\""
+            return "a stale key the platform ignores", f"remove {_quoted(key)}"
         return ("a stale key the platform ignores",
-                f"remove \"{key}\" (the nearest key the manifest does define is \"{instead}\")")
+                f"remove {_quoted(key)} (the nearest key the manifest does define is \"{instead}\")")
     close = get_close_matches(key, list(known), n=1, cutoff=0.75)
     if close:
         return "the platform ignores it", f"did you mean \"{close[0]}\"?"
@@ -63,13 +72,13 @@ def unknown_key(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     for key in manifest:
         if key not in top_level:
             tail, hint = _advice(key, top_level, STALE_TOP_LEVEL_KEYS)
-            yield Hit(pointer_join("", key), f"unknown key \"{key}\": {tail}", at="key", hint=hint)
+            yield Hit(pointer_join("", key), f"unknown key {_quoted(key)}: {tail}", at="key", hint=hint)
     for index, target in enumerate(as_list(manifest.get("targets"))):
         for key in as_dict(target):
             if key not in target_keys:
                 tail, hint = _advice(key, target_keys, STALE_TARGET_KEYS)
-                yield Hit(pointer_join("/targets", index, key), f"unknown key \"{key}\" in targets[{index}]: {tail}",
-                          at="key", hint=hint)
+                yield Hit(pointer_join("/targets", index, key),
+                          f"unknown key {_quoted(key)} in targets[{index}]: {tail}", at="key", hint=hint)
 
 
 @rule("BK312", "schema-url-missing", layer="lint", severity="info")
