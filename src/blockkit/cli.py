@@ -53,6 +53,12 @@ def _module_exists(module: str) -> bool:
 INTERRUPTED = 130
 
 
+# Exit status when blockkit could not do its job (see the README's exit statuses).
+CANNOT_RUN = 2
+# Set to see the traceback behind an internal error.
+DEBUG_VARIABLE = "BLOCKKIT_DEBUG"
+
+
 class _Group(LazyGroup):
     def invoke(self, ctx: click.Context) -> object:
         try:
@@ -60,6 +66,16 @@ class _Group(LazyGroup):
         except (KeyboardInterrupt, click.Abort):  # Abort: Ctrl-C or end of input at a prompt
             click.echo("\nblockkit: interrupted", err=True)
             ctx.exit(INTERRUPTED)
+        except (click.ClickException, click.exceptions.Exit):
+            raise
+        except Exception as exc:  # a bug of ours: one line and exit 2, never a traceback, never "ok"
+            import os
+
+            if os.environ.get(DEBUG_VARIABLE):
+                raise
+            click.echo(f"blockkit: internal error: {type(exc).__name__}: {exc} (a bug in blockkit; please"
+                       f" report it, with the traceback that {DEBUG_VARIABLE}=1 shows)", err=True)
+            ctx.exit(CANNOT_RUN)
 
     # The stock help lists commands by loading each one; ours reads the table.
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:

@@ -76,8 +76,19 @@ def _load_toml(path: Path) -> dict[str, Any]:
             return tomllib.load(handle)
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read config: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: not UTF-8 (byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+
+
+def _tool_table(path: Path, document: dict[str, Any]) -> Optional[dict[str, Any]]:
+    """``[tool.blockkit]`` of a pyproject.toml: None when absent, ConfigError when not a table."""
+    tool = document.get("tool", {})
+    table = tool.get("blockkit") if isinstance(tool, dict) else None
+    if table is not None and not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.blockkit] must be a table")
+    return table
 
 
 def find_config(start: Path) -> tuple[Optional[Path], dict[str, Any]]:
@@ -89,8 +100,8 @@ def find_config(start: Path) -> tuple[Optional[Path], dict[str, Any]]:
             return candidate, _load_toml(candidate)
         pyproject = folder / "pyproject.toml"
         if pyproject.is_file():
-            table = _load_toml(pyproject).get("tool", {}).get("blockkit")
-            if isinstance(table, dict):
+            table = _tool_table(pyproject, _load_toml(pyproject))
+            if table is not None:
                 return pyproject, table
     return None, {}
 
@@ -130,7 +141,7 @@ def load_config(start: Path, explicit: Optional[Path] = None) -> Config:
             raise ConfigError(f"{explicit}: config file not found")
         table = _load_toml(explicit)
         if explicit.name == "pyproject.toml":
-            table = table.get("tool", {}).get("blockkit", {})
+            table = _tool_table(explicit, table) or {}
         path: Optional[Path] = explicit
     else:
         path, table = find_config(start)
