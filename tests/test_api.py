@@ -88,3 +88,19 @@ def test_threads_share_the_validator_and_get_the_same_verdicts(manifest) -> None
             got = list(pool.map(lambda v: [f.code for f in blockkit.validate(v).findings], variants))
             assert got == expected
     assert expected[0] == [] and expected[1] == ["BK104", "BK107"]
+
+
+def test_a_parsed_document_too_deep_to_serialise_is_a_finding_not_a_recursion_error(manifest) -> None:
+    deep: dict = {}
+    node = deep
+    for _ in range(5000):
+        node["a"] = {}
+        node = node["a"]
+    manifest["goods"] = [{"id": "a", "title": "A", "priceBuzz": 5, "payload": deep}]
+    report = blockkit.validate(manifest)
+    assert [(f.code, f.line, f.column) for f in report.findings] == [("BK004", 1, 1)] and not report.ok
+
+
+def test_validate_takes_a_bytearray_like_bytes(manifest) -> None:
+    raw = json.dumps(manifest).encode()
+    assert blockkit.validate(bytearray(raw)).ok and blockkit.validate(memoryview(raw)).ok

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -23,7 +24,7 @@ SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[Heal
 
 
 def assert_positions_inside(text: str, report: blockkit.Report) -> None:
-    lines = text.split("\n")
+    lines = re.split(r"\r\n?|\n", text)  # the line breaks of editors: LF, CRLF and a lone CR
     for f in report.findings:
         assert 1 <= f.line <= len(lines), f
         assert 1 <= f.column <= len(lines[f.line - 1]) + 1, f
@@ -103,3 +104,32 @@ def test_utf16_length_counts_astral_characters_twice_and_lone_surrogates_once(va
     from blockkit.jsstr import utf16_len
 
     assert utf16_len(value) == sum(2 if ord(ch) > 0xFFFF else 1 for ch in value)
+
+
+# Strings made of the characters that trip validators up: lone surrogates, characters
+# Python and JavaScript disagree on, invisible ones, and bits of real values.
+_tricky_text = st.lists(
+    st.sampled_from(["\ud800", "\udfff", "\u0085", "\u00a0", "\u200b", "\ufeff", "\x00", "\x1f", "\u2028",
+                     "\u202e", "\x7f", "\U0001f600", "\u3000", "\n", "a", " ", "allow-scripts", "app_unlock",
+                     "model.sidebar_top", "buzz:read:self", "https://", "github.com/a/b", "/", ".", "1"]),
+    max_size=8).map("".join)
+_tricky_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | _tricky_text,
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(
+        _tricky_text | st.sampled_from(["id", "kind", "slotId", "sandbox", "payload", "justification", "title"]),
+        children, max_size=4),
+    max_leaves=12,
+)
+_tricky_manifests = st.dictionaries(manifest_keys | _tricky_text, _tricky_values, max_size=10)
+
+
+@SETTINGS
+@given(_tricky_manifests, st.sampled_from(["all", "submit"]))
+def test_tricky_strings_never_raise_and_messages_show_every_character(value: dict, stage: str) -> None:
+    text = json.dumps(value, indent=1)  # ASCII, with \\uXXXX escapes for everything else
+    report = blockkit.validate(text, blockkit.Context(stage=stage))
+    assert_positions_inside(text, report)
+    for finding in report.findings:
+        assert finding.code != "BK000", finding
+        assert finding.message.isprintable(), finding
+        assert (finding.hint or "").isprintable(), finding

@@ -255,3 +255,68 @@ _docs = st.dictionaries(st.sampled_from(list(SCHEMA["properties"]) + ["extra"]),
 @given(_docs)
 def test_engines_agree_on_generated_manifests(document) -> None:
     assert_engines_agree(document)
+
+
+# --- hostile strings and numbers ----------------------------------------------------------
+
+
+def test_a_lone_surrogate_in_a_patterned_string_is_judged_not_crashed_on() -> None:
+    # JSON allows "\ud800"; the UTF-8 regex engine cannot take it, so it used to raise.
+    text = json.dumps(dict(_sample(), blockId="\ud800abc", tagline="\udfff", version="1.0.0-\ud800"))
+    report = blockkit.validate(text)
+    assert sorted((f.code, f.pointer) for f in report.findings) == [("BK104", "/blockId"), ("BK104", "/version")]
+    assert report.findings[0].message == 'blockId "\\ud800abc" does not have the required form'
+
+
+def test_a_lone_surrogate_is_one_non_space_character_to_every_pattern() -> None:
+    # Under the "u" flag a lone surrogate is one code point: not whitespace, not a letter.
+    report = blockkit.validate(json.dumps(dict(_sample(), tagline="\ud800", outputDir="..\ud800",
+                                               buildCommand="npm run build")))
+    assert report.findings == []
+
+
+def test_a_number_beyond_the_double_range_is_infinity_as_in_javascript() -> None:
+    # JSON.parse reads both spellings as Infinity, which is not a whole number.
+    for literal in ("1e400", "9" * 400, "9" * 5000):
+        text = json.dumps(dict(_sample(), page={"path": "/", "title": "T", "buzzBudgetPerGen": 7}))
+        text = text.replace('"buzzBudgetPerGen": 7', '"buzzBudgetPerGen": ' + literal)
+        (finding,) = blockkit.validate(text).findings
+        assert (finding.code, finding.pointer) == ("BK102", "/page/buzzBudgetPerGen"), literal
+        assert "Infinity" in finding.message and "Infinity" in (finding.hint or "")
+
+
+def test_values_in_messages_show_invisible_characters_as_escapes() -> None:
+    report = blockkit.validate(dict(_sample(), contentRating="g\u200b", version="1.0.0\u0085",
+                                    page={"path": "/", "title": "T", "ic\u00a0on": "x"}))
+    messages = {f.pointer: f.message for f in report.findings}
+    assert messages["/contentRating"].startswith('contentRating is "g\\u200b", which is not one of')
+    assert messages["/version"] == 'version "1.0.0\\u0085" does not have the required form'
+    assert messages["/page/ic\u00a0on"] == 'unknown key "ic\\u00a0on" in page'
+    assert all(f.message.isprintable() for f in report.findings)
+
+
+def test_paths_in_messages_quote_keys_that_are_not_plain() -> None:
+    from blockkit.schema import human_path
+
+    assert human_path("/goods/0/id") == "goods[0].id"
+    assert human_path("/scopeJustifications/buzz:read:self") == "scopeJustifications.buzz:read:self"
+    assert human_path("/scopeJustifications/a b\u0085") == 'scopeJustifications["a b\\u0085"]'
+    assert human_path("/x/") == 'x[""]'
+
+
+def test_at_submit_only_blockid_version_and_name_must_be_present() -> None:
+    # PLATFORM.md §1: at upload the platform checks blockId, version and name; the rest waits for approval.
+    document = _sample()
+    for key in ("contentRating", "scopes", "blockId"):
+        del document[key]
+    document["buildCommand"] = "npm run build"  # without outputDir: BK109, an approval-time rule
+    submit = blockkit.validate(document, blockkit.Context(stage="submit"))
+    assert [(f.code, f.message) for f in submit.findings] == [
+        ("BK101", 'the manifest is missing required key "blockId"')]
+    assert sorted(codes(blockkit.validate(document))) == ["BK101", "BK101", "BK101", "BK109"]
+
+
+def _sample() -> dict:
+    from sample_manifests import PAGE_BLOCK
+
+    return json.loads(json.dumps(PAGE_BLOCK))

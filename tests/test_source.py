@@ -149,3 +149,27 @@ def test_fast_scanner_agrees_with_the_strict_one(corpus) -> None:
         assert fast.values == strict.values
         assert fast.keys == strict.keys
         assert fast.duplicates == strict.duplicates
+
+
+def test_an_integer_literal_of_any_length_parses_as_javascript_reads_it() -> None:
+    # Python refuses integers of more than 4300 digits; JSON.parse reads them as Infinity.
+    for digits in ("9" * 400, "9" * 5000, "-" + "9" * 5000):
+        source = read_text('{"n": ' + digits + ', "m": 12}')
+        assert source.problems == [] and source.data["n"] == float(digits) and source.data["m"] == 12
+    assert read_text('{"n": ' + "9" * 308 + "}").data["n"] == int("9" * 308)  # a finite double: exact
+
+
+@pytest.mark.parametrize(("encoding", "name"), [("utf-16-be", "UTF-16"), ("utf-16-le", "UTF-16"), ("utf-32", "UTF-32"),
+                                                ("utf-32-le", "UTF-32"), ("utf-32-be", "UTF-32")])
+def test_wide_encodings_are_named_even_without_a_byte_order_mark(encoding: str, name: str) -> None:
+    # Their NUL bytes used to make them "binary", and a UTF-32 BOM was called UTF-16.
+    finding = only(blockkit.validate('{"a": 1}'.encode(encoding)))
+    assert finding.code == "BK005" and f"file is {name} encoded" in finding.message
+
+
+def test_a_lone_carriage_return_ends_a_line() -> None:
+    # JSON allows CR as whitespace; editors show it as a line break, so positions count it as one.
+    report = blockkit.validate('{\r"blockId": "X",\r\n"version": "1"\r}')
+    located = {(f.code, f.pointer): (f.line, f.column, f.end_line, f.end_column) for f in report.findings}
+    assert located[("BK104", "/blockId")] == (2, 12, 2, 15)
+    assert located[("BK104", "/version")] == (3, 12, 3, 15)

@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING, Any, Optional, Union
 
 from blockkit.context import Context
 from blockkit.engine import VALIDATION_LAYERS, check, read_path, source_for
-from blockkit.platform import MANIFEST_FILENAME
+from blockkit.platform import LIMITS, MANIFEST_FILENAME
 from blockkit.report import Report
+from blockkit.source import Source
 
 if TYPE_CHECKING:
     from blockkit.models import Manifest
@@ -19,7 +20,15 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 def validate(document_or_text: Any, context: Optional[Context] = None, *, path: str = "<string>") -> Report:
     """Validate a manifest given as a parsed document, JSON text or bytes."""
-    return Report(files=[check(source_for(document_or_text, path), context, layers=VALIDATION_LAYERS)])
+    if isinstance(document_or_text, (bytearray, memoryview)):
+        document_or_text = bytes(document_or_text)
+    try:
+        source = source_for(document_or_text, path)
+    except RecursionError:
+        # Too deep for json.dumps to serialise: as a file it would be BK004, so report that.
+        source = Source(path, "", None, [("BK004", f"nesting deeper than {LIMITS.nesting_max} levels",
+                                          "flatten the structure; no real manifest nests this deep", 0, 0)])
+    return Report(files=[check(source, context, layers=VALIDATION_LAYERS)])
 
 
 def resolve_manifest_path(path: PathLike) -> Path:

@@ -40,9 +40,26 @@ def is_blank(value: str) -> bool:
     return not js_trim(value)
 
 
+def js_whitespace_lookalikes(value: str) -> list[str]:
+    """Characters in ``value`` that other languages (or the eye) take for whitespace but
+    JavaScript does not, such as U+0085 and U+200B: they join what they seem to separate."""
+    return list(dict.fromkeys(ch for ch in value if ch not in JS_WHITESPACE and (ch.isspace() or not ch.isprintable())))
+
+
 # --- JSON.stringify, for sizes the platform measures in serialised bytes ------------
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+# A stand-in for a lone surrogate when a string is handed to a UTF-8 regex engine: like
+# the surrogate (a code point under the "u" flag) it is one non-space, non-word
+# character, so no pattern of the schema can tell the two apart.
+_SURROGATE_STAND_IN = "\ufffd"
+
+
+def without_lone_surrogates(value: str) -> str:
+    """``value`` with each unpaired surrogate (JSON allows "\\ud800") replaced by U+FFFD."""
+    if value.isascii():
+        return value
+    return _LONE_SURROGATE.sub(_SURROGATE_STAND_IN, value)
 
 
 def js_number(value: float) -> str:
@@ -96,3 +113,69 @@ def js_stringify(value: Any) -> str:
     if isinstance(value, dict):
         return "{" + ",".join(f"{_js_string(str(k))}:{js_stringify(v)}" for k, v in value.items()) + "}"
     return "null"
+
+
+# Names for the control characters that pass for whitespace somewhere (unicodedata has none).
+_CONTROL_NAMES = {0x09: "CHARACTER TABULATION", 0x0A: "LINE FEED", 0x0B: "LINE TABULATION", 0x0C: "FORM FEED",
+                  0x0D: "CARRIAGE RETURN", 0x1C: "FILE SEPARATOR", 0x1D: "GROUP SEPARATOR",
+                  0x1E: "RECORD SEPARATOR", 0x1F: "UNIT SEPARATOR", 0x85: "NEXT LINE"}
+
+
+def char_name(ch: str) -> str:
+    """``U+0085 NEXT LINE``: a character as a message names it."""
+    import unicodedata
+
+    name = _CONTROL_NAMES.get(ord(ch)) or unicodedata.name(ch, "")
+    return f"U+{ord(ch):04X} {name}".rstrip()
+
+
+# --- values quoted in messages ------------------------------------------------------
+
+
+def _escape_invisible(ch: str) -> str:
+    code = ord(ch)
+    if code > 0xFFFF:  # as JSON writes it: a surrogate pair
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+    return f"\\u{code:04x}"
+
+
+def _visible(json_text: str) -> str:
+    # Every character Python calls non-printable (controls, format characters such as
+    # U+200B and U+FEFF, separators other than the space, lone surrogates, unassigned
+    # code points) becomes a JSON escape, so the text still reads back as the same value.
+    if json_text.isprintable():
+        return json_text
+    return "".join(ch if ch.isprintable() else _escape_invisible(ch) for ch in json_text)
+
+
+def quote(value: str) -> str:
+    """``value`` as a JSON string literal in which no character is invisible."""
+    return _visible(json.dumps(value, ensure_ascii=False))
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text`` shortened to fewer than ``limit`` characters plus "…", never inside an escape."""
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 1]
+    i = 0
+    while i < len(head):
+        if head[i] == "\\":
+            width = 6 if head[i + 1: i + 2] == "u" else 2
+            if i + width > len(head):
+                head = head[:i]
+                break
+            i += width
+        else:
+            i += 1
+    return head + "…"
+
+
+def show(value: Any, limit: int = 80) -> str:
+    """A JSON rendering of ``value`` for messages: invisible characters escaped, at most ``limit`` characters."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return _cut(_visible(text), limit)

@@ -103,6 +103,10 @@ IFRAME_DEFAULTS: Mapping[str, object] = MappingProxyType(
     {"minHeight": 600, "maxHeight": None, "resizable": False, "sandbox": "allow-scripts allow-forms"}
 )
 SERVER_OWNED_KEYS: tuple[str, ...] = ("/trustTier", "/iframe/src")
+# Top-level fields whose schema rules the platform already applies at submit (upload):
+# blockId, version and name (PLATFORM.md §1), and category ("unknown value rejected at
+# submit", spec). Everything else in the schema is checked at approval.
+SUBMIT_CHECKED_FIELDS: tuple[str, ...] = ("blockId", "version", "name", "category")
 
 # Repository links: the hosts the server accepts ({base_url} is civitai.com).
 REPOSITORY_HOSTS: tuple[str, ...] = ("github.com", "gitlab.com", "civitai.com")

@@ -15,11 +15,13 @@ after construction, so threads share them. Nothing is fetched: a
 from __future__ import annotations
 
 import json
+import re
 import threading
 from functools import lru_cache
 from typing import Any, Iterator
 
-from blockkit.platform import SCHEMA_ID, SCOPE_SHAPE
+from blockkit.jsstr import quote, show, without_lone_surrogates
+from blockkit.platform import SCHEMA_ID, SCOPE_SHAPE, SUBMIT_CHECKED_FIELDS
 from blockkit.resources import schema_path
 from blockkit.rules.base import Hit, declare, pointer_join
 
@@ -52,7 +54,7 @@ def ecma_regex(pattern: str) -> Any:
 def _ecma_pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterator[Any]:
     from jsonschema.exceptions import ValidationError
 
-    if isinstance(instance, str) and ecma_regex(pattern).find(instance) is None:
+    if isinstance(instance, str) and ecma_regex(pattern).find(without_lone_surrogates(instance)) is None:
         yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
@@ -168,10 +170,13 @@ _KEYWORD_CODES = {
     "minimum": "BK107", "maximum": "BK107", "exclusiveMinimum": "BK107", "exclusiveMaximum": "BK107",
     "maxItems": "BK108", "minItems": "BK108", "dependentRequired": "BK109", "propertyNames": "BK112",
 }
-# Pointers whose failures the platform already reports at submit.
-_SUBMIT_POINTERS = frozenset({"", "/blockId", "/version", "/name", "/category"})
+# Pointers whose failures the platform already reports at submit (a missing one too).
+_SUBMIT_POINTERS = frozenset("/" + key for key in SUBMIT_CHECKED_FIELDS)
 _TYPE_NAMES = {"object": "an object", "array": "a list", "string": "a string", "integer": "a whole number",
                "number": "a number", "boolean": "true or false", "null": "null"}
+
+
+_INFINITY = float("inf")
 
 
 def _json_type(value: Any) -> str:
@@ -185,8 +190,7 @@ def _json_type(value: Any) -> str:
 
 
 def _show(value: Any, limit: int = 60) -> str:
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return show(value, limit)
 
 
 def _suggest(value: Any, options: list[Any]) -> str | None:
@@ -270,6 +274,10 @@ def _pointer(path: Any) -> str:
     return pointer_join("", *path)
 
 
+# Keys shown bare in paths; any other key is shown quoted, as ["..."].
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_$:@+-]+")
+
+
 def human_path(pointer: str) -> str:
     """``/goods/0/id`` -> ``goods[0].id``, for messages."""
     if not pointer:
@@ -277,7 +285,12 @@ def human_path(pointer: str) -> str:
     out = ""
     for token in pointer[1:].split("/"):
         token = token.replace("~1", "/").replace("~0", "~")
-        out += f"[{token}]" if token.isdigit() else (f".{token}" if out else token)
+        if token.isascii() and token.isdigit():
+            out += f"[{token}]"
+        elif not _PLAIN_KEY.fullmatch(token):  # empty, or holds quotes, dots, spaces or invisible characters
+            out += f"[{quote(token)}]"
+        else:
+            out += f".{token}" if out else token
     return out
 
 
@@ -294,21 +307,22 @@ def _to_hits(error: Any) -> Iterator[tuple[str, Hit, str]]:
         present = value if isinstance(value, dict) else {}
         for key in error.validator_value:
             if key not in present:
+                key_stage = "submit" if pointer_join(pointer, key) in _SUBMIT_POINTERS else "approve"
                 yield "BK101", Hit(pointer, f"{where} is missing required key \"{key}\"", at="open",
-                                   hint=f"add \"{key}\""), stage
+                                   hint=f"add \"{key}\""), key_stage
         return
     if keyword == "additionalProperties":
         allowed = list(schema.get("properties", {}))
         for key in value if isinstance(value, dict) else ():
             if key not in allowed:
                 suggestion = _suggest(key, allowed)
-                yield "BK106", Hit(pointer_join(pointer, key), f"unknown key \"{key}\" in {where}", at="key",
+                yield "BK106", Hit(pointer_join(pointer, key), f"unknown key {quote(key)} in {where}", at="key",
                                    hint=suggestion or f"allowed keys: {', '.join(allowed)}"), stage
         return
     if keyword == "propertyNames":
         key = value
         suggestion = _suggest(key, list(schema.get("enum", [])))
-        yield "BK112", Hit(pointer_join(pointer, key), f"\"{key}\" in {where} is not a known scope", at="key",
+        yield "BK112", Hit(pointer_join(pointer, key), f"{quote(key)} in {where} is not a known scope", at="key",
                            hint=suggestion or "keys must be scope ids that are also listed in \"scopes\""), stage
         return
     if keyword == "not":
@@ -326,13 +340,13 @@ def _to_hits(error: Any) -> Iterator[tuple[str, Hit, str]]:
         hint = None
         if "integer" in names and isinstance(value, str) and value.strip().lstrip("-").isdigit():
             hint = f"write the number without quotes: {value.strip()}"
+        elif isinstance(value, float) and value in (_INFINITY, -_INFINITY):
+            hint = "the number is beyond what JavaScript can hold, so the platform reads it as Infinity"
         yield code, Hit(pointer, message, hint=hint), stage
         return
     if keyword in ("enum", "const"):
         options = list(error.validator_value) if keyword == "enum" else [error.validator_value]
         if pointer.startswith("/scopes/") and isinstance(value, str):
-            import re
-
             shape = "malformed scope" if not re.match(SCOPE_SHAPE, value) else "unknown scope"
             message = f"{shape} {_show(value)} in {where}"
         else:

@@ -45,6 +45,26 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(name)
 
 
+# More digits than this and an integer is beyond every finite double.
+_DOUBLE_DIGITS_MAX = 309
+
+
+def _parse_int(digits: str) -> Any:
+    """An integer literal as JSON.parse reads it: past the double range it is Infinity.
+
+    Python would keep the exact integer (and refuse one of more than 4300 digits
+    outright), which would make a valid file invalid JSON and make ``1e400`` and a
+    400-digit literal, the same number to the platform, get different verdicts.
+    """
+    if len(digits) < _DOUBLE_DIGITS_MAX:
+        return int(digits)
+    value = float(digits)
+    return value if value in (_INFINITY, -_INFINITY) else int(digits)
+
+
+_INFINITY = float("inf")
+
+
 @dataclass
 class Spans:
     """Offsets (in characters of the decoded text) of every value and key, by JSON Pointer."""
@@ -355,11 +375,14 @@ class Source:
         if self._line_starts is None:
             text = self.text or ""
             starts = [0]
-            find = text.find
-            i = find("\n")
-            while i != -1:
-                starts.append(i + 1)
-                i = find("\n", i + 1)
+            if "\r" in text:  # a lone CR (JSON whitespace) ends a line too, as in every editor
+                starts.extend(m.end() for m in _LINE_BREAK.finditer(text))
+            else:
+                find = text.find
+                i = find("\n")
+                while i != -1:
+                    starts.append(i + 1)
+                    i = find("\n", i + 1)
             self._line_starts = starts
         line = bisect_right(self._line_starts, offset)
         return line, offset - self._line_starts[line - 1] + 1
@@ -371,6 +394,8 @@ class Source:
         return line, column, end_line, end_column
 
 
+_LINE_BREAK = re.compile(r"\r\n?|\n")
+
 # Problems after which there is no document to validate.
 FATAL_PROBLEMS = frozenset({"BK002", "BK004", "BK006", "BK007"})
 
@@ -379,22 +404,39 @@ def _content_start(text: str) -> int:
     return 1 if text.startswith("\ufeff") else 0
 
 
+def _wide_encoding(raw: bytes) -> Optional[str]:
+    """"UTF-16" or "UTF-32" when ``raw`` is JSON text in one of them (by its byte order mark, or by
+    where the NUL bytes fall around the first ASCII character, RFC 4627 §3); otherwise None."""
+    if raw.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
+        return "UTF-32"
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "UTF-16"
+    head = raw[:4]
+    if len(head) == 4 and all(0 < b < 0x80 for b in head.replace(b"\x00", b"")) and head.count(0) in (2, 3):
+        if head.count(0) == 3 and head[1:3] == b"\x00\x00":
+            return "UTF-32"
+        if head[0::2] == b"\x00\x00" or head[1::2] == b"\x00\x00":
+            return "UTF-16"
+    return None
+
+
 def read_bytes(raw: bytes, path: str = "<string>") -> Source:
     if len(raw) > LIMITS.file_bytes_max:
         return Source(path, None, None, [(
             "BK006", f"file is {len(raw):,} bytes, over the {LIMITS.file_bytes_max:,}-byte limit",
             "a manifest is a few kilobytes; is this the right file?", 0, 0)])
-    if b"\x00" in raw[:8192] and not raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+    wide = _wide_encoding(raw)
+    if wide is not None:
+        return Source(path, None, None, [(
+            "BK005", f"file is {wide} encoded; the platform reads manifests as UTF-8",
+            "save the file as UTF-8 without a byte order mark", 0, 0)])
+    if b"\x00" in raw[:8192]:
         return Source(path, None, None, [(
             "BK007", "binary file: this is not a JSON text", "point blockkit at block.manifest.json", 0, 0)])
     problems: list[ParseProblem] = []
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-            return Source(path, None, None, [(
-                "BK005", "file is UTF-16 encoded; the platform reads manifests as UTF-8",
-                "save the file as UTF-8 without a byte order mark", 0, 0)])
         text = raw.decode("utf-8", errors="replace")
         good = raw[: exc.start].decode("utf-8", errors="replace")
         offset = len(good)
@@ -413,7 +455,7 @@ def read_text(text: str, path: str = "<string>", problems: Optional[list[ParsePr
     hook = _Dup()
     try:
         data = json.loads(text[start:] if start else text, object_pairs_hook=hook,
-                          parse_constant=_reject_constant)
+                          parse_constant=_reject_constant, parse_int=_parse_int)
     except (ValueError, RecursionError):
         # The C parser failed (or hit Python's recursion limit): let the scanner say precisely why.
         spans = scan(text, start, max_depth=LIMITS.nesting_max)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Optional, Union
 from urllib.parse import unquote_to_bytes
 
-from blockkit.jsstr import utf16_len
+from blockkit.jsstr import char_name, quote, utf16_len
 from blockkit.platform import LIMITS, PRIVATE_HOST_NAMES, PRIVATE_HOST_SUFFIXES, REPOSITORY_HOSTS
 
 _DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443, "ftp": 21}
@@ -102,7 +102,7 @@ def _split_port(hostport: str, scheme: str) -> tuple[str, Optional[int]]:
     if not port_text:
         return host, None
     if not port_text.isascii() or not port_text.isdigit():
-        raise UrlProblem(f"has an invalid port {port_text!r}")
+        raise UrlProblem(f"has an invalid port {quote(port_text)}")
     port = int(port_text)
     if port > 65535:
         raise UrlProblem(f"has an invalid port {port_text} (above 65535)")
@@ -127,7 +127,7 @@ def _parse_host(text: str) -> tuple[str, Optional[IPAddress]]:
         raise UrlProblem("has a host with percent-escapes that are not UTF-8") from None
     host = _domain_to_ascii(decoded)
     if any(ch in _FORBIDDEN_HOST_CHARS for ch in host):
-        raise UrlProblem(f"has a host {host!r} with characters a host name cannot contain")
+        raise UrlProblem(f"has a host {quote(host)} with characters a host name cannot contain")
     if _ends_in_number(host):
         number = _parse_ipv4(host)
         address4 = ipaddress.IPv4Address(number)
@@ -143,9 +143,9 @@ def _domain_to_ascii(name: str) -> str:
         # (Browsers use UTS #46, which differs on a few characters such as "ß".)
         ascii_name = name.encode("idna").decode("ascii").lower()
     except (UnicodeError, ValueError):
-        raise UrlProblem(f"has a host {name!r} that is not a valid international domain name") from None
+        raise UrlProblem(f"has a host {quote(name)} that is not a valid international domain name") from None
     if "" in ascii_name.rstrip(".").split("."):  # a mapping such as U+2490 "⒐" -> "9." made an empty label
-        raise UrlProblem(f"has a host {name!r} that is not a valid international domain name")
+        raise UrlProblem(f"has a host {quote(name)} that is not a valid international domain name")
     return ascii_name
 
 
@@ -181,15 +181,15 @@ def _parse_ipv4(host: str) -> int:
     if parts[-1] == "" and len(parts) > 1:
         parts = parts[:-1]
     if len(parts) > 4:
-        raise UrlProblem(f"has a host {host!r} that looks like an IPv4 address but has too many parts")
+        raise UrlProblem(f"has a host {quote(host)} that looks like an IPv4 address but has too many parts")
     numbers = []
     for part in parts:
         number = _ipv4_number(part)
         if number is None:
-            raise UrlProblem(f"has a host {host!r} that ends in a number but is not a valid IPv4 address")
+            raise UrlProblem(f"has a host {quote(host)} that ends in a number but is not a valid IPv4 address")
         numbers.append(number)
     if any(n > 255 for n in numbers[:-1]) or numbers[-1] >= 256 ** (5 - len(numbers)):
-        raise UrlProblem(f"has a host {host!r} that is out of range as an IPv4 address")
+        raise UrlProblem(f"has a host {quote(host)} that is out of range as an IPv4 address")
     value = numbers[-1]
     for index, number in enumerate(numbers[:-1]):
         value += number * 256 ** (3 - index)
@@ -210,16 +210,16 @@ def public_host_problem(url: WebUrl) -> Optional[str]:
 def host_name_problem(host: str) -> Optional[str]:
     """Why a canonical (lowercase ASCII) host name is not public, or None when it is."""
     if host.endswith("."):
-        return f"its host {host!r} ends with a dot"
+        return f"its host {quote(host)} ends with a dot"
     if host in PRIVATE_HOST_NAMES:
         return f"its host {host} is a private name"
     for suffix in PRIVATE_HOST_SUFFIXES:
         if host.endswith(suffix):
             return f"its host {host} ends in {suffix}, which names a private network"
     if "." not in host:
-        return f"its host {host!r} has no dot, so it is not a public host name"
+        return f"its host {quote(host)} has no dot, so it is not a public host name"
     if "" in host.split("."):
-        return f"its host {host!r} has an empty label"
+        return f"its host {quote(host)} has an empty label"
     return None
 
 
@@ -284,9 +284,9 @@ def _check_repository(url: object) -> RepositoryCheck:
     if utf16_len(url) > LIMITS.repository_max:
         return _bad("length", f"is longer than {LIMITS.repository_max} characters")
     rest = url[len(REPOSITORY_SCHEME):]
-    odd = next((ch for ch in rest if ch.isspace() or ord(ch) < 0x20 or ch in "\\\x7f"), None)
+    odd = next((ch for ch in rest if ch.isspace() or not ch.isprintable() or ch == "\\"), None)
     if odd is not None:
-        return _bad("characters", f"contains {odd!r}, which a repository link cannot contain",
+        return _bad("characters", f"contains {char_name(odd)}, which a repository link cannot contain",
                     "write the link as https://<host>/<owner>/<repo>")
     end = min([i for i in (rest.find("/"), rest.find("?"), rest.find("#")) if i != -1], default=len(rest))
     authority, remainder = rest[:end], rest[end:]
@@ -313,6 +313,9 @@ def _check_repository(url: object) -> RepositoryCheck:
     if path.endswith(_GIT_SUFFIX):
         path = path[: -len(_GIT_SUFFIX)]
     segments = path[1:].split("/") if path else []
+    if len(segments) > 2 and "" in segments:  # "//", or a second trailing slash: not a deeper path
+        return _bad("segment", "has an empty path segment (\"//\"); the path must be exactly /<owner>/<repo>",
+                    f"e.g. https://{host}/<owner>/<repo>")
     if len(segments) < 2:
         return _bad("path", "does not name a repository: the path must be exactly /<owner>/<repo>",
                     f"e.g. https://{host}/<owner>/<repo>")
@@ -322,7 +325,7 @@ def _check_repository(url: object) -> RepositoryCheck:
                     f"link the repository itself: https://{host}/{owner}/{repo}")
     for name, segment in zip(("owner", "repository"), segments):
         if not _SEGMENT.fullmatch(segment):
-            shown = repr(segment) if segment else "empty"
+            shown = quote(segment) if segment else "empty"
             return _bad("segment", f"has an invalid {name} segment {shown}: it must start with an ASCII letter or "
                         "digit and contain only letters, digits, '.', '-' and '_'")
     return RepositoryCheck(stored=f"https://{host}/{segments[0]}/{segments[1]}")

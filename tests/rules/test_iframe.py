@@ -63,7 +63,18 @@ def test_nbsp_separates_tokens_and_u0085_does_not(run: Run) -> None:
     assert run(sandboxed("\u3000allow-scripts\u2003allow-forms\ufeff")) == []
     findings = run(sandboxed("allow-scripts\u0085allow-forms"))
     assert codes(findings) == {"BK214"}
-    assert '"allow-scripts\u0085allow-forms"' in findings[0].message
+
+
+def test_a_token_joined_by_an_invisible_character_is_shown_escaped_and_explained(run: Run) -> None:
+    # Printed raw, U+0085 is invisible: "allow-scriptsallow-forms" reads like a missing space.
+    (finding,) = run(sandboxed("allow-scripts\u0085allow-forms"))
+    assert 'sandbox token "allow-scripts\\u0085allow-forms"' in finding.message
+    assert "\u0085" not in finding.message
+    assert "U+0085 NEXT LINE is not whitespace to the platform" in (finding.hint or "")
+    (finding,) = run(sandboxed("allow-scripts allow-forms\u200b"))
+    assert '"allow-forms\\u200b"' in finding.message and "U+200B ZERO WIDTH SPACE" in (finding.hint or "")
+    # Still located on the token itself when the string has no escapes in the file.
+    assert (finding.column, finding.end_column) == (finding.end_column - 12, finding.end_column)
 
 
 def test_each_bad_token_is_located_inside_the_string(run: Run) -> None:

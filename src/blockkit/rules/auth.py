@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
+from blockkit.jsstr import quote
 from blockkit.platform import OAUTH_AUTH, STORAGE_SCOPE_PREFIX
 from blockkit.rules.base import Hit, RuleContext, declared_scopes, rule
 
@@ -32,5 +33,5 @@ def oauth_with_storage_scope(manifest: dict[str, Any], ctx: RuleContext) -> Iter
         return
     storage = list(dict.fromkeys(s for s in declared_scopes(manifest) if s.startswith(STORAGE_SCOPE_PREFIX)))
     if storage:
-        yield Hit("/auth", f"auth \"oauth\" cannot be combined with storage scopes ({', '.join(storage)})",
+        yield Hit("/auth", f"auth \"oauth\" cannot be combined with storage scopes ({', '.join(map(quote, storage))})",
                   hint="remove \"auth\" (block tokens reach storage), or drop the apps:storage:* scopes")

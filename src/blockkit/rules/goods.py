@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, Iterator
 
-from blockkit.jsstr import is_blank, js_stringify, js_trim, utf16_len
+from blockkit.jsstr import is_blank, js_stringify, js_trim, quote, utf16_len
 from blockkit.platform import APP_UNLOCK, GOODS_PURCHASE_SCOPE, LIMITS
 from blockkit.rules.base import Hit, RuleContext, as_list, declared_scopes, rule
 from blockkit.rules.server_support import good_pointer, iter_goods, schema_reports_approve
@@ -68,7 +68,7 @@ def duplicate_good_id(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hi
             continue
         if good_id in first:
             yield Hit(good_pointer(index, "id"),
-                      f"goods[{index}] repeats the id \"{good_id}\" of goods[{first[good_id]}]",
+                      f"goods[{index}] repeats the id {quote(good_id)} of goods[{first[good_id]}]",
                       hint="ids must be unique; choose a new id for one of them")
         else:
             first[good_id] = index

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, Iterator, Optional
 
-from blockkit.jsstr import js_split_whitespace
+from blockkit.jsstr import char_name, js_split_whitespace, js_whitespace_lookalikes, quote
 from blockkit.platform import (
     FORBIDDEN_SANDBOX_PAIR,
     IFRAME_DEFAULTS,
@@ -57,16 +57,27 @@ def sandbox_token_not_allowed(manifest: dict[str, Any], ctx: RuleContext) -> Ite
             continue
         lowest = _lowest_tier_allowing(token)
         if lowest is not None:
-            message = (f"sandbox token \"{token}\" is allowed only from the {lowest} trust tier up; "
+            message = (f"sandbox token {quote(token)} is allowed only from the {lowest} trust tier up; "
                        f"this app is {tier}")
             hint = "remove it; review raises the tier, the manifest cannot"
         else:
-            message = f"sandbox token \"{token}\" is not allowed at any trust tier"
+            message = f"sandbox token {quote(token)} is not allowed at any trust tier"
             folded = next((t for t in sorted(SANDBOX_TOKENS_BY_TIER[TRUST_TIERS[-1]]) if t.lower() == token.lower()), None)
             hint = (f"tokens are case-sensitive: write \"{folded}\"" if folded is not None
-                    else f"allowed at {tier}: {', '.join(sorted(allowed))}")
+                    else _lookalike_hint(token) or f"allowed at {tier}: {', '.join(sorted(allowed))}")
         yield Hit(SANDBOX_POINTER, message, hint=hint,
                   span=string_span(ctx, SANDBOX_POINTER, start, start + len(token)))
+
+
+def _lookalike_hint(token: str) -> Optional[str]:
+    """Explain a token that holds a character which looks like, or elsewhere is, a separator."""
+    odd = js_whitespace_lookalikes(token)
+    if not odd:
+        return None
+    names = " and ".join(char_name(ch) for ch in odd)
+    these = "it is" if len(odd) == 1 else "they are"
+    return (f"{names} {these.split()[1]} not whitespace to the platform, so {these} part of this token rather "
+            "than a separator; separate tokens with plain spaces and remove other invisible characters")
 
 
 def _tokens_with_offsets(value: str) -> Iterator[tuple[int, str]]:

@@ -31,7 +31,7 @@ declare("BK004", "nesting-too-deep", layer="parse", severity="error", stage="sub
     "[[[[[[ ... 300 levels ... ]]]]]]", "Flatten the structure."))
 declare("BK005", "not-utf8", layer="parse", severity="error", stage="submit", doc=_doc(
     "The file is not UTF-8.",
-    "Reports the first byte that is not valid UTF-8, or a UTF-16 file (blockkit checks the rest with the byte replaced).",
+    "Reports the first byte that is not valid UTF-8 (blockkit checks the rest with the byte replaced), or a UTF-16 or UTF-32 file, with or without a byte order mark.",
     "The platform reads manifests as UTF-8; other encodings garble names and taglines or fail outright.",
     "a tagline saved as Latin-1: 0xE9 for é", "Save the file as UTF-8."))
 declare("BK006", "file-too-large", layer="parse", severity="error", stage="submit", doc=_doc(

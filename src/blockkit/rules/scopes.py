@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from blockkit.jsstr import is_blank
+from blockkit.jsstr import is_blank, quote
 from blockkit.platform import SCOPES, SENSITIVE_SCOPES
 from blockkit.rules.base import Hit, RuleContext, as_dict, as_list, pointer_join, rule
 from blockkit.rules.server_support import schema_reports_approve
@@ -91,8 +91,8 @@ def justification_for_undeclared_scope(manifest: dict[str, Any], ctx: RuleContex
         if key not in SCOPES and schema_reports_approve(ctx):
             continue  # BK112 reports keys that are not scope ids
         yield Hit(pointer_join("/scopeJustifications", key),
-                  f"scopeJustifications has an entry for \"{key}\", which is not declared in scopes", at="key",
-                  hint=f"add \"{key}\" to \"scopes\", or delete this justification")
+                  f"scopeJustifications has an entry for {quote(key)}, which is not declared in scopes", at="key",
+                  hint=f"add {quote(key)} to \"scopes\", or delete this justification")
 
 
 @rule("BK205", "scope-not-granted", layer="server", severity="error")

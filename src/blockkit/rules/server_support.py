@@ -53,11 +53,7 @@ def sensitive_justification(manifest: dict[str, Any], scope: str) -> Any:
 
 
 def show(value: Any, limit: int = 80) -> str:
-    """A JSON rendering of ``value`` for messages, shortened to ``limit`` characters."""
-    import json
+    """A JSON rendering of ``value`` for messages (invisible characters escaped), at most ``limit`` characters."""
+    from blockkit.jsstr import show as show_json
 
-    try:
-        text = json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return show_json(value, limit)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from difflib import get_close_matches
 from typing import Any, Iterator
 
+from blockkit.jsstr import quote
 from blockkit.platform import MODEL_SLOTS, PAGE_SLOT, RENDER_MODE_TIERS, TRUST_TIERS
 from blockkit.rules.base import Hit, RuleContext, as_list, pointer_join, rule
 from blockkit.rules.iframe import default_iframe_json
@@ -94,7 +95,7 @@ def unknown_slot(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
             continue
         close = get_close_matches(slot, MODEL_SLOTS, n=1, cutoff=0.6)
         hint = f"did you mean \"{close[0]}\"?" if close else f"known model slots: {', '.join(MODEL_SLOTS)}"
-        yield Hit(pointer, f"slot \"{slot}\" is not a registered model slot", hint=hint)
+        yield Hit(pointer, f"slot {quote(slot)} is not a registered model slot", hint=hint)
 
 
 @rule("BK221", "page-slot-as-target", layer="server", severity="error")
