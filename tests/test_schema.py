@@ -320,3 +320,11 @@ def _sample() -> dict:
     from sample_manifests import PAGE_BLOCK
 
     return json.loads(json.dumps(PAGE_BLOCK))
+
+
+def test_a_length_message_counts_one_character_in_the_singular() -> None:
+    import blockkit
+
+    report = blockkit.validate({"blockId": "x", "version": "1.0.0", "name": "n", "contentRating": "g", "scopes": []})
+    messages = [f.message for f in report.findings if f.code == "BK105"]
+    assert messages == ["blockId is 1 character long; at least 3 are required"]

@@ -173,3 +173,11 @@ def test_a_lone_carriage_return_ends_a_line() -> None:
     located = {(f.code, f.pointer): (f.line, f.column, f.end_line, f.end_column) for f in report.findings}
     assert located[("BK104", "/blockId")] == (2, 12, 2, 15)
     assert located[("BK104", "/version")] == (3, 12, 3, 15)
+
+
+def test_a_duplicate_key_with_an_invisible_character_is_shown_escaped() -> None:
+    import blockkit
+
+    report = blockkit.validate('{"a/b\u200b": 1, "a/b\u200b": 2}')
+    messages = [f.message for f in report.findings if f.code == "BK009"]
+    assert messages == ['duplicate key "a/b\\u200b" in the manifest; the platform keeps the last value']

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any, Collection, Iterable, Optional
 
 from blockkit.context import Context
+from blockkit.jsstr import quote
 from blockkit.report import FileReport, Finding
 from blockkit.rules import load_all, load_validation
 from blockkit.rules.base import REGISTRY, Hit, Rule, RuleContext
@@ -96,8 +97,9 @@ def check(
         document = source.data
         if source.has_duplicates:
             for pointer, start, end in source.spans.duplicates:
-                parent, _, key = pointer.rpartition("/")
-                message = f"duplicate key \"{key}\" in {parent or 'the manifest'}; the platform keeps the last value"
+                parent, _, token = pointer.rpartition("/")
+                key = token.replace("~1", "/").replace("~0", "~")
+                message = f"duplicate key {quote(key)} in {parent or 'the manifest'}; the platform keeps the last value"
                 hits.append((REGISTRY["BK009"], Hit(pointer, message, at="key", span=(start, end),
                                                     hint="delete the copy you do not mean")))
         if not isinstance(document, dict):

@@ -189,6 +189,10 @@ def _json_type(value: Any) -> str:
     return {dict: "object", list: "list", str: "string"}.get(type(value), type(value).__name__)
 
 
+def _characters(count: int) -> str:
+    return f"{count} character" + ("" if count == 1 else "s")
+
+
 def _show(value: Any, limit: int = 60) -> str:
     return show(value, limit)
 
@@ -366,11 +370,11 @@ def _to_hits(error: Any) -> Iterator[tuple[str, Hit, str]]:
         length = len(value) if isinstance(value, str) else 0
         bound = error.validator_value
         if keyword == "maxLength":
-            message = f"{where} is {length} characters long; at most {bound} are allowed"
+            message = f"{where} is {_characters(length)} long; at most {bound} are allowed"
         elif bound == 1:
             message = f"{where} must not be empty"
         else:
-            message = f"{where} is {length} characters long; at least {bound} are required"
+            message = f"{where} is {_characters(length)} long; at least {bound} are required"
         yield code, Hit(pointer, message), stage
         return
     if keyword in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):

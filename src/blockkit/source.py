@@ -395,6 +395,17 @@ class Source:
 
 
 _LINE_BREAK = re.compile(r"\r\n?|\n")
+_LINE_WITH_END = re.compile(r"[^\r\n]*(?:\r\n?|\n)|[^\r\n]+$")
+
+
+def split_lines(text: str, keepends: bool = False) -> list[str]:
+    """The lines of ``text`` as positions count them: broken at LF, CRLF and a lone CR only.
+
+    ``str.splitlines`` also breaks at U+0085, U+2028, U+2029 and other separators,
+    which JSON strings may hold raw, and would put a snippet on the wrong line.
+    """
+    lines = _LINE_WITH_END.findall(text)
+    return lines if keepends else [_LINE_BREAK.sub("", line) for line in lines]
 
 # Problems after which there is no document to validate.
 FATAL_PROBLEMS = frozenset({"BK002", "BK004", "BK006", "BK007"})

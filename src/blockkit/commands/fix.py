@@ -12,7 +12,9 @@ from blockkit.commands._common import ContextFlags, context_options, expand_path
 
 
 def unified_diff(path: str, before: str, after: str) -> str:
-    lines = difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
+    from blockkit.source import split_lines
+
+    lines = difflib.unified_diff(split_lines(before, keepends=True), split_lines(after, keepends=True),
                                  fromfile=path, tofile=path)
     out = []
     for line in lines:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Optional
 
 from blockkit.context import Config
+from blockkit.source import split_lines
 from blockkit.lint import baseline as baseline_file
 from blockkit.lint.baseline import Baseline, Entry, Key
 from blockkit.lint.config import LintConfig, PointerException, read_lint_config
@@ -125,7 +126,7 @@ class LintPolicy:
         assert lint.path is not None
         text = _read(lint.path)
         file = FileReport(path=_display(lint.path), text=text)
-        lines = (text or "").splitlines()
+        lines = split_lines(text or "")
         code = UNUSED_EXCEPTION.code
         if not lint.enabled(code, lint.relative(lint.path)):
             return file

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from blockkit.report import FileReport, Finding, Report
+from blockkit.source import split_lines
 
 _COLORS = {"error": "\033[31m", "warning": "\033[33m", "info": "\033[36m", "bold": "\033[1m",
            "dim": "\033[2m", "reset": "\033[0m"}
@@ -41,7 +42,7 @@ def _snippet(lines: list[str], finding: Finding, color: bool) -> list[str]:
 
 def render_file(file: FileReport, *, color: bool = False, show_snippets: bool = True) -> list[str]:
     out: list[str] = []
-    lines = file.text.splitlines() if (show_snippets and file.text) else []
+    lines = split_lines(file.text) if (show_snippets and file.text) else []
     for finding in file.findings:
         location = f"{file.path}:{finding.line}:{finding.column}:"
         code = _paint(finding.code, finding.severity, color)

@@ -7,6 +7,7 @@ from difflib import get_close_matches
 from functools import lru_cache
 from typing import Any, Iterator, Mapping, Optional
 
+from blockkit.jsstr import quote, show
 from blockkit.platform import SCHEMA_ID, STALE_TARGET_KEYS, STALE_TOP_LEVEL_KEYS
 from blockkit.rules.base import Hit, RuleContext, as_dict, as_list, pointer_join, rule
 
@@ -21,23 +22,14 @@ def _known_keys() -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(properties), tuple(target_items)
 
 
-def _quoted(key: str) -> str:
-    """``key`` as a JSON string for a message.
-
-    A key with an invisible character is shown with escapes, so that "blockId\\u200b"
-    does not read as "blockId" and a newline cannot break the output line.
-    """
-    return json.dumps(key, ensure_ascii=not key.isprintable())
-
-
 def _advice(key: str, known: tuple[str, ...], stale: Mapping[str, Optional[str]]) -> tuple[str, Optional[str]]:
     """(message tail, hint) for an unknown key."""
     if key in stale:
         instead = stale[key]
         if instead is None:
-            return "a stale key the platform ignores", f"remove {_quoted(key)}"
+            return "a stale key the platform ignores", f"remove {quote(key)}"
         return ("a stale key the platform ignores",
-                f"remove {_quoted(key)} (the nearest key the manifest does define is \"{instead}\")")
+                f"remove {quote(key)} (the nearest key the manifest does define is \"{instead}\")")
     close = get_close_matches(key, list(known), n=1, cutoff=0.75)
     if close:
         return "the platform ignores it", f"did you mean \"{close[0]}\"?"
@@ -72,13 +64,13 @@ def unknown_key(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     for key in manifest:
         if key not in top_level:
             tail, hint = _advice(key, top_level, STALE_TOP_LEVEL_KEYS)
-            yield Hit(pointer_join("", key), f"unknown key {_quoted(key)}: {tail}", at="key", hint=hint)
+            yield Hit(pointer_join("", key), f"unknown key {quote(key)}: {tail}", at="key", hint=hint)
     for index, target in enumerate(as_list(manifest.get("targets"))):
         for key in as_dict(target):
             if key not in target_keys:
                 tail, hint = _advice(key, target_keys, STALE_TARGET_KEYS)
                 yield Hit(pointer_join("/targets", index, key),
-                          f"unknown key {_quoted(key)} in targets[{index}]: {tail}", at="key", hint=hint)
+                          f"unknown key {quote(key)} in targets[{index}]: {tail}", at="key", hint=hint)
 
 
 @rule("BK312", "schema-url-missing", layer="lint", severity="info")
@@ -123,5 +115,5 @@ def schema_url_not_canonical(manifest: dict[str, Any], ctx: RuleContext) -> Iter
     """
     value = manifest.get("$schema")
     if isinstance(value, str) and value != SCHEMA_ID:
-        yield Hit("/$schema", f"\"$schema\" is {json.dumps(value)}, not the canonical schema URL",
+        yield Hit("/$schema", f"\"$schema\" is {show(value)}, not the canonical schema URL",
                   hint=f"use {json.dumps(SCHEMA_ID)}")
