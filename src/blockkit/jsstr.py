@@ -28,6 +28,16 @@ def js_split_whitespace(value: str) -> list[str]:
     return [token for token in _JS_WS_RUN.split(value) if token]
 
 
+# What a browser splits a token-list attribute such as iframe@sandbox on: the HTML
+# standard's ASCII whitespace, a narrower set than JavaScript's.
+HTML_WHITESPACE = "\t\n\f\r "
+
+
+def non_html_separators(value: str) -> list[str]:
+    """JavaScript whitespace in ``value`` that a browser does not split a token list on."""
+    return list(dict.fromkeys(ch for ch in value if ch in JS_WHITESPACE and ch not in HTML_WHITESPACE))
+
+
 def utf16_len(value: str) -> int:
     """Length in UTF-16 code units, as JavaScript's ``.length`` counts it."""
     if value.isascii():

@@ -61,6 +61,8 @@ CASES: list[tuple[str, str, str, str, bool]] = [
      BASE.replace('  "name": "Demo",\n', '  "name": "Demo",\n  "tagline": "Makes demos",\n'), False),
     ("BK314", '  "name": "Demo",\n', '  "name": "Demo",\n  "repository": "https://github.com/acme/demo.git/",\n',
      BASE.replace('  "name": "Demo",\n', '  "name": "Demo",\n  "repository": "https://github.com/acme/demo",\n'), False),
+    ("BK320", '"sandbox": "allow-scripts allow-forms"', '"sandbox": " allow-scripts\\u00a0\\u00a0allow-forms"',
+     BASE, False),
     ("BK216", '    "resizable": false,\n', "", BASE.replace('    "resizable": false,\n', "").replace(
         '"sandbox": "allow-scripts allow-forms"\n', '"sandbox": "allow-scripts allow-forms",\n    "resizable": false\n'),
      True),

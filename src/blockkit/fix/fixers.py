@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from blockkit.fix.registry import FixTarget, fixer
-from blockkit.jsstr import js_trim
+from blockkit.jsstr import js_split_whitespace, js_trim, non_html_separators
 from blockkit.platform import IFRAME_DEFAULTS, IFRAME_REQUIRED_MEMBERS, SCHEMA_ID
 from blockkit.report import Edit, Finding
 
@@ -24,6 +24,7 @@ SCHEMA_URL_NOT_CANONICAL = "BK313"
 REPOSITORY_FORM = "BK314"
 TAGLINE_WHITESPACE = "BK315"
 DUPLICATE_SCOPE = "BK302"
+SANDBOX_SEPARATOR = "BK320"
 UNKNOWN_KEY = "BK301"
 
 # Unknown keys that are safe to delete: stale keys the platform ignores and no block reads.
@@ -106,6 +107,17 @@ def drop_duplicate_scopes(target: FixTarget, findings: list[Finding]) -> Iterato
             if edit is not None:
                 yield edit
         seen.add(scope)
+
+
+@fixer(SANDBOX_SEPARATOR, "safe", "separate iframe.sandbox tokens with plain spaces")
+def plain_sandbox_separators(target: FixTarget, findings: list[Finding]) -> Iterator[Edit]:
+    # Safe: the platform reads the same tokens either way; the browser now reads them too.
+    iframe = target.document.get("iframe")
+    sandbox = iframe.get("sandbox") if isinstance(iframe, dict) else None
+    if isinstance(sandbox, str) and non_html_separators(sandbox):
+        edit = target.editor.replace_value("/iframe/sandbox", " ".join(js_split_whitespace(sandbox)))
+        if edit is not None:
+            yield edit
 
 
 @fixer(PAGE_WITHOUT_IFRAME, "unsafe",

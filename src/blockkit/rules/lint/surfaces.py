@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, Iterator, Optional
 
-from blockkit.jsstr import js_split_whitespace
+from blockkit.jsstr import char_name, js_split_whitespace, non_html_separators, quote
 from blockkit.platform import DEFAULT_TIER, MODERATOR_ONLY_SLOTS, SANDBOX_TOKENS_BY_TIER, TRUST_TIERS
 from blockkit.rules.base import Hit, RuleContext, as_dict, as_list, pointer_join, rule
 
@@ -80,3 +80,37 @@ def sandbox_token_needs_tier(manifest: dict[str, Any], ctx: RuleContext) -> Iter
                       f"sandbox token {json.dumps(token)} needs the {needed} tier: it passes for this {tier} app, "
                       f"but a new ({DEFAULT_TIER}) app with this manifest is refused",
                       hint=f"keep it only while the app stays {needed} or above")
+
+
+@rule("BK320", "sandbox-separator-not-ascii", layer="lint", severity="warning", fixable="safe")
+def sandbox_separator_not_ascii(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
+    """`iframe.sandbox` separates tokens with whitespace that browsers do not split on.
+
+    ## What it does
+    Reports an `iframe.sandbox` string that holds JavaScript whitespace other than
+    the HTML standard's ASCII whitespace (space, tab, line feed, form feed,
+    carriage return): a no-break space, an ideographic space, U+000B and the like.
+
+    ## Why it matters
+    The platform splits the sandbox on JavaScript whitespace, so it sees the tokens
+    you meant and accepts the manifest. The browser splits the iframe's `sandbox`
+    attribute on ASCII whitespace only, so it sees one unknown token where you
+    wrote two, and drops both: with `allow-scripts` gone, the block never runs.
+
+    ## Example
+    "sandbox": "allow-scripts\u00a0allow-forms"
+
+    ## Fix
+    "sandbox": "allow-scripts allow-forms" (`blockkit fix` rewrites the separators as spaces).
+    """
+    sandbox = as_dict(manifest.get("iframe")).get("sandbox")
+    if not isinstance(sandbox, str):
+        return
+    odd = non_html_separators(sandbox)
+    if odd:
+        names = ", ".join(char_name(ch) for ch in odd)
+        yield Hit("/iframe/sandbox",
+                  f"iframe.sandbox {quote(sandbox)} separates tokens with {names}: the platform splits there, "
+                  "but browsers split the sandbox attribute on ASCII whitespace only, so they see joined, "
+                  "unknown tokens and grant none of them",
+                  hint="separate the tokens with plain spaces")
