@@ -68,6 +68,18 @@ def test_violations_are_listed(tmp_path: Path, make_block: Any) -> None:
     assert any(line.startswith("  - undeclared-scope APP_STORAGE_GET:") for line in lines)
 
 
+
+def test_a_request_sent_late_in_the_watch_is_still_judged(tmp_path: Path, make_block: Any) -> None:
+    # Sent 800 ms after BLOCK_READY: its 1 s reply timeout ends after the 1.5 s watch does.
+    # TRACK_EVENT gets no reply on the platform, so a block that awaits one hangs.
+    late = {"type": "TRACK_EVENT", "payload": {"eventName": "opened", "requestId": "late-1"}}
+    block = make_block(behaviour={"afterReady": [late], "afterReadyDelayMs": 800})
+    result = check(block, "--format", "json", tmp_path=tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    verdict = json.loads(result.stdout)
+    assert [(v["kind"], v["type"]) for v in verdict["violations"]] == [("unanswered-request", "TRACK_EVENT")]
+    assert "'late-1'" in verdict["violations"][0]["explanation"]
+
 def test_console_errors_fail_the_check(tmp_path: Path, make_block: Any) -> None:
     behaviour = {"consoleError": "boom from the block", "throwError": "uncaught from the block"}
     result = check(make_block(behaviour=behaviour), *FAST, "--format", "json", tmp_path=tmp_path)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +56,24 @@ def test_output_dir_outside_the_block(tmp_path: Path, manifest: dict[str, Any]) 
     assert_one_line_usage_error(run(str(block)), "leaves the block directory")
 
 
+
+@pytest.mark.parametrize("output_dir", [None, "dist"])
+def test_a_block_without_index_html_is_refused(tmp_path: Path, manifest: dict[str, Any], output_dir: str | None) -> None:
+    # Served anyway, it is a 404 in the frame and a 37 s wait for a BLOCK_READY that cannot come.
+    manifest.pop("buildCommand", None)
+    manifest.pop("outputDir", None)
+    root = tmp_path
+    if output_dir is not None:
+        manifest.update(buildCommand="npm run build", outputDir=output_dir)
+        root = tmp_path / output_dir
+        root.mkdir()
+        (tmp_path / "index.html").write_text("<!doctype html><title>source</title>")
+    (root / "main.js").write_text("")
+    (tmp_path / "block.manifest.json").write_text(json.dumps(manifest))
+    # --check with no browser: a command that got past the block's files stops at once, not hangs.
+    result = run(str(tmp_path), "--check", env={"BLOCKKIT_CHROMIUM": "/nonexistent/chromium"})
+    assert_one_line_usage_error(result, f"no index.html in {root.resolve()}")
+
 @pytest.mark.parametrize(
     "args, fragment",
     [
@@ -87,3 +106,43 @@ def test_a_port_in_use_is_named(tmp_path: Path) -> None:
         result = run(str(FIXTURES / "handshake"), "--host-port", port, "--trace", str(tmp_path / "t.jsonl"))
     assert_one_line_usage_error(result, f"cannot listen on 127.0.0.1:{port} for the host page")
     assert not (tmp_path / "t.jsonl").exists()
+
+
+@pytest.mark.parametrize("mode", [[], ["--check"]])
+def test_a_proxy_to_a_dead_dev_server_is_refused_at_once(tmp_path: Path, mode: list[str]) -> None:
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed_port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{closed_port}"
+    # A subprocess, so that a command that serves on anyway times out instead of hanging the suite.
+    result = subprocess.run(
+        [sys.executable, "-m", "blockkit.cli", "dev", str(FIXTURES / "handshake"), "--proxy", url,
+         "--trace", str(tmp_path / "t.jsonl"), *mode],
+        capture_output=True, text=True, timeout=30, check=False,
+    )
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stdout == "" and "Traceback" not in result.stderr
+    [line] = result.stderr.strip().splitlines()
+    assert line.startswith(f"blockkit dev: --proxy {url}: nothing answers at 127.0.0.1:{closed_port}")
+    assert "start the dev server first" in line
+
+
+def test_a_directory_that_does_not_exist_is_named_as_such(tmp_path: Path) -> None:
+    missing = tmp_path / "no-such-block"
+    assert_one_line_usage_error(run(str(missing)), f"{missing}: no such directory")
+
+
+def test_the_trace_path_is_absolute_for_a_relative_block_dir(tmp_path: Path, monkeypatch: Any) -> None:
+    # The host page shows it in a browser, far from the terminal's working directory.
+    from blockkit.dev.session import DevOptions, DevSession
+
+    shutil.copytree(FIXTURES / "handshake", tmp_path / "blk")
+    monkeypatch.chdir(tmp_path)
+    session = DevSession(DevOptions(block_dir=Path("blk")))
+    assert session.trace_path == tmp_path / "blk" / ".blockkit" / "dev-trace.jsonl"
+    relative = DevSession(DevOptions(block_dir=Path("blk"), trace_path=Path("t.jsonl")))
+    assert relative.trace_path == tmp_path / "t.jsonl"

@@ -45,6 +45,8 @@ def test_storage_without_any_storage_scope_is_the_platform_example() -> None:
     [violation] = check_inbound("object", message, [])
     assert violation.kind == UNDECLARED_SCOPE
     assert "apps:storage:write" in violation.explanation
+    # The panel and the terminal show the type beside the explanation: it is said once.
+    assert violation.one_line().count("APP_STORAGE_SET") == 1
     # A read scope lets the block read but not write.
     read = {"type": "APP_STORAGE_GET", "payload": {"requestId": "r", "key": "k"}}
     assert check_inbound("object", read, ["apps:storage:read"]) == []
@@ -118,6 +120,15 @@ def test_unanswered_requests_are_explained() -> None:
     assert "APP_STORAGE_GET_RESULT" in known.explanation and "'r9'" in known.explanation
     unknown = unanswered_request("FETCH_SECRETS", "q1", 1000)
     assert "no handler" in unknown.explanation
+
+
+@pytest.mark.parametrize("type_", ["TRACK_EVENT", "BLOCK_READY", "NAVIGATE"])
+def test_a_request_id_on_a_message_that_is_not_a_request_is_explained(type_: str) -> None:
+    # The host page reports any message with a requestId that no reply echoed.
+    violation = unanswered_request(type_, "t-1", 1000)
+    assert "None" not in violation.explanation
+    assert f"{type_} is not a request" in violation.explanation
+    assert "no reply" in violation.explanation
 
 
 def test_the_tables_agree_with_each_other_and_with_the_platform() -> None:

@@ -281,3 +281,71 @@ def test_a_block_that_reloads_gets_a_fresh_handshake(host: Any, make_block: Any)
     # Still the first mount: a reload is not one of the page's retries.
     assert len(times(events, "mount")) == 1 and not times(events, "retry-scheduled")
     assert "reloaded=1" in run.frame.url
+
+
+def test_the_trace_panel_stays_readable_while_the_host_re_posts(host: Any, make_block: Any) -> None:
+    run = host(make_block(behaviour={"ready": False}), surface="model.below_images", timings=FAST)
+    run.wait_outcome("collapsed")
+    rows = run.page.locator("#trace-list li", has_text="BLOCK_INIT")
+    summaries = rows.locator(".summary").all_inner_texts()
+    reposts = run.page.locator("#trace-list li.repost .summary").all_inner_texts()
+    assert len(reposts) >= 10 and len(summaries) > len(reposts)
+    # The first posts show the payload; each re-post says what it is in one short line
+    # instead of repeating the whole payload, which would bury the rest of the trace.
+    assert "blockInstanceId" in summaries[0]
+    assert all("blockInstanceId" not in text and len(text) < 80 for text in reposts)
+    # A time past 10 s still fits its column on one line.
+    one_line, long_time = run.page.evaluate(
+        """() => { const cell = document.querySelector('#trace-list .time');
+                   const before = cell.getBoundingClientRect().height;
+                   cell.textContent = '+123456 ms';
+                   return [before, cell.getBoundingClientRect().height]; }"""
+    )
+    assert long_time == one_line
+
+
+@pytest.fixture
+def slow_image_url() -> Iterator[str]:
+    """A loopback server that answers each request only after a second."""
+    import http.server
+    import threading
+
+    gif = bytes.fromhex("47494638396101000100800000000000ffffff21f90401000000002c00000000010001000002024401003b")
+
+    class Slow(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            time.sleep(1)
+            self.send_response(200)
+            self.send_header("content-type", "image/gif")
+            self.send_header("content-length", str(len(gif)))
+            self.end_headers()
+            self.wfile.write(gif)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Slow)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/slow.gif"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_block_ready_before_its_load_event_is_not_taken_for_a_reload(
+    host: Any, make_block: Any, slow_image_url: str
+) -> None:
+    # The block answers the BLOCK_INIT its BLOCK_HELLO brought at once; its frame's
+    # load event comes a second later, when the image arrives. That is the same
+    # document, and it already has what it needs.
+    run = host(make_block(behaviour={"slowImage": slow_image_url}), timings=FAST)
+    run.wait_outcome("ready")
+    # Past the image and past one whole give-up delay after it.
+    events = run.settle(1_000 + FAST.ready_timeout_ms + 500)
+    assert trace.lifecycle(events, "iframe-load"), "the frame never finished loading"
+    assert not trace.lifecycle(events, "block-reloaded")
+    assert len(times(events, "mount")) == 1 and not times(events, "give-up")
+    assert [e["type"] for e in trace.messages(events, "in")] == ["BLOCK_HELLO", "BLOCK_READY"]
+    assert run.page.evaluate("() => window.__blockkit.outcome") == "ready"

@@ -60,6 +60,7 @@ def dev(
     (BLOCK_INIT, tokens, theme, resize), flags contract violations and shows
     a live protocol trace. With --check it runs headless and prints a verdict.
     """
+    from blockkit.dev.proxy import require_dev_server
     from blockkit.dev.session import DevOptions, DevSession
     from blockkit.dev.timings import PLATFORM_TIMINGS
 
@@ -79,6 +80,8 @@ def dev(
             on_violation=None if check else _print_violation,
         )
         session = DevSession(options)
+        if proxy is not None:
+            require_dev_server(proxy)
         if check:
             raise SystemExit(_run_check(session, output_format))
         _serve(session)

@@ -98,7 +98,7 @@ def run_check(session: DevSession) -> CheckResult:
                 outcome = TIMED_OUT
             if outcome == READY:
                 page.wait_for_timeout(timings.check_settle_ms)
-            page.evaluate("() => window.__blockkit.flush()")
+            _wait_for_pending_requests(page, timings.request_reply_timeout_ms + LOAD_MARGIN_MS)
             state = page.evaluate(
                 "() => ({handshakeMs: window.__blockkit.handshakeMs, attempt: window.__blockkit.attempt})"
             )
@@ -120,6 +120,25 @@ def run_check(session: DevSession) -> CheckResult:
         console_errors=errors,
         trace_path=str(session.trace_path),
     )
+
+
+def _wait_for_pending_requests(page: Any, timeout_ms: float) -> None:
+    """Let every request the block sent during the watch be answered or reported unanswered.
+
+    A request sent late in the watch is still inside its reply timeout when the
+    watch ends; without this wait it would be judged by no one.
+    """
+    from playwright.sync_api import Error as PlaywrightError
+
+    # A request reaches the pending list only once the host server has judged it.
+    page.evaluate("() => window.__blockkit.flush()")
+    try:
+        page.wait_for_function(
+            "() => window.__blockkit.pendingRequests === 0", timeout=timeout_ms, polling=50
+        )
+    except PlaywrightError:
+        pass  # the verdict reports what the trace holds
+    page.evaluate("() => window.__blockkit.flush()")
 
 
 def _first_line(error: BaseException) -> str:

@@ -105,7 +105,7 @@ def check_inbound(js_type: str, data: Any, declared_scopes: Iterable[str]) -> li
             Violation(
                 UNDECLARED_SCOPE,
                 type_,
-                f"{type_} needs the scope {needed}, which the manifest does not declare "
+                f"needs the scope {needed}, which the manifest does not declare "
                 f"(declared: {have}). On the platform every such call fails; add the scope to "
                 "`scopes` in block.manifest.json",
             )
@@ -118,6 +118,11 @@ def unanswered_request(type_: str | None, request_id: str, waited_ms: float) -> 
     spec = block_message(type_) if type_ else None
     if spec is None:
         reason = "the platform host has no handler for this type, so no reply will ever come"
+    elif spec.reply is None:
+        reason = (
+            f"{type_} is not a request: the platform sends no reply to it, whatever `requestId` "
+            "it carries"
+        )
     else:
         reason = f"the host never sent {spec.reply}"
     return Violation(

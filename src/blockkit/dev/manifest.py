@@ -65,6 +65,8 @@ def manifest_path(block_dir_or_file: Path) -> Path:
 
 def load_dev_manifest(block_dir_or_file: Path) -> DevManifest:
     """Read the manifest in ``block_dir_or_file``; raise :class:`DevError` if it cannot be read."""
+    if not block_dir_or_file.exists():
+        raise DevError(f"{block_dir_or_file}: no such directory")
     path = manifest_path(block_dir_or_file)
     if not path.exists():
         raise DevError(f"{path}: no manifest here (a block directory holds {MANIFEST_NAME})")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import http.client
+import socket
 from collections.abc import Awaitable, Callable
 from importlib.util import find_spec
 from typing import Any
@@ -34,6 +35,8 @@ _HOP_HEADERS = frozenset(
     }
 )
 PROXY_TIMEOUT_S = 30
+# A dev server on this machine accepts a connection at once; a dead one refuses it at once.
+PROBE_TIMEOUT_S = 3
 
 
 def parse_proxy_url(url: str) -> tuple[str, str, int, str]:
@@ -46,6 +49,23 @@ def parse_proxy_url(url: str) -> tuple[str, str, int, str]:
     except ValueError:
         raise DevError(f"--proxy {url!r}: the port is not a number") from None
     return parts.scheme, parts.hostname, port, parts.path.rstrip("/")
+
+
+def require_dev_server(url: str) -> None:
+    """Raise a DevError unless something accepts connections where ``url`` points.
+
+    Without this, a dead dev server shows only as a block that never sends
+    BLOCK_READY, and ``--check`` takes the page's whole 37 s schedule to say so.
+    """
+    _, host, port, _ = parse_proxy_url(url)
+    try:
+        socket.create_connection((host, port), timeout=PROBE_TIMEOUT_S).close()
+    except OSError as exc:
+        reason = exc.strerror or str(exc) or type(exc).__name__
+        raise DevError(
+            f"--proxy {url}: nothing answers at {host}:{port} ({reason}); "
+            "start the dev server first (e.g. npm run dev)"
+        ) from None
 
 
 def build_proxy_endpoint(url: str) -> Callable[[Any], Awaitable[Any]]:

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from blockkit.dev.servers import ServerPair
 
 DEFAULT_TRACE_NAME = Path(".blockkit") / "dev-trace.jsonl"
+BLOCK_ENTRY = "index.html"
 
 
 @dataclass
@@ -64,7 +65,7 @@ def resolve_source(manifest: DevManifest, proxy: str | None) -> BlockSource:
                 f"{manifest.path}: buildCommand is set but outputDir is not; "
                 "the dev host cannot tell where the build lands"
             )
-        return BlockSource(root=block_dir, proxy=None)
+        return _served_from(block_dir)
     root = (block_dir / manifest.output_dir).resolve()
     if root != block_dir and block_dir not in root.parents:
         raise DevError(f"{manifest.path}: outputDir {manifest.output_dir!r} leaves the block directory")
@@ -74,6 +75,13 @@ def resolve_source(manifest: DevManifest, proxy: str | None) -> BlockSource:
             f"outputDir {manifest.output_dir!r} does not exist in {block_dir}: "
             f"{hint}pass --proxy URL to use a running dev server"
         )
+    return _served_from(root)
+
+
+def _served_from(root: Path) -> BlockSource:
+    # The platform loads a block from the index.html at its bundle's root.
+    if not (root / BLOCK_ENTRY).is_file():
+        raise DevError(f"no {BLOCK_ENTRY} in {root}: the block's frame would load a 404 and never answer")
     return BlockSource(root=root, proxy=None)
 
 
@@ -92,7 +100,7 @@ class DevSession:
         )
         self.source = resolve_source(self.manifest, options.proxy)
         self.notes = [*self.manifest.notes, *surface_notes, *_proxy_notes(self.source)]
-        self.trace_path = options.trace_path or self.manifest.block_dir / DEFAULT_TRACE_NAME
+        self.trace_path = (options.trace_path or self.manifest.block_dir / DEFAULT_TRACE_NAME).absolute()
         self.trace: TraceLog | None = None
         self._servers: ServerPair | None = None
 

@@ -139,14 +139,21 @@
       state.height = config.iframe.minHeight;
     }
     frame.src = config.blockUrl + "#" + fragment();
+    var loaded = false;
     frame.addEventListener("load", function () {
       if (state.iframe !== frame) return;
-      if (state.ready) {
+      var reloaded = loaded;
+      loaded = true;
+      // Only a second load is a new document: a block may well answer the
+      // BLOCK_INIT its BLOCK_HELLO brought before its first load event (an
+      // image still on its way), and then it is ready, not reloaded.
+      if (state.ready && reloaded) {
         rehandshake();
         return;
       }
-      if (!state.waiting) return;
+      if (!state.waiting && !state.ready) return;
       record({ kind: "lifecycle", event: "iframe-load" });
+      if (state.ready) return;
       postInit("load");
       startRepost();
     });
@@ -477,6 +484,8 @@
         return details.join(" ");
       }
       if (event.kind === "unanswered") return "requestId " + JSON.stringify(event.requestId) + " got no reply";
+      // A silent block gets dozens of these; the first post shows the payload, the file has every one.
+      if (event.why === "repost") return "re-post: no BLOCK_READY yet (every " + Math.round(T.init_repost_ms) + " ms)";
       var data = event.data;
       if (event.type && data && typeof data === "object" && "payload" in data) data = data.payload;
       return JSON.stringify(data, shortenRaw);
@@ -582,6 +591,8 @@
     get handshakeMs() { return state.handshakeMs; },
     get height() { return state.height; },
     get violations() { return state.violations.slice(); },
+    // Requests still inside their reply timeout: each ends answered or reported.
+    get pendingRequests() { return Object.keys(state.pending).length; },
     flush: function flush() {
       var current = queue;
       return current.then(function () {
