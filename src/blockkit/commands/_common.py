@@ -20,11 +20,26 @@ class UsageProblem(Exception):
     """Something that makes the tool unable to do its job: exit status 2."""
 
 
+# The path argument that means "read the manifest from standard input".
+STDIN = "-"
+STDIN_PATH = Path(STDIN)
+
+
 def expand_paths(paths: tuple[str, ...]) -> Iterator[tuple[Path, Optional[str]]]:
-    """Yield (manifest path, problem). A directory means its block.manifest.json, or every one below it."""
+    """Yield (manifest path, problem). A directory means its block.manifest.json, or every one below it.
+
+    ``-`` is yielded as STDIN_PATH: standard input, once.
+    """
+    seen_stdin = False
     for raw in paths or (MANIFEST_FILENAME,):
         path = Path(raw)
-        if path.is_dir():
+        if raw == STDIN:
+            if seen_stdin:
+                yield path, "-: standard input can be read only once"
+            else:
+                seen_stdin = True
+                yield STDIN_PATH, None
+        elif path.is_dir():
             direct = path / MANIFEST_FILENAME
             if direct.is_file():
                 yield direct, None
@@ -105,6 +120,14 @@ def report_options(func: Callable[..., Any]) -> Callable[..., Any]:
     for option in reversed(options):
         func = option(func)
     return func
+
+
+def stdin_option(func: Callable[..., Any]) -> Callable[..., Any]:
+    """--stdin-filename: what a manifest read from ``-`` is called, and where its settings are found."""
+    return click.option(
+        "--stdin-filename", type=click.Path(dir_okay=False, path_type=Path), metavar="PATH",
+        help="With PATH '-': report the manifest read from standard input as PATH, and read settings "
+             "(and, for lint, the project) as for a file there.")(func)
 
 
 def fail(message: str) -> NoReturn:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from blockkit.commands._common import ContextFlags, context_options, expand_paths
+from blockkit.commands._common import STDIN_PATH, ContextFlags, context_options, expand_paths
 
 
 def unified_diff(path: str, before: str, after: str) -> str:
@@ -62,6 +62,8 @@ def run_fix(paths: tuple[str, ...], flags: ContextFlags, *, unsafe: bool, previe
     errors = warnings = fixed_total = held_back = 0
     files = 0
     for manifest, problem in expand_paths(paths):
+        if manifest == STDIN_PATH and not problem:
+            problem = "-: blockkit fix edits files in place, so it cannot fix standard input"
         if problem:
             _echo(f"blockkit: error: {problem}", err=True)
             failed = True

@@ -7,7 +7,7 @@ from typing import Optional
 
 import click
 
-from blockkit.commands._common import ContextFlags, context_options, fail, report_options
+from blockkit.commands._common import ContextFlags, context_options, fail, report_options, stdin_option
 from blockkit.commands.validate import run_check
 
 
@@ -20,13 +20,14 @@ from blockkit.commands.validate import run_check
               help="Record today's lint findings in the --baseline FILE (created if absent), then report the rest.")
 @click.option("--against", metavar="REV",
               help="Also compare each manifest with its state at git revision REV, as review would (BK4xx).")
+@stdin_option
 @context_options
 def command(paths: tuple[str, ...], fmt: str, strict: bool, output: Optional[Path], baseline: Optional[Path],
-            update_baseline: bool, against: Optional[str], **context: object) -> None:
+            update_baseline: bool, against: Optional[str], stdin_filename: Optional[Path], **context: object) -> None:
     """Validate manifests, then lint them and the block project next to them.
 
     PATH is a block.manifest.json, or a directory holding one (searched
-    recursively). Lint reads index.html, package.json, the lockfiles and the
+    recursively), or - for standard input. Lint reads index.html, package.json, the lockfiles and the
     block's source beside a file named block.manifest.json. Settings come from
     blockkit.toml or [tool.blockkit]: select, ignore, per-file-ignores,
     severity and exceptions, which apply to lint rules (BK3xx) only. Exit
@@ -51,7 +52,7 @@ def command(paths: tuple[str, ...], fmt: str, strict: bool, output: Optional[Pat
 
         checker = AgainstRevision(policy, against)  # type: ignore[assignment]
     status = run_check(paths, flags, layers=ALL_LAYERS, strict=strict, fmt=fmt, output=output,
-                       project_aware=True, policy=checker)
+                       project_aware=True, policy=checker, stdin_filename=stdin_filename)
     if policy.written is not None:
         click.echo(f"blockkit: wrote {policy.written} baseline entr{'y' if policy.written == 1 else 'ies'} "
                    f"to {baseline}", err=True)

@@ -7,7 +7,16 @@ from typing import TYPE_CHECKING, Optional
 
 import click
 
-from blockkit.commands._common import ContextFlags, context_options, emit, expand_paths, report_options, use_color
+from blockkit.commands._common import (
+    STDIN_PATH,
+    ContextFlags,
+    context_options,
+    emit,
+    expand_paths,
+    report_options,
+    stdin_option,
+    use_color,
+)
 
 if TYPE_CHECKING:
     from blockkit.context import Config, Context
@@ -19,8 +28,12 @@ if TYPE_CHECKING:
 PARALLEL_MIN_FILES = 200
 
 
-def _check_one(job: tuple[Path, "Context", Optional[Path]], layers: tuple[str, ...],
-               keep_text: bool = True) -> "FileReport | str":
+# One manifest to check: its path, the context, the project folder lint may read (or None),
+# and its bytes when they were read already (standard input).
+Job = tuple[Path, "Context", Optional[Path], Optional[bytes]]
+
+
+def _check_one(job: Job, layers: tuple[str, ...], keep_text: bool = True) -> "FileReport | str":
     """One manifest's report, or the one-line reason it could not be read.
 
     The report never keeps the parsed document, and keeps the text only where a
@@ -28,10 +41,11 @@ def _check_one(job: tuple[Path, "Context", Optional[Path]], layers: tuple[str, .
     what crosses back from a pool worker stays small.
     """
     from blockkit.engine import UnreadableFile, check, read_path
+    from blockkit.source import read_bytes
 
-    manifest, context, project_dir = job
+    manifest, context, project_dir, raw = job
     try:
-        source = read_path(manifest)
+        source = read_path(manifest) if raw is None else read_bytes(raw, str(manifest))
     except UnreadableFile as exc:
         return str(exc)
     report = check(source, context, layers=layers, project_dir=project_dir)
@@ -47,8 +61,7 @@ def _ignore_interrupts() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def check_many(jobs: list[tuple[Path, "Context", Optional[Path]]],
-               layers: tuple[str, ...], keep_text: bool = True) -> list["FileReport | str"]:
+def check_many(jobs: list[Job], layers: tuple[str, ...], keep_text: bool = True) -> list["FileReport | str"]:
     """Check every job, in order; large batches are spread over the machine's cores."""
     import os
     from functools import partial
@@ -74,13 +87,24 @@ def check_many(jobs: list[tuple[Path, "Context", Optional[Path]]],
         return pool.map(work, jobs, chunksize=chunk)
 
 
+def _read_stdin() -> bytes:
+    import sys
+
+    from blockkit.platform import LIMITS
+
+    # One byte past the limit is enough to report the file as too large (BK006).
+    return sys.stdin.buffer.read(LIMITS.file_bytes_max + 1)
+
+
 def run_check(paths: tuple[str, ...], flags: ContextFlags, *, layers: tuple[str, ...], strict: bool,
               fmt: str, output: Optional[Path], project_aware: bool = False,
-              policy: Optional["LintPolicy"] = None) -> int:
+              policy: Optional["LintPolicy"] = None, stdin_filename: Optional[Path] = None) -> int:
     """Check every manifest under ``paths`` and render the report; returns the exit status.
 
     ``project_aware``: rules may read the project next to a manifest named
     block.manifest.json. ``policy``: lint settings and baseline (blockkit.lint.policy).
+    ``-`` reads a manifest from standard input, reported as ``stdin_filename``
+    (default ``<stdin>``) and configured as a file at that path would be.
     """
     from blockkit.context import ConfigError
     from blockkit.platform import MANIFEST_FILENAME
@@ -89,11 +113,15 @@ def run_check(paths: tuple[str, ...], flags: ContextFlags, *, layers: tuple[str,
 
     report = Report(strict=strict)
     problems: list[str] = []
-    jobs: list[tuple[Path, "Config", Optional[Path]]] = []
+    jobs: list[tuple[Path, "Config", Optional[Path], Optional[bytes]]] = []
     for manifest, problem in expand_paths(paths):
         if problem:
             problems.append(problem)
             continue
+        raw = None
+        if manifest == STDIN_PATH:
+            raw = _read_stdin()
+            manifest = stdin_filename or Path("<stdin>")
         try:
             config = flags.config_for(manifest)
             if policy is not None:
@@ -103,10 +131,10 @@ def run_check(paths: tuple[str, ...], flags: ContextFlags, *, layers: tuple[str,
             continue
         # A manifest under another name is a copy or a fixture, not the file of a block project.
         project_dir = manifest.parent if project_aware and manifest.name == MANIFEST_FILENAME else None
-        jobs.append((manifest, config, project_dir))
-    outcomes = check_many([(manifest, config.context, project_dir) for manifest, config, project_dir in jobs],
+        jobs.append((manifest, config, project_dir, raw))
+    outcomes = check_many([(manifest, config.context, project_dir, raw) for manifest, config, project_dir, raw in jobs],
                           layers, keep_text=policy is not None)
-    for (manifest, config, _), outcome in zip(jobs, outcomes):
+    for (manifest, config, _, _), outcome in zip(jobs, outcomes):
         if isinstance(outcome, str):
             problems.append(outcome)
             continue
@@ -130,14 +158,16 @@ def run_check(paths: tuple[str, ...], flags: ContextFlags, *, layers: tuple[str,
 @click.command("validate")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=str))
 @report_options
+@stdin_option
 @context_options
-def command(paths: tuple[str, ...], fmt: str, strict: bool, output: Optional[Path], **context: object) -> None:
+def command(paths: tuple[str, ...], fmt: str, strict: bool, output: Optional[Path], stdin_filename: Optional[Path],
+            **context: object) -> None:
     """Check manifests against the schema and every platform rule.
 
     PATH is a block.manifest.json, or a directory holding one (searched
-    recursively). Default: ./block.manifest.json. Exit status: 0 no errors,
-    1 errors found, 2 the tool could not do its job.
+    recursively), or - for standard input. Default: ./block.manifest.json.
+    Exit status: 0 no errors, 1 errors found, 2 the tool could not do its job.
     """
     flags = ContextFlags(**context)  # type: ignore[arg-type]
     raise SystemExit(run_check(paths, flags, layers=("parse", "schema", "server"), strict=strict,
-                               fmt=fmt, output=output))
+                               fmt=fmt, output=output, stdin_filename=stdin_filename))
