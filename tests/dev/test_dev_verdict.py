@@ -61,3 +61,10 @@ def test_never_ready_wins_and_the_rest_is_still_listed() -> None:
     assert verdict_code(checked) == "never-sent-block-ready"
     assert "  - envelope: the message is a string" in text and "  - block: boom" in text
     assert "the block sent no message at all" in text.splitlines()[0]
+
+
+def test_a_handshake_that_needed_a_page_retry_says_so() -> None:
+    checked = result(READY, attempts=2, handshake_ms=12400.0)
+    first = render_text(checked).splitlines()[0]
+    assert first.startswith("ok: handshake completed in 12400 ms, on attempt 2: the first attempt got no BLOCK_READY")
+    assert "on attempt" not in render_text(result(READY)).splitlines()[0]

@@ -33,6 +33,10 @@ def render_text(result: CheckResult) -> str:
     handshake = (
         f"handshake completed in {result.handshake_ms:.0f} ms" if result.handshake_ms is not None else ""
     )
+    if handshake and result.attempts > 1:
+        # The page host retried: viewers stared at an empty frame for the whole first attempt.
+        handshake += (f", on attempt {result.attempts}: the first attempt got no BLOCK_READY before the"
+                      " host gave up on it")
     if code == HANDSHAKE_COMPLETED:
         lines = [f"ok: {handshake} {where}"]
     elif code == NEVER_READY:
