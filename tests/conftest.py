@@ -8,6 +8,7 @@ from typing import Any, Callable
 
 import pytest
 
+from blockkit.dev.browser import chromium_path, launch_chromium, playwright_available
 from sample_manifests import PAGE_BLOCK
 
 REPO = Path(__file__).resolve().parents[1]
@@ -76,3 +77,28 @@ def pytest_runtest_makereport(item: pytest.Item, call: Any) -> Any:
         return
     report.outcome = "failed"
     report.longrepr = f"skipped where {REQUIRE_TOOLS} is set (CI must run this test): {reason}"
+
+
+def browser_missing() -> str | None:
+    if not playwright_available():
+        return "Playwright for Python is not installed"
+    if chromium_path() is None:
+        return "Chromium is not installed at /usr/bin/chromium"
+    return None
+
+
+@pytest.fixture(scope="session")
+def browser() -> Any:
+    """One headless Chromium for the whole run: Playwright's sync API allows one driver at a time."""
+    missing = browser_missing()
+    if missing:
+        # CI installs both: there a missing browser is a broken setup, not a skip.
+        if os.environ.get("CI"):
+            pytest.fail(f"browser tests must run in CI: {missing}")
+        pytest.skip(missing)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = launch_chromium(playwright)
+        yield launched
+        launched.close()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -11,36 +10,11 @@ from typing import Any
 
 import pytest
 
-from blockkit.dev.browser import chromium_path, launch_chromium, playwright_available
 from blockkit.dev.session import DevOptions, DevSession
 from blockkit.dev.timings import PLATFORM_TIMINGS, HostTimings
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "dev"
 VIEWPORT = {"width": 1400, "height": 860}
-
-
-def browser_missing() -> str | None:
-    if not playwright_available():
-        return "Playwright for Python is not installed"
-    if chromium_path() is None:
-        return "Chromium is not installed at /usr/bin/chromium"
-    return None
-
-
-@pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
-    missing = browser_missing()
-    if missing:
-        # CI installs both: there a missing browser is a broken setup, not a skip.
-        if os.environ.get("CI"):
-            pytest.fail(f"browser tests must run in CI: {missing}")
-        pytest.skip(missing)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = launch_chromium(playwright)
-        yield launched
-        launched.close()
 
 
 @pytest.fixture

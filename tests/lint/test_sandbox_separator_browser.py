@@ -8,22 +8,14 @@ from typing import Any, Iterator
 
 import pytest
 
-from blockkit.dev.browser import chromium_path, launch_chromium, playwright_available
-
 pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
-def page() -> Iterator[Any]:
-    if not playwright_available() or chromium_path() is None:
-        pytest.skip("Playwright for Python or Chromium is not installed")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = launch_chromium(playwright)
-        opened = browser.new_page()
-        yield opened
-        browser.close()
+def page(browser: Any) -> Iterator[Any]:
+    opened = browser.new_page()
+    yield opened
+    opened.close()
 
 
 def _scripts_run(page: Any, sandbox: str) -> bool:

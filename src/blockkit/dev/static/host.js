@@ -498,7 +498,20 @@
         : value;
     }
 
+    // A silent block is re-sent BLOCK_INIT every 400 ms: one row per run of re-posts, with a
+    // count, keeps the rest of the trace on screen (the trace file has every one).
+    function addRepost(event) {
+      var last = list.lastElementChild;
+      if (!last || !last.classList.contains("repost")) return false;
+      var count = Number(last.dataset.count || "1") + 1;
+      last.dataset.count = String(count);
+      last.querySelector(".summary").textContent = "re-posted ×" + count + " until " + when(event.t) +
+        ": no BLOCK_READY yet (every " + Math.round(T.init_repost_ms) + " ms)";
+      return true;
+    }
+
     function add(event) {
+      if (event.why === "repost" && addRepost(event)) return;
       var arrow = { out: "host → block", "in": "block → host" }[event.dir] || "host";
       var label = event.kind === "lifecycle" ? event.event : event.type || "(" + (event.jsType || "?") + ")";
       var text = summary(event) || "";
