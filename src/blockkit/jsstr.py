@@ -97,10 +97,16 @@ def js_number(value: float) -> str:
     return f"{mantissa}e{'+' if e >= 0 else '-'}{abs(e)}"
 
 
-def _js_string(value: str) -> str:
-    text = json.dumps(value, ensure_ascii=False)
-    # JSON.stringify escapes unpaired surrogates; Python would emit them raw.
+def escape_lone_surrogates(text: str) -> str:
+    """``text`` with each unpaired surrogate written as its JSON escape, as JSON.stringify does.
+
+    Python's json emits them raw, and UTF-8 cannot encode them; the escape reads back as the same value.
+    """
     return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def _js_string(value: str) -> str:
+    return escape_lone_surrogates(json.dumps(value, ensure_ascii=False))
 
 
 def js_stringify(value: Any) -> str:

@@ -15,6 +15,7 @@ after construction, so threads share them. Nothing is fetched: a
 from __future__ import annotations
 
 import json
+import math
 import re
 import threading
 from functools import lru_cache
@@ -176,7 +177,6 @@ _TYPE_NAMES = {"object": "an object", "array": "a list", "string": "a string", "
                "number": "a number", "boolean": "true or false", "null": "null"}
 
 
-_INFINITY = float("inf")
 
 
 def _json_type(value: Any) -> str:
@@ -344,7 +344,7 @@ def _to_hits(error: Any) -> Iterator[tuple[str, Hit, str]]:
         hint = None
         if "integer" in names and isinstance(value, str) and value.strip().lstrip("-").isdigit():
             hint = f"write the number without quotes: {value.strip()}"
-        elif isinstance(value, float) and value in (_INFINITY, -_INFINITY):
+        elif isinstance(value, float) and math.isinf(value):
             hint = "the number is beyond what JavaScript can hold, so the platform reads it as Infinity"
         yield code, Hit(pointer, message, hint=hint), stage
         return

@@ -8,6 +8,7 @@ that also diagnoses precisely why a document failed to parse.
 from __future__ import annotations
 
 import json
+import math
 import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
@@ -59,10 +60,9 @@ def _parse_int(digits: str) -> Any:
     if len(digits) < _DOUBLE_DIGITS_MAX:
         return int(digits)
     value = float(digits)
-    return value if value in (_INFINITY, -_INFINITY) else int(digits)
+    return value if math.isinf(value) else int(digits)
 
 
-_INFINITY = float("inf")
 
 
 @dataclass

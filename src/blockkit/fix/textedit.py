@@ -14,12 +14,12 @@ import re
 from collections import Counter
 from typing import Any, Iterable, Optional
 
+from blockkit.jsstr import escape_lone_surrogates
 from blockkit.report import Edit
 from blockkit.source import Source
 
 _JSON_WS = " \t\r\n"
 _LEADING_WS = re.compile(r"^([ \t]+)\S", re.MULTILINE)
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class JsonText:
@@ -210,7 +210,7 @@ def dump_scalar(value: Any, ascii_only: bool = False) -> str:
     character it cannot be written in UTF-8 at all.
     """
     text = json.dumps(value, ensure_ascii=ascii_only)
-    return text if ascii_only else _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return text if ascii_only else escape_lone_surrogates(text)
 
 
 def detect_indent(text: str) -> str:

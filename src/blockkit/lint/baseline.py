@@ -22,18 +22,17 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
 from blockkit.context import ConfigError
+from blockkit.jsstr import escape_lone_surrogates
 from blockkit.lint.config import lint_codes, relative_posix
 from blockkit.report import Finding
 
 BASELINE_VERSION = 1
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 Key = tuple[str, str, str]  # (path, code, pointer)
 
 
@@ -107,7 +106,7 @@ def render(entries: Iterable[Entry]) -> str:
     text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
     # A manifest key written "\ud800" reaches pointers and messages as a lone surrogate, which
     # UTF-8 cannot encode: write it back as the same JSON escape, which reads back to the same key.
-    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return escape_lone_surrogates(text)
 
 
 def write(baseline: Baseline, entries: Iterable[Entry]) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from blockkit.rules.base import Hit, RuleContext, rule
-from blockkit.rules.server_support import show
+from blockkit.jsstr import show
 from blockkit.urls import normalize_origin, origin_of, parse_web_url, public_host_problem
 
 POINTER = "/assetBundleUrl"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 from blockkit.rules.base import Hit, RuleContext, rule
-from blockkit.rules.server_support import show
+from blockkit.jsstr import show
 from blockkit.urls import check_repository
 
 # Problems another rule already reports: the scheme (schema pattern, BK104) and the

@@ -50,10 +50,3 @@ def string_span(ctx: RuleContext, pointer: str, start: int, end: int) -> Optiona
 
 def sensitive_justification(manifest: dict[str, Any], scope: str) -> Any:
     return as_dict(manifest.get("scopeJustifications")).get(scope)
-
-
-def show(value: Any, limit: int = 80) -> str:
-    """A JSON rendering of ``value`` for messages (invisible characters escaped), at most ``limit`` characters."""
-    from blockkit.jsstr import show as show_json
-
-    return show_json(value, limit)
