@@ -195,6 +195,21 @@ def test_wrong_type_hint_for_quoted_number(manifest) -> None:
     assert finding.code == "BK102" and "600" in (finding.hint or "")
 
 
+@pytest.mark.parametrize("value", ["app", "", 1, None, "Block", "block "])
+def test_type_is_block_or_absent(manifest, value) -> None:
+    # The spec: "optional; only value `block`". The platform's validator refuses anything else.
+    assert not blockkit.validate(manifest).findings
+    manifest["type"] = "block"
+    assert not blockkit.validate(manifest).findings
+    manifest["type"] = value
+    (finding,) = blockkit.validate(manifest).findings
+    assert (finding.code, finding.layer, finding.severity, finding.pointer) == ("BK103", "schema", "error", "/type")
+    assert finding.message.endswith('the only allowed value is "block"')
+    assert finding.hint in ('did you mean "block"?',
+                            'write "type": "block", or remove the key: the platform does nothing with it')
+    assert_engines_agree(dict(manifest))
+
+
 def test_tagline_needs_non_whitespace_in_js_terms(manifest) -> None:
     manifest["tagline"] = "\u3000\u00a0 "
     assert "BK104" in codes(blockkit.validate(manifest))
