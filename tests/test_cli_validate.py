@@ -209,7 +209,10 @@ def test_ctrl_c_during_a_parallel_run_exits_130_with_one_line(tmp_path: Path, ma
         path = tmp_path / f"m{i:05d}.json"
         path.write_text(text)
         paths.append(str(path))
-    process = subprocess.Popen([sys.executable, "-c", "from blockkit.cli import main; main()", "validate", *paths],
+    # Python leaves SIGINT ignored when it starts with it ignored, as a background job of a
+    # non-interactive shell does (CI, a loop run with &): give the run a terminal's default.
+    code = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); from blockkit.cli import main; main()"
+    process = subprocess.Popen([sys.executable, "-c", code, "validate", *paths],
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
     deadline = time.monotonic() + 30
     while not _children(process.pid):  # wait until the pool's workers are checking files
