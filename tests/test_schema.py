@@ -231,7 +231,6 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from blockkit.schema import passes_fast, reference_hits, schema_hits  # noqa: E402
-from tests.conftest import corpus_files  # noqa: E402
 
 
 def _hit_set(hits) -> set:
@@ -244,17 +243,16 @@ def assert_engines_agree(document) -> None:
     assert _hit_set(schema_hits(document)) == reference
 
 
-def test_engines_agree_on_every_corpus_manifest() -> None:
+def test_engines_agree_on_every_corpus_manifest(corpus) -> None:
     checked = 0
-    for path in corpus_files():
+    for path in corpus:
         try:
             document = json.loads(path.read_text(encoding="utf-8"))
         except ValueError:
             continue
         assert_engines_agree(document)
         checked += 1
-    if checked == 0:
-        pytest.skip("corpus absent")
+    assert checked > len(corpus) // 2
 
 
 _scalars = st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.text(max_size=20) | st.sampled_from(
