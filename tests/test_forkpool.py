@@ -91,3 +91,13 @@ def test_an_interrupted_map_stops_every_worker_at_once() -> None:
     assert lines[0].startswith("interrupted after "), result.stdout + result.stderr
     assert lines[1] == "children []", result.stdout
     assert result.stderr == ""  # no worker printed a traceback
+
+
+def test_when_no_worker_can_be_forked_the_work_is_done_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    import multiprocessing.process
+
+    def refuse(self: object) -> None:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", refuse)
+    assert map_forked(_square, list(range(30)), 2, 4) == [n * n for n in range(30)]

@@ -92,14 +92,25 @@ def map_forked(work: Callable[[T], R], items: Sequence[T], workers: int, chunk: 
         try:  # a Ctrl-C during the forks waits here, pending, and is raised just after
             for share in shares:
                 reader, writer = context.Pipe(duplex=False)
-                process = context.Process(target=_worker, args=(work, items, share, writer), daemon=True)
-                process.start()
-                writer.close()  # the worker holds the only write end: its exit means EOF
+                owner[reader] = process = context.Process(target=_worker, args=(work, items, share, writer),
+                                                          daemon=True)
+                try:
+                    process.start()
+                finally:
+                    writer.close()  # the worker holds the only write end: its exit means EOF
                 processes.append(process)
                 left[reader] = len(share)
-                owner[reader] = process
+        except OSError:  # no more processes or memory for a fork: do the work here instead
+            for process in processes:
+                process.kill()
+            left.clear()
+            forked = False
+        else:
+            forked = True
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        if not forked:  # with Ctrl-C unblocked again
+            return [work(item) for item in items]
         while left:
             for reader in wait(list(left)):
                 try:
@@ -108,7 +119,7 @@ def map_forked(work: Callable[[T], R], items: Sequence[T], workers: int, chunk: 
                     process = owner[reader]
                     process.join()
                     raise WorkerFailed(f"a worker process stopped before it finished (exit status "
-                                       f"{process.exitcode}); nothing was reported for its files") from None
+                                       f"{process.exitcode}); nothing was reported for its share of the work") from None
                 if start == "error":
                     raise batch
                 results[start:start + len(batch)] = batch
