@@ -12,7 +12,13 @@ from blockkit.dev.browser import chromium_path, launch_chromium, playwright_avai
 from sample_manifests import PAGE_BLOCK
 
 REPO = Path(__file__).resolve().parents[1]
-CORPUS = REPO.parent / "shared" / "corpus"
+# Two corpora of manifests. The real one (../shared/corpus, beside the checkout in CI) is
+# the check that counts; ours (tests/fixtures/corpus, written by us in the same shapes)
+# makes the same tests run on any clone. A test that names a real file uses CORPUS.
+CORPUS = SHARED_CORPUS = REPO.parent / "shared" / "corpus"
+OWN_CORPUS = REPO / "tests" / "fixtures" / "corpus"
+CORPORA = {"own": OWN_CORPUS, "shared": SHARED_CORPUS}
+SHARED_MISSING = "../shared/corpus is not present"
 
 _VALID = PAGE_BLOCK
 
@@ -39,18 +45,37 @@ def write_manifest(tmp_path: Path) -> Callable[..., Path]:
     return write
 
 
-def corpus_files() -> list[Path]:
-    if not CORPUS.is_dir():
+def corpus_files(root: Path = SHARED_CORPUS) -> list[Path]:
+    """The manifests of one corpus (none when it is absent)."""
+    if not root.is_dir():
         return []
-    return sorted(p for p in CORPUS.rglob("*.json") if p.name != "index.json")
+    return sorted(p for p in root.rglob("*.json") if p.name != "index.json")
 
 
-@pytest.fixture(scope="session")
-def corpus() -> list[Path]:
-    files = corpus_files()
-    if not files:
-        pytest.skip("../shared/corpus is not present")
-    return files
+def corpus_file_params() -> list[Any]:
+    """Every manifest of both corpora, for tests run once per file; one skip stands for the
+    real corpus where it is absent."""
+    params = [pytest.param(path, id=f"own/{path.relative_to(OWN_CORPUS)}") for path in corpus_files(OWN_CORPUS)]
+    shared = corpus_files(SHARED_CORPUS)
+    params += [pytest.param(path, id=f"shared/{path.parent.name}/{path.name[:60]}") for path in shared]
+    if not shared:
+        params.append(pytest.param(None, id="shared", marks=pytest.mark.skip(reason=SHARED_MISSING)))
+    return params
+
+
+@pytest.fixture(params=sorted(CORPORA))
+def corpus_root(request: pytest.FixtureRequest) -> Path:
+    """The folder of one corpus: the test runs once on ours and once on the real one."""
+    root = CORPORA[request.param]
+    if not corpus_files(root):
+        assert request.param == "shared", f"{root} holds no manifests"  # ours ships with the tests
+        pytest.skip(SHARED_MISSING)
+    return root
+
+
+@pytest.fixture
+def corpus(corpus_root: Path) -> list[Path]:
+    return corpus_files(corpus_root)
 
 
 def codes(report: Any) -> list[str]:
@@ -63,7 +88,7 @@ def codes(report: Any) -> list[str]:
 REQUIRE_TOOLS = "BLOCKKIT_REQUIRE_TOOLS"
 # Skips that stay skips even in CI: they depend on who runs the tests or on shared/ beside the
 # checkout, not on an installable tool.
-_LEGITIMATE_SKIPS = ("root reads anything", "../shared/corpus is not present")
+_LEGITIMATE_SKIPS = ("root reads anything", SHARED_MISSING)
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -1,19 +1,20 @@
-"""Every real manifest gets a verdict, with positions, and no crash."""
+"""Every manifest of both corpora gets a verdict, with positions, and no crash."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 import blockkit
-from tests.conftest import CORPUS, corpus_files
+from tests.conftest import corpus_file_params
 
 
-@pytest.mark.parametrize("path", corpus_files(), ids=lambda p: p.name[:80])
-def test_every_corpus_file_gets_a_sensible_verdict(path) -> None:
+@pytest.mark.parametrize("path", corpus_file_params())
+def test_every_corpus_file_gets_a_sensible_verdict(path: Path) -> None:
     report = blockkit.validate_file(path)
     (file,) = report.files
     assert not [f for f in file.findings if f.code == "BK000"], file.findings
@@ -24,8 +25,8 @@ def test_every_corpus_file_gets_a_sensible_verdict(path) -> None:
         assert finding.message and finding.code.startswith("BK")
 
 
-def test_foreign_files_are_rejected_cleanly(corpus) -> None:
-    foreign = sorted((CORPUS / "foreign").glob("*.json"))
+def test_foreign_files_are_rejected_cleanly(corpus_root: Path) -> None:
+    foreign = sorted((corpus_root / "foreign").glob("*.json"))
     assert foreign
     for path in foreign:
         report = blockkit.validate_file(path)
@@ -35,7 +36,7 @@ def test_foreign_files_are_rejected_cleanly(corpus) -> None:
         assert "BK101" in found
 
 
-def test_cli_over_the_whole_corpus_in_one_call(corpus) -> None:
+def test_cli_over_the_whole_corpus_in_one_call(corpus: list[Path]) -> None:
     result = subprocess.run([sys.executable, "-m", "blockkit.cli", "validate", "--format", "json",
                              *map(str, corpus)], capture_output=True, text=True)
     assert result.returncode == 1, result.stderr

@@ -115,7 +115,7 @@ _DOCS = {
               "The platform's validator rejects the manifest; a block that assumes the type misbehaves.",
               '"iframe": {"minHeight": "600"}', '"iframe": {"minHeight": 600}'),
     "BK103": ("unknown-value", "A value is not one of the allowed values.",
-              "Reports an enumerated value (scope, content rating, category, render mode, auth, good kind) that the platform does not know.",
+              "Reports an enumerated value (scope, content rating, category, render mode, auth, good kind, `type`) that the platform does not know. `type` is optional, and when present its only value is `block`.",
               "Unknown values are rejected; a misspelt scope is a capability the block will not have.",
               '"scopes": ["user:read"]', '"scopes": ["user:read:self"]'),
     "BK104": ("pattern-mismatch", "A string does not have the required form.",
@@ -173,6 +173,11 @@ _KEYWORD_CODES = {
 }
 # Pointers whose failures the platform already reports at submit (a missing one too).
 _SUBMIT_POINTERS = frozenset("/" + key for key in SUBMIT_CHECKED_FIELDS)
+# Hints for a value outside its enum, by pointer, where "did you mean" has nothing close to offer.
+_VALUE_HINTS = {
+    # The spec calls `type` informational; the platform's validator still refuses any value but "block".
+    "/type": 'write "type": "block", or remove the key: the platform does nothing with it',
+}
 _TYPE_NAMES = {"object": "an object", "array": "a list", "string": "a string", "integer": "a whole number",
                "number": "a number", "boolean": "true or false", "null": "null"}
 
@@ -353,9 +358,11 @@ def _to_hits(error: Any) -> Iterator[tuple[str, Hit, str]]:
         if pointer.startswith("/scopes/") and isinstance(value, str):
             shape = "malformed scope" if not re.match(SCOPE_SHAPE, value) else "unknown scope"
             message = f"{shape} {_show(value)} in {where}"
+        elif len(options) == 1:
+            message = f"{where} is {_show(value)}; the only allowed value is {_show(options[0])}"
         else:
             message = f"{where} is {_show(value)}, which is not one of: {', '.join(map(_show, options))}"
-        yield code, Hit(pointer, message, hint=_suggest(value, options)), stage
+        yield code, Hit(pointer, message, hint=_suggest(value, options) or _VALUE_HINTS.get(pointer)), stage
         return
     if keyword == "pattern":
         description = schema.get("description")

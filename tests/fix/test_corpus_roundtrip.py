@@ -1,5 +1,5 @@
-"""`blockkit fix --unsafe` on every corpus manifest: the result parses, keeps the key order,
-is a fixed point, and validates at least as well as the original."""
+"""`blockkit fix --unsafe` on every manifest of both corpora: the result parses, keeps the key
+order, is a fixed point, and validates at least as well as the original."""
 
 from __future__ import annotations
 
@@ -10,9 +10,8 @@ import pytest
 from blockkit.engine import read_path
 from blockkit.fix import fix_source
 from blockkit.source import read_text
+from tests.conftest import corpus_file_params
 
-CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus"
-FILES = sorted(p for p in CORPUS.rglob("*.json") if p.name != "index.json") if CORPUS.is_dir() else []
 # What fixes may add: $schema (first) and iframe (last); everything else only goes away.
 ADDED_KEYS = {"$schema", "iframe"}
 
@@ -21,8 +20,7 @@ def _errors(report) -> set[tuple[str, str]]:  # type: ignore[no-untyped-def]
     return {(f.code, f.message) for f in report.findings if f.severity == "error"}
 
 
-@pytest.mark.skipif(not FILES, reason="../shared/corpus is not present")
-@pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
+@pytest.mark.parametrize("path", corpus_file_params())
 def test_fix_round_trip(path: Path) -> None:
     source = read_path(path)
     outcome = fix_source(source, unsafe=True)
@@ -51,11 +49,10 @@ def test_fix_round_trip(path: Path) -> None:
     assert not again.changed and again.applied == []
 
 
-@pytest.mark.skipif(not FILES, reason="../shared/corpus is not present")
-def test_the_corpus_exercises_the_fixes() -> None:
+def test_the_corpus_exercises_the_fixes(corpus: list[Path]) -> None:
     # Guards the round trip above against passing because nothing was ever fixed.
     applied: set[str] = set()
-    for path in FILES:
+    for path in corpus:
         applied.update(fix_source(read_path(path), unsafe=True).applied)
     assert {"BK110", "BK216", "BK301", "BK312"} <= applied
 
@@ -63,15 +60,14 @@ def test_the_corpus_exercises_the_fixes() -> None:
 _LAYOUTS = {"compact": {"separators": (",", ":")}, "one-line": {}, "tabs": {"indent": "\t"}}
 
 
-@pytest.mark.skipif(not FILES, reason="../shared/corpus is not present")
 @pytest.mark.parametrize("layout", sorted(_LAYOUTS))
-def test_fix_writes_in_the_layout_of_the_file(layout: str) -> None:
+def test_fix_writes_in_the_layout_of_the_file(corpus: list[Path], layout: str) -> None:
     # Each corpus manifest re-written in one layout: whatever the fixes add or remove, the
     # result is exactly what that layout writes for the fixed document.
     import json
 
     changed = 0
-    for path in FILES:
+    for path in corpus:
         try:
             document = json.loads(path.read_bytes())
         except ValueError:

@@ -55,12 +55,6 @@ def _check_one(job: Job, layers: tuple[str, ...], keep_text: bool = True) -> "Fi
     return report
 
 
-def _ignore_interrupts() -> None:
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 def check_many(jobs: list[Job], layers: tuple[str, ...], keep_text: bool = True) -> list["FileReport | str"]:
     """Check every job, in order; large batches are spread over the machine's cores."""
     import os
@@ -70,21 +64,19 @@ def check_many(jobs: list[Job], layers: tuple[str, ...], keep_text: bool = True)
     work = partial(_check_one, layers=layers, keep_text=keep_text)
     if len(jobs) < PARALLEL_MIN_FILES or workers < 2:
         return [work(job) for job in jobs]
-    import multiprocessing
-
-    try:
-        # fork: workers inherit the loaded rules and validators instead of rebuilding them.
-        pool_context = multiprocessing.get_context("fork")
-    except ValueError:  # pragma: no cover - platforms without fork
-        return [work(job) for job in jobs]
     from blockkit.engine import warm_up
+    from blockkit.forkpool import fork_available, map_forked
 
+    if not fork_available():  # pragma: no cover - platforms without fork
+        return [work(job) for job in jobs]
+
+    # Forked workers inherit the loaded rules and validators instead of rebuilding them.
     warm_up(layers)
-    chunk = max(16, len(jobs) // (workers * 4))
-    # Workers ignore Ctrl-C: the parent alone stops the run (exit 130, one line) and the
-    # pool's exit terminates them, instead of every worker printing a traceback.
-    with pool_context.Pool(workers, initializer=_ignore_interrupts) as pool:
-        return pool.map(work, jobs, chunksize=chunk)
+    # Chunks small enough to spread the load and stream results back, large enough that
+    # sending them costs little. Ctrl-C: the parent alone stops the run (exit 130, one
+    # line); map_forked kills the workers first, whatever they are doing.
+    chunk = max(16, min(256, len(jobs) // (workers * 8)))
+    return map_forked(work, jobs, workers, chunk)
 
 
 def _read_stdin() -> bytes:
