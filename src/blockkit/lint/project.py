@@ -41,6 +41,10 @@ _READY = re.compile(rf"\b{re.escape(READY_MESSAGE)}\b")
 _STORE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (store.name, re.compile("|".join(f"(?:{p})" for p in store.code_patterns))) for store in STORAGE_STORES
 )
+# Every regex the source scan runs over a file, by name. They read untrusted files of up
+# to MAX_FILE_BYTES, so each must take linear time: benchmarks/bench_lint_scan.py
+# times them (with strip_comments and find_root) on adversarial input.
+SCAN_PATTERNS: dict[str, re.Pattern[str]] = {READY_MESSAGE: _READY, **dict(_STORE_PATTERNS)}
 
 
 @dataclass(frozen=True)
