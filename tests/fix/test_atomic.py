@@ -8,7 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from blockkit.fix.atomic import FileChanged, OutsideTree, create_exclusive, real_inside, replace_file, write_file
+from blockkit.fix.atomic import (
+    FileChanged,
+    OutsideTree,
+    create_exclusive,
+    real_inside,
+    replace_file,
+    write_file,
+)
 
 
 def test_replaces_the_bytes_and_keeps_the_mode(tmp_path: Path) -> None:
