@@ -46,8 +46,12 @@ SIZE = 1 << 20
 # the inputs that make a pattern start an attempt at every turn and fail late.
 WITNESSES: dict[str, tuple[str, ...]] = {
     "BLOCK_READY": ("BLOCK_READY",),
-    "per-viewer app storage": ("useAppStorage <Record<string, T>> (", "'APP_STORAGE_GET'", "blocks/app-storage/"),
-    "shared app storage": ("useSharedStorage<T>(", '"SHARED_GET_COUNTS"', "blocks/shared-storage/"),
+    "per-viewer app storage 1": ("useAppStorage <Record<string, T>> (",),
+    "per-viewer app storage 2": ("'APP_STORAGE_GET'",),
+    "per-viewer app storage 3": ("blocks/app-storage/",),
+    "shared app storage 1": ("useSharedStorage<T>(",),
+    "shared app storage 2": ('"SHARED_GET_COUNTS"',),
+    "shared app storage 3": ("blocks/shared-storage/",),
 }
 FILLERS = ("", " ", " " * 100, "x" * 300, ">" * 300)
 

@@ -182,8 +182,16 @@ class StorageStore:
     scopes: tuple[str, ...]  # declaring any one of these opens the store
     # Regexes over comment-stripped source: a call of the SDK hook, the
     # postMessage types and the REST route family of the store. Lint runs them on
-    # untrusted files, so every repetition in them is bounded (see _hook_call).
+    # untrusted files, so every repetition in them is bounded (see _hook_call), and
+    # each starts with its literal text (see _word).
     code_patterns: tuple[str, ...]
+
+
+def _word(text: str) -> str:
+    r"""``text`` where no word character comes before it: ``\btext``, with the check written
+    after the text, so that the regex engine can search for the text itself (a hundred
+    times faster over a large bundle than trying ``\b`` at every position)."""
+    return rf"{text}(?<!\w{text})"
 
 
 def _hook_call(hook: str) -> str:
@@ -194,7 +202,7 @@ def _hook_call(hook: str) -> str:
     "useAppStorage<", quadratic time (280 KB took minutes). The "(" is the first one after
     the "<", so a greedy scan finds the same call as a lazy one, several times faster.
     """
-    return rf"\b{hook}\s{{0,64}}(?:<[^()]{{0,256}}>\s{{0,64}})?\("
+    return rf"{_word(hook)}\s{{0,64}}(?:<[^()]{{0,256}}>\s{{0,64}})?\("
 
 
 STORAGE_STORES: tuple[StorageStore, ...] = (
@@ -204,7 +212,7 @@ STORAGE_STORES: tuple[StorageStore, ...] = (
         code_patterns=(
             _hook_call("useAppStorage"),  # a call, not just an import
             r"""["'`]APP_STORAGE_(?:GET|SET|DELETE|LIST|QUOTA)["'`]""",
-            r"\bblocks/app-storage/",
+            _word("blocks/app-storage/"),
         ),
     ),
     StorageStore(
@@ -213,7 +221,7 @@ STORAGE_STORES: tuple[StorageStore, ...] = (
         code_patterns=(
             _hook_call("useSharedStorage"),
             r"""["'`]SHARED_(?:LIST|GET|GET_COUNTS?|APPEND|UPDATE|VOTE|UNVOTE|WITHDRAW|REPORT)["'`]""",
-            r"\bblocks/shared-storage/",
+            _word("blocks/shared-storage/"),
         ),
     ),
 )

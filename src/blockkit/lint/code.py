@@ -61,10 +61,13 @@ _JS_SCAN_NO_CLOSE = re.compile(
 _LINE, _BLOCK = 1, 2  # the group of each kind of comment
 
 
+_NOT_NEWLINE = re.compile(r"[^\n]")
+
+
 def _blank(text: str) -> str:
     if "\n" not in text:
         return " " * len(text)
-    return "\n".join(" " * len(line) for line in text.split("\n"))
+    return _NOT_NEWLINE.sub(" ", text)
 
 
 def _strip_html_comments(text: str) -> str:
@@ -90,6 +93,7 @@ def _strip_html_comments(text: str) -> str:
 
 def _strip_js_comments(text: str) -> str:
     out: list[str] = []
+    add = out.append
     pos = 0  # text[:pos] is in out
     scan, begin = _JS_SCAN, 0
     while scan is not None:
@@ -106,10 +110,10 @@ def _strip_js_comments(text: str) -> str:
                 break
             else:
                 blank = _blank(text[start:end])
-            out.append(text[pos:start])
-            out.append(blank)
+            add(text[pos:start])
+            add(blank)
             pos = end
-    out.append(text[pos:])
+    add(text[pos:])
     return "".join(out)
 
 
