@@ -164,12 +164,12 @@ def main() -> int:
     measure = "wall" if args.wall else "CPU"
     print(f"lint project scanners on {args.size:,}-character adversarial inputs; budget {args.budget} s "
           f"{measure} time per case ({os.cpu_count()} cores, timings vary with the machine's load)")
-    header = f"{'wall s':>8}{'cpu s':>8}  {'scanner':<32}case"
+    header = f"{'wall s':>8}{'cpu s':>8}  {'scanner':<34}case"
     print(header)
 
     def line(case: Case, wall: float, cpu: float) -> str:
         name = case.name if len(case.name) <= 60 else case.name[:57] + "..."
-        return f"{wall:8.3f}{cpu:8.3f}  {case.scanner:<32}{name}"
+        return f"{wall:8.3f}{cpu:8.3f}  {case.scanner:<34}{name}"
 
     def report(case: Case, wall: float, cpu: float) -> None:
         if not args.slowest:
