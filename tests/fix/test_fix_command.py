@@ -32,8 +32,11 @@ FIXED_UNSAFE = FIXED_SAFE.replace('"resizable": false}', '"resizable": false, "s
 
 
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {"PATH": "/usr/bin:/bin", "NO_COLOR": "1"}
+    if "PYTHONPATH" in os.environ:  # a worktree's own code, not the installed copy
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     return subprocess.run([sys.executable, "-m", "blockkit.cli", *args], capture_output=True, text=True,
-                          cwd=cwd, env={"PATH": "/usr/bin:/bin", "NO_COLOR": "1"})
+                          cwd=cwd, env=env)
 
 
 @pytest.fixture
@@ -109,15 +112,40 @@ def test_missing_path_exits_2(tmp_path: Path) -> None:
     assert "no such file" in result.stderr
 
 
-def test_directory_argument_and_symlink_is_kept(broken: Path, tmp_path: Path) -> None:
-    link_dir = tmp_path / "linked"
-    link_dir.mkdir()
-    link = link_dir / "block.manifest.json"
-    link.symlink_to(broken)
-    result = run("fix", str(link_dir))
-    assert result.returncode == 1
+def test_a_link_inside_the_tree_is_kept_and_its_target_fixed(tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    (tree / "manifests").mkdir(parents=True)
+    target = tree / "manifests" / "demo.json"
+    target.write_text(BROKEN, encoding="utf-8")
+    link = tree / "block.manifest.json"
+    link.symlink_to(Path("manifests") / "demo.json")
+    result = run("fix", str(tree))
+    assert result.returncode == 1, result.stdout + result.stderr
     assert link.is_symlink()
-    assert broken.read_text(encoding="utf-8") == FIXED_SAFE
+    assert target.read_text(encoding="utf-8") == FIXED_SAFE
+    assert f"{link}: a symbolic link: fixed its target, {target}" in result.stdout
+    assert sorted(os.listdir(tree / "manifests")) == ["demo.json"]
+
+
+# Review row 34: the manifest is a link to a file outside the directory being fixed.
+@pytest.mark.parametrize("argument", ["tree", "manifest"])
+def test_a_link_out_of_the_tree_is_refused_and_nothing_written(tmp_path: Path, argument: str) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    victim = outside / "s.json"
+    victim.write_text('{"appId":1,"k":2}\n', encoding="utf-8")
+    tree = tmp_path / "t"
+    tree.mkdir()
+    (tree / "block.manifest.json").symlink_to(victim)
+    for args in (("fix",), ("fix", "--diff"), ("fix", "--unsafe")):
+        result = run(*args, str(tree if argument == "tree" else tree / "block.manifest.json"))
+        assert result.returncode == 2, result.stdout + result.stderr
+        assert result.stdout == ""
+        (line,) = result.stderr.splitlines()
+        assert f"not fixed: a symbolic link leads it to {victim}, outside {tree}" in line
+        assert victim.read_text(encoding="utf-8") == '{"appId":1,"k":2}\n'
+        assert sorted(os.listdir(outside)) == ["s.json"]  # no temporary file beside the target either
+        assert (tree / "block.manifest.json").is_symlink()
 
 
 def test_crlf_and_final_newline_are_kept(tmp_path: Path) -> None:

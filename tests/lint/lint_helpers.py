@@ -56,6 +56,8 @@ def codes(findings: list[Finding]) -> list[str]:
 def run_cli(*args: str, cwd: Optional[Path] = None) -> subprocess.CompletedProcess[str]:
     """``blockkit ARGS`` as a user runs it: a real process, no colour."""
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "NO_COLOR": "1"}
+    if "PYTHONPATH" in os.environ:  # a worktree's own code, not the installed copy
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     return subprocess.run([sys.executable, "-m", "blockkit.cli", *args], capture_output=True, text=True,
                           cwd=cwd, env=env, timeout=120)
 

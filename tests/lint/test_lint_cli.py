@@ -100,3 +100,17 @@ def test_every_corpus_manifest_lints_without_a_crash(corpus: list[Path]) -> None
     stale = {d["pointer"] for d in lint if d["code"] == "BK301"}
     assert {"/appId", "/settings", "/targets/0/priority"} <= stale
     assert elapsed < 20, f"linting {len(files)} manifests took {elapsed:.1f}s"
+
+
+def test_output_never_follows_a_planted_temporary_link(tmp_path: Path) -> None:
+    # Review row 27: the report went through "FILE.tmp" into whatever that link pointed at.
+    write_project(tmp_path / "block", clean(), {"app.js": READY_JS})
+    victim = tmp_path / "victim"
+    victim.write_text("KEEP\n")
+    report = tmp_path / "r.json"
+    (tmp_path / "r.json.tmp").symlink_to(victim)
+    result = run_cli("lint", "--format", "json", "--output", str(report), str(tmp_path / "block"))
+    assert result.returncode == 0, result.stderr
+    assert victim.read_text() == "KEEP\n"
+    assert not report.is_symlink() and json.loads(report.read_text())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["block", "r.json", "r.json.tmp", "victim"]

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 from typing import Callable
 
+import pytest
 from click.testing import Result
 
 from blockkit.scaffold.config import digest
@@ -167,3 +168,88 @@ def test_a_changed_file_with_a_newer_template_says_so(tmp_path: Path, run_new: R
     assert result.exit_code == 0, result.output
     assert (block / "app.js").read_text() == "// mine\n"
     assert "the template has a newer version of app.js, not applied" in result.output
+
+
+# --- symbolic links out of the target, planted staging files (review row 41) ---------------
+
+
+def _vite(run_new: RunNew, block: Path) -> Result:
+    return run_new(block, "--force", "--defaults", "--no-input", "--template", "vite", "--name", "Force Block")
+
+
+def _tree(block: Path) -> list[str]:
+    return sorted(str(p.relative_to(block)) for p in block.rglob("*"))
+
+
+def test_a_folder_linked_out_of_the_target_is_refused_and_nothing_written(tmp_path: Path, run_new: RunNew) -> None:
+    # The review's reproduction: src -> ../out, and a planted staging file -> ../v/victim.txt.
+    block, out, victims = tmp_path / "repo", tmp_path / "out", tmp_path / "v"
+    for folder in (block, out, victims):
+        folder.mkdir()
+    (victims / "victim.txt").write_text("VICTIM\n")
+    (block / "src").symlink_to("../out")
+    (block / ".index.html.blockkit-tmp").symlink_to("../v/victim.txt")
+    result = _vite(run_new, block)
+    assert result.exit_code == 2
+    (line,) = result.output.splitlines()
+    assert f"src is a symbolic link to {out}, outside {block}" in line and "nothing was written" in line
+    assert (victims / "victim.txt").read_text() == "VICTIM\n"
+    assert list(out.iterdir()) == []
+    assert _tree(block) == [".index.html.blockkit-tmp", "src"]
+
+
+def test_a_file_linked_out_of_the_target_is_refused(tmp_path: Path, run_new: RunNew) -> None:
+    block = tmp_path / "repo"
+    block.mkdir()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("VICTIM\n")
+    (block / "index.html").symlink_to(victim)
+    result = _vite(run_new, block)
+    assert result.exit_code == 2 and f"index.html is a symbolic link to {victim}, outside" in result.output
+    assert victim.read_text() == "VICTIM\n" and _tree(block) == ["index.html"]
+
+
+def test_a_planted_staging_file_is_neither_written_nor_removed(tmp_path: Path, run_new: RunNew) -> None:
+    block = tmp_path / "repo"
+    block.mkdir()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("VICTIM\n")
+    (block / ".index.html.blockkit-tmp").symlink_to(victim)
+    result = _vite(run_new, block)
+    assert result.exit_code == 0, result.output
+    assert victim.read_text() == "VICTIM\n"
+    assert (block / ".index.html.blockkit-tmp").is_symlink()
+    index = block / "index.html"
+    assert not index.is_symlink() and "<!doctype html>" in index.read_text().lower()
+    assert not [p for p in block.rglob("*.blockkit-tmp") if not p.is_symlink()]  # no staging file left
+
+
+def test_a_link_that_stays_inside_the_target_is_written_through(tmp_path: Path, run_new: RunNew) -> None:
+    block = tmp_path / "repo"
+    (block / "code").mkdir(parents=True)
+    (block / "src").symlink_to("code")
+    assert _vite(run_new, block).exit_code == 0
+    assert (block / "src").is_symlink() and (block / "code" / "main.ts").is_file()
+
+
+def test_a_failure_while_staging_removes_only_what_this_run_made(tmp_path: Path, run_new: RunNew,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from blockkit.scaffold import writer
+
+    block = tmp_path / "repo"
+    block.mkdir()
+    (block / ".index.html.blockkit-tmp").write_text("mine\n")
+    calls = []
+    real_create = writer.create_exclusive
+
+    def fail_on_the_third(*args, **kwargs):
+        calls.append(args)
+        if len(calls) == 3:
+            raise OSError(28, "No space left on device")
+        return real_create(*args, **kwargs)
+
+    monkeypatch.setattr(writer, "create_exclusive", fail_on_the_third)
+    result = _vite(run_new, block)
+    assert result.exit_code == 2 and "No space left on device (nothing was written)" in result.output
+    assert _tree(block) == [".index.html.blockkit-tmp"]
+    assert (block / ".index.html.blockkit-tmp").read_text() == "mine\n"

@@ -149,9 +149,10 @@ def emit(text: str, output: Optional[Path]) -> None:
     if output is None:
         click.echo(text, nl=False)
         return
+    from blockkit.fix.atomic import write_file
+
     try:
-        tmp = output.with_name(output.name + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, output)
+        # A fresh, exclusively created temporary name: a planted "FILE.tmp" link is never followed.
+        write_file(output, text.encode("utf-8"))
     except OSError as exc:
         fail(f"{output}: cannot write output: {exc.strerror or exc}")

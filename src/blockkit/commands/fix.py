@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import difflib
+import os
+import shlex
 from functools import partial
 from pathlib import Path
+from typing import Iterator, Optional
 
 import click
 
 from blockkit.commands._common import STDIN_PATH, ContextFlags, context_options, expand_paths
+from blockkit.platform import MANIFEST_FILENAME
 
 
 def unified_diff(path: str, before: str, after: str) -> str:
@@ -30,14 +34,31 @@ def _echo(text: str, err: bool = False) -> None:
     click.echo(text.encode("utf-8", "backslashreplace").decode("utf-8"), err=err)
 
 
-def _write(path: Path, shown: str, text: str, original: str) -> bool:
+def _outside(shown: str, real: Path, root: Path) -> str:
+    return (f"blockkit: error: {shown}: not fixed: a symbolic link leads it to {real}, outside {root}; "
+            f"fix writes only inside the tree it is given (to fix that file, run: blockkit fix {shlex.quote(str(real))})")
+
+
+def _trees(paths: tuple[str, ...]) -> Iterator[tuple[Path, Optional[str], Path]]:
+    """(manifest, problem, tree) for each manifest: the tree is the directory argument it was
+    found in, or the folder holding a file argument; fix writes nowhere outside it."""
+    for raw in paths or (MANIFEST_FILENAME,):
+        tree = Path(raw) if Path(raw).is_dir() else Path(raw).parent
+        for manifest, problem in expand_paths((raw,)):
+            yield manifest, problem, tree
+
+
+def _write(path: Path, shown: str, text: str, original: str, tree: Path) -> bool:
     """Replace the file with ``text``; on failure say why in one line and return False."""
-    from blockkit.fix.atomic import FileChanged, replace_file
+    from blockkit.fix.atomic import FileChanged, OutsideTree, replace_file
 
     try:
-        replace_file(path, text.encode("utf-8"), original.encode("utf-8"))
+        replace_file(path, text.encode("utf-8"), original.encode("utf-8"), root=tree)
     except FileChanged as exc:
         _echo(f"blockkit: error: {shown}: not fixed: {exc}", err=True)
+        return False
+    except OutsideTree as exc:
+        _echo(_outside(shown, exc.real, exc.root), err=True)
         return False
     except OSError as exc:
         _echo(f"blockkit: error: {shown}: cannot write: {exc.strerror or exc}", err=True)
@@ -49,8 +70,8 @@ def run_fix(paths: tuple[str, ...], flags: ContextFlags, *, unsafe: bool, previe
     from blockkit.context import ConfigError
     from blockkit.engine import UnreadableFile, read_path
     from blockkit.fix import fix_source, load_fixers
+    from blockkit.fix.atomic import OutsideTree, real_inside
     from blockkit.lint.policy import LintPolicy
-    from blockkit.platform import MANIFEST_FILENAME
     from blockkit.render.text import render_file
 
     fixers = load_fixers()
@@ -61,13 +82,24 @@ def run_fix(paths: tuple[str, ...], flags: ContextFlags, *, unsafe: bool, previe
     failed = False
     errors = warnings = fixed_total = held_back = 0
     files = 0
-    for manifest, problem in expand_paths(paths):
+    for manifest, problem, tree in _trees(paths):
         if manifest == STDIN_PATH and not problem:
             problem = "-: blockkit fix edits files in place, so it cannot fix standard input"
         if problem:
             _echo(f"blockkit: error: {problem}", err=True)
             failed = True
             continue
+        # A manifest that is (or lies behind) a symbolic link leading out of the tree is
+        # refused before anything is read: fix would edit a file the user did not point at.
+        try:
+            real = real_inside(manifest, tree)
+        except OutsideTree as exc:
+            _echo(_outside(str(manifest), exc.real, exc.root), err=True)
+            failed = True
+            continue
+        inner = os.path.relpath(real, os.path.realpath(tree))
+        # A link inside the tree is followed, and said so: the file changed is its target.
+        linked = Path(tree, inner) if Path(inner) != Path(os.path.relpath(manifest, tree)) else None
         try:
             config = flags.config_for(manifest)
             policy.prepare(manifest, config)
@@ -92,8 +124,10 @@ def run_fix(paths: tuple[str, ...], flags: ContextFlags, *, unsafe: bool, previe
             if preview:
                 click.echo(unified_diff(source.path, outcome.original, outcome.text), nl=False)
             else:
-                written = _write(manifest, source.path, outcome.text, outcome.original)
+                written = _write(manifest, source.path, outcome.text, outcome.original, tree)
             if written:
+                if linked is not None:
+                    say(f"{source.path}: a symbolic link: {'would fix' if preview else 'fixed'} its target, {linked}")
                 verb = "would fix" if preview else "fixed"
                 say(f"{source.path}: {verb} {len(fixed)} finding{'s' if len(fixed) != 1 else ''}:")
                 for finding in fixed:

@@ -28,73 +28,92 @@ SOURCE_SUFFIXES = MARKUP_SUFFIXES | SCRIPT_SUFFIXES
 
 # Where a "/" starts a regular expression and cannot be a division: after one of
 # these characters or keywords (a division follows a value: a name, a number, ")" or "]").
-_REGEX_CONTEXT = r"(?:(?<=[(,=:\[!&|?{;+\-*%>~^])|(?<=\breturn)|(?<=\btypeof)|(?<=\bcase)|(?<=\bvoid))"
-_JS_TOKEN = re.compile(
-    _REGEX_CONTEXT + r"""
-      [ \t]*/(?![/*])                  # a regular expression literal: kept as code, never read as a
-      (?:\\.|\[(?:\\.|[^\]\\\n])*\]?|[^/\\\n\[])*/?  # comment; a class may hold "/"; ends at its line
-    | //[^\n]*                        # line comment
-    | /\*                             # a block comment opens (strip_comments finds where it ends)
-    | '(?:\\.|[^'\\\n])*'?            # strings end at their quote or their line
-    | "(?:\\.|[^"\\\n])*"?
-    | `(?:\\[\s\S]|[^`\\])*`?         # template literals may span lines
-    """,
-    re.X,
+_REGEX_CONTEXT_CHARS = r"(,=:\[!&|?{;+\-*%>~^"
+_REGEX_CONTEXT_WORDS = ("return", "typeof", "case", "void")
+# After a context, optional blanks and maybe a regular expression literal: kept as code,
+# never read as a comment; a class may hold "/"; it ends at its line.
+_MAYBE_REGEX = r"[ \t]*(?:/(?![/*])(?:\\.|\[(?:\\.|[^\]\\\n])*\]?|[^/\\\n\[])*/?)?"
+_CODE_PIECES = (
+    rf"[^/'\"`{_REGEX_CONTEXT_CHARS}rtcv]+",  # plain code (a word may start a keyword: r t c v)
+    rf"[{_REGEX_CONTEXT_CHARS}]{_MAYBE_REGEX}",
+    rf"\b(?:{'|'.join(_REGEX_CONTEXT_WORDS)}){_MAYBE_REGEX}",
+    r"'(?:\\.|[^'\\\n])*'?",  # strings end at their quote or their line
+    r'"(?:\\.|[^"\\\n])*"?',
+    r"`(?:\\[\s\S]|[^`\\])*`?",  # template literals may span lines
+    r"/(?![/*])",  # a division
+    r"[rtcv]",
 )
+# A run of code, then the comment that ends it if any. Every piece of code starts
+# with a character no other piece starts with, so the run never backtracks; the
+# engine steps over code and strings in C and Python sees one match per comment,
+# which keeps 1 MB of tiny tokens well under a second. The count bound keeps the
+# engine's bookkeeping per match small (a run that reaches it just goes on in the
+# next match). A block comment that never closes matches to the end of the file
+# in one step (then see _strip_js_comments), never once per opener.
+_RUN_BOUND = 4096
+_LINE_COMMENT = r"//[^\n]*"
+_BLOCK_COMMENT = r"/\*(?:[\s\S]*?\*/|[\s\S]*)"
+_JS_SCAN = re.compile(rf"(?:{'|'.join(_CODE_PIECES)}){{0,{_RUN_BOUND}}}(?:({_LINE_COMMENT})|({_BLOCK_COMMENT}))?")
+# Once no "*/" follows, a "/*" is code (an unclosed comment is kept, as blanking to the
+# end of the file could hide code), and its "*" is a context like any other.
+_JS_SCAN_NO_CLOSE = re.compile(
+    rf"(?:{'|'.join((*_CODE_PIECES, rf'/[*]{_MAYBE_REGEX}'))}){{0,{_RUN_BOUND}}}({_LINE_COMMENT})?")
+_LINE, _BLOCK = 1, 2  # the group of each kind of comment
+
+
 _NOT_NEWLINE = re.compile(r"[^\n]")
 
 
 def _blank(text: str) -> str:
+    if "\n" not in text:
+        return " " * len(text)
     return _NOT_NEWLINE.sub(" ", text)
 
 
-def _blank_delimited(text: str, opener: str, closer: str, out: list[str], pos: int, start: int,
-                     never_closed: bool) -> tuple[int, bool]:
-    """Blank the comment opened at ``start``; returns where to go on and whether ``closer`` is gone for good.
-
-    An unclosed comment is left as code (blanking to the end of the file could hide
-    code). Once no closer follows, none follows any later opener either, which keeps
-    a file of many unclosed openers linear instead of quadratic.
-    """
-    end = -1 if never_closed else text.find(closer, start + len(opener))
-    if end == -1:
-        out.append(text[pos:start + len(opener)])
-        return start + len(opener), True
-    end += len(closer)
-    out.append(text[pos:start])
-    out.append(_blank(text[start:end]))
-    return end, never_closed
-
-
 def _strip_html_comments(text: str) -> str:
+    """Blank every closed ``<!-- -->``; an unclosed one is left as code (blanking to the
+    end of the file could hide code). Once no closer follows, none follows a later opener
+    either, which keeps a file of many unclosed openers linear instead of quadratic."""
     out: list[str] = []
-    pos, never_closed = 0, False
-    while not never_closed:
+    pos = 0
+    while True:
         start = text.find("<!--", pos)
         if start == -1:
             break
-        pos, never_closed = _blank_delimited(text, "<!--", "-->", out, pos, start, never_closed)
+        end = text.find("-->", start + 4)
+        if end == -1:
+            break
+        end += 3
+        out.append(text[pos:start])
+        out.append(_blank(text[start:end]))
+        pos = end
     out.append(text[pos:])
     return "".join(out)
 
 
 def _strip_js_comments(text: str) -> str:
     out: list[str] = []
-    pos, never_closed = 0, False
-    cursor = 0
-    while True:
-        match = _JS_TOKEN.search(text, cursor)
-        if match is None:
-            break
-        token = match.group()
-        if token == "/*":
-            pos, never_closed = _blank_delimited(text, "/*", "*/", out, pos, match.start(), never_closed)
-        elif token.startswith("//"):
-            out.append(text[pos:match.start()])
-            out.append(_blank(token))
-            pos = match.end()
-        cursor = max(match.end(), pos)
-    out.append(text[pos:])
+    add = out.append
+    pos = 0  # text[:pos] is in out
+    scan, begin = _JS_SCAN, 0
+    while scan is not None:
+        current, scan = scan, None
+        for match in current.finditer(text, begin):
+            kind = match.lastindex
+            if kind is None:  # a run that reached its count bound, or the end
+                continue
+            start, end = match.span(kind)
+            if kind == _LINE:
+                blank = " " * (end - start)
+            elif end - start < 4 or not text.startswith("*/", end - 2):
+                scan, begin = _JS_SCAN_NO_CLOSE, start  # unclosed: read on from its "/*" as code
+                break
+            else:
+                blank = _blank(text[start:end])
+            add(text[pos:start])
+            add(blank)
+            pos = end
+    add(text[pos:])
     return "".join(out)
 
 

@@ -37,10 +37,22 @@ MAX_DIRS = 5000
 # index.html and package.json are read whole up to this size.
 MAX_PROJECT_FILE_BYTES = 2 * 1024 * 1024
 
-_READY = re.compile(rf"\b{re.escape(READY_MESSAGE)}\b")
-_STORE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (store.name, re.compile("|".join(f"(?:{p})" for p in store.code_patterns))) for store in STORAGE_STORES
+# \bBLOCK_READY\b with the first \b written after the text, so that the regex engine
+# searches for the text itself (see platform._word).
+_READY = re.compile(rf"{re.escape(READY_MESSAGE)}(?<!\w{re.escape(READY_MESSAGE)})\b")
+# Each pattern on its own: combined into one alternation, none of them could be
+# searched for by its literal text, and the scan took ~0.1 s per MB of any source.
+_STORE_PATTERNS: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...] = tuple(
+    (store.name, tuple(re.compile(p) for p in store.code_patterns)) for store in STORAGE_STORES
 )
+# Every regex the source scan runs over a file, by name. They read untrusted files of up
+# to MAX_FILE_BYTES, so each must take linear time: benchmarks/bench_lint_scan.py
+# times them (with strip_comments and find_root) on adversarial input.
+SCAN_PATTERNS: dict[str, re.Pattern[str]] = {
+    READY_MESSAGE: _READY,
+    **{f"{name} {index}": pattern for name, patterns in _STORE_PATTERNS
+       for index, pattern in enumerate(patterns, start=1)},
+}
 
 
 @dataclass(frozen=True)
@@ -261,8 +273,9 @@ class _Scanner:
             match = _READY.search(code)
             if match:
                 self.result.ready = CodeHit(relative, line_of(code, match.start()), match.group())
-        for name, pattern in _STORE_PATTERNS:
+        for name, patterns in _STORE_PATTERNS:
             if name not in self.result.storage:
-                match = pattern.search(code)
-                if match:
+                matches = [match for match in (pattern.search(code) for pattern in patterns) if match]
+                if matches:
+                    match = min(matches, key=lambda m: m.start())  # the first use in the file
                     self.result.storage[name] = CodeHit(relative, line_of(code, match.start()), match.group())

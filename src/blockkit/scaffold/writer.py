@@ -8,6 +8,11 @@ Writing is all or nothing: every file is first written to a temporary name
 beside its target, and only when all of them are on disk are they renamed into
 place. An error or Ctrl-C before that removes the temporary files and any
 folder this run created, so a failed run leaves the target as it found it.
+
+Nothing is written outside the target directory: a path whose folder (or the
+file itself) is a symbolic link leading out of it is refused before anything is
+written, and each temporary file is created exclusively under a fresh random
+name, so a planted file or link never receives the bytes (review row 41).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from blockkit.fix.atomic import OutsideTree, create_exclusive, real_inside
 from blockkit.scaffold.config import digest
 
 # A directory holding only these counts as empty: `git init` first is common.
@@ -97,9 +103,35 @@ def _blocking_file(directory: Path, relative: str) -> str | None:
     return None
 
 
+def check_inside(directory: Path, relative: str) -> None:
+    """Raise TargetError when ``relative`` leads, through a symbolic link, out of ``directory``."""
+    try:
+        real_inside(directory / relative, directory)
+    except OutsideTree as exc:
+        parts = Path(relative).parts
+        link = next((Path(*parts[:depth]) for depth in range(1, len(parts) + 1)
+                     if directory.joinpath(*parts[:depth]).is_symlink()
+                     and _leaves(directory.joinpath(*parts[:depth]), exc.root)), Path(relative))
+        target = os.path.realpath(directory / link)
+        raise TargetError(
+            f"cannot write {relative}: {directory / link} is a symbolic link to {target}, outside"
+            f" {exc.root}; remove the link or choose another directory (nothing was written)"
+        ) from None
+
+
+def _leaves(path: Path, root: Path) -> bool:
+    try:
+        real_inside(path, root)
+    except OutsideTree:
+        return True
+    return False
+
+
 def plan(directory: Path, files: dict[str, bytes], recorded: dict[str, str]) -> WriteResult:
     """Decide, without writing, what happens to every file; raises TargetError on a conflict."""
     result = WriteResult()
+    for relative in files:
+        check_inside(directory, relative)  # before any file is read through such a link
     for relative, content in files.items():
         blocker = _blocking_file(directory, relative)
         if blocker is not None:
@@ -149,16 +181,19 @@ def _make_folders(folder: Path, created: list[Path]) -> None:
 
 def commit(directory: Path, files: dict[str, bytes]) -> None:
     """Write ``files`` (relative path -> bytes) all or nothing; see the module docstring."""
+    for relative in files:  # again, blockkit.toml included, right before writing
+        check_inside(directory, relative)
     created: list[Path] = []
     staged: list[tuple[Path, Path]] = []
     try:
         for relative, content in files.items():
             path = directory / relative
             _make_folders(path.parent, created)
-            temporary = path.with_name(f".{path.name}{_STAGING_SUFFIX}")
+            # A fresh name, created exclusively and never through a link: a planted
+            # ".index.html.blockkit-tmp" is neither written nor removed. 0o666 lets the
+            # umask decide the mode, as for any new file.
+            handle, temporary = create_exclusive(path.parent, f".{path.name}.", _STAGING_SUFFIX)
             staged.append((temporary, path))
-            # os.open with 0o666 lets the umask decide the mode, as for any new file.
-            handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
             with os.fdopen(handle, "wb") as stream:
                 stream.write(content)
         for temporary, path in staged:

@@ -158,8 +158,9 @@ def storage_scope_missing(manifest: dict[str, Any], ctx: RuleContext) -> Iterato
 
     ## What it does
     Reads the block's own source files (as BK318 does, comments removed) for the
-    two app stores: per-viewer storage (calls of `useAppStorage()`, the
-    `APP_STORAGE_*` messages, the `blocks/app-storage/` routes) and shared storage
+    two app stores: per-viewer storage (calls of `useAppStorage()`, type arguments
+    of up to 256 characters included, the `APP_STORAGE_*` messages, the
+    `blocks/app-storage/` routes) and shared storage
     (calls of `useSharedStorage()`, the `SHARED_*` messages, the
     `blocks/shared-storage/` routes). Reports each store the code uses while `scopes` declares none of its
     scopes: `apps:storage:read` / `apps:storage:write`, or
