@@ -10,9 +10,10 @@ from __future__ import annotations
 import json
 import math
 import re
-from bisect import bisect_right
-from dataclasses import dataclass, field
-from typing import Any, Optional
+from array import array
+from bisect import bisect_left, bisect_right
+from collections.abc import Mapping
+from typing import Any, Iterator, Optional, Union
 
 from blockkit.platform import LIMITS
 
@@ -65,18 +66,197 @@ def _parse_int(digits: str) -> Any:
 
 
 
-@dataclass
+class _PointerView(Mapping[str, tuple[int, int]]):
+    """``Spans.values`` / ``Spans.keys`` as a read-only mapping from JSON Pointer to offsets.
+
+    Nothing is stored by pointer: a lookup walks the tree, and only iteration (tests,
+    debugging) builds pointer strings, one at a time.
+    """
+
+    __slots__ = ("_spans", "_keys")
+
+    def __init__(self, spans: "Spans", keys: bool) -> None:
+        self._spans = spans
+        self._keys = keys
+
+    def __getitem__(self, pointer: str) -> tuple[int, int]:
+        found = self.get(pointer)
+        if found is None:
+            raise KeyError(pointer)
+        return found
+
+    def get(self, pointer: str, default: Any = None) -> Any:  # type: ignore[override]
+        spans = self._spans
+        node, complete = spans.resolve(pointer)
+        if not complete or node < 0:
+            return default
+        if self._keys:
+            start = spans.key_start[node]
+            return default if start < 0 else (start, spans.key_end[node])
+        return (spans.value_start[node], spans.value_end[node])
+
+    def __contains__(self, pointer: object) -> bool:
+        return isinstance(pointer, str) and self.get(pointer) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        spans = self._spans
+        for node, pointer in spans.walk():
+            if not self._keys or spans.key_start[node] >= 0:
+                yield pointer
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
 class Spans:
-    """Offsets (in characters of the decoded text) of every value and key, by JSON Pointer."""
+    """Offsets (in characters of the decoded text) of every value and key, as a tree.
 
-    values: dict[str, tuple[int, int]] = field(default_factory=dict)
-    keys: dict[str, tuple[int, int]] = field(default_factory=dict)
-    duplicates: list[tuple[str, int, int]] = field(default_factory=list)  # (pointer, key start, key end)
-    problem: Optional[ParseProblem] = None
+    Every value is a node, numbered in document order. A node stores its parent, its
+    value span and, for an object member, its key span; a container stores its
+    children (an object: name -> node, the last of repeated names winning, as in
+    the parsed document; an array: its nodes in order). So a key is stored once,
+    however many values lie beneath it, and a JSON Pointer is built only for the
+    node that needs one (``pointer``) or resolved by walking down (``resolve``).
+    """
+
+    __slots__ = ("parent", "name", "value_start", "value_end", "key_start", "key_end", "children",
+                 "duplicates", "problem")
+
+    def __init__(self) -> None:
+        self.parent = array("i")  # -1 for the root
+        self.name: list[Optional[str]] = []  # an object member's decoded name; None otherwise
+        self.value_start = array("i")
+        self.value_end = array("i")
+        self.key_start = array("i")  # -1 when the node is not an object member
+        self.key_end = array("i")
+        self.children: dict[int, Union[dict[str, int], "array[int]"]] = {}
+        # Nodes whose member name repeats an earlier one in the same object, in document order.
+        self.duplicates: list[int] = []
+        self.problem: Optional[ParseProblem] = None
+
+    @property
+    def values(self) -> _PointerView:
+        return _PointerView(self, keys=False)
+
+    @property
+    def keys(self) -> _PointerView:
+        return _PointerView(self, keys=True)
+
+    def resolve(self, pointer: str) -> tuple[int, bool]:
+        """(the deepest node on the way to ``pointer``, whether it is the pointer's own node).
+
+        The node is -1 when there is no root (nothing was read).
+        """
+        if not self.value_start:
+            return -1, False
+        if not pointer:
+            return 0, True
+        if pointer[0] != "/":
+            return 0, False
+        node = 0
+        children = self.children
+        for token in pointer[1:].split("/"):
+            kids = children.get(node)
+            if kids is None:
+                return node, False
+            if isinstance(kids, dict):
+                if "~" in token:
+                    token = token.replace("~1", "/").replace("~0", "~")
+                child = kids.get(token)
+            else:
+                # Array indices as JSON Pointer writes them: decimal, no sign, no leading zero.
+                if not (token.isascii() and token.isdigit()) or (len(token) > 1 and token[0] == "0"):
+                    return node, False
+                index = int(token)
+                child = kids[index] if index < len(kids) else None
+            if child is None:
+                return node, False
+            node = child
+        return node, True
+
+    def token(self, node: int) -> str:
+        """The last reference token of ``node``'s pointer, escaped."""
+        name = self.name[node]
+        if name is not None:
+            return name.replace("~", "~0").replace("/", "~1")
+        parent = self.parent[node]
+        if parent < 0:
+            return ""
+        # An array's nodes are numbered in document order, so the index is a binary search away.
+        return str(bisect_left(self.children[parent], node))  # type: ignore[arg-type]
+
+    def pointer(self, node: int) -> str:
+        """The JSON Pointer of ``node`` (built on demand: it repeats every ancestor's name)."""
+        tokens = []
+        while node > 0:
+            tokens.append(self.token(node))
+            node = self.parent[node]
+        return "".join("/" + token for token in reversed(tokens))
+
+    def walk(self) -> Iterator[tuple[int, str]]:
+        """(node, pointer) of every value a pointer reaches, depth first."""
+        if not self.value_start:
+            return
+        stack: list[tuple[int, str]] = [(0, "")]
+        while stack:
+            node, pointer = stack.pop()
+            yield node, pointer
+            kids = self.children.get(node)
+            if isinstance(kids, dict):
+                stack.extend((child, pointer + "/" + name.replace("~", "~0").replace("/", "~1"))
+                             for name, child in reversed(kids.items()))
+            elif kids is not None:
+                stack.extend((child, f"{pointer}/{index}") for index, child in reversed(list(enumerate(kids))))
 
 
-def _escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
+class _Builder:
+    """Adds nodes to a Spans in document order; both scanners build through it."""
+
+    __slots__ = ("spans", "stack", "pending")
+
+    def __init__(self, spans: Spans) -> None:
+        self.spans = spans
+        self.stack: list[int] = []  # open containers
+        self.pending: Optional[tuple[str, int, int]] = None  # member name and key span of the next value
+
+    def value(self, start: int, end: int, container: Optional[str] = None) -> int:
+        """Add a value (``container``: "o" or "a" when it opens one; its end comes with ``close``)."""
+        spans = self.spans
+        node = len(spans.value_start)
+        if self.stack:
+            parent = self.stack[-1]
+            kids = spans.children[parent]
+            if isinstance(kids, dict):
+                name, key_start, key_end = self.pending  # type: ignore[misc]
+                if name in kids:
+                    spans.duplicates.append(node)
+                kids[name] = node
+                spans.name.append(name)
+                spans.key_start.append(key_start)
+                spans.key_end.append(key_end)
+            else:
+                kids.append(node)
+                spans.name.append(None)
+                spans.key_start.append(-1)
+                spans.key_end.append(-1)
+            spans.parent.append(parent)
+        else:
+            spans.parent.append(-1)
+            spans.name.append(None)
+            spans.key_start.append(-1)
+            spans.key_end.append(-1)
+        spans.value_start.append(start)
+        spans.value_end.append(end)
+        if container is not None:
+            spans.children[node] = {} if container == "o" else array("i")
+            self.stack.append(node)
+        return node
+
+    def key(self, name: str, start: int, end: int) -> None:
+        self.pending = (name, start, end)
+
+    def close(self, end: int) -> None:
+        self.spans.value_end[self.stack.pop()] = end
 
 
 def _decode_key(raw: str) -> str:
@@ -86,14 +266,12 @@ def _decode_key(raw: str) -> str:
 def scan(text: str, start: int = 0, max_depth: Optional[int] = None) -> Spans:
     """Walk ``text`` as JSON without recursion, recording spans; stop at the first problem."""
     spans = Spans()
-    values, keys = spans.values, spans.keys
+    build = _Builder(spans)
     n = len(text)
-    # Stack frames: [kind, pointer, start offset, index or None, seen keys, state]
-    # kind "o" object / "a" array. state: "first" (just opened), "value" (want value),
-    # "key" (want key), "colon", "comma" (want , or close)
+    # Stack frames: [kind, last comma offset, state]; kind "o" object / "a" array.
+    # state: "first" (just opened), "value" (want value), "key" (want key), "comma" (want , or close)
     stack: list[list[Any]] = []
     pos = _WS.match(text, start).end()
-    pending_pointer = ""  # pointer of the next value to be read
 
     def problem(code: str, message: str, at: int, end: Optional[int] = None, hint: Optional[str] = None) -> Spans:
         spans.problem = (code, message, hint, at, end if end is not None else min(at + 1, max(n, at)))
@@ -114,22 +292,21 @@ def scan(text: str, start: int = 0, max_depth: Optional[int] = None) -> Spans:
                 expected = "}" if frame[0] == "o" else "]"
                 if ch != expected:
                     return problem("BK002", f"expected '{expected}' but found '{ch}'", pos)
-                values[frame[1]] = (frame[2], pos + 1)
+                build.close(pos + 1)
                 pos = _WS.match(text, pos + 1).end()
                 state = "comma"
                 continue
             if state == "first" and stack and stack[-1][0] == "o":
                 state = "key"
                 continue
-            value_pointer = pending_pointer
             if ch == "{" or ch == "[":
                 if max_depth is not None and len(stack) >= max_depth:
                     return problem("BK004", f"nesting deeper than {max_depth} levels", pos,
                                    hint="flatten the structure; no real manifest nests this deep")
-                stack.append(["o" if ch == "{" else "a", value_pointer, pos, 0, set(), None])
+                kind = "o" if ch == "{" else "a"
+                stack.append([kind, 0, None])
+                build.value(pos, -1, kind)
                 pos = _WS.match(text, pos + 1).end()
-                if ch == "[":
-                    pending_pointer = value_pointer + "/0"
                 state = "first"
                 continue
             if ch == '"':
@@ -155,7 +332,7 @@ def scan(text: str, start: int = 0, max_depth: Optional[int] = None) -> Spans:
                         break
                 else:
                     return _unexpected(text, pos, problem, wanted="a value")
-            values[value_pointer] = (pos, end)
+            build.value(pos, end)
             pos = _WS.match(text, end).end()
             state = "comma"
             continue
@@ -172,20 +349,14 @@ def scan(text: str, start: int = 0, max_depth: Optional[int] = None) -> Spans:
             if pos >= n:
                 return problem("BK002", "unexpected end of file inside an object", n)
             if text[pos] != '"':
-                if text[pos] == "}" and frame[5] == "after-comma":
-                    return problem("BK002", "trailing comma before '}'", frame[3], frame[3] + 1,
+                if text[pos] == "}" and frame[2] == "after-comma":
+                    return problem("BK002", "trailing comma before '}'", frame[1], frame[1] + 1,
                                    hint="remove the comma after the last member")
                 return _unexpected(text, pos, problem, wanted="a member name in double quotes")
             m = _STRING.match(text, pos)
             if m is None:
                 return _string_problem(text, pos, problem)
-            name = _decode_key(m.group())
-            pointer = frame[1] + "/" + _escape(name)
-            if name in frame[4]:
-                spans.duplicates.append((pointer, pos, m.end()))
-            frame[4].add(name)
-            keys[pointer] = (pos, m.end())
-            pending_pointer = pointer
+            build.key(_decode_key(m.group()), pos, m.end())
             pos = _WS.match(text, m.end()).end()
             if pos >= n or text[pos] != ":":
                 return _unexpected(text, pos, problem, wanted="':' after the member name")
@@ -206,17 +377,15 @@ def scan(text: str, start: int = 0, max_depth: Optional[int] = None) -> Spans:
                 if pos < n and text[pos] == "]":
                     return problem("BK002", "trailing comma before ']'", comma, comma + 1,
                                    hint="remove the comma after the last item")
-                frame[3] += 1
-                pending_pointer = frame[1] + "/" + str(frame[3])
                 state = "value"
             else:
-                frame[3] = comma
-                frame[5] = "after-comma"
+                frame[1] = comma
+                frame[2] = "after-comma"
                 state = "key"
             continue
         if ch == close:
             stack.pop()
-            values[frame[1]] = (frame[2], pos + 1)
+            build.close(pos + 1)
             pos = _WS.match(text, pos + 1).end()
             state = "comma"
             continue
@@ -229,44 +398,63 @@ _TOKEN = re.compile(r'[ \t\n\r]*(?:("[^"\\]*(?:\\.[^"\\]*)*")([ \t\n\r]*:)?|([{\
 
 
 def scan_valid(text: str, start: int = 0) -> Spans:
-    """Spans of a text already known to be valid JSON: the fast path, one regex match per token."""
+    """Spans of a text already known to be valid JSON: the fast path, one regex match per token.
+
+    It builds the same tree as ``scan`` (through the same steps as ``_Builder``, inlined here for speed).
+    """
     spans = Spans()
-    values, keys = spans.values, spans.keys
-    # Frames: [pointer, start, index] (index is None for an object)
-    stack: list[list[Any]] = []
-    pointer = ""  # pointer of the value about to be read
+    parent_of, names = spans.parent.append, spans.name.append
+    value_starts, value_ends = spans.value_start.append, spans.value_end.append
+    key_starts, key_ends = spans.key_start.append, spans.key_end.append
+    value_end, children, duplicates = spans.value_end, spans.children, spans.duplicates
+    stack: list[int] = []  # open containers
+    kids: Any = None  # the children of the innermost open container
+    name = ""
+    key_span = (-1, -1)
+    node = -1
     for match in _TOKEN.finditer(text, start):
         group = match.lastindex
-        if group == 1:  # a string value
-            values[pointer] = match.span(1)
-        elif group == 2:  # a member name and its colon
+        if group == 2:  # a member name and its colon
             raw = match.group(1)
-            frame = stack[-1]
             name = json.loads(raw) if "\\" in raw else raw[1:-1]
-            pointer = frame[0] + "/" + name.replace("~", "~0").replace("/", "~1")
-            span = match.span(1)
-            # A pointer already recorded inside this same object is a repeated member name (one
-            # recorded before the object opened belongs to an earlier duplicate of an ancestor).
-            seen = keys.get(pointer)
-            if seen is not None and seen[0] > frame[1]:
-                spans.duplicates.append((pointer, span[0], span[1]))
-            keys[pointer] = span
-        elif group == 3:  # open
-            if match.group(3) == "{":
-                stack.append([pointer, match.start(3), None])
-            else:
-                stack.append([pointer, match.start(3), 0])
-                pointer = pointer + "/0"
-        elif group == 4:  # close
-            frame = stack.pop()
-            values[frame[0]] = (frame[1], match.end())
-        elif group == 5:  # comma
-            frame = stack[-1]
-            if frame[2] is not None:
-                frame[2] += 1
-                pointer = frame[0] + "/" + str(frame[2])
-        else:  # number, true, false, null
-            values[pointer] = match.span(6)
+            key_span = match.span(1)
+            continue
+        if group == 5:  # comma
+            continue
+        if group == 4:  # close
+            value_end[stack.pop()] = match.end()
+            kids = children[stack[-1]] if stack else None
+            continue
+        # A value: a string (1), an opening bracket (3), or a number, true, false, null (6).
+        node += 1
+        if kids is None:
+            parent_of(-1)
+            names(None)
+            key_starts(-1)
+            key_ends(-1)
+        elif kids.__class__ is dict:
+            if name in kids:
+                duplicates.append(node)
+            kids[name] = node
+            parent_of(stack[-1])
+            names(name)
+            key_starts(key_span[0])
+            key_ends(key_span[1])
+        else:
+            kids.append(node)
+            parent_of(stack[-1])
+            names(None)
+            key_starts(-1)
+            key_ends(-1)
+        if group == 3:
+            value_starts(match.start(3))
+            value_ends(-1)
+            kids = children[node] = {} if match.group(3) == "{" else array("i")
+            stack.append(node)
+        else:
+            span = match.span(group)
+            value_starts(span[0])
+            value_ends(span[1])
     return spans
 
 
@@ -356,19 +544,18 @@ class Source:
     def span(self, pointer: str, at: str = "value") -> tuple[int, int]:
         """Offsets for a pointer; falls back to the nearest ancestor that has a position."""
         spans = self.spans
-        if at == "key" and pointer in spans.keys:
-            return spans.keys[pointer]
-        probe = pointer
-        while True:
-            found = spans.values.get(probe)
-            if found is not None:
-                if at == "open" or (probe != pointer and found[1] - found[0] > 1):
-                    # a container reached by fallback: mark its opening character only
-                    return (found[0], found[0] + 1) if (self.text or "")[found[0]:found[0] + 1] in "{[" else found
-                return found
-            if not probe:
-                return (0, 0)
-            probe = probe.rsplit("/", 1)[0]
+        node, complete = spans.resolve(pointer)
+        if node < 0:
+            return (0, 0)
+        if complete and at == "key":
+            key_start = spans.key_start[node]
+            if key_start >= 0:
+                return (key_start, spans.key_end[node])
+        found = (spans.value_start[node], spans.value_end[node])
+        if at == "open" or (not complete and found[1] - found[0] > 1):
+            # a container reached by fallback: mark its opening character only
+            return (found[0], found[0] + 1) if (self.text or "")[found[0]:found[0] + 1] in "{[" else found
+        return found
 
     def position(self, offset: int) -> tuple[int, int]:
         """1-based (line, column) of a character offset; columns count characters."""
@@ -431,11 +618,25 @@ def _wide_encoding(raw: bytes) -> Optional[str]:
     return None
 
 
+def too_large(size: int, path: str = "<string>", what: str = "file is", unit: str = "bytes") -> Source:
+    """The Source of a manifest over the size limit: BK006 and nothing else."""
+    return Source(path, None, None, [(
+        "BK006", f"{what} {size:,} {unit}, over the {LIMITS.file_bytes_max:,}-byte limit",
+        "a manifest is a few kilobytes; is this the right file?", 0, 0)])
+
+
+def utf8_length(text: str) -> int:
+    """The length of ``text`` in UTF-8 (a lone surrogate as the 3 bytes it is written as), measured
+    in slices so that a large text is never copied whole."""
+    if text.isascii():
+        return len(text)
+    step = 1 << 16
+    return sum(len(text[start:start + step].encode("utf-8", "surrogatepass")) for start in range(0, len(text), step))
+
+
 def read_bytes(raw: bytes, path: str = "<string>") -> Source:
     if len(raw) > LIMITS.file_bytes_max:
-        return Source(path, None, None, [(
-            "BK006", f"file is {len(raw):,} bytes, over the {LIMITS.file_bytes_max:,}-byte limit",
-            "a manifest is a few kilobytes; is this the right file?", 0, 0)])
+        return too_large(len(raw), path)
     wide = _wide_encoding(raw)
     if wide is not None:
         return Source(path, None, None, [(
