@@ -221,7 +221,7 @@ def _start(source: Source, hit: Hit) -> int:
 
 
 def _duplicate_hits(source: Source, counted: dict[str, tuple[int, tuple[int, str]]]) -> Iterator[tuple[Rule, Hit]]:
-    """BK009 for each repeated member name, one per pointer, the first FINDINGS_PER_RULE_MAX of them built.
+    """BK009 for each repeated member name, one per pointer; only the first FINDINGS_PER_RULE_MAX are built.
 
     Pointers are built only for those: under a long key every pointer repeats it, so
     building them all would cost the key's length times the number of repeats.
@@ -230,27 +230,32 @@ def _duplicate_hits(source: Source, counted: dict[str, tuple[int, tuple[int, str
 
     spans = source.spans
     rule = REGISTRY["BK009"]
-    seen: set[int] = set()
+    # Two repeats have the same pointer when they repeat one name in one object, or in two objects
+    # that have the same pointer themselves: those lie under a repeated name (``ambiguous``).
+    repeated = {node for node in (*spans.duplicates, *spans.shadowed) if node in spans.children}
+    ambiguous: dict[int, bool] = {-1: False}
     path_ids: dict[int, int] = {0: 0}
     table: dict[tuple[int, str], int] = {}
+    seen: set[tuple[Any, ...]] = set()
     listed = hidden = 0
     first_hidden: Optional[tuple[int, str]] = None
     for node in spans.duplicates:
-        path = _path_id(spans, node, path_ids, table)
-        if path in seen:  # the same pointer, repeated inside a repeated parent: reported once
+        parent = spans.parent[node]
+        start, end, name = spans.member(node)
+        if repeated and _is_ambiguous(spans, parent, repeated, ambiguous):
+            identity: tuple[Any, ...] = (True, _path_id(spans, parent, path_ids, table), name)
+        else:
+            identity = (False, parent, name)
+        if identity in seen:  # the same pointer, repeated in a repeated parent: reported once
             continue
-        seen.add(path)
-        start, end = spans.key_start[node], spans.key_end[node]
+        seen.add(identity)
         if listed == FINDINGS_PER_RULE_MAX:
             hidden += 1
             if first_hidden is None:
                 first_hidden = (start, spans.pointer(node))
             continue
         listed += 1
-        parent = spans.parent[node]
-        key = spans.name[node] or ""
-        where = human_path(spans.pointer(parent))
-        message = f"duplicate key {quote(key)} in {where}; the platform keeps the last value"
+        message = f"duplicate key {quote(name)} in {human_path(spans.pointer(parent))}; the platform keeps the last value"
         yield rule, Hit(spans.pointer(node), message, at="key", span=(start, end),
                         hint="delete the copy you do not mean")
     if hidden and first_hidden is not None:
@@ -265,11 +270,22 @@ def _path_id(spans: Any, node: int, path_ids: dict[int, int], table: dict[tuple[
         node = spans.parent[node]
     path = path_ids[node]
     for step in reversed(chain):
-        name = spans.name[step]
-        token = name if name is not None else spans.token(step)
-        path = table.setdefault((path, token), len(table) + 1)
+        path = table.setdefault((path, spans.token(step)), len(table) + 1)
         path_ids[step] = path
     return path
+
+
+def _is_ambiguous(spans: Any, node: int, repeated: set[int], memo: dict[int, bool]) -> bool:
+    """Whether ``node`` or an ancestor is a member whose name its object repeats."""
+    chain = []
+    while node not in memo:
+        chain.append(node)
+        node = spans.parent[node]
+    answer = memo[node]
+    for step in reversed(chain):
+        answer = answer or step in repeated
+        memo[step] = answer
+    return answer
 
 
 def _run_rules(layer: str, document: dict[str, Any], rule_context: RuleContext,

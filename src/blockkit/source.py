@@ -49,6 +49,7 @@ def _reject_constant(name: str) -> Any:
 
 # More digits than this and an integer is beyond every finite double.
 _DOUBLE_DIGITS_MAX = 309
+_LONG_DIGITS = re.compile(f"[0-9]{{{_DOUBLE_DIGITS_MAX}}}")
 
 
 def _parse_int(digits: str) -> Any:
@@ -90,10 +91,8 @@ class _PointerView(Mapping[str, tuple[int, int]]):
         node, complete = spans.resolve(pointer)
         if not complete or node < 0:
             return default
-        if self._keys:
-            start = spans.key_start[node]
-            return default if start < 0 else (start, spans.key_end[node])
-        return (spans.value_start[node], spans.value_end[node])
+        found = spans.key_span(node) if self._keys else spans.value_span(node)
+        return default if found is None else found
 
     def __contains__(self, pointer: object) -> bool:
         return isinstance(pointer, str) and self.get(pointer) is not None
@@ -108,30 +107,37 @@ class _PointerView(Mapping[str, tuple[int, int]]):
         return sum(1 for _ in self)
 
 
+# The end of a scalar, or of a member name, found again from where it starts.
+_SCALAR = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[^ \t\n\r,:\]}]+')
+
+
 class Spans:
     """Offsets (in characters of the decoded text) of every value and key, as a tree.
 
-    Every value is a node, numbered in document order. A node stores its parent, its
-    value span and, for an object member, its key span; a container stores its
-    children (an object: name -> node, the last of repeated names winning, as in
-    the parsed document; an array: its nodes in order). So a key is stored once,
-    however many values lie beneath it, and a JSON Pointer is built only for the
-    node that needs one (``pointer``) or resolved by walking down (``resolve``).
+    Every value is a node, numbered in document order. A node stores three numbers: its
+    parent, where its value starts and, for an object member, where its name starts.
+    A container also stores where it ends, and its children (an object: name -> node,
+    the last of repeated names winning, as in the parsed document; an array: its nodes
+    in order). Where a scalar or a name ends is found again from the text when asked.
+    So a key is stored once, however many values lie beneath it: a JSON Pointer is
+    built only for a node that needs one (``pointer``) or resolved by walking down
+    from the root (``resolve``).
     """
 
-    __slots__ = ("parent", "name", "value_start", "value_end", "key_start", "key_end", "children",
-                 "duplicates", "problem")
+    __slots__ = ("text", "parent", "value_start", "key_start", "ends", "children", "duplicates", "shadowed",
+                 "problem")
 
-    def __init__(self) -> None:
+    def __init__(self, text: str = "") -> None:
+        self.text = text
         self.parent = array("i")  # -1 for the root
-        self.name: list[Optional[str]] = []  # an object member's decoded name; None otherwise
         self.value_start = array("i")
-        self.value_end = array("i")
         self.key_start = array("i")  # -1 when the node is not an object member
-        self.key_end = array("i")
+        self.ends: dict[int, int] = {}  # container -> the offset after its closing bracket
         self.children: dict[int, Union[dict[str, int], "array[int]"]] = {}
-        # Nodes whose member name repeats an earlier one in the same object, in document order.
+        # Nodes whose member name repeats an earlier one in the same object, in document order,
+        # and the earlier ones that each of them replaced in ``children``.
         self.duplicates: list[int] = []
+        self.shadowed: list[int] = []
         self.problem: Optional[ParseProblem] = None
 
     @property
@@ -141,6 +147,35 @@ class Spans:
     @property
     def keys(self) -> _PointerView:
         return _PointerView(self, keys=True)
+
+    def value_span(self, node: int) -> tuple[int, int]:
+        start = self.value_start[node]
+        end = self.ends.get(node)
+        if end is None:
+            if node in self.children:  # a container that was never closed (a scan that stopped)
+                return (start, -1)
+            found = _SCALAR.match(self.text, start)
+            end = found.end() if found else start
+        return (start, end)
+
+    def key_span(self, node: int) -> Optional[tuple[int, int]]:
+        start = self.key_start[node]
+        if start < 0:
+            return None
+        found = _SCALAR.match(self.text, start)
+        return (start, found.end() if found else start)
+
+    def member(self, node: int) -> tuple[int, int, str]:
+        """(start, end, decoded name) of an object member's name."""
+        start = self.key_start[node]
+        end = _SCALAR.match(self.text, start).end()  # type: ignore[union-attr]
+        raw = self.text[start + 1:end - 1]
+        return start, end, json.loads(self.text[start:end]) if "\\" in raw else raw
+
+    def name(self, node: int) -> Optional[str]:
+        """An object member's decoded name (None for the root and array items)."""
+        span = self.key_span(node)
+        return None if span is None else _decode_key(self.text[span[0]:span[1]])
 
     def resolve(self, pointer: str) -> tuple[int, bool]:
         """(the deepest node on the way to ``pointer``, whether it is the pointer's own node).
@@ -175,10 +210,10 @@ class Spans:
         return node, True
 
     def token(self, node: int) -> str:
-        """The last reference token of ``node``'s pointer, escaped."""
-        name = self.name[node]
+        """The last reference token of ``node``'s pointer, unescaped (an array index in decimal)."""
+        name = self.name(node)
         if name is not None:
-            return name.replace("~", "~0").replace("/", "~1")
+            return name
         parent = self.parent[node]
         if parent < 0:
             return ""
@@ -189,7 +224,7 @@ class Spans:
         """The JSON Pointer of ``node`` (built on demand: it repeats every ancestor's name)."""
         tokens = []
         while node > 0:
-            tokens.append(self.token(node))
+            tokens.append(self.token(node).replace("~", "~0").replace("/", "~1"))
             node = self.parent[node]
         return "".join("/" + token for token in reversed(tokens))
 
@@ -210,53 +245,44 @@ class Spans:
 
 
 class _Builder:
-    """Adds nodes to a Spans in document order; both scanners build through it."""
+    """Adds nodes to a Spans in document order (for ``scan``; ``scan_valid`` inlines the same steps)."""
 
     __slots__ = ("spans", "stack", "pending")
 
     def __init__(self, spans: Spans) -> None:
         self.spans = spans
         self.stack: list[int] = []  # open containers
-        self.pending: Optional[tuple[str, int, int]] = None  # member name and key span of the next value
+        self.pending: tuple[str, int] = ("", -1)  # the name and name offset of the next member
 
-    def value(self, start: int, end: int, container: Optional[str] = None) -> int:
+    def value(self, start: int, container: Optional[str] = None) -> None:
         """Add a value (``container``: "o" or "a" when it opens one; its end comes with ``close``)."""
         spans = self.spans
         node = len(spans.value_start)
+        key_start = -1
+        parent = -1
         if self.stack:
             parent = self.stack[-1]
             kids = spans.children[parent]
             if isinstance(kids, dict):
-                name, key_start, key_end = self.pending  # type: ignore[misc]
+                name, key_start = self.pending
                 if name in kids:
                     spans.duplicates.append(node)
+                    spans.shadowed.append(kids[name])
                 kids[name] = node
-                spans.name.append(name)
-                spans.key_start.append(key_start)
-                spans.key_end.append(key_end)
             else:
                 kids.append(node)
-                spans.name.append(None)
-                spans.key_start.append(-1)
-                spans.key_end.append(-1)
-            spans.parent.append(parent)
-        else:
-            spans.parent.append(-1)
-            spans.name.append(None)
-            spans.key_start.append(-1)
-            spans.key_end.append(-1)
+        spans.parent.append(parent)
         spans.value_start.append(start)
-        spans.value_end.append(end)
+        spans.key_start.append(key_start)
         if container is not None:
             spans.children[node] = {} if container == "o" else array("i")
             self.stack.append(node)
-        return node
 
-    def key(self, name: str, start: int, end: int) -> None:
-        self.pending = (name, start, end)
+    def key(self, name: str, start: int) -> None:
+        self.pending = (name, start)
 
     def close(self, end: int) -> None:
-        self.spans.value_end[self.stack.pop()] = end
+        self.spans.ends[self.stack.pop()] = end
 
 
 def _decode_key(raw: str) -> str:
@@ -265,7 +291,7 @@ def _decode_key(raw: str) -> str:
 
 def scan(text: str, start: int = 0, max_depth: Optional[int] = None) -> Spans:
     """Walk ``text`` as JSON without recursion, recording spans; stop at the first problem."""
-    spans = Spans()
+    spans = Spans(text)
     build = _Builder(spans)
     n = len(text)
     # Stack frames: [kind, last comma offset, state]; kind "o" object / "a" array.
@@ -305,7 +331,7 @@ def scan(text: str, start: int = 0, max_depth: Optional[int] = None) -> Spans:
                                    hint="flatten the structure; no real manifest nests this deep")
                 kind = "o" if ch == "{" else "a"
                 stack.append([kind, 0, None])
-                build.value(pos, -1, kind)
+                build.value(pos, kind)
                 pos = _WS.match(text, pos + 1).end()
                 state = "first"
                 continue
@@ -332,7 +358,7 @@ def scan(text: str, start: int = 0, max_depth: Optional[int] = None) -> Spans:
                         break
                 else:
                     return _unexpected(text, pos, problem, wanted="a value")
-            build.value(pos, end)
+            build.value(pos)
             pos = _WS.match(text, end).end()
             state = "comma"
             continue
@@ -356,7 +382,7 @@ def scan(text: str, start: int = 0, max_depth: Optional[int] = None) -> Spans:
             m = _STRING.match(text, pos)
             if m is None:
                 return _string_problem(text, pos, problem)
-            build.key(_decode_key(m.group()), pos, m.end())
+            build.key(_decode_key(m.group()), pos)
             pos = _WS.match(text, m.end()).end()
             if pos >= n or text[pos] != ":":
                 return _unexpected(text, pos, problem, wanted="':' after the member name")
@@ -392,69 +418,54 @@ def scan(text: str, start: int = 0, max_depth: Optional[int] = None) -> Spans:
         return _unexpected(text, pos, problem, wanted=f"',' or '{close}'")
 
 
-# One token per match, whitespace skipped in the same step. A string followed by ':' is a member
-# name (group 1 with group 2), so no parser state is needed to tell keys from values.
-_TOKEN = re.compile(r'[ \t\n\r]*(?:("[^"\\]*(?:\\.[^"\\]*)*")([ \t\n\r]*:)?|([{\[])|([}\]])|(,)|([^ \t\n\r{}\[\],:"]+))')
+# One step per match, separators (whitespace and commas) skipped in the same step; a member is one
+# step, name and value together, unless its value is a container. Valid JSON needs no more parsing.
+_STR = r'"[^"\\]*(?:\\.[^"\\]*)*"'
+_ATOM = r'[^ \t\n\r{}\[\],:"]+'  # a number, true, false or null
+_STEP = re.compile(
+    rf'[ \t\n\r,]*(?:({_STR})(?:[ \t\n\r]*:[ \t\n\r]*(?:({_STR})|({_ATOM})|([{{\[])))?'  # 1 string or name, 2-4 its value
+    rf'|([{{\[])|([}}\]])|({_ATOM}))'  # 5 open, 6 close, 7 atom
+)
 
 
 def scan_valid(text: str, start: int = 0) -> Spans:
-    """Spans of a text already known to be valid JSON: the fast path, one regex match per token.
+    """Spans of a text already known to be valid JSON: the fast path, one regex match per step.
 
-    It builds the same tree as ``scan`` (through the same steps as ``_Builder``, inlined here for speed).
+    It builds the same tree as ``scan`` (the steps of ``_Builder``, inlined here for speed).
     """
-    spans = Spans()
-    parent_of, names = spans.parent.append, spans.name.append
-    value_starts, value_ends = spans.value_start.append, spans.value_end.append
-    key_starts, key_ends = spans.key_start.append, spans.key_end.append
-    value_end, children, duplicates = spans.value_end, spans.children, spans.duplicates
+    spans = Spans(text)
+    parents, value_starts, key_starts = spans.parent.append, spans.value_start.append, spans.key_start.append
+    ends, children, duplicates, shadowed = spans.ends, spans.children, spans.duplicates, spans.shadowed.append
     stack: list[int] = []  # open containers
     kids: Any = None  # the children of the innermost open container
-    name = ""
-    key_span = (-1, -1)
+    parent = -1
     node = -1
-    for match in _TOKEN.finditer(text, start):
+    for match in _STEP.finditer(text, start):
         group = match.lastindex
-        if group == 2:  # a member name and its colon
+        if group == 6:  # close
+            ends[stack.pop()] = match.end()
+            parent = stack[-1] if stack else -1
+            kids = children[parent] if stack else None
+            continue
+        node += 1
+        parents(parent)
+        value_starts(match.start(group))
+        if 2 <= group <= 4:  # an object member: its name (1) and value
             raw = match.group(1)
             name = json.loads(raw) if "\\" in raw else raw[1:-1]
-            key_span = match.span(1)
-            continue
-        if group == 5:  # comma
-            continue
-        if group == 4:  # close
-            value_end[stack.pop()] = match.end()
-            kids = children[stack[-1]] if stack else None
-            continue
-        # A value: a string (1), an opening bracket (3), or a number, true, false, null (6).
-        node += 1
-        if kids is None:
-            parent_of(-1)
-            names(None)
-            key_starts(-1)
-            key_ends(-1)
-        elif kids.__class__ is dict:
             if name in kids:
                 duplicates.append(node)
+                shadowed(kids[name])
             kids[name] = node
-            parent_of(stack[-1])
-            names(name)
-            key_starts(key_span[0])
-            key_ends(key_span[1])
-        else:
-            kids.append(node)
-            parent_of(stack[-1])
-            names(None)
+            key_starts(match.start(1))
+        else:  # an array item, or the root
+            if kids is not None:
+                kids.append(node)
             key_starts(-1)
-            key_ends(-1)
-        if group == 3:
-            value_starts(match.start(3))
-            value_ends(-1)
-            kids = children[node] = {} if match.group(3) == "{" else array("i")
+        if group == 4 or group == 5:
+            kids = children[node] = {} if match.group(group) == "{" else array("i")
             stack.append(node)
-        else:
-            span = match.span(group)
-            value_starts(span[0])
-            value_ends(span[1])
+            parent = node
     return spans
 
 
@@ -548,10 +559,10 @@ class Source:
         if node < 0:
             return (0, 0)
         if complete and at == "key":
-            key_start = spans.key_start[node]
-            if key_start >= 0:
-                return (key_start, spans.key_end[node])
-        found = (spans.value_start[node], spans.value_end[node])
+            key = spans.key_span(node)
+            if key is not None:
+                return key
+        found = spans.value_span(node)
         if at == "open" or (not complete and found[1] - found[0] > 1):
             # a container reached by fallback: mark its opening character only
             return (found[0], found[0] + 1) if (self.text or "")[found[0]:found[0] + 1] in "{[" else found
@@ -666,8 +677,11 @@ def read_text(text: str, path: str = "<string>", problems: Optional[list[ParsePr
         start = 1
     hook = _Dup()
     try:
+        # Python reads a shorter integer literal as JSON.parse does: call _parse_int (a Python call for
+        # every integer of the document) only when there may be a longer one.
+        long_int = _parse_int if _LONG_DIGITS.search(text) else None
         data = json.loads(text[start:] if start else text, object_pairs_hook=hook,
-                          parse_constant=_reject_constant, parse_int=_parse_int)
+                          parse_constant=_reject_constant, parse_int=long_int)
     except (ValueError, RecursionError):
         # The C parser failed (or hit Python's recursion limit): let the scanner say precisely why.
         spans = scan(text, start, max_depth=LIMITS.nesting_max)
@@ -678,9 +692,27 @@ def read_text(text: str, path: str = "<string>", problems: Optional[list[ParsePr
     source = Source(path, text, data, problems, has_duplicates=hook.seen)
     # The depth limit must not depend on Python's recursion limit, so enforce it ourselves;
     # a document can only be that deep if it has that many brackets.
-    if text.count("[") + text.count("{") > LIMITS.nesting_max:
+    if text.count("[") + text.count("{") > LIMITS.nesting_max and _deeper_than(text, LIMITS.nesting_max):
+        # Only now the strict scanner, for the position of the first bracket too deep.
         deep = scan(text, start, max_depth=LIMITS.nesting_max)
         if deep.problem is not None:
             problems.append(deep.problem)
             source.data = None
     return source
+
+
+_NOT_BRACKET = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[^\[\]{}"]+')
+
+
+def _deeper_than(text: str, limit: int) -> bool:
+    """Whether valid JSON ``text`` nests more than ``limit`` levels: a count over its brackets
+    alone (strings and everything else removed at C speed), instead of a full scan."""
+    depth = 0
+    for ch in _NOT_BRACKET.sub("", text):
+        if ch == "[" or ch == "{":
+            depth += 1
+            if depth > limit:
+                return True
+        else:
+            depth -= 1
+    return False
