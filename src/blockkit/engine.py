@@ -133,6 +133,9 @@ def source_for(document_or_text: Any, path: str = "<string>") -> Source:
 # costs time and memory to locate, keep and print.
 FINDINGS_PER_RULE_MAX = 100
 MORE_FINDINGS = "BK010"
+# A server or lint rule stops being asked for findings after this many (its checks cost
+# per finding: a suggestion, a message); how many more it would have found is then unknown.
+RULE_FINDINGS_MAX = 10 * FINDINGS_PER_RULE_MAX
 
 
 def check(
@@ -147,6 +150,7 @@ def check(
     hits: list[tuple[Rule, Hit]] = []
     # Findings counted but never built: code -> (how many, the first one's (start offset, pointer)).
     counted: dict[str, tuple[int, tuple[int, str]]] = {}
+    stopped: set[str] = set()  # rules asked for no more findings after RULE_FINDINGS_MAX
 
     load_validation()
     for code, message, hint, start, end in source.problems:
@@ -170,7 +174,7 @@ def check(
                                        locate=source.span)
             for layer in ("server", "lint"):
                 if layer in layers:
-                    hits.extend(_run_rules(layer, document, rule_context, context))
+                    hits.extend(_run_rules(layer, document, rule_context, context, stopped))
 
     seen: set[tuple[str, str, str]] = set()
     unique: list[tuple[Rule, Hit]] = []
@@ -183,11 +187,23 @@ def check(
     if len(unique) > FINDINGS_PER_RULE_MAX and source.text is not None:
         unique = _cap(source, unique, counted)
     report.findings.extend(_finding(source, rule, hit) for rule, hit in unique)
+    for code in stopped - counted.keys():
+        # Stopped, but what it found was mostly repeats: all listed; say that it stopped, at its last one.
+        last = next(hit for rule, hit in reversed(unique) if rule.code == code)
+        counted[code] = (0, (_start(source, last), last.pointer))
     for code, (count, (start, pointer)) in counted.items():
         rule = REGISTRY[code]
-        more = Hit(pointer, f"{count:,} more {code} ({rule.name}) finding{'s' if count != 1 else ''} not listed: "
-                            f"at most {FINDINGS_PER_RULE_MAX} of one rule are listed per file; this is where the "
-                            "first of them is", span=(start, start + 1))
+        if code in stopped and not count:
+            message = (f"{code} ({rule.name}) stopped looking after {RULE_FINDINGS_MAX:,} findings, most of them "
+                       "repeats: there may be more than are listed; this is where it stopped")
+        elif code in stopped:
+            message = (f"at least {count:,} more {code} ({rule.name}) findings not listed: at most "
+                       f"{FINDINGS_PER_RULE_MAX} of one rule are listed per file, and a rule stops looking after "
+                       f"{RULE_FINDINGS_MAX:,}; this is where the first of them is")
+        else:
+            message = (f"{count:,} more {code} ({rule.name}) finding{'s' if count != 1 else ''} not listed: at most "
+                       f"{FINDINGS_PER_RULE_MAX} of one rule are listed per file; this is where the first of them is")
+        more = Hit(pointer, message, span=(start, start + 1))
         summary = _finding(source, REGISTRY[MORE_FINDINGS], more)
         report.findings.append(summary)
         report.more[code] = summary
@@ -289,12 +305,17 @@ def _is_ambiguous(spans: Any, node: int, repeated: set[int], memo: dict[int, boo
 
 
 def _run_rules(layer: str, document: dict[str, Any], rule_context: RuleContext,
-               context: Context) -> Iterable[tuple[Rule, Hit]]:
+               context: Context, stopped: set[str]) -> Iterable[tuple[Rule, Hit]]:
     for rule in _checks(layer):
         if not context.runs(rule.stage):
             continue
         try:
-            produced = list(rule.check(document, rule_context))  # type: ignore[misc]
+            produced = []
+            for hit in rule.check(document, rule_context):  # type: ignore[misc]
+                produced.append(hit)
+                if len(produced) == RULE_FINDINGS_MAX:
+                    stopped.add(rule.code)
+                    break
         except Exception as exc:  # a bug in a rule must not hide the rest of the verdict
             yield REGISTRY["BK000"], Hit("", f"rule {rule.code} ({rule.name}) failed: {type(exc).__name__}: {exc}")
             continue

@@ -45,12 +45,13 @@ _SAFE = _CONTAINER | _OTHER
 
 @dataclass
 class Tail:
-    """Items of one long list or object that fail the schema and were dropped, uncounted in detail."""
+    """The failing items of one long list or object that were dropped: counted, not explained."""
 
     path: list[Any]  # the container's path in the document
     count: int  # how many dropped items fail
     first: Any  # the index or key of the first of them
     is_object: bool
+    limit: int  # how many failing items were kept
 
 
 @dataclass
@@ -118,10 +119,11 @@ def _named(schema: dict[str, Any]) -> set[str]:
     return named
 
 
-def prune(document: Any, schema: Any, limit: int = ITEMS_MAX) -> Pruned:
-    """The document with every long list or object pruned (see the module's docstring)."""
+def prune(document: Any, schema: Any, limit: Optional[int] = None) -> Pruned:
+    """The document with every list or object longer than ``limit`` (default ITEMS_MAX) pruned
+    (see the module's docstring)."""
     result = Pruned(document)
-    result.document = _prune(document, schema, (), [], result, limit)
+    result.document = _prune(document, schema, (), [], result, ITEMS_MAX if limit is None else limit)
     return result
 
 
@@ -138,7 +140,7 @@ def _prune(value: Any, schema: Any, where: tuple[Any, ...], path: list[Any], res
         passes = _item_check(items, where + ("items",))
         keep, count, first = _choose(((i, value[i]) for i in range(len(value))), passes, limit)
         if count:
-            result.tails.append(Tail(list(path), count, first, is_object=False))
+            result.tails.append(Tail(list(path), count, first, is_object=False, limit=limit))
     changed = len(keep) != len(value)
     out = []
     for index in keep:
@@ -170,7 +172,7 @@ def _prune_object(value: dict[str, Any], schema: dict[str, Any], where: tuple[An
         others = ((key, (key, item)) for key, item in value.items() if key not in named)
         kept, count, first = _choose(others, passes, limit)
         if count:
-            result.tails.append(Tail(list(path), count, first, is_object=True))
+            result.tails.append(Tail(list(path), count, first, is_object=True, limit=limit))
         kept_set = set(kept)
         keys = [key for key in value if key in named or key in kept_set]
     changed = len(keys) != len(value)

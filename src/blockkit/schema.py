@@ -23,7 +23,7 @@ from typing import Any, Callable, Iterator
 
 from blockkit.jsstr import QUOTE_MAX, cut, quote, show, without_lone_surrogates
 from blockkit.platform import SCHEMA_ID, SCOPE_SHAPE, SUBMIT_CHECKED_FIELDS
-from blockkit.prune import ITEMS_MAX, Pruned, prune
+from blockkit.prune import Pruned, prune
 from blockkit.resources import schema_path
 from blockkit.rules.base import Hit, declare, pointer_join
 
@@ -315,7 +315,7 @@ def schema_hits(document: Any) -> Iterator[tuple[str, Hit, str]]:
     """Yield (code, hit, stage) for every schema violation in ``document``.
 
     Lists and objects far longer than a manifest's are pruned first (blockkit.prune): their
-    failing items past the first ITEMS_MAX are counted in one BK010 hit instead of explained.
+    failing items past the first ITEMS_MAX that fail are counted in one BK010 hit, not explained.
     """
     if passes_fast(document):
         return
@@ -331,7 +331,7 @@ def schema_hits(document: Any) -> Iterator[tuple[str, Hit, str]]:
         container = _pointer(tail.path)
         kind = "members" if tail.is_object else "items"
         message = (f"{tail.count:,} more {kind} of {human_path(container)} fail the schema and are not listed: "
-                   f"only the first {ITEMS_MAX} that fail are; this is where the next one is")
+                   f"only the first {tail.limit} that fail are; this is where the next one is")
         yield "BK010", Hit(pointer_join(container, tail.first), message, at="key" if tail.is_object else "value"), \
             "approve"
 

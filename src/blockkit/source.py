@@ -132,7 +132,7 @@ class Spans:
         self.parent = array("i")  # -1 for the root
         self.value_start = array("i")
         self.key_start = array("i")  # -1 when the node is not an object member
-        self.ends: dict[int, int] = {}  # container -> the offset after its closing bracket
+        self.ends: dict[int, int] = {}  # node -> its end: containers when closed, scalars once asked
         self.children: dict[int, Union[dict[str, int], "array[int]"]] = {}
         # Nodes whose member name repeats an earlier one in the same object, in document order,
         # and the earlier ones that each of them replaced in ``children``.
@@ -155,7 +155,7 @@ class Spans:
             if node in self.children:  # a container that was never closed (a scan that stopped)
                 return (start, -1)
             found = _SCALAR.match(self.text, start)
-            end = found.end() if found else start
+            end = self.ends[node] = found.end() if found else start  # kept: a string can be long
         return (start, end)
 
     def key_span(self, node: int) -> Optional[tuple[int, int]]:

@@ -18,7 +18,7 @@ def _paint(text: str, style: str, color: bool) -> str:
 def _snippet(lines: list[str], finding: Finding, color: bool) -> list[str]:
     if not (1 <= finding.line <= len(lines)):
         return []
-    source_line = visible_line(lines[finding.line - 1].rstrip("\r\n").expandtabs(1))
+    source_line = lines[finding.line - 1].rstrip("\r\n")
     start = max(finding.column - 1, 0)
     if finding.end_line == finding.line:
         end = max(finding.end_column - 1, start + 1)
@@ -29,6 +29,8 @@ def _snippet(lines: list[str], finding: Finding, color: bool) -> list[str]:
     if len(source_line) > _SNIPPET_WIDTH:
         offset = max(0, min(start - 20, len(source_line) - _SNIPPET_WIDTH))
         source_line = source_line[offset: offset + _SNIPPET_WIDTH]
+    # Both keep one character per character, so the carets stay under the span.
+    source_line = visible_line(source_line.expandtabs(1))
     start -= offset
     end = min(end - offset, len(source_line) + 1)
     gutter = str(finding.line)
