@@ -229,19 +229,39 @@ class Spans:
         return "".join("/" + token for token in reversed(tokens))
 
     def walk(self) -> Iterator[tuple[int, str]]:
-        """(node, pointer) of every value a pointer reaches, depth first."""
+        """(node, pointer) of every value a pointer reaches, depth first.
+
+        Each pointer is built when its node is reached, from its parent's: under a long
+        key that is still one long string per node, so this is for small texts and tests.
+        """
         if not self.value_start:
             return
-        stack: list[tuple[int, str]] = [(0, "")]
+        # (node, its parent's pointer, its own token): siblings share the parent's pointer string.
+        stack: list[tuple[int, str, str]] = [(0, "", "")]
         while stack:
-            node, pointer = stack.pop()
+            node, parent, token = stack.pop()
+            pointer = f"{parent}/{token}" if node else ""
             yield node, pointer
             kids = self.children.get(node)
             if isinstance(kids, dict):
-                stack.extend((child, pointer + "/" + name.replace("~", "~0").replace("/", "~1"))
+                # Pushed in reverse so that they come out in document order.
+                stack.extend((child, pointer, name.replace("~", "~0").replace("/", "~1"))
                              for name, child in reversed(kids.items()))
             elif kids is not None:
-                stack.extend((child, f"{pointer}/{index}") for index, child in reversed(list(enumerate(kids))))
+                stack.extend((kids[index], pointer, str(index)) for index in range(len(kids) - 1, -1, -1))
+
+    def members(self, pointer: str) -> list[tuple[int, int, int]]:
+        """(name start, name end, value start) of each member of the object at ``pointer``, in
+        document order (the last of repeated names); empty when there is no such object."""
+        node, complete = self.resolve(pointer)
+        kids = self.children.get(node) if complete else None
+        if not isinstance(kids, dict):
+            return []
+        found = []
+        for child in kids.values():
+            start, end = self.key_span(child)  # type: ignore[misc]
+            found.append((start, end, self.value_start[child]))
+        return sorted(found)
 
 
 class _Builder:
