@@ -240,25 +240,36 @@ def _duplicate_hits(source: Source, counted: dict[str, tuple[int, tuple[int, str
     """BK009 for each repeated member name, one per pointer; only the first FINDINGS_PER_RULE_MAX are built.
 
     Pointers are built only for those: under a long key every pointer repeats it, so
-    building them all would cost the key's length times the number of repeats.
+    building them all would cost the key's length times the number of repeats. When
+    the parser counted the repeats (``Source.repeated_names``), the text is read only
+    as far as the first one not listed.
     """
     from blockkit.schema import human_path
 
-    spans = source.spans
+    known = source.repeated_names
     rule = REGISTRY["BK009"]
-    # Two repeats have the same pointer when they repeat one name in one object, or in two objects
-    # that have the same pointer themselves: those lie under a repeated name (``ambiguous``).
-    repeated = {node for node in (*spans.duplicates, *spans.shadowed) if node in spans.children}
     ambiguous: dict[int, bool] = {-1: False}
     path_ids: dict[int, int] = {0: 0}
     table: dict[tuple[int, str], int] = {}
     seen: set[tuple[Any, ...]] = set()
     listed = hidden = 0
     first_hidden: Optional[tuple[int, str]] = None
-    for node in spans.duplicates:
+    if known is None:
+        # The containers under a repeated name: the objects below them can share pointers.
+        spans = source.spans
+        ambiguous.update((node, True) for node in (*spans.duplicates, *spans.shadowed) if node in spans.children)
+    index = 0
+    while True:
+        spans = source.spans_so_far(index + 1) if known is not None else source.spans
+        if index == len(spans.duplicates):
+            break
+        node = spans.duplicates[index]
+        index += 1
         parent = spans.parent[node]
         start, end, name = spans.member(node)
-        if repeated and _is_ambiguous(spans, parent, repeated, ambiguous):
+        # Two repeats have the same pointer when they repeat one name in one object, or in two objects
+        # that have the same pointer themselves: those lie under a repeated name (``_is_ambiguous``).
+        if known is None and _is_ambiguous(spans, parent, ambiguous):
             identity: tuple[Any, ...] = (True, _path_id(spans, parent, path_ids, table), name)
         else:
             identity = (False, parent, name)
@@ -269,6 +280,9 @@ def _duplicate_hits(source: Source, counted: dict[str, tuple[int, tuple[int, str
             hidden += 1
             if first_hidden is None:
                 first_hidden = (start, spans.pointer(node))
+                if known is not None:
+                    hidden = known - listed  # counted by the parser: no need to read on
+                    break
             continue
         listed += 1
         message = f"duplicate key {quote(name)} in {human_path(spans.pointer(parent))}; the platform keeps the last value"
@@ -291,15 +305,15 @@ def _path_id(spans: Any, node: int, path_ids: dict[int, int], table: dict[tuple[
     return path
 
 
-def _is_ambiguous(spans: Any, node: int, repeated: set[int], memo: dict[int, bool]) -> bool:
-    """Whether ``node`` or an ancestor is a member whose name its object repeats."""
+def _is_ambiguous(spans: Any, node: int, memo: dict[int, bool]) -> bool:
+    """Whether ``node`` or an ancestor is a container whose name its object repeats (``memo`` starts
+    with those, and -1: False)."""
     chain = []
     while node not in memo:
         chain.append(node)
         node = spans.parent[node]
     answer = memo[node]
     for step in reversed(chain):
-        answer = answer or step in repeated
         memo[step] = answer
     return answer
 

@@ -29,17 +29,31 @@ _WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 
 
 class _Dup:
-    """object_pairs_hook that keeps the last value, as the platform does, and notes duplicates."""
+    """object_pairs_hook that keeps the last value, as the platform does, and counts duplicates.
 
-    __slots__ = ("seen",)
+    ``repeated`` counts (object, repeated name) pairs: one BK009 each, unless a repeated
+    name holds an object or list (``nested``), under which two objects share one pointer.
+    """
+
+    __slots__ = ("seen", "repeated", "nested")
 
     def __init__(self) -> None:
         self.seen = False
+        self.repeated = 0
+        self.nested = False
 
     def __call__(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         result = dict(pairs)
         if len(result) != len(pairs):
             self.seen = True
+            seen: set[str] = set()
+            again: set[str] = set()
+            for name, value in pairs:
+                if name in seen:
+                    again.add(name)
+                seen.add(name)
+            self.repeated += len(again)
+            self.nested = self.nested or any(isinstance(value, (dict, list)) for name, value in pairs if name in again)
         return result
 
 
@@ -449,44 +463,70 @@ _STEP = re.compile(
 
 
 def scan_valid(text: str, start: int = 0) -> Spans:
-    """Spans of a text already known to be valid JSON: the fast path, one regex match per step.
+    """Spans of a text already known to be valid JSON: the fast path, one regex match per step."""
+    return _ValidScan(text, start).run()
 
-    It builds the same tree as ``scan`` (the steps of ``_Builder``, inlined here for speed).
+
+class _ValidScan:
+    """The fast scan, resumable: ``run(duplicates=n)`` stops once n repeated names are found,
+    so that the first repeats can be reported without reading the rest of a long file.
+
+    It builds the same tree as ``scan`` (the steps of ``_Builder``, inlined for speed).
     """
-    spans = Spans(text)
-    parents, value_starts, key_starts = spans.parent.append, spans.value_start.append, spans.key_start.append
-    ends, children, duplicates, shadowed = spans.ends, spans.children, spans.duplicates, spans.shadowed.append
-    stack: list[int] = []  # open containers
-    kids: Any = None  # the children of the innermost open container
-    parent = -1
-    node = -1
-    for match in _STEP.finditer(text, start):
-        group = match.lastindex
-        if group == 6:  # close
-            ends[stack.pop()] = match.end()
-            parent = stack[-1] if stack else -1
-            kids = children[parent] if stack else None
-            continue
-        node += 1
-        parents(parent)
-        value_starts(match.start(group))
-        if 2 <= group <= 4:  # an object member: its name (1) and value
-            raw = match.group(1)
-            name = json.loads(raw) if "\\" in raw else raw[1:-1]
-            if name in kids:
-                duplicates.append(node)
-                shadowed(kids[name])
-            kids[name] = node
-            key_starts(match.start(1))
-        else:  # an array item, or the root
-            if kids is not None:
-                kids.append(node)
-            key_starts(-1)
-        if group == 4 or group == 5:
-            kids = children[node] = {} if match.group(group) == "{" else array("i")
-            stack.append(node)
-            parent = node
-    return spans
+
+    __slots__ = ("spans", "steps", "stack", "kids", "parent", "done")
+
+    def __init__(self, text: str, start: int = 0) -> None:
+        self.spans = Spans(text)
+        self.steps = _STEP.finditer(text, start)
+        self.stack: list[int] = []  # open containers
+        self.kids: Any = None  # the children of the innermost open container
+        self.parent = -1
+        self.done = False
+
+    def run(self, duplicates: Optional[int] = None) -> Spans:
+        spans = self.spans
+        if self.done:
+            return spans
+        parents, value_starts, key_starts = spans.parent.append, spans.value_start.append, spans.key_start.append
+        ends, children, shadowed = spans.ends, spans.children, spans.shadowed.append
+        found = spans.duplicates
+        stack, kids, parent = self.stack, self.kids, self.parent
+        node = len(spans.value_start) - 1
+        for match in self.steps:
+            group = match.lastindex
+            if group == 6:  # close
+                ends[stack.pop()] = match.end()
+                parent = stack[-1] if stack else -1
+                kids = children[parent] if stack else None
+                continue
+            node += 1
+            parents(parent)
+            value_starts(match.start(group))
+            repeated = False
+            if 2 <= group <= 4:  # an object member: its name (1) and value
+                raw = match.group(1)
+                name = json.loads(raw) if "\\" in raw else raw[1:-1]
+                if name in kids:
+                    found.append(node)
+                    shadowed(kids[name])
+                    repeated = True
+                kids[name] = node
+                key_starts(match.start(1))
+            else:  # an array item, or the root
+                if kids is not None:
+                    kids.append(node)
+                key_starts(-1)
+            if group == 4 or group == 5:
+                kids = children[node] = {} if match.group(group) == "{" else array("i")
+                stack.append(node)
+                parent = node
+            if repeated and duplicates is not None and len(found) >= duplicates:
+                self.kids, self.parent = kids, parent
+                return spans
+        self.kids, self.parent = kids, parent
+        self.done = True
+        return spans
 
 
 def _string_problem(text: str, pos: int, problem: Any) -> Spans:
@@ -543,7 +583,8 @@ def _unexpected(text: str, pos: int, problem: Any, wanted: str, extra: str = "")
 class Source:
     """A manifest's text, its parsed document, the problems met while reading it, and positions."""
 
-    __slots__ = ("path", "text", "data", "problems", "has_duplicates", "_spans", "_line_starts")
+    __slots__ = ("path", "text", "data", "problems", "has_duplicates", "repeated_names", "_spans", "_scan",
+                 "_line_starts")
 
     def __init__(self, path: str, text: Optional[str], data: Any, problems: list[ParseProblem],
                  has_duplicates: bool = False, spans: Optional[Spans] = None) -> None:
@@ -552,7 +593,10 @@ class Source:
         self.data = data
         self.problems = problems
         self.has_duplicates = has_duplicates
+        # How many BK009 findings the parser counted (None: not known without the positions).
+        self.repeated_names: Optional[int] = None
         self._spans = spans
+        self._scan: Optional[_ValidScan] = None
         self._line_starts: Optional[list[int]] = None
 
     @property
@@ -567,10 +611,18 @@ class Source:
         if self._spans is None:
             text = self.text or ""
             if self.has_document:
-                self._spans = scan_valid(text, _content_start(text))
+                self._spans = self.spans_so_far()
             else:
                 self._spans = scan(text, _content_start(text))
         return self._spans
+
+    def spans_so_far(self, duplicates: Optional[int] = None) -> Spans:
+        """The positions of a parsed document read up to its ``duplicates``-th repeated name (all of
+        it when None): the first repeats without the cost of the rest of the file."""
+        if self._scan is None:
+            text = self.text or ""
+            self._scan = _ValidScan(text, _content_start(text))
+        return self._scan.run(duplicates)
 
     def span(self, pointer: str, at: str = "value") -> tuple[int, int]:
         """Offsets for a pointer; falls back to the nearest ancestor that has a position."""
@@ -710,6 +762,8 @@ def read_text(text: str, path: str = "<string>", problems: Optional[list[ParsePr
         problems.append(spans.problem)
         return Source(path, text, None, problems, spans=spans)
     source = Source(path, text, data, problems, has_duplicates=hook.seen)
+    if not hook.nested:
+        source.repeated_names = hook.repeated
     # The depth limit must not depend on Python's recursion limit, so enforce it ourselves;
     # a document can only be that deep if it has that many brackets.
     if text.count("[") + text.count("{") > LIMITS.nesting_max and _deeper_than(text, LIMITS.nesting_max):
