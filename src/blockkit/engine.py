@@ -252,6 +252,7 @@ def _duplicate_hits(source: Source, counted: dict[str, tuple[int, tuple[int, str
     path_ids: dict[int, int] = {0: 0}
     table: dict[tuple[int, str], int] = {}
     seen: set[tuple[Any, ...]] = set()
+    parents: dict[int, tuple[str, str]] = {}
     listed = hidden = 0
     first_hidden: Optional[tuple[int, str]] = None
     if known is None:
@@ -285,8 +286,12 @@ def _duplicate_hits(source: Source, counted: dict[str, tuple[int, tuple[int, str
                     break
             continue
         listed += 1
-        message = f"duplicate key {quote(name)} in {human_path(spans.pointer(parent))}; the platform keeps the last value"
-        yield rule, Hit(spans.pointer(node), message, at="key", span=(start, end),
+        if parent not in parents:  # the pointer and the name in messages of each parent, once
+            pointer = spans.pointer(parent)
+            parents[parent] = (pointer, human_path(pointer))
+        pointer, where = parents[parent]
+        message = f"duplicate key {quote(name)} in {where}; the platform keeps the last value"
+        yield rule, Hit(spans.child_pointer(pointer, node), message, at="key", span=(start, end),
                         hint="delete the copy you do not mean")
     if hidden and first_hidden is not None:
         counted["BK009"] = (hidden, first_hidden)

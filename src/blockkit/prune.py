@@ -10,7 +10,9 @@ the schema constrains, it keeps
   items that fail are kept (so a failure at the end of a long list is still explained,
   and the verdict never changes);
 - every member the schema names (``properties``, ``required``, ``dependentRequired``),
-  so object-level keywords see what they would see in the whole document.
+  so object-level keywords see what they would see in the whole document;
+- in place of an object or list that nothing in the schema looks into (the value of an
+  unknown top-level key, say), ``null``: the engines convert every value they are given.
 
 Each dropped item is still checked, with a validator compiled for the items' schema
 (``is_valid`` only, under a microsecond), and those that fail are counted, so the
@@ -183,6 +185,10 @@ def _prune_object(value: dict[str, Any], schema: dict[str, Any], where: tuple[An
             pruned = _prune(item, properties[key], where + ("properties", key), path + [key], result, limit)
         elif isinstance(extra, dict):
             pruned = _prune(item, extra, where + ("additionalProperties",), path + [key], result, limit)
+        elif extra is True and isinstance(item, (dict, list)):
+            # Nothing in the schema looks inside: left out, or the engine would convert it all (an
+            # unknown key can hold most of a megabyte) just to find nothing there.
+            pruned = None
         else:
             pruned = item
         changed = changed or pruned is not item

@@ -138,8 +138,8 @@ class Spans:
     from the root (``resolve``).
     """
 
-    __slots__ = ("text", "parent", "value_start", "key_start", "ends", "children", "duplicates", "shadowed",
-                 "problem")
+    __slots__ = ("text", "parent", "value_start", "key_start", "ends", "key_ends", "children", "duplicates",
+                 "shadowed", "problem")
 
     def __init__(self, text: str = "") -> None:
         self.text = text
@@ -147,6 +147,7 @@ class Spans:
         self.value_start = array("i")
         self.key_start = array("i")  # -1 when the node is not an object member
         self.ends: dict[int, int] = {}  # node -> its end: containers when closed, scalars once asked
+        self.key_ends: dict[int, int] = {}  # node -> the end of its name, once asked
         self.children: dict[int, Union[dict[str, int], "array[int]"]] = {}
         # Nodes whose member name repeats an earlier one in the same object, in document order,
         # and the earlier ones that each of them replaced in ``children``.
@@ -176,13 +177,15 @@ class Spans:
         start = self.key_start[node]
         if start < 0:
             return None
-        found = _SCALAR.match(self.text, start)
-        return (start, found.end() if found else start)
+        end = self.key_ends.get(node)
+        if end is None:
+            found = _SCALAR.match(self.text, start)
+            end = self.key_ends[node] = found.end() if found else start  # kept: a name can be long
+        return (start, end)
 
     def member(self, node: int) -> tuple[int, int, str]:
         """(start, end, decoded name) of an object member's name."""
-        start = self.key_start[node]
-        end = _SCALAR.match(self.text, start).end()  # type: ignore[union-attr]
+        start, end = self.key_span(node)  # type: ignore[misc]
         raw = self.text[start + 1:end - 1]
         return start, end, json.loads(self.text[start:end]) if "\\" in raw else raw
 
@@ -241,6 +244,10 @@ class Spans:
             tokens.append(self.token(node).replace("~", "~0").replace("/", "~1"))
             node = self.parent[node]
         return "".join("/" + token for token in reversed(tokens))
+
+    def child_pointer(self, parent_pointer: str, node: int) -> str:
+        """``pointer(node)`` when its parent's pointer is at hand (no walk up, no ancestor re-escaped)."""
+        return parent_pointer + "/" + self.token(node).replace("~", "~0").replace("/", "~1")
 
     def walk(self) -> Iterator[tuple[int, str]]:
         """(node, pointer) of every value a pointer reaches, depth first.
