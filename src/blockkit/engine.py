@@ -116,14 +116,13 @@ def source_for(document_or_text: Any, path: str = "<string>") -> Source:
     import json
 
     try:
-        compact = json.dumps(document_or_text, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        text = json.dumps(document_or_text, indent=2, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"cannot validate a {type(document_or_text).__name__}: {exc}") from None
-    size = utf8_length(compact)
-    if size > LIMITS.file_bytes_max:
-        return too_large(size, path, "the manifest is", unit="bytes as JSON")
-    del compact
-    text = json.dumps(document_or_text, indent=2, ensure_ascii=False, allow_nan=False)
+    if utf8_length(text) > LIMITS.file_bytes_max:  # the indented text is never the shorter one
+        size = utf8_length(json.dumps(document_or_text, ensure_ascii=False, separators=(",", ":")))
+        if size > LIMITS.file_bytes_max:
+            return too_large(size, path, "the manifest is", unit="bytes as JSON")
     return read_text(text, path)
 
 
@@ -187,9 +186,19 @@ def check(
     if len(unique) > FINDINGS_PER_RULE_MAX and source.text is not None:
         unique = _cap(source, unique, counted)
     report.findings.extend(_finding(source, rule, hit) for rule, hit in unique)
+    for code, summary in _more_findings(source, unique, counted, stopped):
+        report.findings.append(summary)
+        report.more[code] = summary
+    report.sort()
+    return report
+
+
+def _more_findings(source: Source, listed: list[tuple[Rule, Hit]], counted: dict[str, tuple[int, tuple[int, str]]],
+                   stopped: set[str]) -> Iterator[tuple[str, Finding]]:
+    """(code, its BK010 finding) for each rule with findings not listed, or that stopped looking."""
     for code in stopped - counted.keys():
         # Stopped, but what it found was mostly repeats: all listed; say that it stopped, at its last one.
-        last = next(hit for rule, hit in reversed(unique) if rule.code == code)
+        last = next(hit for rule, hit in reversed(listed) if rule.code == code)
         counted[code] = (0, (_start(source, last), last.pointer))
     for code, (count, (start, pointer)) in counted.items():
         rule = REGISTRY[code]
@@ -203,12 +212,7 @@ def check(
         else:
             message = (f"{count:,} more {code} ({rule.name}) finding{'s' if count != 1 else ''} not listed: at most "
                        f"{FINDINGS_PER_RULE_MAX} of one rule are listed per file; this is where the first of them is")
-        more = Hit(pointer, message, span=(start, start + 1))
-        summary = _finding(source, REGISTRY[MORE_FINDINGS], more)
-        report.findings.append(summary)
-        report.more[code] = summary
-    report.sort()
-    return report
+        yield code, _finding(source, REGISTRY[MORE_FINDINGS], Hit(pointer, message, span=(start, start + 1)))
 
 
 def _cap(source: Source, hits: list[tuple[Rule, Hit]],
