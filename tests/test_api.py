@@ -104,3 +104,60 @@ def test_a_parsed_document_too_deep_to_serialise_is_a_finding_not_a_recursion_er
 def test_validate_takes_a_bytearray_like_bytes(manifest) -> None:
     raw = json.dumps(manifest).encode()
     assert blockkit.validate(bytearray(raw)).ok and blockkit.validate(memoryview(raw)).ok
+
+
+# --- the size limit for every kind of input, and files that are not files (issue 14, rows 5, 6) ---
+
+
+def test_text_over_the_size_limit_is_bk006_as_bytes_are(manifest) -> None:
+    # Review row 5: a 10 MB str was ok=True while the same bytes were BK006.
+    manifest["x"] = "a" * (1 << 20)
+    text = json.dumps(manifest)
+    for given in (text, text.encode()):
+        report = blockkit.validate(given)
+        assert [f.code for f in report.findings] == ["BK006"] and not report.ok
+    assert blockkit.validate(text).findings[0].message == (
+        f"the manifest text is {len(text.encode()):,} bytes in UTF-8, over the 1,048,576-byte limit")
+
+
+def test_text_is_measured_in_utf8_bytes_not_characters(manifest) -> None:
+    manifest["x"] = "é" * 600_000  # 600,000 characters, 1.2 MB
+    assert [f.code for f in blockkit.validate(json.dumps(manifest, ensure_ascii=False)).findings] == ["BK006"]
+
+
+def test_text_at_the_limit_is_read(manifest) -> None:
+    text = json.dumps(manifest)
+    text = text[:-1] + ', "x": "' + "a" * ((1 << 20) - len(text) - 9) + '"}'
+    assert len(text.encode()) == 1 << 20
+    assert "BK006" not in [f.code for f in blockkit.validate(text).findings]
+
+
+def test_a_parsed_document_over_the_limit_is_bk006(manifest) -> None:
+    manifest["targets"] = [{"slotId": "model.sidebar_top"}] * 40_000  # about 1.3 MB as compact JSON
+    report = blockkit.validate(manifest)
+    assert [f.code for f in report.findings] == ["BK006"]
+    assert "bytes as JSON, over the 1,048,576-byte limit" in report.findings[0].message
+
+
+def test_a_parsed_document_is_measured_compact_not_as_indented(manifest) -> None:
+    # Indented, this is over 1 MiB; written compactly it fits, so it is a manifest that can be uploaded.
+    manifest["x"] = [[0]] * 120_000
+    assert len(json.dumps(manifest, indent=2)) > 1 << 20 > len(json.dumps(manifest, separators=(",", ":")))
+    assert "BK006" not in [f.code for f in blockkit.validate(manifest).findings]
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="no FIFOs on this platform")
+def test_validate_file_refuses_a_fifo_instead_of_waiting_for_a_writer(tmp_path: Path) -> None:
+    import os
+
+    os.mkfifo(tmp_path / "block.manifest.json")
+    with pytest.raises(blockkit.UnreadableFile, match="is a named pipe"):
+        blockkit.validate_file(tmp_path)
+
+
+def test_validate_file_still_reads_a_character_device() -> None:
+    import os
+
+    if not os.path.exists("/dev/null"):
+        pytest.skip("no /dev/null")
+    assert [f.code for f in blockkit.validate_file("/dev/null").findings] == ["BK002"]

@@ -262,3 +262,63 @@ def _children(pid: int) -> list[int]:
             if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
                 found.append(int(entry.name))
     return found
+
+
+# --- untrusted paths (issue 14, rows 6 and 7) -----------------------------------------------------
+
+
+def _env() -> dict[str, str]:
+    # The blockkit under test, wherever it is imported from (a worktree's src/ or the installed one).
+    import importlib.util
+
+    spec = importlib.util.find_spec("blockkit")
+    assert spec is not None and spec.submodule_search_locations
+    package_parent = str(Path(next(iter(spec.submodule_search_locations))).parent)
+    return {"PATH": "/usr/bin:/bin", "NO_COLOR": "1", "PYTHONPATH": package_parent}
+
+
+def _run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "blockkit.cli", *args], capture_output=True, text=True,
+                          env=_env(), timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+@pytest.mark.parametrize("how", ["file", "directory", "walk", "fix"])
+def test_a_fifo_named_like_a_manifest_is_refused_at_once(tmp_path: Path, how: str) -> None:
+    # Review row 16: it hung forever (no writer ever opens the other end).
+    folder = tmp_path / "deep" if how == "walk" else tmp_path
+    folder.mkdir(exist_ok=True)
+    fifo = folder / "block.manifest.json"
+    os.mkfifo(fifo)
+    target = {"file": fifo, "directory": tmp_path, "walk": tmp_path, "fix": tmp_path}[how]
+    command = "fix" if how == "fix" else "validate"
+    result = _run(command, str(target), timeout=30)
+    assert result.returncode == 2
+    assert result.stderr == f"blockkit: error: {fifo}: is a named pipe (FIFO), not a file\n"
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero")
+def test_a_character_device_named_explicitly_is_still_read_up_to_the_limit() -> None:
+    result = _run("validate", "--format", "json", "/dev/zero")
+    assert result.returncode == 1
+    (finding,) = json.loads(result.stdout)["files"][0]["diagnostics"]
+    assert finding["code"] == "BK006"
+
+
+def test_an_error_line_about_a_path_with_a_line_feed_stays_one_line(tmp_path: Path) -> None:
+    # Review row 19: the raw line feed started a "::error" workflow command on stderr.
+    result = _run("validate", "--format", "github", str(tmp_path / "nope\n::error file=x::PWN\x1b[2J"))
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and "\x1b" not in result.stderr
+    assert "nope\\u000a::error file=x::PWN\\u001b[2J: no such file or directory" in result.stderr
+
+
+def test_text_output_of_a_hostile_manifest_has_no_raw_control_characters(tmp_path: Path) -> None:
+    # Review row 17: the repeated-key message put the raw key (a real line feed and ESC) in the output.
+    folder = tmp_path / "j"
+    folder.mkdir()
+    (folder / "block.manifest.json").write_text('{"\\n::error::PWN\\u001b[31m": {"a":1,"a":2}}', encoding="utf-8")
+    result = _run("lint", str(folder))
+    assert result.returncode == 1
+    assert not [line for line in result.stdout.splitlines() if line.startswith("::")]
+    assert "\x1b" not in result.stdout

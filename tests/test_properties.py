@@ -99,6 +99,24 @@ def test_fast_position_scanner_agrees_with_the_strict_parser(value, indent: bool
 
 
 @SETTINGS
+@given(objects_with_repeats, st.booleans())
+def test_repeated_keys_are_reported_once_per_pointer_at_the_first_repeat(value, indent: bool) -> None:
+    # The oracle: every repeat the strict scanner finds, by its pointer string, the first of each.
+    from blockkit.engine import check
+    from blockkit.source import read_text, scan
+
+    text = _dump_with_repeats(value, indent)
+    spans = scan(text)
+    expected: dict[str, int] = {}
+    for node in spans.duplicates:
+        expected.setdefault(spans.pointer(node), spans.key_start[node])
+    source = read_text(text)
+    found = [(f.pointer, f.line, f.column) for f in check(source).findings if f.code == "BK009"]
+    assert found == [(pointer, *source.position(start)) for pointer, start in
+                     sorted(expected.items(), key=lambda item: item[1])], text
+
+
+@SETTINGS
 @given(st.text(alphabet=st.characters(codec=None, exclude_categories=())))
 def test_utf16_length_counts_astral_characters_twice_and_lone_surrogates_once(value: str) -> None:
     from blockkit.jsstr import utf16_len

@@ -341,3 +341,54 @@ def test_a_length_message_counts_one_character_in_the_singular() -> None:
     report = blockkit.validate({"blockId": "x", "version": "1.0.0", "name": "n", "contentRating": "g", "scopes": []})
     messages = [f.message for f in report.findings if f.code == "BK105"]
     assert messages == ["blockId is 1 character long; at least 3 are required"]
+
+
+# --- unknown scopeJustifications keys (issue 14, row 1) -------------------------------------------
+
+
+def _with_unknown_justifications(manifest: dict, count: int) -> dict:
+    manifest = dict(manifest)
+    manifest["scopeJustifications"] = {f"user:read:sel{i}": "y" for i in range(count)}
+    return manifest
+
+
+def test_each_unknown_scope_key_is_named_once_not_once_per_error(manifest) -> None:
+    # jsonschema-rs reports the object once per bad key; going through every key for every
+    # report was N² errors (and N² difflib runs): 300 keys took 46 s.
+    from blockkit.prune import prune
+    from blockkit.schema import _fast_errors, load_schema
+
+    document = _with_unknown_justifications(manifest, 90)
+    errors = _fast_errors(document, prune(document, load_schema()))
+    assert len([e for e in errors if "propertyNames" in e.relative_schema_path]) == 90
+
+
+def test_suggestions_are_computed_once_per_key_and_capped(manifest, monkeypatch: pytest.MonkeyPatch) -> None:
+    import difflib
+
+    from blockkit.schema import SUGGESTIONS_MAX
+
+    calls: list[str] = []
+    real = difflib.get_close_matches
+
+    def counting(word: str, *args: object, **kwargs: object) -> list[str]:
+        calls.append(word)
+        return real(word, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(difflib, "get_close_matches", counting)
+    report = blockkit.validate(_with_unknown_justifications(manifest, 90))
+    assert sorted(calls) == sorted(f"user:read:sel{i}" for i in range(90))
+    assert len([f for f in report.findings if f.code == "BK112"]) == 90
+    calls.clear()
+    blockkit.validate(_with_unknown_justifications(manifest, 1000))
+    assert 0 < len(calls) <= SUGGESTIONS_MAX
+
+
+def test_a_key_too_long_to_be_a_typo_gets_no_difflib_run(manifest, monkeypatch: pytest.MonkeyPatch) -> None:
+    import difflib
+
+    monkeypatch.setattr(difflib, "get_close_matches", lambda *a, **k: pytest.fail("difflib ran"))
+    manifest["iframe"]["k" * 100_000] = 1
+    finding = next(f for f in blockkit.validate(manifest).findings if f.code == "BK106")
+    assert finding.hint and finding.hint.startswith("allowed keys:")
+    assert finding.message == f'unknown key "{"k" * 78}… in iframe'

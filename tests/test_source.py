@@ -181,3 +181,54 @@ def test_a_duplicate_key_with_an_invisible_character_is_shown_escaped() -> None:
     report = blockkit.validate('{"a/b\u200b": 1, "a/b\u200b": 2}')
     messages = [f.message for f in report.findings if f.code == "BK009"]
     assert messages == ['duplicate key "a/b\\u200b" in the manifest; the platform keeps the last value']
+
+
+# --- positions without copies of the parent's name (issue 14, row 2) ------------------------------
+
+
+def test_a_long_key_over_many_values_is_stored_once() -> None:
+    # Review row 2: every stored pointer repeated the parent key; a 120 KB file took 1 GB.
+    import tracemalloc
+
+    key = "k" * 20_000
+    text = '{"blockId":"abc","' + key + '":[' + ",".join(["0"] * 5000) + "]}"
+    source = read_text(text)
+    tracemalloc.start()
+    try:
+        spans = source.spans
+        report = blockkit.validate(text)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 5_000_000  # the old pointer map: 5000 copies of the key, 100 MB
+    names = [name for kids in spans.children.values() if isinstance(kids, dict) for name in kids]
+    assert names.count(key) == 1 and len(spans.value_start) == 5003
+    assert source.span("/" + key + "/4999") == (len(text) - 3, len(text) - 2)
+    assert report.findings  # missing keys: positions were needed
+
+
+def test_pointers_resolve_through_escapes_and_fall_back_to_the_nearest_ancestor() -> None:
+    text = '{"a/b": {"~": [10, {"": "x"}]}, "c": {"d": 1}}'
+    source = read_text(text)
+    assert text[slice(*source.span("/a~1b/~0/1/"))] == '"x"'
+    assert text[slice(*source.span("/a~1b/~0/01"))] == "["  # not an index as JSON Pointer writes it
+    assert text[slice(*source.span("/c/missing/deeper"))] == "{"
+    assert source.span("/c/d", "key") == (text.index('"d"'), text.index('"d"') + 3)
+    assert source.spans.pointer(len(source.spans.value_start) - 1) == "/c/d"
+
+
+def test_a_deep_check_looks_at_brackets_outside_strings_only() -> None:
+    from blockkit.source import _deeper_than
+
+    assert _deeper_than("[" * 257 + "]" * 257, 256) and not _deeper_than("[" * 256 + "]" * 256, 256)
+    assert not _deeper_than('{"a": "[[[[[[", "b\\"[[[[": [[]]}', 3)
+    # Many brackets, little depth: valid, and no strict rescan of the whole text.
+    text = '{"x": [' + ",".join(["[]"] * 5000) + "]}"
+    assert read_text(text).problems == [] and not _deeper_than(text, 256)
+
+
+@pytest.mark.parametrize(("text", "size"), [("abc", 3), ("é" * 10, 20), ("😀", 4), ("\ud800", 3)])
+def test_utf8_length_counts_what_a_file_would_hold(text: str, size: int) -> None:
+    from blockkit.source import utf8_length
+
+    assert utf8_length(text) == size

@@ -74,7 +74,10 @@ class _Group(LazyGroup):
 
             if os.environ.get(DEBUG_VARIABLE):
                 raise
-            click.echo(f"blockkit: internal error: {type(exc).__name__}: {exc} (a bug in blockkit; please"
+            from blockkit.render.terminal import visible
+
+            detail = visible(str(exc))
+            click.echo(f"blockkit: internal error: {type(exc).__name__}: {detail} (a bug in blockkit; please"
                        f" report it, with the traceback that {DEBUG_VARIABLE}=1 shows)", err=True)
             ctx.exit(CANNOT_RUN)
 

@@ -165,12 +165,19 @@ def _visible(json_text: str) -> str:
     return "".join(ch if ch.isprintable() else _escape_invisible(ch) for ch in json_text)
 
 
-def quote(value: str) -> str:
-    """``value`` as a JSON string literal in which no character is invisible."""
-    return _visible(json.dumps(value, ensure_ascii=False))
+# The longest a quoted value or key gets in a message: a key can be a megabyte long.
+QUOTE_MAX = 80
 
 
-def _cut(text: str, limit: int) -> str:
+def quote(value: str, limit: int = QUOTE_MAX) -> str:
+    """``value`` as a JSON string literal in which no character is invisible, at most ``limit``
+    characters long (a longer one is cut, and ends in "…" instead of its closing quote)."""
+    # Only the head can be shown: each character takes at least one, so limit of them are plenty.
+    head = value if len(value) <= limit else value[:limit]
+    return cut(_visible(json.dumps(head, ensure_ascii=False)), limit)
+
+
+def cut(text: str, limit: int) -> str:
     """``text`` shortened to fewer than ``limit`` characters plus "…", never inside an escape."""
     if len(text) <= limit:
         return text
@@ -188,10 +195,12 @@ def _cut(text: str, limit: int) -> str:
     return head + "…"
 
 
-def show(value: Any, limit: int = 80) -> str:
+def show(value: Any, limit: int = QUOTE_MAX) -> str:
     """A JSON rendering of ``value`` for messages: invisible characters escaped, at most ``limit`` characters."""
+    if isinstance(value, str):
+        return quote(value, limit)
     try:
         text = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
         text = repr(value)
-    return _cut(_visible(text), limit)
+    return cut(_visible(text), limit)

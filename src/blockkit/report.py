@@ -74,6 +74,8 @@ class FileReport:
     # Decoded text of the file (None when it could not be read as text); used for snippets and fixes.
     text: Optional[str] = field(default=None, repr=False)
     data: Any = field(default=None, repr=False)
+    # Rules that found more than the engine lists: code -> the BK010 finding that counts the rest.
+    more: dict[str, Finding] = field(default_factory=dict, repr=False)
 
     def count(self, severity: str) -> int:
         return sum(1 for f in self.findings if f.severity == severity)

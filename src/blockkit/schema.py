@@ -19,10 +19,11 @@ import math
 import re
 import threading
 from functools import lru_cache
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
-from blockkit.jsstr import quote, show, without_lone_surrogates
+from blockkit.jsstr import QUOTE_MAX, cut, quote, show, without_lone_surrogates
 from blockkit.platform import SCHEMA_ID, SCOPE_SHAPE, SUBMIT_CHECKED_FIELDS
+from blockkit.prune import Pruned, prune
 from blockkit.resources import schema_path
 from blockkit.rules.base import Hit, declare, pointer_join
 
@@ -205,27 +206,60 @@ def _show(value: Any, limit: int = 60) -> str:
 def _suggest(value: Any, options: list[Any]) -> str | None:
     if not isinstance(value, str):
         return None
+    candidates = [o for o in options if isinstance(o, str)]
+    # difflib's ratio is 2*matches/(len(a)+len(b)), so a value more than 7/3 times as long as every
+    # candidate can never reach the 0.6 cutoff: skip the work (a hostile key can be 1 MB long).
+    if not candidates or 3 * len(value) > 7 * max(map(len, candidates)):
+        return None
     from difflib import get_close_matches  # only when a value is misspelt
 
-    close = get_close_matches(value, [o for o in options if isinstance(o, str)], n=1, cutoff=0.6)
+    close = get_close_matches(value, candidates, n=1, cutoff=0.6)
     return f"did you mean {json.dumps(close[0])}?" if close else None
+
+
+# At most this many suggestions are computed per document: each costs difflib a pass over
+# every allowed value, and a manifest with more misspellings than this is not a typo.
+SUGGESTIONS_MAX = 100
+
+
+class _Suggestions:
+    """``_suggest`` for one document: each (value, options) computed once, and at most SUGGESTIONS_MAX."""
+
+    __slots__ = ("memo", "made")
+
+    def __init__(self) -> None:
+        self.memo: dict[tuple[Any, ...], str | None] = {}
+        self.made = 0
+
+    def __call__(self, value: Any, options: list[Any]) -> str | None:
+        if not isinstance(value, str):
+            return None
+        key = (value, *options)
+        if key in self.memo:
+            return self.memo[key]
+        if self.made >= SUGGESTIONS_MAX:
+            return None
+        self.made += 1
+        found = self.memo[key] = _suggest(value, options)
+        return found
 
 
 class _FastError:
     """A jsonschema-rs error in the shape of a jsonschema one, so both map through ``_to_hits``."""
 
     __slots__ = ("validator", "absolute_path", "instance", "schema", "validator_value",
-                 "relative_schema_path", "message")
+                 "relative_schema_path", "message", "full")
 
     def __init__(self, keyword: str, path: Any, instance: Any, schema: Any, schema_path: list[Any],
-                 message: str) -> None:
+                 message: str, full: Any = None) -> None:
         self.validator = keyword
         self.absolute_path = path
-        self.instance = instance
+        self.instance = instance  # in the pruned document (blockkit.prune): members to go through
         self.schema = schema
         self.validator_value = schema.get(keyword) if isinstance(schema, dict) else None
         self.relative_schema_path = schema_path
         self.message = message
+        self.full = instance if full is None else full  # the whole value: what messages show and count
 
 
 def _subschema(path: list[Any]) -> Any:
@@ -242,41 +276,76 @@ def _instance_at(document: Any, path: list[Any]) -> Any:
     return node
 
 
-def _fast_errors(document: Any) -> list[Any]:
+def _fast_errors(document: Any, pruned: Pruned) -> list[Any]:
     errors: list[Any] = []
-    for error in fast_validator().iter_errors(document):
+    expanded: set[tuple[tuple[Any, ...], tuple[Any, ...]]] = set()
+    for error in fast_validator().iter_errors(pruned.document):
         path = list(error.schema_path)
-        where = list(error.instance_path)
+        inside = list(error.instance_path)
         # Our own objects, not the engine's copies: those lose the document's key order.
-        instance = _instance_at(document, where)
+        instance = _instance_at(pruned.document, inside)
+        where = pruned.original_path(inside)
+        full = instance if pruned.document is document else _instance_at(document, where)
         if "propertyNames" in path:
-            # jsonschema-rs reports the object; name each offending key as jsonschema does.
-            names = _subschema(path[: path.index("propertyNames") + 1])
+            # jsonschema-rs reports the object once per offending key; name each of them once, as
+            # jsonschema does (going through every key for every report would take N² steps).
+            names_path = path[: path.index("propertyNames") + 1]
+            marker = (tuple(where), tuple(names_path))
+            if marker in expanded:
+                continue
+            expanded.add(marker)
+            names = _subschema(names_path)
             allowed = names.get("enum", ())
             for key in instance if isinstance(instance, dict) else ():
                 if key not in allowed:
                     errors.append(_FastError("enum", where, key, names, path, error.message))
             continue
-        errors.append(_FastError(path[-1], where, instance, _subschema(path[:-1]), path, error.message))
+        errors.append(_FastError(path[-1], where, instance, _subschema(path[:-1]), path, error.message, full))
     return errors
 
 
+def _reference_errors(document: Any, pruned: Pruned) -> Iterator[Any]:
+    for error in validator().iter_errors(pruned.document):
+        if pruned.document is document:
+            yield error
+            continue
+        where = pruned.original_path(list(error.absolute_path))
+        schema_path = list(error.relative_schema_path)
+        # Under propertyNames the instance is a member name, not the value at the path.
+        full = None if "propertyNames" in schema_path else _instance_at(document, where)
+        yield _FastError(error.validator, where, error.instance, error.schema, schema_path, error.message, full)
+
+
 def schema_hits(document: Any) -> Iterator[tuple[str, Hit, str]]:
-    """Yield (code, hit, stage) for every schema violation in ``document``."""
+    """Yield (code, hit, stage) for every schema violation in ``document``.
+
+    Lists and objects far longer than a manifest's are pruned first (blockkit.prune): their
+    failing items past the first ITEMS_MAX that fail are counted in one BK010 hit, not explained.
+    """
     if passes_fast(document):
         return
+    pruned = prune(document, load_schema())
     try:
-        errors = _fast_errors(document)
+        errors: Any = _fast_errors(document, pruned)
     except Exception:  # anything the fast engine cannot take: the reference engine explains it
-        errors = list(validator().iter_errors(document))
+        errors = list(_reference_errors(document, pruned))
+    suggest = _Suggestions()
     for error in errors:
-        yield from _to_hits(error)
+        yield from _to_hits(error, suggest)
+    for tail in pruned.tails:
+        container = _pointer(tail.path)
+        kind = "members" if tail.is_object else "items"
+        message = (f"{tail.count:,} more {kind} of {human_path(container)} fail the schema and are not listed: "
+                   f"only the first {tail.limit} that fail are; this is where the next one is")
+        yield "BK010", Hit(pointer_join(container, tail.first), message, at="key" if tail.is_object else "value"), \
+            "approve"
 
 
 def reference_hits(document: Any) -> Iterator[tuple[str, Hit, str]]:
     """The same as ``schema_hits``, from the reference engine alone (for differential tests)."""
+    suggest = _Suggestions()
     for error in validator().iter_errors(document):
-        yield from _to_hits(error)
+        yield from _to_hits(error, suggest)
 
 
 def _pointer(path: Any) -> str:
@@ -299,11 +368,12 @@ def human_path(pointer: str) -> str:
         elif not _PLAIN_KEY.fullmatch(token):  # empty, or holds quotes, dots, spaces or invisible characters
             out += f"[{quote(token)}]"
         else:
+            token = cut(token, QUOTE_MAX)  # as long as a quoted key may get
             out += f".{token}" if out else token
     return out
 
 
-def _to_hits(error: Any) -> Iterator[tuple[str, Hit, str]]:
+def _to_hits(error: Any, suggest: Callable[[Any, list[Any]], str | None] = _suggest) -> Iterator[tuple[str, Hit, str]]:
     keyword = error.validator
     pointer = _pointer(error.absolute_path)
     stage = "submit" if pointer in _SUBMIT_POINTERS else "approve"
@@ -311,6 +381,7 @@ def _to_hits(error: Any) -> Iterator[tuple[str, Hit, str]]:
     if "propertyNames" in error.relative_schema_path:
         keyword = "propertyNames"
     value = error.instance
+    full = getattr(error, "full", value)  # the whole list or object where value is a pruned copy
     schema = error.schema if isinstance(error.schema, dict) else {}
     if keyword == "required":
         present = value if isinstance(value, dict) else {}
@@ -324,13 +395,13 @@ def _to_hits(error: Any) -> Iterator[tuple[str, Hit, str]]:
         allowed = list(schema.get("properties", {}))
         for key in value if isinstance(value, dict) else ():
             if key not in allowed:
-                suggestion = _suggest(key, allowed)
+                suggestion = suggest(key, allowed)
                 yield "BK106", Hit(pointer_join(pointer, key), f"unknown key {quote(key)} in {where}", at="key",
                                    hint=suggestion or f"allowed keys: {', '.join(allowed)}"), stage
         return
     if keyword == "propertyNames":
         key = value
-        suggestion = _suggest(key, list(schema.get("enum", [])))
+        suggestion = suggest(key, list(schema.get("enum", [])))
         yield "BK112", Hit(pointer_join(pointer, key), f"{quote(key)} in {where} is not a known scope", at="key",
                            hint=suggestion or "keys must be scope ids that are also listed in \"scopes\""), stage
         return
@@ -345,7 +416,7 @@ def _to_hits(error: Any) -> Iterator[tuple[str, Hit, str]]:
         expected = error.validator_value
         names = [expected] if isinstance(expected, str) else list(expected)
         wanted = " or ".join(_TYPE_NAMES.get(n, n) for n in names)
-        message = f"{where} must be {wanted}, not {_json_type(value)} {_show(value)}"
+        message = f"{where} must be {wanted}, not {_json_type(full)} {_show(full)}"
         hint = None
         if "integer" in names and isinstance(value, str) and value.strip().lstrip("-").isdigit():
             hint = f"write the number without quotes: {value.strip()}"
@@ -362,7 +433,7 @@ def _to_hits(error: Any) -> Iterator[tuple[str, Hit, str]]:
             message = f"{where} is {_show(value)}; the only allowed value is {_show(options[0])}"
         else:
             message = f"{where} is {_show(value)}, which is not one of: {', '.join(map(_show, options))}"
-        yield code, Hit(pointer, message, hint=_suggest(value, options) or _VALUE_HINTS.get(pointer)), stage
+        yield code, Hit(pointer, message, hint=suggest(value, options) or _VALUE_HINTS.get(pointer)), stage
         return
     if keyword == "pattern":
         description = schema.get("description")
@@ -390,7 +461,7 @@ def _to_hits(error: Any) -> Iterator[tuple[str, Hit, str]]:
         yield code, Hit(pointer, f"{where} is {_show(value)}; it must be {relation} {error.validator_value}"), stage
         return
     if keyword in ("maxItems", "minItems"):
-        count = len(value) if isinstance(value, list) else 0
+        count = len(full) if isinstance(full, list) else 0
         relation = "at most" if keyword == "maxItems" else "at least"
         yield code, Hit(pointer, f"{where} has {count} items; {relation} {error.validator_value} are allowed"), stage
         return

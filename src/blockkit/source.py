@@ -10,9 +10,10 @@ from __future__ import annotations
 import json
 import math
 import re
-from bisect import bisect_right
-from dataclasses import dataclass, field
-from typing import Any, Optional
+from array import array
+from bisect import bisect_left, bisect_right
+from collections.abc import Mapping
+from typing import Any, Iterator, Optional, Union
 
 from blockkit.platform import LIMITS
 
@@ -28,17 +29,31 @@ _WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 
 
 class _Dup:
-    """object_pairs_hook that keeps the last value, as the platform does, and notes duplicates."""
+    """object_pairs_hook that keeps the last value, as the platform does, and counts duplicates.
 
-    __slots__ = ("seen",)
+    ``repeated`` counts (object, repeated name) pairs: one BK009 each, unless a repeated
+    name holds an object or list (``nested``), under which two objects share one pointer.
+    """
+
+    __slots__ = ("seen", "repeated", "nested")
 
     def __init__(self) -> None:
         self.seen = False
+        self.repeated = 0
+        self.nested = False
 
     def __call__(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         result = dict(pairs)
         if len(result) != len(pairs):
             self.seen = True
+            seen: set[str] = set()
+            again: set[str] = set()
+            for name, value in pairs:
+                if name in seen:
+                    again.add(name)
+                seen.add(name)
+            self.repeated += len(again)
+            self.nested = self.nested or any(isinstance(value, (dict, list)) for name, value in pairs if name in again)
         return result
 
 
@@ -48,6 +63,7 @@ def _reject_constant(name: str) -> Any:
 
 # More digits than this and an integer is beyond every finite double.
 _DOUBLE_DIGITS_MAX = 309
+_LONG_DIGITS = re.compile(f"[0-9]{{{_DOUBLE_DIGITS_MAX}}}")
 
 
 def _parse_int(digits: str) -> Any:
@@ -65,18 +81,249 @@ def _parse_int(digits: str) -> Any:
 
 
 
-@dataclass
+class _PointerView(Mapping[str, tuple[int, int]]):
+    """``Spans.values`` / ``Spans.keys`` as a read-only mapping from JSON Pointer to offsets.
+
+    Nothing is stored by pointer: a lookup walks the tree, and only iteration (tests,
+    debugging) builds pointer strings, one at a time.
+    """
+
+    __slots__ = ("_spans", "_keys")
+
+    def __init__(self, spans: "Spans", keys: bool) -> None:
+        self._spans = spans
+        self._keys = keys
+
+    def __getitem__(self, pointer: str) -> tuple[int, int]:
+        found = self.get(pointer)
+        if found is None:
+            raise KeyError(pointer)
+        return found
+
+    def get(self, pointer: str, default: Any = None) -> Any:  # type: ignore[override]
+        spans = self._spans
+        node, complete = spans.resolve(pointer)
+        if not complete or node < 0:
+            return default
+        found = spans.key_span(node) if self._keys else spans.value_span(node)
+        return default if found is None else found
+
+    def __contains__(self, pointer: object) -> bool:
+        return isinstance(pointer, str) and self.get(pointer) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        spans = self._spans
+        for node, pointer in spans.walk():
+            if not self._keys or spans.key_start[node] >= 0:
+                yield pointer
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+# The end of a scalar, or of a member name, found again from where it starts.
+_SCALAR = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[^ \t\n\r,:\]}]+')
+
+
 class Spans:
-    """Offsets (in characters of the decoded text) of every value and key, by JSON Pointer."""
+    """Offsets (in characters of the decoded text) of every value and key, as a tree.
 
-    values: dict[str, tuple[int, int]] = field(default_factory=dict)
-    keys: dict[str, tuple[int, int]] = field(default_factory=dict)
-    duplicates: list[tuple[str, int, int]] = field(default_factory=list)  # (pointer, key start, key end)
-    problem: Optional[ParseProblem] = None
+    Every value is a node, numbered in document order. A node stores three numbers: its
+    parent, where its value starts and, for an object member, where its name starts.
+    A container also stores where it ends, and its children (an object: name -> node,
+    the last of repeated names winning, as in the parsed document; an array: its nodes
+    in order). Where a scalar or a name ends is found again from the text when asked.
+    So a key is stored once, however many values lie beneath it: a JSON Pointer is
+    built only for a node that needs one (``pointer``) or resolved by walking down
+    from the root (``resolve``).
+    """
+
+    __slots__ = ("text", "parent", "value_start", "key_start", "ends", "key_ends", "children", "duplicates",
+                 "shadowed", "problem")
+
+    def __init__(self, text: str = "") -> None:
+        self.text = text
+        self.parent = array("i")  # -1 for the root
+        self.value_start = array("i")
+        self.key_start = array("i")  # -1 when the node is not an object member
+        self.ends: dict[int, int] = {}  # node -> its end: containers when closed, scalars once asked
+        self.key_ends: dict[int, int] = {}  # node -> the end of its name, once asked
+        self.children: dict[int, Union[dict[str, int], "array[int]"]] = {}
+        # Nodes whose member name repeats an earlier one in the same object, in document order,
+        # and the earlier ones that each of them replaced in ``children``.
+        self.duplicates: list[int] = []
+        self.shadowed: list[int] = []
+        self.problem: Optional[ParseProblem] = None
+
+    @property
+    def values(self) -> _PointerView:
+        return _PointerView(self, keys=False)
+
+    @property
+    def keys(self) -> _PointerView:
+        return _PointerView(self, keys=True)
+
+    def value_span(self, node: int) -> tuple[int, int]:
+        start = self.value_start[node]
+        end = self.ends.get(node)
+        if end is None:
+            if node in self.children:  # a container that was never closed (a scan that stopped)
+                return (start, -1)
+            found = _SCALAR.match(self.text, start)
+            end = self.ends[node] = found.end() if found else start  # kept: a string can be long
+        return (start, end)
+
+    def key_span(self, node: int) -> Optional[tuple[int, int]]:
+        start = self.key_start[node]
+        if start < 0:
+            return None
+        end = self.key_ends.get(node)
+        if end is None:
+            found = _SCALAR.match(self.text, start)
+            end = self.key_ends[node] = found.end() if found else start  # kept: a name can be long
+        return (start, end)
+
+    def member(self, node: int) -> tuple[int, int, str]:
+        """(start, end, decoded name) of an object member's name."""
+        start, end = self.key_span(node)  # type: ignore[misc]
+        raw = self.text[start + 1:end - 1]
+        return start, end, json.loads(self.text[start:end]) if "\\" in raw else raw
+
+    def name(self, node: int) -> Optional[str]:
+        """An object member's decoded name (None for the root and array items)."""
+        span = self.key_span(node)
+        return None if span is None else _decode_key(self.text[span[0]:span[1]])
+
+    def resolve(self, pointer: str) -> tuple[int, bool]:
+        """(the deepest node on the way to ``pointer``, whether it is the pointer's own node).
+
+        The node is -1 when there is no root (nothing was read).
+        """
+        if not self.value_start:
+            return -1, False
+        if not pointer:
+            return 0, True
+        if pointer[0] != "/":
+            return 0, False
+        node = 0
+        children = self.children
+        for token in pointer[1:].split("/"):
+            kids = children.get(node)
+            if kids is None:
+                return node, False
+            if isinstance(kids, dict):
+                if "~" in token:
+                    token = token.replace("~1", "/").replace("~0", "~")
+                child = kids.get(token)
+            else:
+                # Array indices as JSON Pointer writes them: decimal, no sign, no leading zero.
+                if not (token.isascii() and token.isdigit()) or (len(token) > 1 and token[0] == "0"):
+                    return node, False
+                index = int(token)
+                child = kids[index] if index < len(kids) else None
+            if child is None:
+                return node, False
+            node = child
+        return node, True
+
+    def token(self, node: int) -> str:
+        """The last reference token of ``node``'s pointer, unescaped (an array index in decimal)."""
+        name = self.name(node)
+        if name is not None:
+            return name
+        parent = self.parent[node]
+        if parent < 0:
+            return ""
+        # An array's nodes are numbered in document order, so the index is a binary search away.
+        return str(bisect_left(self.children[parent], node))  # type: ignore[arg-type]
+
+    def pointer(self, node: int) -> str:
+        """The JSON Pointer of ``node`` (built on demand: it repeats every ancestor's name)."""
+        tokens = []
+        while node > 0:
+            tokens.append(self.token(node).replace("~", "~0").replace("/", "~1"))
+            node = self.parent[node]
+        return "".join("/" + token for token in reversed(tokens))
+
+    def child_pointer(self, parent_pointer: str, node: int) -> str:
+        """``pointer(node)`` when its parent's pointer is at hand (no walk up, no ancestor re-escaped)."""
+        return parent_pointer + "/" + self.token(node).replace("~", "~0").replace("/", "~1")
+
+    def walk(self) -> Iterator[tuple[int, str]]:
+        """(node, pointer) of every value a pointer reaches, depth first.
+
+        Each pointer is built when its node is reached, from its parent's: under a long
+        key that is still one long string per node, so this is for small texts and tests.
+        """
+        if not self.value_start:
+            return
+        # (node, its parent's pointer, its own token): siblings share the parent's pointer string.
+        stack: list[tuple[int, str, str]] = [(0, "", "")]
+        while stack:
+            node, parent, token = stack.pop()
+            pointer = f"{parent}/{token}" if node else ""
+            yield node, pointer
+            kids = self.children.get(node)
+            if isinstance(kids, dict):
+                # Pushed in reverse so that they come out in document order.
+                stack.extend((child, pointer, name.replace("~", "~0").replace("/", "~1"))
+                             for name, child in reversed(kids.items()))
+            elif kids is not None:
+                stack.extend((kids[index], pointer, str(index)) for index in range(len(kids) - 1, -1, -1))
+
+    def members(self, pointer: str) -> list[tuple[int, int, int]]:
+        """(name start, name end, value start) of each member of the object at ``pointer``, in
+        document order (the last of repeated names); empty when there is no such object."""
+        node, complete = self.resolve(pointer)
+        kids = self.children.get(node) if complete else None
+        if not isinstance(kids, dict):
+            return []
+        found = []
+        for child in kids.values():
+            start, end = self.key_span(child)  # type: ignore[misc]
+            found.append((start, end, self.value_start[child]))
+        return sorted(found)
 
 
-def _escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
+class _Builder:
+    """Adds nodes to a Spans in document order (for ``scan``; ``scan_valid`` inlines the same steps)."""
+
+    __slots__ = ("spans", "stack", "pending")
+
+    def __init__(self, spans: Spans) -> None:
+        self.spans = spans
+        self.stack: list[int] = []  # open containers
+        self.pending: tuple[str, int] = ("", -1)  # the name and name offset of the next member
+
+    def value(self, start: int, container: Optional[str] = None) -> None:
+        """Add a value (``container``: "o" or "a" when it opens one; its end comes with ``close``)."""
+        spans = self.spans
+        node = len(spans.value_start)
+        key_start = -1
+        parent = -1
+        if self.stack:
+            parent = self.stack[-1]
+            kids = spans.children[parent]
+            if isinstance(kids, dict):
+                name, key_start = self.pending
+                if name in kids:
+                    spans.duplicates.append(node)
+                    spans.shadowed.append(kids[name])
+                kids[name] = node
+            else:
+                kids.append(node)
+        spans.parent.append(parent)
+        spans.value_start.append(start)
+        spans.key_start.append(key_start)
+        if container is not None:
+            spans.children[node] = {} if container == "o" else array("i")
+            self.stack.append(node)
+
+    def key(self, name: str, start: int) -> None:
+        self.pending = (name, start)
+
+    def close(self, end: int) -> None:
+        self.spans.ends[self.stack.pop()] = end
 
 
 def _decode_key(raw: str) -> str:
@@ -85,15 +332,13 @@ def _decode_key(raw: str) -> str:
 
 def scan(text: str, start: int = 0, max_depth: Optional[int] = None) -> Spans:
     """Walk ``text`` as JSON without recursion, recording spans; stop at the first problem."""
-    spans = Spans()
-    values, keys = spans.values, spans.keys
+    spans = Spans(text)
+    build = _Builder(spans)
     n = len(text)
-    # Stack frames: [kind, pointer, start offset, index or None, seen keys, state]
-    # kind "o" object / "a" array. state: "first" (just opened), "value" (want value),
-    # "key" (want key), "colon", "comma" (want , or close)
+    # Stack frames: [kind, last comma offset, state]; kind "o" object / "a" array.
+    # state: "first" (just opened), "value" (want value), "key" (want key), "comma" (want , or close)
     stack: list[list[Any]] = []
     pos = _WS.match(text, start).end()
-    pending_pointer = ""  # pointer of the next value to be read
 
     def problem(code: str, message: str, at: int, end: Optional[int] = None, hint: Optional[str] = None) -> Spans:
         spans.problem = (code, message, hint, at, end if end is not None else min(at + 1, max(n, at)))
@@ -114,22 +359,21 @@ def scan(text: str, start: int = 0, max_depth: Optional[int] = None) -> Spans:
                 expected = "}" if frame[0] == "o" else "]"
                 if ch != expected:
                     return problem("BK002", f"expected '{expected}' but found '{ch}'", pos)
-                values[frame[1]] = (frame[2], pos + 1)
+                build.close(pos + 1)
                 pos = _WS.match(text, pos + 1).end()
                 state = "comma"
                 continue
             if state == "first" and stack and stack[-1][0] == "o":
                 state = "key"
                 continue
-            value_pointer = pending_pointer
             if ch == "{" or ch == "[":
                 if max_depth is not None and len(stack) >= max_depth:
                     return problem("BK004", f"nesting deeper than {max_depth} levels", pos,
                                    hint="flatten the structure; no real manifest nests this deep")
-                stack.append(["o" if ch == "{" else "a", value_pointer, pos, 0, set(), None])
+                kind = "o" if ch == "{" else "a"
+                stack.append([kind, 0, None])
+                build.value(pos, kind)
                 pos = _WS.match(text, pos + 1).end()
-                if ch == "[":
-                    pending_pointer = value_pointer + "/0"
                 state = "first"
                 continue
             if ch == '"':
@@ -155,7 +399,7 @@ def scan(text: str, start: int = 0, max_depth: Optional[int] = None) -> Spans:
                         break
                 else:
                     return _unexpected(text, pos, problem, wanted="a value")
-            values[value_pointer] = (pos, end)
+            build.value(pos)
             pos = _WS.match(text, end).end()
             state = "comma"
             continue
@@ -172,20 +416,14 @@ def scan(text: str, start: int = 0, max_depth: Optional[int] = None) -> Spans:
             if pos >= n:
                 return problem("BK002", "unexpected end of file inside an object", n)
             if text[pos] != '"':
-                if text[pos] == "}" and frame[5] == "after-comma":
-                    return problem("BK002", "trailing comma before '}'", frame[3], frame[3] + 1,
+                if text[pos] == "}" and frame[2] == "after-comma":
+                    return problem("BK002", "trailing comma before '}'", frame[1], frame[1] + 1,
                                    hint="remove the comma after the last member")
                 return _unexpected(text, pos, problem, wanted="a member name in double quotes")
             m = _STRING.match(text, pos)
             if m is None:
                 return _string_problem(text, pos, problem)
-            name = _decode_key(m.group())
-            pointer = frame[1] + "/" + _escape(name)
-            if name in frame[4]:
-                spans.duplicates.append((pointer, pos, m.end()))
-            frame[4].add(name)
-            keys[pointer] = (pos, m.end())
-            pending_pointer = pointer
+            build.key(_decode_key(m.group()), pos)
             pos = _WS.match(text, m.end()).end()
             if pos >= n or text[pos] != ":":
                 return _unexpected(text, pos, problem, wanted="':' after the member name")
@@ -206,68 +444,96 @@ def scan(text: str, start: int = 0, max_depth: Optional[int] = None) -> Spans:
                 if pos < n and text[pos] == "]":
                     return problem("BK002", "trailing comma before ']'", comma, comma + 1,
                                    hint="remove the comma after the last item")
-                frame[3] += 1
-                pending_pointer = frame[1] + "/" + str(frame[3])
                 state = "value"
             else:
-                frame[3] = comma
-                frame[5] = "after-comma"
+                frame[1] = comma
+                frame[2] = "after-comma"
                 state = "key"
             continue
         if ch == close:
             stack.pop()
-            values[frame[1]] = (frame[2], pos + 1)
+            build.close(pos + 1)
             pos = _WS.match(text, pos + 1).end()
             state = "comma"
             continue
         return _unexpected(text, pos, problem, wanted=f"',' or '{close}'")
 
 
-# One token per match, whitespace skipped in the same step. A string followed by ':' is a member
-# name (group 1 with group 2), so no parser state is needed to tell keys from values.
-_TOKEN = re.compile(r'[ \t\n\r]*(?:("[^"\\]*(?:\\.[^"\\]*)*")([ \t\n\r]*:)?|([{\[])|([}\]])|(,)|([^ \t\n\r{}\[\],:"]+))')
+# One step per match, separators (whitespace and commas) skipped in the same step; a member is one
+# step, name and value together, unless its value is a container. Valid JSON needs no more parsing.
+_STR = r'"[^"\\]*(?:\\.[^"\\]*)*"'
+_ATOM = r'[^ \t\n\r{}\[\],:"]+'  # a number, true, false or null
+_STEP = re.compile(
+    rf'[ \t\n\r,]*(?:({_STR})(?:[ \t\n\r]*:[ \t\n\r]*(?:({_STR})|({_ATOM})|([{{\[])))?'  # 1 string or name, 2-4 its value
+    rf'|([{{\[])|([}}\]])|({_ATOM}))'  # 5 open, 6 close, 7 atom
+)
 
 
 def scan_valid(text: str, start: int = 0) -> Spans:
-    """Spans of a text already known to be valid JSON: the fast path, one regex match per token."""
-    spans = Spans()
-    values, keys = spans.values, spans.keys
-    # Frames: [pointer, start, index] (index is None for an object)
-    stack: list[list[Any]] = []
-    pointer = ""  # pointer of the value about to be read
-    for match in _TOKEN.finditer(text, start):
-        group = match.lastindex
-        if group == 1:  # a string value
-            values[pointer] = match.span(1)
-        elif group == 2:  # a member name and its colon
-            raw = match.group(1)
-            frame = stack[-1]
-            name = json.loads(raw) if "\\" in raw else raw[1:-1]
-            pointer = frame[0] + "/" + name.replace("~", "~0").replace("/", "~1")
-            span = match.span(1)
-            # A pointer already recorded inside this same object is a repeated member name (one
-            # recorded before the object opened belongs to an earlier duplicate of an ancestor).
-            seen = keys.get(pointer)
-            if seen is not None and seen[0] > frame[1]:
-                spans.duplicates.append((pointer, span[0], span[1]))
-            keys[pointer] = span
-        elif group == 3:  # open
-            if match.group(3) == "{":
-                stack.append([pointer, match.start(3), None])
-            else:
-                stack.append([pointer, match.start(3), 0])
-                pointer = pointer + "/0"
-        elif group == 4:  # close
-            frame = stack.pop()
-            values[frame[0]] = (frame[1], match.end())
-        elif group == 5:  # comma
-            frame = stack[-1]
-            if frame[2] is not None:
-                frame[2] += 1
-                pointer = frame[0] + "/" + str(frame[2])
-        else:  # number, true, false, null
-            values[pointer] = match.span(6)
-    return spans
+    """Spans of a text already known to be valid JSON: the fast path, one regex match per step."""
+    return _ValidScan(text, start).run()
+
+
+class _ValidScan:
+    """The fast scan, resumable: ``run(duplicates=n)`` stops once n repeated names are found,
+    so that the first repeats can be reported without reading the rest of a long file.
+
+    It builds the same tree as ``scan`` (the steps of ``_Builder``, inlined for speed).
+    """
+
+    __slots__ = ("spans", "steps", "stack", "kids", "parent", "done")
+
+    def __init__(self, text: str, start: int = 0) -> None:
+        self.spans = Spans(text)
+        self.steps = _STEP.finditer(text, start)
+        self.stack: list[int] = []  # open containers
+        self.kids: Any = None  # the children of the innermost open container
+        self.parent = -1
+        self.done = False
+
+    def run(self, duplicates: Optional[int] = None) -> Spans:
+        spans = self.spans
+        if self.done:
+            return spans
+        parents, value_starts, key_starts = spans.parent.append, spans.value_start.append, spans.key_start.append
+        ends, children, shadowed = spans.ends, spans.children, spans.shadowed.append
+        found = spans.duplicates
+        stack, kids, parent = self.stack, self.kids, self.parent
+        node = len(spans.value_start) - 1
+        for match in self.steps:
+            group = match.lastindex
+            if group == 6:  # close
+                ends[stack.pop()] = match.end()
+                parent = stack[-1] if stack else -1
+                kids = children[parent] if stack else None
+                continue
+            node += 1
+            parents(parent)
+            value_starts(match.start(group))
+            repeated = False
+            if 2 <= group <= 4:  # an object member: its name (1) and value
+                raw = match.group(1)
+                name = json.loads(raw) if "\\" in raw else raw[1:-1]
+                if name in kids:
+                    found.append(node)
+                    shadowed(kids[name])
+                    repeated = True
+                kids[name] = node
+                key_starts(match.start(1))
+            else:  # an array item, or the root
+                if kids is not None:
+                    kids.append(node)
+                key_starts(-1)
+            if group == 4 or group == 5:
+                kids = children[node] = {} if match.group(group) == "{" else array("i")
+                stack.append(node)
+                parent = node
+            if repeated and duplicates is not None and len(found) >= duplicates:
+                self.kids, self.parent = kids, parent
+                return spans
+        self.kids, self.parent = kids, parent
+        self.done = True
+        return spans
 
 
 def _string_problem(text: str, pos: int, problem: Any) -> Spans:
@@ -324,7 +590,8 @@ def _unexpected(text: str, pos: int, problem: Any, wanted: str, extra: str = "")
 class Source:
     """A manifest's text, its parsed document, the problems met while reading it, and positions."""
 
-    __slots__ = ("path", "text", "data", "problems", "has_duplicates", "_spans", "_line_starts")
+    __slots__ = ("path", "text", "data", "problems", "has_duplicates", "repeated_names", "_spans", "_scan",
+                 "_line_starts")
 
     def __init__(self, path: str, text: Optional[str], data: Any, problems: list[ParseProblem],
                  has_duplicates: bool = False, spans: Optional[Spans] = None) -> None:
@@ -333,7 +600,10 @@ class Source:
         self.data = data
         self.problems = problems
         self.has_duplicates = has_duplicates
+        # How many BK009 findings the parser counted (None: not known without the positions).
+        self.repeated_names: Optional[int] = None
         self._spans = spans
+        self._scan: Optional[_ValidScan] = None
         self._line_starts: Optional[list[int]] = None
 
     @property
@@ -348,27 +618,34 @@ class Source:
         if self._spans is None:
             text = self.text or ""
             if self.has_document:
-                self._spans = scan_valid(text, _content_start(text))
+                self._spans = self.spans_so_far()
             else:
                 self._spans = scan(text, _content_start(text))
         return self._spans
 
+    def spans_so_far(self, duplicates: Optional[int] = None) -> Spans:
+        """The positions of a parsed document read up to its ``duplicates``-th repeated name (all of
+        it when None): the first repeats without the cost of the rest of the file."""
+        if self._scan is None:
+            text = self.text or ""
+            self._scan = _ValidScan(text, _content_start(text))
+        return self._scan.run(duplicates)
+
     def span(self, pointer: str, at: str = "value") -> tuple[int, int]:
         """Offsets for a pointer; falls back to the nearest ancestor that has a position."""
         spans = self.spans
-        if at == "key" and pointer in spans.keys:
-            return spans.keys[pointer]
-        probe = pointer
-        while True:
-            found = spans.values.get(probe)
-            if found is not None:
-                if at == "open" or (probe != pointer and found[1] - found[0] > 1):
-                    # a container reached by fallback: mark its opening character only
-                    return (found[0], found[0] + 1) if (self.text or "")[found[0]:found[0] + 1] in "{[" else found
-                return found
-            if not probe:
-                return (0, 0)
-            probe = probe.rsplit("/", 1)[0]
+        node, complete = spans.resolve(pointer)
+        if node < 0:
+            return (0, 0)
+        if complete and at == "key":
+            key = spans.key_span(node)
+            if key is not None:
+                return key
+        found = spans.value_span(node)
+        if at == "open" or (not complete and found[1] - found[0] > 1):
+            # a container reached by fallback: mark its opening character only
+            return (found[0], found[0] + 1) if (self.text or "")[found[0]:found[0] + 1] in "{[" else found
+        return found
 
     def position(self, offset: int) -> tuple[int, int]:
         """1-based (line, column) of a character offset; columns count characters."""
@@ -431,11 +708,25 @@ def _wide_encoding(raw: bytes) -> Optional[str]:
     return None
 
 
+def too_large(size: int, path: str = "<string>", what: str = "file is", unit: str = "bytes") -> Source:
+    """The Source of a manifest over the size limit: BK006 and nothing else."""
+    return Source(path, None, None, [(
+        "BK006", f"{what} {size:,} {unit}, over the {LIMITS.file_bytes_max:,}-byte limit",
+        "a manifest is a few kilobytes; is this the right file?", 0, 0)])
+
+
+def utf8_length(text: str) -> int:
+    """The length of ``text`` in UTF-8 (a lone surrogate as the 3 bytes it is written as), measured
+    in slices so that a large text is never copied whole."""
+    if text.isascii():
+        return len(text)
+    step = 1 << 16
+    return sum(len(text[start:start + step].encode("utf-8", "surrogatepass")) for start in range(0, len(text), step))
+
+
 def read_bytes(raw: bytes, path: str = "<string>") -> Source:
     if len(raw) > LIMITS.file_bytes_max:
-        return Source(path, None, None, [(
-            "BK006", f"file is {len(raw):,} bytes, over the {LIMITS.file_bytes_max:,}-byte limit",
-            "a manifest is a few kilobytes; is this the right file?", 0, 0)])
+        return too_large(len(raw), path)
     wide = _wide_encoding(raw)
     if wide is not None:
         return Source(path, None, None, [(
@@ -465,8 +756,11 @@ def read_text(text: str, path: str = "<string>", problems: Optional[list[ParsePr
         start = 1
     hook = _Dup()
     try:
+        # Python reads a shorter integer literal as JSON.parse does: call _parse_int (a Python call for
+        # every integer of the document) only when there may be a longer one.
+        long_int = _parse_int if _LONG_DIGITS.search(text) else None
         data = json.loads(text[start:] if start else text, object_pairs_hook=hook,
-                          parse_constant=_reject_constant, parse_int=_parse_int)
+                          parse_constant=_reject_constant, parse_int=long_int)
     except (ValueError, RecursionError):
         # The C parser failed (or hit Python's recursion limit): let the scanner say precisely why.
         spans = scan(text, start, max_depth=LIMITS.nesting_max)
@@ -475,11 +769,31 @@ def read_text(text: str, path: str = "<string>", problems: Optional[list[ParsePr
         problems.append(spans.problem)
         return Source(path, text, None, problems, spans=spans)
     source = Source(path, text, data, problems, has_duplicates=hook.seen)
+    if not hook.nested:
+        source.repeated_names = hook.repeated
     # The depth limit must not depend on Python's recursion limit, so enforce it ourselves;
     # a document can only be that deep if it has that many brackets.
-    if text.count("[") + text.count("{") > LIMITS.nesting_max:
+    if text.count("[") + text.count("{") > LIMITS.nesting_max and _deeper_than(text, LIMITS.nesting_max):
+        # Only now the strict scanner, for the position of the first bracket too deep.
         deep = scan(text, start, max_depth=LIMITS.nesting_max)
         if deep.problem is not None:
             problems.append(deep.problem)
             source.data = None
     return source
+
+
+_NOT_BRACKET = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[^\[\]{}"]+')
+
+
+def _deeper_than(text: str, limit: int) -> bool:
+    """Whether valid JSON ``text`` nests more than ``limit`` levels: a count over its brackets
+    alone (strings and everything else removed at C speed), instead of a full scan."""
+    depth = 0
+    for ch in _NOT_BRACKET.sub("", text):
+        if ch == "[" or ch == "{":
+            depth += 1
+            if depth > limit:
+                return True
+        else:
+            depth -= 1
+    return False

@@ -23,3 +23,51 @@ def test_split_lines_breaks_where_positions_do() -> None:
     assert split_lines("a\r\nb\rc\nd\u2028e") == ["a", "b", "c", "d\u2028e"]
     assert split_lines("a\r\nb\n", keepends=True) == ["a\r\n", "b\n"]
     assert split_lines("") == []
+
+
+# --- control characters (issue 14, row 7) -------------------------------------------------------
+
+_RAW_CONTROLS = [chr(c) for c in (*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F, 0x9B, 0x9D)]
+
+
+def _assert_inert(output: str) -> None:
+    assert not any(ch in output for ch in _RAW_CONTROLS), repr(output)
+    assert not any(line.startswith("::") for line in output.splitlines()), output
+
+
+def test_a_path_with_a_line_feed_and_escapes_is_printed_escaped() -> None:
+    report = check(read_text('{"a": 1}', "dir\n::error::PWN\x1b[31m\x1b]0;TITLE\x07/block.manifest.json"))
+    output = "\n".join(render_file(report))
+    _assert_inert(output)
+    assert output.startswith("dir\\u000a::error::PWN\\u001b[31m\\u001b]0;TITLE\\u0007/block.manifest.json:1:1:")
+
+
+def test_a_repeated_key_with_control_characters_is_quoted_escaped() -> None:
+    text = '{"\\n::error::PWN\\u001b[31m": {"a": 1, "a": 2}}'
+    report = check(read_text(text, "m.json"))
+    output = "\n".join(render_file(report))
+    _assert_inert(output)
+    assert 'duplicate key "a" in ["\\n::error::PWN\\u001b[31m"]' in output
+
+
+def test_a_snippet_shows_control_characters_as_pictures_and_keeps_the_carets_aligned() -> None:
+    # An invalid file: the snippet is the raw line, with an OSC title and a clear-screen sequence.
+    text = '{"a": "\x1b]0;TITLE\x07\x1b[2J", "b": x}'
+    report = check(read_text(text, "m.json"))
+    lines = render_file(report)
+    _assert_inert("\n".join(lines))
+    at = next(i for i, line in enumerate(lines) if line.startswith("1 | "))
+    snippet, carets = lines[at], lines[at + 1]
+    assert snippet == '1 | {"a": "\u241b]0;TITLE\u2407\u241b[2J", "b": x}'
+    # BK002 points at the raw ESC (a control character inside a string): the caret is under its picture.
+    assert report.findings[0].code == "BK002" and report.findings[0].column == 8
+    assert snippet[carets.index("^")] == "\u241b"
+
+
+def test_a_long_line_is_cut_before_it_is_escaped() -> None:
+    # A 1 MB line and 100 findings: the window is cut first, so rendering stays cheap.
+    text = '{"scopes": [' + ",".join(['"x\\u001b"'] * 120) + "]" + " " * 500_000 + "}"
+    report = check(read_text(text, "m.json"))
+    lines = render_file(report)
+    _assert_inert("\n".join(lines))
+    assert max(map(len, lines)) < 400

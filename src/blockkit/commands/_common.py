@@ -130,8 +130,16 @@ def stdin_option(func: Callable[..., Any]) -> Callable[..., Any]:
              "(and, for lint, the project) as for a file there.")(func)
 
 
+def error_line(message: str) -> str:
+    """``blockkit: error: message`` for standard error, with control characters escaped: a path
+    holding a line feed must not start a line of its own (CI runners read stderr for commands too)."""
+    from blockkit.render.terminal import visible
+
+    return f"blockkit: error: {visible(message)}"
+
+
 def fail(message: str) -> NoReturn:
-    click.echo(f"blockkit: error: {message}", err=True)
+    click.echo(error_line(message), err=True)
     sys.exit(2)
 
 

@@ -30,8 +30,11 @@ def unified_diff(path: str, before: str, after: str) -> str:
 
 
 def _echo(text: str, err: bool = False) -> None:
+    from blockkit.render.terminal import visible
+
     # Messages can quote a manifest's "\ud800" escape: a lone surrogate UTF-8 cannot encode.
-    click.echo(text.encode("utf-8", "backslashreplace").decode("utf-8"), err=err)
+    # Paths and messages can hold control characters (escaped: render.terminal).
+    click.echo(visible(text).encode("utf-8", "backslashreplace").decode("utf-8"), err=err)
 
 
 def _outside(shown: str, real: Path, root: Path) -> str:

@@ -12,6 +12,7 @@ from blockkit.commands._common import (
     ContextFlags,
     context_options,
     emit,
+    error_line,
     expand_paths,
     report_options,
     stdin_option,
@@ -139,7 +140,7 @@ def run_check(paths: tuple[str, ...], flags: ContextFlags, *, layers: tuple[str,
         except ConfigError as exc:
             problems.append(str(exc))
     for problem in problems:
-        click.echo(f"blockkit: error: {problem}", err=True)
+        click.echo(error_line(problem), err=True)
     if report.files or not problems:
         emit(render(report, fmt, color=use_color(output is not None)), output)
     if problems:

@@ -136,14 +136,7 @@ class JsonText:
 
     def _members(self, pointer: str) -> list[tuple[int, int, int]]:
         """(key start, key end, value start) of the object's members that the spans know, in order."""
-        prefix = pointer + "/"
-        found = []
-        for child, (ks, ke) in self.spans.keys.items():
-            if child.startswith(prefix) and "/" not in child[len(prefix):]:
-                value = self.spans.values.get(child)
-                if value is not None:
-                    found.append((ks, ke, value[0]))
-        return sorted(found)
+        return self.spans.members(pointer)
 
     def _last_key_start(self, pointer: str, last_value_end: int) -> Optional[int]:
         for ks, _, vs in reversed(self._members(pointer)):

@@ -30,6 +30,7 @@ from blockkit.lint import baseline as baseline_file
 from blockkit.lint.baseline import Baseline, Entry, Key
 from blockkit.lint.config import LintConfig, PointerException, read_lint_config
 from blockkit.report import FileReport, Finding, Report
+from blockkit.rules.base import REGISTRY
 from blockkit.rules.lint.adoption import STALE_BASELINE_ENTRY, UNUSED_EXCEPTION
 
 
@@ -66,8 +67,13 @@ class LintPolicy:
         if base_path is not None:
             self._checked.add(base_path)
 
+        # The count of a lint rule's findings past the listing limit (BK010) goes with the rule.
+        silenced = {id(summary) for code, summary in report.more.items()
+                    if REGISTRY[code].layer == "lint" and not lint.enabled(code, relative)}
         kept: list[Finding] = []
         for finding in report.findings:
+            if id(finding) in silenced:
+                continue
             if finding.layer != "lint":
                 kept.append(finding)
                 continue

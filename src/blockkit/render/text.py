@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from blockkit.render.terminal import visible, visible_line
 from blockkit.report import FileReport, Finding, Report
 from blockkit.source import split_lines
 
@@ -17,7 +18,7 @@ def _paint(text: str, style: str, color: bool) -> str:
 def _snippet(lines: list[str], finding: Finding, color: bool) -> list[str]:
     if not (1 <= finding.line <= len(lines)):
         return []
-    source_line = lines[finding.line - 1].rstrip("\r\n").expandtabs(1)
+    source_line = lines[finding.line - 1].rstrip("\r\n")
     start = max(finding.column - 1, 0)
     if finding.end_line == finding.line:
         end = max(finding.end_column - 1, start + 1)
@@ -28,6 +29,8 @@ def _snippet(lines: list[str], finding: Finding, color: bool) -> list[str]:
     if len(source_line) > _SNIPPET_WIDTH:
         offset = max(0, min(start - 20, len(source_line) - _SNIPPET_WIDTH))
         source_line = source_line[offset: offset + _SNIPPET_WIDTH]
+    # Both keep one character per character, so the carets stay under the span.
+    source_line = visible_line(source_line.expandtabs(1))
     start -= offset
     end = min(end - offset, len(source_line) + 1)
     gutter = str(finding.line)
@@ -43,14 +46,16 @@ def _snippet(lines: list[str], finding: Finding, color: bool) -> list[str]:
 def render_file(file: FileReport, *, color: bool = False, show_snippets: bool = True) -> list[str]:
     out: list[str] = []
     lines = split_lines(file.text) if (show_snippets and file.text) else []
+    # Paths, messages and snippets can carry a manifest's control characters: shown escaped (render.terminal).
+    path = visible(file.path)
     for finding in file.findings:
-        location = f"{file.path}:{finding.line}:{finding.column}:"
+        location = f"{path}:{finding.line}:{finding.column}:"
         code = _paint(finding.code, finding.severity, color)
         label = "" if finding.severity == "error" else f"[{finding.severity}] "
-        out.append(f"{_paint(location, 'bold', color)} {code} {label}{finding.message}")
+        out.append(f"{_paint(location, 'bold', color)} {code} {label}{visible(finding.message)}")
         out.extend(_snippet(lines, finding, color))
         if finding.hint:
-            out.append(f"{' ' * len(str(finding.line))} = hint: {finding.hint}")
+            out.append(f"{' ' * len(str(finding.line))} = hint: {visible(finding.hint)}")
         if show_snippets:
             out.append("")
     return out

@@ -29,20 +29,24 @@ _GOOD_CAPS: tuple[tuple[str, int], ...] = (
 )
 
 
-def capped_strings(manifest: dict[str, Any]) -> Iterator[tuple[str, str, int]]:
-    """(pointer, value, cap) for every string the server caps by its raw length."""
+def capped_strings(manifest: dict[str, Any]) -> Iterator[tuple[tuple[Any, ...], Any, int]]:
+    """(path, value, cap) for every string the server caps by its raw length.
+
+    A path, not a pointer: the pointer is built only for a string that is too long
+    (a hostile manifest can hold hundreds of thousands of goods).
+    """
     for key, cap in _TOP_LEVEL_CAPS:
-        yield f"/{key}", manifest.get(key), cap
+        yield (key,), manifest.get(key), cap
     page = as_dict(manifest.get("page"))
     for key, cap in _PAGE_CAPS:
-        yield f"/page/{key}", page.get(key), cap
+        yield ("page", key), page.get(key), cap
     for index, item in enumerate(as_list(manifest.get("publicSettingsKeys"))):
-        yield pointer_join("/publicSettingsKeys", index), item, LIMITS.public_settings_key_len_max
+        yield ("publicSettingsKeys", index), item, LIMITS.public_settings_key_len_max
     for scope, text in as_dict(manifest.get("scopeJustifications")).items():
-        yield pointer_join("/scopeJustifications", scope), text, LIMITS.scope_justification_max
+        yield ("scopeJustifications", scope), text, LIMITS.scope_justification_max
     for index, good in iter_goods(manifest):
         for key, cap in _GOOD_CAPS:
-            yield pointer_join("/goods", index, key), good.get(key), cap
+            yield ("goods", index, key), good.get(key), cap
 
 
 @rule("BK224", "too-long-in-utf16", layer="server", severity="error")
@@ -68,10 +72,11 @@ def too_long_in_utf16(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hi
     ## Fix
     Shorten the string; count an emoji as two characters.
     """
-    for pointer, value, cap in capped_strings(manifest):
+    for path, value, cap in capped_strings(manifest):
         if not isinstance(value, str) or len(value) > cap:
             continue  # other types: BK102; over the cap in code points: BK105
         units = utf16_len(value)
         if units > cap:
+            pointer = pointer_join("", *path)
             yield Hit(pointer, f"{human_path(pointer)} is {units} UTF-16 code units long; at most {cap} are allowed",
                       hint="characters outside the Basic Multilingual Plane, such as most emoji, count 2")

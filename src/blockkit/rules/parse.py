@@ -52,3 +52,12 @@ declare("BK009", "duplicate-key", layer="parse", severity="warning", doc=_doc(
     "Reports every repeated key; the platform keeps the last value, and so does blockkit.",
     "Which value wins is easy to misread: the first one, the one a reader sees, is thrown away.",
     '{"version": "1.0.0", "version": "1.0.1"}', "Keep one of the keys."))
+declare("BK010", "findings-not-listed", layer="parse", severity="info", stage="submit", doc=_doc(
+    "A rule found more problems than blockkit lists in one file.",
+    "Lists at most 100 findings of one rule per file (the first ones in the file) and says, at the first of the "
+    "others, how many more there are. In a list or object far longer than any manifest needs, the schema's "
+    "findings are explained for the first 100 items that fail, and the other failing items are counted. A "
+    "server or lint rule stops after 1,000 findings; the count then says \"at least\".",
+    "A file of a few hundred kilobytes can hold hundreds of thousands of the same mistake; listing each one would "
+    "cost the validator seconds and gigabytes, and no reader needs more than the first hundred to see the problem.",
+    '"scopes": ["x", "x", ... 200,000 times]', "Fix the findings that are listed; the rest are the same mistake."))

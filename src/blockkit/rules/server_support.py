@@ -42,8 +42,9 @@ def string_span(ctx: RuleContext, pointer: str, start: int, end: int) -> Optiona
         lo, hi = ctx.locate(pointer, "value")
     except Exception:
         return None
-    literal = ctx.text[lo:hi]
-    if len(literal) < 2 or literal[0] != '"' or literal[-1] != '"' or "\\" in literal:
+    text = ctx.text
+    # Looked at in place, not sliced: a rule may ask for many spans of one very long string.
+    if hi - lo < 2 or text[lo] != '"' or text[hi - 1] != '"' or text.find("\\", lo, hi) != -1:
         return None
     return (lo + 1 + start, lo + 1 + end)
 

@@ -1,0 +1,221 @@
+"""Bounding the schema layer's work on lists and objects far longer than any manifest has.
+
+A schema validator reports every failing item of a list, and both engines pay for
+each report (jsonschema-rs about 4-30 µs, the reference engine more). A 1 MiB file
+can hold 500,000 failing items, so the schema layer validates a *pruned* copy of the
+document instead: in a list or object with more than ``ITEMS_MAX`` items whose items
+the schema constrains, it keeps
+
+- the first ``ITEMS_MAX`` items, and after them the failing ones until ``ITEMS_MAX``
+  items that fail are kept (so a failure at the end of a long list is still explained,
+  and the verdict never changes);
+- every member the schema names (``properties``, ``required``, ``dependentRequired``),
+  so object-level keywords see what they would see in the whole document;
+- in place of an object or list that nothing in the schema looks into (the value of an
+  unknown top-level key, say), ``null``: the engines convert every value they are given.
+
+Each dropped item is still checked, with a validator compiled for the items' schema
+(``is_valid`` only, under a microsecond), and those that fail are counted, so the
+report can say how many more there are. Everything the pruned copy keeps is validated
+exactly as in the whole document: the schema may use only keywords for which that
+holds (``_SAFE``) on the way down to a list or object, or nothing below it is pruned.
+``ITEMS_MAX`` is more than every ``maxItems`` of the schema plus one, so length
+limits fire as they would. A real manifest has no list or object this long: for it,
+the pruned copy is the document itself.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+# Longer lists and objects are pruned. Real manifests stay far below (goods <= 32,
+# targets <= 16, one entry per scope); it must exceed every maxItems in the schema.
+ITEMS_MAX = 100
+
+# Keywords under which pruning a list or object keeps every other outcome the same:
+# they look at one item at a time, at the named members, or at the length (kept > maxItems).
+_CONTAINER = frozenset({"type", "properties", "additionalProperties", "propertyNames", "required",
+                        "dependentRequired", "items", "maxItems", "minItems"})
+# Keywords that do not apply to lists and objects (validators ignore them there) or only annotate.
+_OTHER = frozenset({"pattern", "minLength", "maxLength", "format", "minimum", "maximum", "exclusiveMinimum",
+                    "exclusiveMaximum", "multipleOf", "title", "description", "$comment", "default", "examples",
+                    "deprecated", "readOnly", "writeOnly", "$schema", "$id", "$defs", "definitions"})
+_SAFE = _CONTAINER | _OTHER
+
+
+@dataclass
+class Tail:
+    """The failing items of one long list or object that were dropped: counted, not explained."""
+
+    path: list[Any]  # the container's path in the document
+    count: int  # how many dropped items fail
+    first: Any  # the index or key of the first of them
+    is_object: bool
+    limit: int  # how many failing items were kept
+
+
+@dataclass
+class Pruned:
+    document: Any  # the pruned copy (the document itself when nothing is long)
+    tails: list[Tail] = field(default_factory=list)
+    # id() of a pruned list -> the document index of each of its items (only where they differ)
+    indices: dict[int, list[int]] = field(default_factory=dict)
+
+    def original_path(self, path: list[Any]) -> list[Any]:
+        """A path in the pruned copy, as a path in the document."""
+        if not self.indices:
+            return path
+        out = []
+        node = self.document
+        for token in path:
+            if isinstance(node, list) and isinstance(token, int):
+                mapping = self.indices.get(id(node))
+                out.append(mapping[token] if mapping is not None else token)
+            else:
+                out.append(token)
+            try:
+                node = node[token]
+            except (KeyError, IndexError, TypeError):
+                node = None
+        return out
+
+
+_validators: dict[tuple[Any, ...], Any] = {}
+_lock = threading.Lock()
+
+
+def _item_check(schema: Any, where: tuple[Any, ...]) -> Callable[[Any], bool]:
+    """True when ``value`` passes ``schema`` (a subschema at ``where``); a value the fast engine
+    cannot take counts as failing, so it is kept and the reference engine explains it."""
+    if schema is True or schema is None:
+        return lambda value: True
+    if schema is False:
+        return lambda value: False
+    validator = _validators.get(where)
+    if validator is None:
+        import jsonschema_rs
+
+        with _lock:
+            validator = _validators.get(where)
+            if validator is None:
+                validator = _validators[where] = jsonschema_rs.Draft202012Validator(schema)
+    is_valid = validator.is_valid
+
+    def passes(value: Any) -> bool:
+        try:
+            return bool(is_valid(value))
+        except Exception:
+            return False
+
+    return passes
+
+
+def _named(schema: dict[str, Any]) -> set[str]:
+    named = set(schema.get("properties", {}))
+    named.update(key for key in schema.get("required", ()) if isinstance(key, str))
+    for trigger, needed in schema.get("dependentRequired", {}).items():
+        named.add(trigger)
+        named.update(needed)
+    return named
+
+
+def prune(document: Any, schema: Any, limit: Optional[int] = None) -> Pruned:
+    """The document with every list or object longer than ``limit`` (default ITEMS_MAX) pruned
+    (see the module's docstring)."""
+    result = Pruned(document)
+    result.document = _prune(document, schema, (), [], result, ITEMS_MAX if limit is None else limit)
+    return result
+
+
+def _prune(value: Any, schema: Any, where: tuple[Any, ...], path: list[Any], result: Pruned, limit: int) -> Any:
+    if not isinstance(value, (dict, list)) or not isinstance(schema, dict) or not _SAFE.issuperset(schema):
+        return value
+    if isinstance(value, dict):
+        return _prune_object(value, schema, where, path, result, limit)
+    items = schema.get("items")
+    if items is None or items is True:
+        return value  # nothing constrains the items
+    keep = range(len(value))
+    if len(value) > limit:
+        passes = _item_check(items, where + ("items",))
+        keep, count, first = _choose(((i, value[i]) for i in range(len(value))), passes, limit)
+        if count:
+            result.tails.append(Tail(list(path), count, first, is_object=False, limit=limit))
+    changed = len(keep) != len(value)
+    out = []
+    for index in keep:
+        item = value[index]
+        pruned = _prune(item, items, where + ("items",), path + [index], result, limit)
+        changed = changed or pruned is not item
+        out.append(pruned)
+    if not changed:
+        return value
+    if len(keep) and keep[-1] != len(keep) - 1:
+        result.indices[id(out)] = list(keep)
+    return out
+
+
+def _prune_object(value: dict[str, Any], schema: dict[str, Any], where: tuple[Any, ...], path: list[Any],
+                  result: Pruned, limit: int) -> dict[str, Any]:
+    properties = schema.get("properties", {})
+    extra = schema.get("additionalProperties", True)
+    names = schema.get("propertyNames")
+    keys: Any = value.keys()
+    if len(value) > limit and (extra is not True or names is not None):
+        named = _named(schema)
+        name_passes = _item_check(names, where + ("propertyNames",)) if names is not None else None
+        value_passes = _item_check(extra, where + ("additionalProperties",))
+
+        def passes(member: tuple[str, Any]) -> bool:
+            return (name_passes is None or name_passes(member[0])) and value_passes(member[1])
+
+        others = ((key, (key, item)) for key, item in value.items() if key not in named)
+        kept, count, first = _choose(others, passes, limit)
+        if count:
+            result.tails.append(Tail(list(path), count, first, is_object=True, limit=limit))
+        kept_set = set(kept)
+        keys = [key for key in value if key in named or key in kept_set]
+    changed = len(keys) != len(value)
+    out = {}
+    for key in keys:
+        item = value[key]
+        if key in properties:
+            pruned = _prune(item, properties[key], where + ("properties", key), path + [key], result, limit)
+        elif isinstance(extra, dict):
+            pruned = _prune(item, extra, where + ("additionalProperties",), path + [key], result, limit)
+        elif extra is True and isinstance(item, (dict, list)):
+            # Nothing in the schema looks inside: left out, or the engine would convert it all (an
+            # unknown key can hold most of a megabyte) just to find nothing there.
+            pruned = None
+        else:
+            pruned = item
+        changed = changed or pruned is not item
+        out[key] = pruned
+    return out if changed else value
+
+
+def _choose(items: Any, passes: Callable[[Any], bool], limit: int) -> tuple[list[Any], int, Optional[Any]]:
+    """(the tokens to keep, how many failing items were dropped, the first of those).
+
+    Keeps the first ``limit`` items, then failing ones until ``limit`` failing items are kept.
+    """
+    kept: list[Any] = []
+    failing = 0
+    count = 0
+    first = None
+    for token, item in items:
+        if len(kept) < limit:
+            kept.append(token)
+            if not passes(item):
+                failing += 1
+        elif not passes(item):
+            if failing < limit:
+                kept.append(token)
+                failing += 1
+            else:
+                count += 1
+                if first is None:
+                    first = token
+    return kept, count, first
