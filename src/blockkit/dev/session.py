@@ -123,8 +123,13 @@ class DevSession:
 
         # Ports first: a run that cannot listen leaves no trace file behind.
         servers = ServerPair(self.options.block_port, self.options.host_port)
+        # The default trace lies in the block's own folder, whose links nobody vouches for.
+        root = None if self.options.trace_path else self.manifest.block_dir.absolute()
         try:
-            self.trace = TraceLog(self.trace_path)
+            self.trace = TraceLog(self.trace_path, root=root)
+        except DevError:
+            servers.stop()
+            raise
         except OSError as exc:
             servers.stop()
             raise DevError(f"cannot write the trace to {self.trace_path}: {exc.strerror or exc}") from None
