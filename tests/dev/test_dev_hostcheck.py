@@ -3,13 +3,26 @@
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
 
-from blockkit.dev.hostcheck import HostAllowlist, HostGuard, OriginPolicy, check_entry, split_host
+from blockkit.dev.hostcheck import (
+    HostAllowlist,
+    HostGuard,
+    OriginPolicy,
+    check_entry,
+    split_host,
+)
 
 PORT = 18082
+
+
+def in_own_loop(coroutine: Any) -> Any:
+    # A thread of its own: in a full run, Playwright's sync API keeps an event loop on the main thread.
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result(timeout=30)
 
 
 @pytest.mark.parametrize(
@@ -90,7 +103,7 @@ def call(guard: HostGuard, scope: dict[str, Any]) -> tuple[int | str, bytes]:
         sent.append(message)
 
     guard.app = app
-    asyncio.run(guard(scope, receive, send))
+    in_own_loop(guard(scope, receive, send))
     if reached:
         return "app", b""
     start = sent[0]

@@ -17,6 +17,7 @@ import socket
 import subprocess
 import sys
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -32,6 +33,12 @@ EVIL = "https://evil.example"
 ALLOWED = "dev.example.test"
 # The review's payload: an OSC that retitles the terminal, then a CI workflow command on a new line.
 HOSTILE_TYPE = "\x1b]0;PWNED-TITLE\x07\n::error::PWN"
+
+
+def in_own_loop(coroutine: Any) -> Any:
+    # A thread of its own: in a full run, Playwright's sync API keeps an event loop on the main thread.
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result(timeout=30)
 
 
 @pytest.fixture
@@ -240,5 +247,5 @@ def test_accepted_connections_get_tcp_nodelay() -> None:
             await reader.read()
             writer.close()
 
-    asyncio.run(main())
+    in_own_loop(main())
     assert seen and seen[0] != 0

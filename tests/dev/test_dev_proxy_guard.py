@@ -120,7 +120,7 @@ def test_a_foreign_host_never_reaches_the_dev_server(session: DevSession, vite: 
 def test_the_dev_servers_cors_passes_through_untouched(session: DevSession, vite: FakeVite) -> None:
     # The review's reproduction (with the forged Host now refused, the plain cross-site read):
     for path in ("/src/main.ts", "/@vite/client"):
-        status, headers, body = get(session, path, origin=EVIL)
+        status, headers, _ = get(session, path, origin=EVIL)
         assert status == 200 and "access-control-allow-origin" not in headers, headers
     local = "http://localhost:5173"
     assert get(session, "/src/main.ts", origin=local)[1]["access-control-allow-origin"] == local

@@ -220,10 +220,9 @@ class HostGuard:
         if kind == "websocket":
             if origin is not None and not self.websocket_origins.allows(origin):
                 return f"a WebSocket from Origin {_show(origin)} is not taken here"
-        elif self.write_origins is not None and method.upper() not in SAFE_METHODS:
-            if not self.write_origins.allows(origin):
-                sent = "no Origin" if origin is None else f"Origin {_show(origin)}"
-                return f"a {method.upper()} with {sent} is not taken here: only this server's own pages may write"
+        elif self.write_origins is not None and method.upper() not in SAFE_METHODS and not self.write_origins.allows(origin):
+            sent = "no Origin" if origin is None else f"Origin {_show(origin)}"
+            return f"a {method.upper()} with {sent} is not taken here: only this server's own pages may write"
         return None
 
 
