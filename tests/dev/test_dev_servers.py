@@ -108,7 +108,8 @@ def test_an_unreachable_proxy_target_is_a_clear_502(tmp_path: Path) -> None:
 
 def test_the_command_serves_until_ctrl_c(tmp_path: Path) -> None:
     process = subprocess.Popen(
-        [sys.executable, "-m", "blockkit.cli", "dev", str(FIXTURES / "handshake"), "--trace", str(tmp_path / "t.jsonl")],
+        [sys.executable, "-m", "blockkit.cli", "dev", str(FIXTURES / "handshake"), "--trace", str(tmp_path / "t.jsonl"),
+         "--allowed-host", "Dev.Example.Test"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -122,6 +123,11 @@ def test_the_command_serves_until_ctrl_c(tmp_path: Path) -> None:
         assert host_url and block_url, banner
         assert fetch(host_url.group(0))[0] == 200
         assert fetch(block_url.group(0) + "index.html")[0] == 200
+        # Another name answers only when --allowed-host gives it, and the banner says so.
+        assert "also for   dev.example.test" in [process.stdout.readline() for _ in range(2)][1]
+        port = host_url.group(0).rsplit(":", 1)[1].rstrip("/")
+        assert fetch(host_url.group(0), headers={"host": f"dev.example.test:{port}"})[0] == 200
+        assert fetch(host_url.group(0), headers={"host": f"other.example.test:{port}"})[0] == 403
         # A violation found while serving is said in the terminal as well.
         fetch(host_url.group(0) + "api/inbound", {"t": 1, "jsType": "string", "data": "hi"})
         process.send_signal(signal.SIGINT)

@@ -4,6 +4,11 @@ HTTP requests always. WebSockets (Vite's hot reload) when the ``websockets``
 package is installed: uvicorn needs it to accept a WebSocket at all. Without
 it, Vite's client cannot connect through the block origin and says so in the
 console, which ``--check`` reports.
+
+Requests get here only past the block origin's Host and Origin checks
+(:mod:`blockkit.dev.hostcheck`). The dev server then sees the path as the
+browser sent it and the page's own ``Origin``, and its answers, CORS headers
+included, come back untouched: its own protections (Vite's, CVE-2025-24010) stand.
 """
 
 from __future__ import annotations
