@@ -157,19 +157,20 @@ class DevSession:
         host_hosts = HostAllowlist(servers.host_port, self.allowed_hosts)
         # The block frame's origin: its own, or "null" when the sandbox makes it opaque.
         frame_origins = OriginPolicy((block_hosts,), opaque=_opaque_frame(self.manifest.iframe.sandbox))
-        block_app = build_block_app(
-            self.source.root,
-            self.source.proxy,
-            hosts=block_hosts,
-            frame_origins=frame_origins,
-            # Hot reload's socket is opened by the frame; the host page may open one too.
-            websocket_origins=OriginPolicy((block_hosts, host_hosts), opaque=frame_origins.opaque),
-            hint=ALLOWED_HOST_HINT,
-            on_note=self.options.on_note,
-        )
         try:
+            block_app = build_block_app(
+                self.source.root,
+                self.source.proxy,
+                hosts=block_hosts,
+                frame_origins=frame_origins,
+                # Hot reload's socket is opened by the frame; the host page may open one too.
+                websocket_origins=OriginPolicy((block_hosts, host_hosts), opaque=frame_origins.opaque),
+                hint=ALLOWED_HOST_HINT,
+                on_note=self.options.on_note,
+            )
             servers.start(block_app, build_host_app(setup, hosts=host_hosts, hint=ALLOWED_HOST_HINT))
         except BaseException:
+            servers.stop()  # closes both sockets; a no-op for servers that never started
             self.trace.close()
             raise
 
