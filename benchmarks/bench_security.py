@@ -115,6 +115,13 @@ def duplicate_objects(n: int) -> Callable[[Path], list[str]]:
     return make
 
 
+def toplevel_keys(n: int) -> Callable[[Path], list[str]]:
+    def make(folder: Path) -> list[str]:
+        doc = dict(EXAMPLE, **{f"nam{i}": 0 for i in range(n)})
+        return _cli("lint", "--format", "json", str(_file(folder, json.dumps(doc, separators=(",", ":")))))
+    return make
+
+
 def text_input(build: str) -> Callable[[Path], list[str]]:
     """A manifest given to blockkit.validate as a str (no file): ``build`` makes ``s``."""
 
@@ -163,6 +170,12 @@ CASES: list[tuple[str, str, str, Callable[[Path], list[str]]]] = [
     ("goods-16k", "4", "16k goods with a bad price, validate --format json",
      many("goods", [{"id": f"good-{i}", "title": "Good", "priceBuzz": -1} for i in range(16_000)])),
     ("dupobj-74k", "4", "74k objects each with a duplicate key, validate --format json", duplicate_objects(74_000)),
+    # Not in the review: the other shapes of row 4 that hold the most findings per byte.
+    ("goods-empty-300k", "4+", "300k empty goods (3 missing keys each), validate --format json", many("goods", [{}] * 300_000)),
+    ("scopes-int-400k", "4+", "400k numbers as scopes, validate --format json", many("scopes", [0] * 400_000)),
+    ("targets-60k", "4+", "60k targets naming an unknown slot, validate --format json",
+     many("targets", [{"slotId": "x"}] * 60_000)),
+    ("toplevel-70k-lint", "4+", "70k unknown top-level keys (each a near miss), lint --format json", toplevel_keys(70_000)),
     ("text-10mb", "5", "10 MB str (a 10 MB value), validate(str)", text_input("d['x'] = 'a' * (10 << 20); s = json.dumps(d)")),
     ("text-targets-300k", "5", "300k targets as an 8 MB str, validate(str)",
      text_input("d['targets'] = [{'slotId': 'x'}] * 300_000; s = json.dumps(d)")),

@@ -463,9 +463,10 @@ def scan(text: str, start: int = 0, max_depth: Optional[int] = None) -> Spans:
 # step, name and value together, unless its value is a container. Valid JSON needs no more parsing.
 _STR = r'"[^"\\]*(?:\\.[^"\\]*)*"'
 _ATOM = r'[^ \t\n\r{}\[\],:"]+'  # a number, true, false or null
+_OPEN = r'[{\[](?:[ \t\n\r]*[}\]])?'  # an opening bracket, or a whole empty object or list
 _STEP = re.compile(
-    rf'[ \t\n\r,]*(?:({_STR})(?:[ \t\n\r]*:[ \t\n\r]*(?:({_STR})|({_ATOM})|([{{\[])))?'  # 1 string or name, 2-4 its value
-    rf'|([{{\[])|([}}\]])|({_ATOM}))'  # 5 open, 6 close, 7 atom
+    rf'[ \t\n\r,]*(?:({_STR})(?:[ \t\n\r]*:[ \t\n\r]*(?:({_STR})|({_ATOM})|({_OPEN})))?'  # 1 string or name, 2-4 its value
+    rf'|({_OPEN})|([}}\]])|({_ATOM}))'  # 5 open, 6 close, 7 atom
 )
 
 
@@ -525,9 +526,14 @@ class _ValidScan:
                     kids.append(node)
                 key_starts(-1)
             if group == 4 or group == 5:
-                kids = children[node] = {} if match.group(group) == "{" else array("i")
-                stack.append(node)
-                parent = node
+                bracket = match.group(group)
+                if len(bracket) == 1:
+                    kids = children[node] = {} if bracket == "{" else array("i")
+                    stack.append(node)
+                    parent = node
+                else:  # empty: opened and closed in one step
+                    children[node] = {} if bracket[0] == "{" else array("i")
+                    ends[node] = match.end()
             if repeated and duplicates is not None and len(found) >= duplicates:
                 self.kids, self.parent = kids, parent
                 return spans
