@@ -866,12 +866,14 @@ def operation(
     decisions: tuple[str, ...] = (),
     tags: tuple[str, ...] = (),
     description: str | None = None,
+    security: list[dict[str, list[str]]] | None = None,
 ) -> dict[str, Any]:
-    security = {
-        "Public": [],
-        "Mixed": [{}, {"bearer": []}],
-        "Authenticated": [{"bearer": []}],
-    }[auth]
+    if security is None:
+        security = {
+            "Public": [],
+            "Mixed": [{}, {"bearer": []}],
+            "Authenticated": [{"bearer": []}],
+        }[auth]
     op: dict[str, Any] = {
         "operationId": op_id,
         "summary": summary,
@@ -1169,7 +1171,7 @@ def paths() -> dict[str, Any]:
         "get": operation(
             "listImages",
             "The images feed.",
-            "Mixed",
+            "Public",
             [
                 limit(0, 200, 50),
                 page(note="Honoured only for lookups by imageId, or by modelId without modelVersionId; ignored whenever cursor is set."),
@@ -1214,6 +1216,7 @@ def paths() -> dict[str, Any]:
                 ),
             },
             decisions=("D-images-auth",),
+            security=[{}, {"bearer": []}],
             tags=("images",),
             description="An empty items array is not the end; the results end only when nextCursor is absent.",
         )
