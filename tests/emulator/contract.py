@@ -149,7 +149,7 @@ class Contract:
         pointer = _pointer("paths", op.path, op.method, "responses", key, "content", ctype, "schema")
         for error in sorted(self.validator(pointer).iter_errors(data), key=lambda e: list(e.absolute_path)):
             where = "/" + "/".join(str(p) for p in error.absolute_path)
-            found.append(f"{op.label} {status}: body at {where}: {error.message[:300]}")
+            found.append(f"{op.label} {status}: body at {where}: [{error.validator}] {error.message[:300]}")
             if len(found) > 20:
                 found.append("... more")
                 break
