@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "diff": ("blockkit.commands.diff", "Compare two versions of a manifest as review would."),
     "new": ("blockkit.commands.new", "Scaffold a new block."),
     "dev": ("blockkit.commands.dev", "Run a block in a local host that behaves like the platform."),
+    "emulator": ("blockkit.commands.emulator", "Serve the platform's APIs (catalogue, OAuth, orchestration) locally."),
 }
 
 

@@ -1,0 +1,44 @@
+"""The catalogue origin: ``{base_url}/api/v1`` (one module per resource family).
+
+``ROUTE_MODULES`` lists the family modules; each exposes ``routes`` (a list of
+starlette routes relative to /api/v1). To add a family, write
+``catalogue/<family>.py`` (see ``enums.py`` for the shape) and
+``store/<family>.py`` (its SQL), then add the module here.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.routing import Mount
+
+from blockkit.emulator.catalogue.errors import EXCEPTION_HANDLERS
+from blockkit.emulator.region import RegionMiddleware
+
+if TYPE_CHECKING:
+    from blockkit.emulator.state import EmulatorState
+
+API_PREFIX = "/api/v1"
+
+# Family modules, each with ``routes``; mounted under /api/v1 in this order.
+ROUTE_MODULES: tuple[str, ...] = (
+    "blockkit.emulator.catalogue.enums",
+)
+
+
+def build_catalogue_app(state: EmulatorState) -> Starlette:
+    from blockkit.emulator import control
+
+    api_routes = []
+    for name in ROUTE_MODULES:
+        api_routes.extend(importlib.import_module(name).routes)
+    app = Starlette(
+        routes=[Mount(API_PREFIX, routes=api_routes), Mount(control.PREFIX, routes=control.routes)],
+        middleware=[Middleware(RegionMiddleware, sfw_only=state.options.sfw_only)],
+        exception_handlers=EXCEPTION_HANDLERS,
+    )
+    app.state.emulator = state
+    return app

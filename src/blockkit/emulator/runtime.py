@@ -1,0 +1,154 @@
+"""One running emulator: data directory, store, seed, clock, the three origins.
+
+:class:`Emulator` is the in-process form (``with Emulator(options) as emu:``;
+``blockkit dev`` and tests use it); :func:`run_foreground` is ``blockkit
+emulator start``: it serves until SIGINT or SIGTERM, then stops cleanly (requests
+finish, the WAL is checkpointed into the database file, a temporary data
+directory is removed).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any, Callable, TextIO
+
+import orjson
+
+from blockkit.emulator.clock import Clock
+from blockkit.emulator.errors import EmulatorError
+from blockkit.emulator.options import EmulatorOptions
+from blockkit.emulator.server import EmulatorServer, build_apps
+from blockkit.emulator.state import Urls
+from blockkit.emulator.store import Store
+
+TEMP_PREFIX = "blockkit-emulator-"
+
+
+class Emulator:
+    """Start with ``start()`` (or ``with``); ``urls``, ``data_dir``, ``store`` and ``clock`` then hold."""
+
+    def __init__(self, options: EmulatorOptions, *, note: Callable[[str], None] | None = None) -> None:
+        self.options = options
+        self._note = note or (lambda text: None)
+        self.server: EmulatorServer | None = None
+        self.store: Store | None = None
+        self.clock: Clock | None = None
+        self.data_dir: Path | None = None
+        self._temporary = options.data is None
+
+    @property
+    def urls(self) -> Urls:
+        if self.server is None:
+            raise EmulatorError("the emulator is not started")
+        return self.server.urls
+
+    def start(self) -> Emulator:
+        from blockkit.emulator import seed
+
+        # Sockets first: a busy port fails before any work, and port 0 knows its URLs.
+        self.server = EmulatorServer(self.options)
+        try:
+            if self._temporary:
+                self.data_dir = Path(tempfile.mkdtemp(prefix=TEMP_PREFIX))
+            else:
+                assert self.options.data is not None
+                self.data_dir = Path(self.options.data).resolve()
+            self.store = Store.open(self.data_dir)
+            for line in seed.ensure_seeded(self.store, self.options.seed, self.options.scale):
+                self._note(line)
+            self.clock = Clock(self.store)
+            apps = build_apps(self.store, self.clock, self.options, self.server.urls)
+            self.server.start(apps)
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def ready_info(self) -> dict[str, Any]:
+        """What the ready file holds."""
+        return {**self.urls.as_dict(), "pid": os.getpid(), "data": str(self.data_dir)}
+
+    def stop(self) -> None:
+        """Stop serving, checkpoint and close the store, remove a temporary data directory. Idempotent."""
+        if self.server is not None:
+            self.server.stop()
+        if self.store is not None:
+            try:
+                self.store.checkpoint()
+            finally:
+                self.store.close()
+            self.store = None
+        if self._temporary and self.data_dir is not None:
+            shutil.rmtree(self.data_dir, ignore_errors=True)
+
+    def __enter__(self) -> Emulator:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def write_ready_file(path: Path, info: dict[str, Any]) -> None:
+    """Write the ready file atomically (a reader never sees half of it)."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_bytes(orjson.dumps(info, option=orjson.OPT_INDENT_2) + b"\n")
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise EmulatorError(f"{path}: cannot write the ready file: {exc.strerror or exc}") from None
+
+
+def run_foreground(options: EmulatorOptions, *, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
+    """``blockkit emulator start``: serve until SIGINT/SIGTERM, then stop cleanly. Returns the exit status."""
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: Any) -> None:
+        stop.set()
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    emulator = Emulator(options, note=lambda text: print(f"blockkit emulator: {text}", file=err, flush=True))
+    try:
+        emulator.start()
+        urls = emulator.urls
+        print(f"base_url          {urls.base_url}   (catalogue: {urls.base_url}/api/v1)", file=out)
+        print(f"auth_url          {urls.auth_url}   (OAuth)", file=out)
+        print(f"orchestration_url {urls.orchestration_url}   (orchestration)", file=out, flush=True)
+        if options.ready_file is not None:
+            write_ready_file(options.ready_file, emulator.ready_info())
+        print(f"blockkit emulator: data in {emulator.data_dir}"
+              f"{' (temporary, removed at exit)' if options.data is None else ''}; Ctrl-C stops.",
+              file=err, flush=True)
+        while not stop.wait(0.25):
+            if emulator.server is None or not emulator.server.running:
+                raise EmulatorError("the server stopped unexpectedly")
+        print("blockkit emulator: stopping", file=err, flush=True)
+        return 0
+    finally:
+        # Ctrl-C again while stopping must not leave a half-closed store: ignore it now.
+        for sig in previous:
+            signal.signal(sig, signal.SIG_IGN)
+        try:
+            emulator.stop()
+            if options.ready_file is not None:
+                _remove_ready_file(options.ready_file)
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+
+def _remove_ready_file(path: Path) -> None:
+    """Remove the ready file if it is still ours (a stale one would point at dead ports)."""
+    try:
+        info = orjson.loads(Path(path).read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return
+    if isinstance(info, dict) and info.get("pid") == os.getpid():
+        Path(path).unlink(missing_ok=True)

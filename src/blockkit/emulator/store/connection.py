@@ -1,0 +1,206 @@
+"""The SQLite store: one file in the data directory, WAL mode, one connection per thread.
+
+Starlette runs sync endpoints in a thread pool, so each thread gets its own
+connection (``Store.connection()``); WAL lets those readers run while the CLI or
+a request writes, and ``busy_timeout`` makes a writer wait for another instead
+of failing at once. Every problem with the file itself (not SQLite, corrupt,
+locked, another application's database, a schema newer than this blockkit) is
+raised as one :class:`StoreError` with a one-line message.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from blockkit.emulator.errors import StoreError
+
+DB_FILENAME = "emulator.sqlite3"
+# PRAGMA application_id marks the file as ours ("BKem"); a database with another id is
+# some other program's and is never touched.
+APPLICATION_ID = 0x424B656D
+DEFAULT_BUSY_TIMEOUT_MS = 5000
+
+
+def describe_sqlite_error(path: Path, exc: sqlite3.Error, busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS) -> str:
+    """One line that says what is wrong with the database file, for a person."""
+    text = str(exc)
+    lowered = text.lower()
+    if "locked" in lowered or "busy" in lowered:
+        return (f"{path}: the database is locked by another process (waited {busy_timeout_ms / 1000:g} s);"
+                " stop the other emulator or command using this data directory and try again")
+    if "not a database" in lowered or "malformed" in lowered or "corrupt" in lowered:
+        return f"{path}: the database file is corrupt or not an SQLite database ({text})"
+    if "unable to open" in lowered:
+        return f"{path}: cannot open the database file (is the directory writable?)"
+    if "readonly" in lowered or "read-only" in lowered:
+        return f"{path}: the database file is read-only"
+    if "disk" in lowered and "full" in lowered:
+        return f"{path}: the disk is full"
+    return f"{path}: {text}"
+
+
+class Store:
+    """The data directory's database. Open with :meth:`open`; close with :meth:`close`."""
+
+    def __init__(self, path: Path, *, busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS) -> None:
+        self.path = path
+        self.busy_timeout_ms = busy_timeout_ms
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._connections: list[sqlite3.Connection] = []
+        self._closed = False
+
+    # --- opening ----------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, data_dir: Path, *, busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS, check: bool = True) -> Store:
+        """Open (creating if needed) the store in ``data_dir``: validate, migrate, index.
+
+        ``check`` runs SQLite's quick integrity check, which catches a damaged file
+        before a request trips over it.
+        """
+        from blockkit.emulator.store import migrate
+
+        data_dir = Path(data_dir)
+        try:
+            data_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"{data_dir}: cannot create the data directory: {exc.strerror or exc}") from None
+        path = data_dir / DB_FILENAME
+        if path.exists() and not path.is_file():
+            raise StoreError(f"{path}: not a file")
+        store = cls(path, busy_timeout_ms=busy_timeout_ms)
+        try:
+            with store.guard():
+                migrate.prepare(store)
+                if check:
+                    store._quick_check()
+                migrate.apply_indexes(store)
+        except BaseException:
+            store.close()
+            raise
+        return store
+
+    def _quick_check(self) -> None:
+        rows = self.connection().execute("PRAGMA quick_check").fetchall()
+        problems = [row[0] for row in rows if row[0] != "ok"]
+        if problems:
+            raise StoreError(f"{self.path}: the database file is corrupt ({problems[0]})")
+
+    # --- connections ------------------------------------------------------------------
+
+    def connection(self) -> sqlite3.Connection:
+        """This thread's connection (made on first use)."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            if self._closed:
+                raise StoreError(f"{self.path}: the store is closed")
+            conn = self._connect()
+            self._local.conn = conn
+        return conn
+
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            # isolation_level=None: no implicit transactions; read() and write() say BEGIN.
+            # check_same_thread=False only so close() can close every thread's connection;
+            # each connection is still used by the one thread that made it.
+            conn = sqlite3.connect(self.path, timeout=self.busy_timeout_ms / 1000, isolation_level=None,
+                                   check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise StoreError(describe_sqlite_error(self.path, exc, self.busy_timeout_ms)) from None
+        conn.row_factory = sqlite3.Row
+        try:
+            for pragma in (
+                f"PRAGMA busy_timeout = {int(self.busy_timeout_ms)}",
+                "PRAGMA foreign_keys = ON",
+                # Safe with WAL: a crash can lose the last commits, never corrupt the file; a
+                # clean stop checkpoints (see checkpoint()).
+                "PRAGMA synchronous = NORMAL",
+                "PRAGMA temp_store = MEMORY",
+                "PRAGMA cache_size = -16000",
+            ):
+                conn.execute(pragma)
+        except sqlite3.Error as exc:
+            conn.close()
+            raise StoreError(describe_sqlite_error(self.path, exc, self.busy_timeout_ms)) from None
+        with self._lock:
+            self._connections.append(conn)
+        return conn
+
+    # --- transactions -----------------------------------------------------------------
+
+    @contextmanager
+    def read(self) -> Iterator[sqlite3.Connection]:
+        """A read transaction: every query inside sees one snapshot."""
+        conn = self.connection()
+        if conn.in_transaction:  # nested inside read()/write(): share the outer one
+            yield conn
+            return
+        conn.execute("BEGIN")
+        try:
+            yield conn
+        finally:
+            if conn.in_transaction:  # an error inside may already have ended it
+                conn.execute("COMMIT")
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction (BEGIN IMMEDIATE: take the write lock now, waiting up to busy_timeout)."""
+        conn = self.connection()
+        if conn.in_transaction:
+            yield conn
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    @contextmanager
+    def guard(self) -> Iterator[None]:
+        """Turn SQLite errors about the file into one-line StoreErrors (for the CLI and start-up)."""
+        try:
+            yield
+        except sqlite3.Error as exc:
+            raise StoreError(describe_sqlite_error(self.path, exc, self.busy_timeout_ms)) from None
+
+    # --- facts about the file ---------------------------------------------------------
+
+    def pragma(self, name: str) -> int:
+        return int(self.connection().execute(f"PRAGMA {name}").fetchone()[0])
+
+    @property
+    def schema_version(self) -> int:
+        return self.pragma("user_version")
+
+    # --- stopping ---------------------------------------------------------------------
+
+    def checkpoint(self) -> None:
+        """Copy the WAL into the main file and truncate it, so the file alone holds everything."""
+        with self.guard():
+            self.connection().execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    def close(self) -> None:
+        """Close every thread's connection. Idempotent."""
+        with self._lock:
+            connections, self._connections = self._connections, []
+            self._closed = True
+        for conn in connections:
+            try:
+                conn.close()
+            except sqlite3.Error:  # a connection mid-statement in a dying thread: nothing to save
+                pass
+        self._local = threading.local()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
