@@ -36,8 +36,7 @@ def _start(tmp: Path, *extra: str) -> tuple[subprocess.Popen[bytes], dict[str, A
     ready = tmp / "ready.json"
     log = (tmp / "emulator.log").open("wb")
     cmd = [
-        sys.executable, "-c", "import sys; from blockkit.cli import main; sys.exit(main())",
-        "emulator", "start", "--port", "0", "--seed", str(SEED), "--ready-file", str(ready), *extra,
+        sys.executable, "-m", "blockkit", "emulator", "start", "--port", "0", "--seed", str(SEED), "--ready-file", str(ready), *extra,
     ]
     proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=os.environ.copy())
     deadline = time.monotonic() + READY_TIMEOUT_S
@@ -75,6 +74,78 @@ def emulator(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any
         yield info
     finally:
         _stop(proc)
+
+
+@pytest.fixture(scope="session")
+def landmarks(emulator: dict[str, Any]) -> dict[str, Any]:
+    """The seed's named fixtures (ids, names, hashes), read from the running emulator's store."""
+    from blockkit.emulator.seed import landmarks as read_landmarks
+    from blockkit.emulator.store import Store
+
+    store = Store.open(Path(emulator["data"]), check=False)
+    try:
+        return read_landmarks(store)
+    finally:
+        store.close()
+
+
+def _cli(*args: str) -> str:
+    done = subprocess.run([sys.executable, "-m", "blockkit", "emulator", *args], capture_output=True, text=True,
+                          timeout=60)
+    if done.returncode != 0:
+        pytest.fail(f"blockkit emulator {' '.join(args)} failed ({done.returncode}): {done.stderr.strip()}")
+    return done.stdout
+
+
+@pytest.fixture(scope="session")
+def seeded_users(emulator: dict[str, Any]) -> list[dict[str, Any]]:
+    """``blockkit emulator users --format json``: id, username, tier, status of every seeded user."""
+    users = json.loads(_cli("users", "--data", str(emulator["data"]), "--format", "json"))
+    assert isinstance(users, list) and users
+    return users
+
+
+def _user(users: list[dict[str, Any]], member: bool) -> dict[str, Any]:
+    for user in users:
+        if user["status"] == "active" and int(user["id"]) > 0 and (user["tier"] != "free") == member:
+            return user
+    pytest.fail(f"the seed has no active {'member' if member else 'free'} user: {users[:5]}")
+
+
+def token_for(emulator: dict[str, Any], username: str) -> str:
+    """An access token for ``username``: a confidential client they own, client_credentials grant."""
+    client = json.loads(_cli(
+        "client", "add", "--name", f"tests-{username}", "--redirect-uri", "http://127.0.0.1/callback",
+        "--confidential", "--owner", username, "--data", str(emulator["data"]),
+    ))
+    response = httpx.post(
+        f"{str(emulator['auth_url']).rstrip('/')}/api/auth/oauth/token",
+        data={"grant_type": "client_credentials", "client_id": client["client_id"],
+              "client_secret": client["client_secret"]},
+        timeout=30.0,
+    )
+    assert response.status_code == 200, response.text
+    return str(response.json()["access_token"])
+
+
+@pytest.fixture(scope="session")
+def member(seeded_users: list[dict[str, Any]]) -> dict[str, Any]:
+    return _user(seeded_users, member=True)
+
+
+@pytest.fixture(scope="session")
+def free_user(seeded_users: list[dict[str, Any]]) -> dict[str, Any]:
+    return _user(seeded_users, member=False)
+
+
+@pytest.fixture(scope="session")
+def member_token(emulator: dict[str, Any], member: dict[str, Any]) -> str:
+    return token_for(emulator, member["username"])
+
+
+@pytest.fixture(scope="session")
+def free_token(emulator: dict[str, Any], free_user: dict[str, Any]) -> str:
+    return token_for(emulator, free_user["username"])
 
 
 @pytest.fixture(scope="session")
