@@ -28,6 +28,7 @@ ROUTE_MODULES: tuple[str, ...] = (
     "blockkit.emulator.catalogue.enums",
     "blockkit.emulator.catalogue.openapi",
     "blockkit.emulator.catalogue.me",
+    "blockkit.emulator.catalogue.models",
 )
 
 
