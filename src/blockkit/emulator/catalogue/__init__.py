@@ -29,6 +29,9 @@ ROUTE_MODULES: tuple[str, ...] = (
     "blockkit.emulator.catalogue.openapi",
     "blockkit.emulator.catalogue.me",
     "blockkit.emulator.catalogue.models",
+    "blockkit.emulator.catalogue.model_versions",
+    "blockkit.emulator.catalogue.vault",
+    "blockkit.emulator.catalogue.permissions",
 )
 
 
