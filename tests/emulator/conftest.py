@@ -1,79 +1,90 @@
-"""Fixtures for the emulator tests: one running emulator per session and a client
-whose every response is checked against the OpenAPI document.
+"""Fixtures for the emulator tests.
 
-``emulator`` starts ``blockkit emulator start --port 0 --ready-file PATH`` (the CLI
-contract of DESIGN.md) once per session and yields the ready file's JSON
-(``base_url``, ``auth_url``, ``orchestration_url``, ``pid``, ``data``).
+From the core (store, seed, CLI, HTTP plumbing):
 
-``api`` is an ``httpx.Client`` on ``base_url`` with the conformance hook installed:
-any answer that departs from ``openapi.json`` fails the test that received it.
-Use ``raw_api`` only to look at an answer the hook would refuse (the contract's
-own tests).
+- ``emulator`` (session): one subprocess started as a user would (``python -m blockkit
+  emulator start --port 0 --ready-file ...``); yields the ready-file dict (base_url,
+  auth_url, orchestration_url, pid, data). Tests must not change its catalogue data.
+- ``start_emulator`` (function): a factory for tests that need their own process
+  (signals, --data, --sfw-only); every process it starts is stopped at the end.
+- ``live_emulator`` (function): an in-process :class:`Emulator` on a fresh temporary
+  data directory, for tests that reach into the store while it serves.
+- ``seeded_store`` (session): the small seed in a store, read-only by convention.
+
+From the contract (API conformance):
+
+- ``api`` is an ``httpx.Client`` on ``base_url`` with the conformance hook installed:
+  any answer that departs from ``openapi.json`` fails the test that received it.
+  Use ``raw_api`` only to look at an answer the hook would refuse (the contract's
+  own tests). ``landmarks``, ``seeded_users``, ``member_token``, ``free_token``.
+
+From the models family: ``mint`` (tokens written straight into the running store) and
+``store_of`` (a connection to it, to compute what to expect).
+
+HTTP and subprocess helpers are in ``emulator_helpers.py`` (``get_json``, ``post_json``,
+``blockkit``).
 """
 
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import httpx
 import pytest
+from emulator_helpers import Started, start_process
 
 from contract import conformance_hook
-
-READY_TIMEOUT_S = 60.0
-SEED = 1
-
-
-def _start(tmp: Path, *extra: str) -> tuple[subprocess.Popen[bytes], dict[str, Any]]:
-    ready = tmp / "ready.json"
-    log = (tmp / "emulator.log").open("wb")
-    cmd = [
-        sys.executable, "-m", "blockkit", "emulator", "start", "--port", "0", "--seed", str(SEED), "--ready-file", str(ready), *extra,
-    ]
-    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=os.environ.copy())
-    deadline = time.monotonic() + READY_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if ready.exists():
-            try:
-                info = json.loads(ready.read_text())
-            except ValueError:
-                info = None  # being written
-            if info:
-                return proc, info
-        if proc.poll() is not None:
-            break
-        time.sleep(0.05)
-    proc.kill()
-    proc.wait()
-    output = (tmp / "emulator.log").read_text(errors="replace")
-    pytest.fail(f"blockkit emulator start did not become ready (exit {proc.returncode}):\n{output[-3000:]}")
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 @pytest.fixture(scope="session")
 def emulator(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    proc, info = _start(tmp_path_factory.mktemp("emulator"))
+    started = start_process(tmp_path_factory.mktemp("emulator") / "ready.json")
     try:
-        yield info
+        yield started.info
     finally:
-        _stop(proc)
+        started.stop()
+
+
+@pytest.fixture
+def start_emulator(tmp_path: Path) -> Iterator[Callable[..., Started]]:
+    running: list[Started] = []
+
+    def start(*args: str, env: dict[str, str] | None = None) -> Started:
+        started = start_process(tmp_path / f"ready-{len(running)}.json", *args, env=env)
+        running.append(started)
+        return started
+
+    yield start
+    for started in running:
+        if started.process.poll() is None:
+            started.stop()
+
+
+@pytest.fixture
+def live_emulator(tmp_path: Path) -> Iterator[Any]:
+    from blockkit.emulator.options import EmulatorOptions
+    from blockkit.emulator.runtime import Emulator
+
+    with Emulator(EmulatorOptions(data=tmp_path / "data")) as emu:
+        yield emu
+
+
+@pytest.fixture(scope="session")
+def seeded_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    from blockkit.emulator.seed import ensure_seeded
+    from blockkit.emulator.store import Store
+
+    store = Store.open(tmp_path_factory.mktemp("seeded"))
+    ensure_seeded(store, 1, "small")
+    try:
+        yield store
+    finally:
+        store.close()
 
 
 @pytest.fixture(scope="session")

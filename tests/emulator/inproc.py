@@ -59,7 +59,7 @@ def client(store: Store, *, clock: Clock | None = None, sfw_only: bool = False, 
     return test_client
 
 
-def seeded_store(path: Path, seed: int = 1, scale: str = "small") -> Store:
+def seed_into(path: Path, seed: int = 1, scale: str = "small") -> Store:
     """A store holding the seed's data (in ``path``), for tests that change it or move its clock."""
     from blockkit.emulator.seed import ensure_seeded
 

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from blockkit.emulator.clock import Clock
-from inproc import bearer, client, mint as mint_in, seeded_store
+from inproc import bearer, client, mint as mint_in, seed_into
 
 HASH_KINDS = ("AutoV1", "AutoV2", "AutoV3", "SHA256", "CRC32", "BLAKE3")
 
@@ -246,7 +246,7 @@ def test_mini_bad_epoch_is_a_400(api: httpx.Client, landmarks: dict[str, Any], q
 
 @pytest.fixture(scope="module")
 def own_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    store = seeded_store(Path(tmp_path_factory.mktemp("versions")))
+    store = seed_into(Path(tmp_path_factory.mktemp("versions")))
     yield store
     store.close()
 

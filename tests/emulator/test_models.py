@@ -15,7 +15,7 @@ from urllib.parse import parse_qs, quote, urlencode, urlsplit
 import httpx
 import pytest
 
-from inproc import bearer, client, seeded_store
+from inproc import bearer, client, seed_into
 
 SFW = 3
 RESTRICTED = {"X-Emulator-Region": "restricted"}
@@ -389,7 +389,7 @@ def test_model_id_in_path(api: httpx.Client, value: str, status: int) -> None:
 
 @pytest.fixture(scope="module")
 def own_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    store = seeded_store(Path(tmp_path_factory.mktemp("models")))
+    store = seed_into(Path(tmp_path_factory.mktemp("models")))
     yield store
     store.close()
 

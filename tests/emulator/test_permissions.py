@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from blockkit.emulator.clock import Clock
-from inproc import bearer, client, seeded_store
+from inproc import bearer, client, seed_into
 
 
 def check(api: httpx.Client, ids: list[int], user: int | None = None, **kwargs: Any) -> Any:
@@ -81,7 +81,7 @@ def test_the_only_values_are_accepted(api: httpx.Client, landmarks: dict[str, An
 
 @pytest.fixture(scope="module")
 def own_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    store = seeded_store(Path(tmp_path_factory.mktemp("permissions")))
+    store = seed_into(Path(tmp_path_factory.mktemp("permissions")))
     yield store
     store.close()
 

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from blockkit.emulator import facts
-from inproc import bearer, client, mint as mint_in, seeded_store
+from inproc import bearer, client, mint as mint_in, seed_into
 
 ROUTES = [("get", "/api/v1/vault/get"), ("get", "/api/v1/vault/all"),
           ("get", "/api/v1/vault/check-vault?modelVersionIds=1"), ("post", "/api/v1/vault/toggle-version?modelVersionId=1")]
@@ -207,7 +207,7 @@ def test_vault_answers_are_private(api: httpx.Client, member: dict[str, str]) ->
 
 @pytest.fixture(scope="module")
 def own_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    store = seeded_store(Path(tmp_path_factory.mktemp("vault")))
+    store = seed_into(Path(tmp_path_factory.mktemp("vault")))
     yield store
     store.close()
 
