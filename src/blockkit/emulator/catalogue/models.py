@@ -32,6 +32,7 @@ import orjson
 from pydantic import Field
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.concurrency import run_in_threadpool
 from starlette.routing import Route
 
 from blockkit.emulator import facts
@@ -217,7 +218,7 @@ class Page:
     metadata: dict[str, Any]
 
     def render(self) -> bytes:
-        return b'{"items":[' + b",".join(self.items) + b'],"metadata":' + orjson.dumps(self.metadata) + b"}"
+        return b"".join((b'{"items":[', b",".join(self.items), b'],"metadata":', orjson.dumps(self.metadata), b"}"))
 
 
 _TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z", re.ASCII)
@@ -268,7 +269,7 @@ def models_filter(db: sqlite3.Connection, query: ModelsQuery, caller: Caller, le
 
 
 def list_models(state: EmulatorState, query: ModelsQuery, caller: Caller, *, restricted: bool,
-                raw_query: list[tuple[str, str]]) -> Page:
+                raw_query: list[tuple[str, str]], cache: fragments.FragmentCache, generation: int) -> Page:
     level = facts.ALL_BROWSING_LEVELS if query.nsfw else facts.SFW_BROWSING_LEVEL
     level = caller.clamp(level)
     if restricted:
@@ -277,7 +278,6 @@ def list_models(state: EmulatorState, query: ModelsQuery, caller: Caller, *, res
     base_url = state.urls.base_url
     after = parse_cursor(query.cursor, query.sort) if query.cursor is not None and query.page is None else None
     offset = (query.page - 1) * query.limit if query.page is not None else 0
-    cache, generation = fragments.cache_for(state.store)
     with state.store.read() as db:
         f = models_filter(db, query, caller, level, state.clock.iso())
         rows = [] if f is None else store.list_model_ids(db, f, query.sort, limit=query.limit + 1, offset=offset,
@@ -331,7 +331,10 @@ def optional_caller(request: Request, *, needed: bool = False) -> Caller:
         return ANONYMOUS
 
 
-def models_endpoint(request: Request) -> Response:
+async def models_endpoint(request: Request) -> Response:
+    # Async so that a repeat of an anonymous page is answered on the event loop, from the cache,
+    # without a thread hop; anything that reads the store runs in the thread pool (each thread
+    # has its own connection). The cache's sync() uses its own thread-safe connection.
     query = parse_query(request, ModelsQuery)
     if query.query is not None and query.page is not None:
         raise ApiError(400, error_body("query cannot be combined with page: search uses cursor pagination"))
@@ -341,12 +344,31 @@ def models_endpoint(request: Request) -> Response:
         raise ApiError(429, error_body(
             f"Too many pages requested: page * limit may be at most {MAX_PAGED_ITEMS}; use cursor pagination"
             " (metadata.nextCursor) to go further"))
+    state = emulator(request)
+    restricted = region_restricted(request)
+    # An anonymous page depends only on the query, the region and the data (early access also
+    # on the clock: not kept), so a repeat is served from the cache until the store changes.
+    key = ("models-page", request.scope.get("query_string", b""), restricted, state.urls.base_url)
+    keep = "authorization" not in request.headers and query.early_access is None
+    if keep:
+        cache, generation = fragments.cache_for(state.store)
+        body = cache.get(key)
+        if body is not None:
+            return Response(body, media_type="application/json")
+    return await run_in_threadpool(_models_page, request, query, key, keep)
+
+
+def _models_page(request: Request, query: ModelsQuery, key: Any, keep: bool) -> Response:
     caller = optional_caller(request, needed=query.favorites or query.hidden)
     state = emulator(request)
+    cache, generation = fragments.cache_for(state.store)  # before the read transaction
     raw = [(k, v) for k, values in raw_params(request).items() for v in values if isinstance(v, str)]
-    page = list_models(state, query, caller, restricted=region_restricted(request), raw_query=raw)
-    return Response(page.render(), media_type="application/json",
-                    headers=PRIVATE if not caller.anonymous else None)
+    page = list_models(state, query, caller, restricted=region_restricted(request), raw_query=raw, cache=cache,
+                       generation=generation)
+    body = page.render()
+    if keep and caller.anonymous:
+        cache.put(key, body, generation)
+    return Response(body, media_type="application/json", headers=PRIVATE if not caller.anonymous else None)
 
 
 def model_endpoint(request: Request) -> Response:
