@@ -9,9 +9,10 @@ from typing import Any
 
 import httpx
 import pytest
+from inproc import bearer, client, seed_into
+from inproc import mint as mint_in
 
 from blockkit.emulator.clock import Clock
-from inproc import bearer, client, mint as mint_in, seed_into
 
 HASH_KINDS = ("AutoV1", "AutoV2", "AutoV3", "SHA256", "CRC32", "BLAKE3")
 

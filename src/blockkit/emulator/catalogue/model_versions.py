@@ -31,9 +31,20 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from blockkit.emulator.auth import ANONYMOUS, Caller
-from blockkit.emulator.catalogue.errors import ApiError, error_body, json_response, not_found
+from blockkit.emulator.catalogue.errors import (
+    ApiError,
+    error_body,
+    json_response,
+    not_found,
+)
 from blockkit.emulator.catalogue.models import (
-    PRIVATE, absolute, file_download_url, file_metadata, optional_caller, path_id, preview_image,
+    PRIVATE,
+    file_download_url,
+    file_metadata,
+    optional_caller,
+    origin,
+    path_id,
+    preview_image,
     version_download_url,
 )
 from blockkit.emulator.catalogue.params import MAX_ID, QueryInt, QueryModel, parse_query
@@ -141,25 +152,26 @@ def _version(v: store.VersionRow, caller: Caller, purchases: dict[int, str], fil
 
 # --- services ---------------------------------------------------------------------------------------
 
-def get_version(state: EmulatorState, version_id: int, caller: Caller, level: int) -> dict[str, Any] | None:
+def get_version(state: EmulatorState, version_id: int, caller: Caller, level: int,
+                base_url: str) -> dict[str, Any] | None:
     with state.store.read() as db:
         version = store.versions_by_ids(db, [version_id]).get(version_id)
         if version is None or not may_see(version, caller):
             return None
-        return build_versions(db, [version], caller, level, state.urls.base_url)[0]
+        return build_versions(db, [version], caller, level, base_url)[0]
 
 
-def get_version_by_hash(state: EmulatorState, value: str, level: int) -> dict[str, Any] | None:
+def get_version_by_hash(state: EmulatorState, value: str, level: int, base_url: str) -> dict[str, Any] | None:
     with state.store.read() as db:
         ids = store.version_ids_by_hash(db, value)
         found = store.versions_by_ids(db, ids)
         visible = [found[i] for i in ids if i in found and may_see(found[i], ANONYMOUS)]
         if not visible:
             return None
-        return build_versions(db, visible[:1], ANONYMOUS, level, state.urls.base_url)[0]
+        return build_versions(db, visible[:1], ANONYMOUS, level, base_url)[0]
 
 
-def versions_by_hashes(state: EmulatorState, hashes: list[str], level: int) -> list[dict[str, Any]]:
+def versions_by_hashes(state: EmulatorState, hashes: list[str], level: int, base_url: str) -> list[dict[str, Any]]:
     with state.store.read() as db:
         matches = store.version_ids_by_sha256(db, hashes)
         by_hash: dict[str, list[int]] = {}
@@ -172,7 +184,7 @@ def versions_by_hashes(state: EmulatorState, hashes: list[str], level: int) -> l
                     order.append(version_id)
         found = store.versions_by_ids(db, order)
         visible = [found[i] for i in order if i in found and may_see(found[i], ANONYMOUS)]
-        return build_versions(db, visible, ANONYMOUS, level, state.urls.base_url)
+        return build_versions(db, visible, ANONYMOUS, level, base_url)
 
 
 def version_ids_by_hashes(state: EmulatorState, hashes: list[str]) -> list[dict[str, Any]]:
@@ -194,10 +206,10 @@ def version_ids_by_hashes(state: EmulatorState, hashes: list[str]) -> list[dict[
     return out
 
 
-def get_mini(state: EmulatorState, version_id: int, epoch: int | None, caller: Caller) -> dict[str, Any]:
+def get_mini(state: EmulatorState, version_id: int, epoch: int | None, caller: Caller,
+             base_url: str) -> dict[str, Any]:
     """The minimal model version, or a 404 naming which of the spec's causes applies."""
     now = state.clock.iso()
-    base_url = state.urls.base_url
     with state.store.read() as db:
         version = store.versions_by_ids(db, [version_id]).get(version_id)
         if version is None:
@@ -287,7 +299,7 @@ def version_endpoint(request: Request) -> Response:
         raise ApiError(405, error_body("Method not allowed"))
     version_id = path_id(raw, "id")
     caller = optional_caller(request)
-    found = get_version(emulator(request), version_id, caller, _level(request, caller))
+    found = get_version(emulator(request), version_id, caller, _level(request, caller), origin(request))
     if found is None:
         raise not_found(f"No published model version with id {version_id}")
     return json_response(found, headers=PRIVATE if not caller.anonymous else None)
@@ -298,7 +310,7 @@ def by_hash_endpoint(request: Request) -> Response:
     if not _HASH_PATH.fullmatch(value):
         raise ApiError(400, error_body("hash: expected 8-64 hexadecimal characters (AutoV1, AutoV2, AutoV3,"
                                        " SHA256, CRC32 or BLAKE3)"))
-    found = get_version_by_hash(emulator(request), value, _level(request, ANONYMOUS))
+    found = get_version_by_hash(emulator(request), value, _level(request, ANONYMOUS), origin(request))
     if found is None:
         raise not_found(f"No published model version has a file with hash {value}")
     return json_response(found)
@@ -309,7 +321,8 @@ async def by_hashes_endpoint(request: Request) -> Response:
 
     hashes = await hash_list(request, MAX_BY_HASH)
     # Store access off the event loop, like every sync route.
-    found = await run_in_threadpool(versions_by_hashes, emulator(request), hashes, _level(request, ANONYMOUS))
+    found = await run_in_threadpool(versions_by_hashes, emulator(request), hashes, _level(request, ANONYMOUS),
+                                    origin(request))
     return json_response(found)
 
 
@@ -328,7 +341,7 @@ def mini_endpoint(request: Request) -> Response:
     version_id = path_id(request.path_params["id"], "id")
     query = parse_query(request, MiniQuery, shape="error")
     caller = optional_caller(request)
-    mini = get_mini(emulator(request), version_id, query.epoch, caller)
+    mini = get_mini(emulator(request), version_id, query.epoch, caller, origin(request))
     return json_response(mini, headers=PRIVATE if not caller.anonymous else None)
 
 

@@ -30,24 +30,33 @@ from urllib.parse import quote, urlencode
 
 import orjson
 from pydantic import Field
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.concurrency import run_in_threadpool
 from starlette.routing import Route
 
 from blockkit.emulator import facts
 from blockkit.emulator.auth import ANONYMOUS, Caller, TokenRejected, caller_of
 from blockkit.emulator.catalogue import fragments
 from blockkit.emulator.catalogue.errors import ApiError, error_body, not_found
+from blockkit.emulator.catalogue.pagination import check_page_window
 from blockkit.emulator.catalogue.params import (
-    MAX_SAFE_INTEGER, CommaList, ListText, QueryBool, QueryId, QueryInt, QueryModel, QueryText, parse_query, raw_params,
+    MAX_SAFE_INTEGER,
+    CommaList,
+    ListText,
+    QueryBool,
+    QueryId,
+    QueryInt,
+    QueryModel,
+    QueryText,
+    parse_query,
+    raw_params,
 )
 from blockkit.emulator.region import region_restricted
 from blockkit.emulator.state import EmulatorState, emulator
 from blockkit.emulator.store import models as store
 
 API = "/api/v1"
-MAX_PAGED_ITEMS = 1000          # page * limit above this: 429
 PRIVATE = {"Cache-Control": "private, no-store"}  # an answer that depends on a token
 
 ModelTypeName = Literal[facts.MODEL_TYPES]  # type: ignore[valid-type]
@@ -80,6 +89,11 @@ class ModelsQuery(QueryModel):
 
 
 # --- shaping (shared with model_versions and vault) ----------------------------------------------
+
+def origin(request: Request) -> str:
+    """The origin the client reached us on: every URL we answer with starts with it."""
+    return f"{request.url.scheme}://{request.url.netloc}"
+
 
 def absolute(base_url: str, url: str | None) -> str | None:
     """Store URLs that begin with '/' are relative to the catalogue origin."""
@@ -269,13 +283,13 @@ def models_filter(db: sqlite3.Connection, query: ModelsQuery, caller: Caller, le
 
 
 def list_models(state: EmulatorState, query: ModelsQuery, caller: Caller, *, restricted: bool,
-                raw_query: list[tuple[str, str]], cache: fragments.FragmentCache, generation: int) -> Page:
+                raw_query: list[tuple[str, str]], cache: fragments.FragmentCache, generation: int,
+                base_url: str) -> Page:
     level = facts.ALL_BROWSING_LEVELS if query.nsfw else facts.SFW_BROWSING_LEVEL
     level = caller.clamp(level)
     if restricted:
         level &= facts.SFW_BROWSING_LEVEL
     view = View(level, caller.is_moderator, query.primary_file_only)
-    base_url = state.urls.base_url
     after = parse_cursor(query.cursor, query.sort) if query.cursor is not None and query.page is None else None
     offset = (query.page - 1) * query.limit if query.page is not None else 0
     with state.store.read() as db:
@@ -304,14 +318,14 @@ def _next_url(base_url: str, raw_query: list[tuple[str, str]], replace: dict[str
     return f"{base_url}{API}/models?{urlencode(kept + list(replace.items()), quote_via=quote)}"
 
 
-def get_model(state: EmulatorState, model_id: int, *, restricted: bool) -> bytes | None:
+def get_model(state: EmulatorState, model_id: int, *, restricted: bool, base_url: str) -> bytes | None:
     """One model as the list shows it (SFW preview images; Published versions), or None."""
     level = facts.SFW_BROWSING_LEVEL
     cache, generation = fragments.cache_for(state.store)
     with state.store.read() as db:
         if not store.visible_model(db, model_id):
             return None
-        items = build_model_items(db, [model_id], View(level, False), state.urls.base_url, cache, generation)
+        items = build_model_items(db, [model_id], View(level, False), base_url, cache, generation)
     if not items:
         return None
     if restricted and orjson.loads(items[0])["nsfw"]:
@@ -340,18 +354,15 @@ async def models_endpoint(request: Request) -> Response:
         raise ApiError(400, error_body("query cannot be combined with page: search uses cursor pagination"))
     if query.page is not None and query.cursor is not None:
         raise ApiError(400, error_body("page and cursor cannot be combined: use one pagination"))
-    if query.page is not None and query.page * query.limit > MAX_PAGED_ITEMS:
-        raise ApiError(429, error_body(
-            f"Too many pages requested: page * limit may be at most {MAX_PAGED_ITEMS}; use cursor pagination"
-            " (metadata.nextCursor) to go further"))
+    check_page_window(query.page, query.limit)
     state = emulator(request)
     restricted = region_restricted(request)
     # An anonymous page depends only on the query, the region and the data (early access also
     # on the clock: not kept), so a repeat is served from the cache until the store changes.
-    key = ("models-page", request.scope.get("query_string", b""), restricted, state.urls.base_url)
+    key = ("models-page", request.scope.get("query_string", b""), restricted, origin(request))
     keep = "authorization" not in request.headers and query.early_access is None
     if keep:
-        cache, generation = fragments.cache_for(state.store)
+        cache, _generation = fragments.cache_for(state.store)
         body = cache.get(key)
         if body is not None:
             return Response(body, media_type="application/json")
@@ -364,7 +375,7 @@ def _models_page(request: Request, query: ModelsQuery, key: Any, keep: bool) -> 
     cache, generation = fragments.cache_for(state.store)  # before the read transaction
     raw = [(k, v) for k, values in raw_params(request).items() for v in values if isinstance(v, str)]
     page = list_models(state, query, caller, restricted=region_restricted(request), raw_query=raw, cache=cache,
-                       generation=generation)
+                       generation=generation, base_url=origin(request))
     body = page.render()
     if keep and caller.anonymous:
         cache.put(key, body, generation)
@@ -373,7 +384,7 @@ def _models_page(request: Request, query: ModelsQuery, key: Any, keep: bool) -> 
 
 def model_endpoint(request: Request) -> Response:
     model_id = path_id(request.path_params["id"], "id")
-    item = get_model(emulator(request), model_id, restricted=region_restricted(request))
+    item = get_model(emulator(request), model_id, restricted=region_restricted(request), base_url=origin(request))
     if item is None:
         raise not_found(f"No model with id {model_id}")
     return Response(item, media_type="application/json")
