@@ -39,6 +39,7 @@ from blockkit.emulator.catalogue.errors import (
 )
 from blockkit.emulator.catalogue.models import (
     PRIVATE,
+    anonymous_cached,
     file_download_url,
     file_metadata,
     optional_caller,
@@ -48,7 +49,7 @@ from blockkit.emulator.catalogue.models import (
     version_download_url,
 )
 from blockkit.emulator.catalogue.params import MAX_ID, QueryInt, QueryModel, parse_query
-from blockkit.emulator.region import clamp_browsing_level
+from blockkit.emulator.region import clamp_browsing_level, region_restricted
 from blockkit.emulator.state import EmulatorState, emulator
 from blockkit.emulator.store import models as store
 
@@ -64,8 +65,13 @@ PUBLIC_EARLY_ACCESS_KEYS = ("timeframe", "chargeForDownload", "downloadPrice", "
 
 # --- who may see what ---------------------------------------------------------------------------
 
-def may_see(version: store.VersionRow, caller: Caller) -> bool:
-    """Published (in a published model) and not Private, unless a moderator or the owner asks."""
+def may_see(version: store.VersionRow, caller: Caller, *, restricted: bool = False) -> bool:
+    """Published (in a published model) and not Private, unless a moderator or the owner asks.
+
+    A restricted region sees no version of a model flagged NSFW (as /models/{id}).
+    """
+    if restricted and version.model_nsfw:
+        return False
     if caller.is_moderator:
         return True
     if not version.published:
@@ -152,26 +158,28 @@ def _version(v: store.VersionRow, caller: Caller, purchases: dict[int, str], fil
 
 # --- services ---------------------------------------------------------------------------------------
 
-def get_version(state: EmulatorState, version_id: int, caller: Caller, level: int,
-                base_url: str) -> dict[str, Any] | None:
+def get_version(state: EmulatorState, version_id: int, caller: Caller, level: int, base_url: str, *,
+                restricted: bool = False) -> dict[str, Any] | None:
     with state.store.read() as db:
         version = store.versions_by_ids(db, [version_id]).get(version_id)
-        if version is None or not may_see(version, caller):
+        if version is None or not may_see(version, caller, restricted=restricted):
             return None
         return build_versions(db, [version], caller, level, base_url)[0]
 
 
-def get_version_by_hash(state: EmulatorState, value: str, level: int, base_url: str) -> dict[str, Any] | None:
+def get_version_by_hash(state: EmulatorState, value: str, level: int, base_url: str, *,
+                        restricted: bool = False) -> dict[str, Any] | None:
     with state.store.read() as db:
         ids = store.version_ids_by_hash(db, value)
         found = store.versions_by_ids(db, ids)
-        visible = [found[i] for i in ids if i in found and may_see(found[i], ANONYMOUS)]
+        visible = [found[i] for i in ids if i in found and may_see(found[i], ANONYMOUS, restricted=restricted)]
         if not visible:
             return None
         return build_versions(db, visible[:1], ANONYMOUS, level, base_url)[0]
 
 
-def versions_by_hashes(state: EmulatorState, hashes: list[str], level: int, base_url: str) -> list[dict[str, Any]]:
+def versions_by_hashes(state: EmulatorState, hashes: list[str], level: int, base_url: str, *,
+                       restricted: bool = False) -> list[dict[str, Any]]:
     with state.store.read() as db:
         matches = store.version_ids_by_sha256(db, hashes)
         by_hash: dict[str, list[int]] = {}
@@ -183,7 +191,7 @@ def versions_by_hashes(state: EmulatorState, hashes: list[str], level: int, base
                 if version_id not in order:
                     order.append(version_id)
         found = store.versions_by_ids(db, order)
-        visible = [found[i] for i in order if i in found and may_see(found[i], ANONYMOUS)]
+        visible = [found[i] for i in order if i in found and may_see(found[i], ANONYMOUS, restricted=restricted)]
         return build_versions(db, visible, ANONYMOUS, level, base_url)
 
 
@@ -293,27 +301,38 @@ def _level(request: Request, caller: Caller) -> int:
     return clamp_browsing_level(request, caller.clamp(caller.browsing_level))
 
 
-def version_endpoint(request: Request) -> Response:
+async def version_endpoint(request: Request) -> Response:
     raw = request.path_params["id"]
     if raw == "by-hash":  # GET on the POST-only path, not a version id
         raise ApiError(405, error_body("Method not allowed"))
     version_id = path_id(raw, "id")
-    caller = optional_caller(request)
-    found = get_version(emulator(request), version_id, caller, _level(request, caller), origin(request))
-    if found is None:
-        raise not_found(f"No published model version with id {version_id}")
-    return json_response(found, headers=PRIVATE if not caller.anonymous else None)
+
+    def build() -> Response:
+        caller = optional_caller(request)
+        found = get_version(emulator(request), version_id, caller, _level(request, caller), origin(request),
+                            restricted=region_restricted(request))
+        if found is None:
+            raise not_found(f"No published model version with id {version_id}")
+        return json_response(found, headers=PRIVATE if not caller.anonymous else None)
+
+    return await anonymous_cached(request, ("version-by-id", version_id), build)
 
 
-def by_hash_endpoint(request: Request) -> Response:
+async def by_hash_endpoint(request: Request) -> Response:
     value = request.path_params["hash"]
     if not _HASH_PATH.fullmatch(value):
         raise ApiError(400, error_body("hash: expected 8-64 hexadecimal characters (AutoV1, AutoV2, AutoV3,"
                                        " SHA256, CRC32 or BLAKE3)"))
-    found = get_version_by_hash(emulator(request), value, _level(request, ANONYMOUS), origin(request))
-    if found is None:
-        raise not_found(f"No published model version has a file with hash {value}")
-    return json_response(found)
+
+    def build() -> Response:
+        found = get_version_by_hash(emulator(request), value, _level(request, ANONYMOUS), origin(request),
+                                    restricted=region_restricted(request))
+        if found is None:
+            raise not_found(f"No published model version has a file with hash {value}")
+        return json_response(found)
+
+    # Public: the token is never read, so every caller shares the anonymous answer.
+    return await anonymous_cached(request, ("version-by-hash", value.upper()), build)
 
 
 async def by_hashes_endpoint(request: Request) -> Response:
@@ -321,8 +340,8 @@ async def by_hashes_endpoint(request: Request) -> Response:
 
     hashes = await hash_list(request, MAX_BY_HASH)
     # Store access off the event loop, like every sync route.
-    found = await run_in_threadpool(versions_by_hashes, emulator(request), hashes, _level(request, ANONYMOUS),
-                                    origin(request))
+    found = await run_in_threadpool(lambda: versions_by_hashes(
+        emulator(request), hashes, _level(request, ANONYMOUS), origin(request), restricted=region_restricted(request)))
     return json_response(found)
 
 

@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal
 from urllib.parse import quote, urlencode
 
@@ -106,10 +107,16 @@ def version_download_url(base_url: str, version_id: int) -> str:
     return f"{base_url}/api/download/models/{version_id}"
 
 
+@lru_cache(maxsize=4096)
+def _file_query(file_type: str, fmt: str | None, size: str | None, fp: str | None) -> str:
+    # A handful of distinct combinations: encode each once.
+    query = [("type", file_type)] + [(k, v) for k, v in (("format", fmt), ("size", size), ("fp", fp)) if v]
+    return urlencode(query, quote_via=quote)
+
+
 def file_download_url(base_url: str, version_id: int, file_type: str, fmt: str | None, size: str | None,
                       fp: str | None) -> str:
-    query = [("type", file_type)] + [(k, v) for k, v in (("format", fmt), ("size", size), ("fp", fp)) if v]
-    return f"{base_url}/api/download/models/{version_id}?{urlencode(query, quote_via=quote)}"
+    return f"{base_url}/api/download/models/{version_id}?{_file_query(file_type, fmt, size, fp)}"
 
 
 def file_metadata(fmt: str | None, size: str | None, fp: str | None) -> dict[str, str]:
@@ -382,12 +389,41 @@ def _models_page(request: Request, query: ModelsQuery, key: Any, keep: bool) -> 
     return Response(body, media_type="application/json", headers=PRIVATE if not caller.anonymous else None)
 
 
-def model_endpoint(request: Request) -> Response:
+async def anonymous_cached(request: Request, key: tuple[Any, ...], build: Callable[[], Response]) -> Response:
+    """Answer a repeat of an anonymous 200 from the cache, on the event loop; else ``build()`` in the thread pool.
+
+    For responses that depend only on the path and query, the region and the store's data
+    (not on the clock or a token): a request with an Authorization header always builds.
+    """
+    if "authorization" in request.headers:
+        return await run_in_threadpool(build)
+    state = emulator(request)
+    full_key = (*key, region_restricted(request), origin(request))
+    cache, _generation = fragments.cache_for(state.store)
+    body = cache.get(full_key)
+    if body is not None:
+        return Response(body, media_type="application/json")
+
+    def build_and_keep() -> Response:
+        cache, generation = fragments.cache_for(state.store)  # before build() opens its read transaction
+        response = build()
+        if response.status_code == 200:
+            cache.put(full_key, bytes(response.body), generation)
+        return response
+
+    return await run_in_threadpool(build_and_keep)
+
+
+async def model_endpoint(request: Request) -> Response:
     model_id = path_id(request.path_params["id"], "id")
-    item = get_model(emulator(request), model_id, restricted=region_restricted(request), base_url=origin(request))
-    if item is None:
-        raise not_found(f"No model with id {model_id}")
-    return Response(item, media_type="application/json")
+
+    def build() -> Response:
+        item = get_model(emulator(request), model_id, restricted=region_restricted(request), base_url=origin(request))
+        if item is None:
+            raise not_found(f"No model with id {model_id}")
+        return Response(item, media_type="application/json")
+
+    return await anonymous_cached(request, ("model-by-id", model_id), build)
 
 
 _ID = re.compile(r"[0-9]{1,10}", re.ASCII)
