@@ -89,6 +89,21 @@ def landmarks(emulator: dict[str, Any]) -> dict[str, Any]:
         store.close()
 
 
+# A session fixture that fails is run again for every test that asks for it; these run
+# subprocesses, so remember the first failure and repeat its message at once.
+_FAILED: dict[str, str] = {}
+
+
+def _once(key: str, make: Any) -> Any:
+    if key in _FAILED:
+        pytest.fail(_FAILED[key])
+    try:
+        return make()
+    except BaseException as exc:  # pytest.fail raises a BaseException subclass
+        _FAILED[key] = f"{key}: {exc}"
+        raise
+
+
 def _cli(*args: str) -> str:
     done = subprocess.run([sys.executable, "-m", "blockkit", "emulator", *args], capture_output=True, text=True,
                           timeout=60)
@@ -100,9 +115,12 @@ def _cli(*args: str) -> str:
 @pytest.fixture(scope="session")
 def seeded_users(emulator: dict[str, Any]) -> list[dict[str, Any]]:
     """``blockkit emulator users --format json``: id, username, tier, status of every seeded user."""
-    users = json.loads(_cli("users", "--data", str(emulator["data"]), "--format", "json"))
-    assert isinstance(users, list) and users
-    return users
+    def make() -> list[dict[str, Any]]:
+        users = json.loads(_cli("users", "--data", str(emulator["data"]), "--format", "json"))
+        assert isinstance(users, list) and users, users
+        return users
+
+    return _once("seeded users", make)
 
 
 def _user(users: list[dict[str, Any]], member: bool) -> dict[str, Any]:
@@ -139,13 +157,13 @@ def free_user(seeded_users: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="session")
-def member_token(emulator: dict[str, Any], member: dict[str, Any]) -> str:
-    return token_for(emulator, member["username"])
+def member_token(emulator: dict[str, Any], request: pytest.FixtureRequest) -> str:
+    return _once("member token", lambda: token_for(emulator, request.getfixturevalue("member")["username"]))
 
 
 @pytest.fixture(scope="session")
-def free_token(emulator: dict[str, Any], free_user: dict[str, Any]) -> str:
-    return token_for(emulator, free_user["username"])
+def free_token(emulator: dict[str, Any], request: pytest.FixtureRequest) -> str:
+    return _once("free token", lambda: token_for(emulator, request.getfixturevalue("free_user")["username"]))
 
 
 @pytest.fixture(scope="session")
