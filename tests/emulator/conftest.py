@@ -14,11 +14,8 @@ own tests).
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,53 +24,17 @@ import httpx
 import pytest
 
 from contract import conformance_hook
+from emulator_process import start_emulator, stop_emulator
 
-READY_TIMEOUT_S = 60.0
-SEED = 1
-
-
-def _start(tmp: Path, *extra: str) -> tuple[subprocess.Popen[bytes], dict[str, Any]]:
-    ready = tmp / "ready.json"
-    log = (tmp / "emulator.log").open("wb")
-    cmd = [
-        sys.executable, "-m", "blockkit", "emulator", "start", "--port", "0", "--seed", str(SEED), "--ready-file", str(ready), *extra,
-    ]
-    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=os.environ.copy())
-    deadline = time.monotonic() + READY_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if ready.exists():
-            try:
-                info = json.loads(ready.read_text())
-            except ValueError:
-                info = None  # being written
-            if info:
-                return proc, info
-        if proc.poll() is not None:
-            break
-        time.sleep(0.05)
-    proc.kill()
-    proc.wait()
-    output = (tmp / "emulator.log").read_text(errors="replace")
-    pytest.fail(f"blockkit emulator start did not become ready (exit {proc.returncode}):\n{output[-3000:]}")
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 @pytest.fixture(scope="session")
 def emulator(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    proc, info = _start(tmp_path_factory.mktemp("emulator"))
+    proc, info = start_emulator(tmp_path_factory.mktemp("emulator"))
     try:
         yield info
     finally:
-        _stop(proc)
+        stop_emulator(proc)
 
 
 @pytest.fixture(scope="session")
