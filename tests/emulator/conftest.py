@@ -73,24 +73,6 @@ def _cli(*args: str) -> str:
     return done.stdout
 
 
-@pytest.fixture(scope="session")
-def seeded_users(emulator: dict[str, Any]) -> list[dict[str, Any]]:
-    """``blockkit emulator users --format json``: id, username, tier, status of every seeded user."""
-    def make() -> list[dict[str, Any]]:
-        users = json.loads(_cli("users", "--data", str(emulator["data"]), "--format", "json"))
-        assert isinstance(users, list) and users, users
-        return users
-
-    return _once("seeded users", make)
-
-
-def _user(users: list[dict[str, Any]], member: bool) -> dict[str, Any]:
-    for user in users:
-        if user["status"] == "active" and int(user["id"]) > 0 and (user["tier"] != "free") == member:
-            return user
-    pytest.fail(f"the seed has no active {'member' if member else 'free'} user: {users[:5]}")
-
-
 def token_for(emulator: dict[str, Any], username: str) -> str:
     """An access token for ``username``: a confidential client they own, client_credentials grant."""
     client = json.loads(_cli(
@@ -108,13 +90,15 @@ def token_for(emulator: dict[str, Any], username: str) -> str:
 
 
 @pytest.fixture(scope="session")
-def member(seeded_users: list[dict[str, Any]]) -> dict[str, Any]:
-    return _user(seeded_users, member=True)
+def member(landmarks: dict[str, Any]) -> dict[str, Any]:
+    """An active gold member (the seed's ``member`` landmark)."""
+    return dict(landmarks["member"])
 
 
 @pytest.fixture(scope="session")
-def free_user(seeded_users: list[dict[str, Any]]) -> dict[str, Any]:
-    return _user(seeded_users, member=False)
+def free_user(landmarks: dict[str, Any]) -> dict[str, Any]:
+    """An active user without membership (the seed's ``free_user`` landmark)."""
+    return dict(landmarks["free_user"])
 
 
 @pytest.fixture(scope="session")

@@ -180,3 +180,25 @@ def test_valid_parameter_values(method: str, path: str, op: dict[str, Any], para
         params = {**required_params(path, op, known, skip=param["name"]), param["name"]: value}
         response = call(api, method, url_for(path, known), params, headers_for(op, request, param["name"]), op, known)
         assert response.status_code == 200, f"{param['name']}={value!r}: {response.status_code} {response.text[:300]}"
+
+
+@pytest.mark.parametrize("landmark,mode", [("archived_model", "Archived"), ("taken_down_model", "TakenDown")])
+def test_moderated_models_drop_their_parts(landmark: str, mode: str, api: httpx.Client,
+                                            landmarks: dict[str, Any]) -> None:
+    # The hook holds the drops (files, downloadUrl; images too when taken down) to the document.
+    model = api.get(f"/api/v1/models/{landmarks[landmark]['id']}")
+    assert model.status_code == 200 and model.json()["mode"] == mode
+    for version_id in landmarks[landmark]["version_ids"]:
+        version = api.get(f"/api/v1/model-versions/{version_id}")
+        assert version.status_code in (200, 404)
+        if version.status_code == 200:
+            assert version.json()["model"]["mode"] == mode
+
+
+def test_every_hash_kind_finds_the_version(api: httpx.Client, landmarks: dict[str, Any]) -> None:
+    known = landmarks["known_hashes"]
+    for kind in ("AutoV1", "AutoV2", "AutoV3", "SHA256", "CRC32", "BLAKE3"):
+        for value in (known[kind], known[kind].lower()):
+            response = api.get(f"/api/v1/model-versions/by-hash/{value}")
+            assert response.status_code == 200, (kind, value)
+            assert response.json()["id"] == known["version_id"]

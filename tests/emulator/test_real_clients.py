@@ -87,20 +87,10 @@ def walk_models(api: httpx.Client, **params: Any) -> list[dict[str, Any]]:
     raise AssertionError("the models cursor never ended")
 
 
-def a_version_with_sha256(models: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, Any], str]:
-    for model in models:
-        for version in model["modelVersions"]:
-            for file in version["files"]:
-                sha = file["hashes"].get("SHA256")
-                if sha:
-                    return model, version, sha
-    raise AssertionError("no model in the list carries a file with a SHA256")
-
-
 # --- civitapy -----------------------------------------------------------------------------
 
 
-def test_civitapy_session(base_url: str, api: httpx.Client, traffic: Traffic) -> None:
+def test_civitapy_session(base_url: str, api: httpx.Client, landmarks: dict[str, Any], traffic: Traffic) -> None:
     from civitapy import CivitAIClient
 
     client = CivitAIClient(base_url=f"{base_url}/api/v1", retry_count=1, token="")
@@ -108,13 +98,11 @@ def test_civitapy_session(base_url: str, api: httpx.Client, traffic: Traffic) ->
     enums = client.enums()
     assert "LORA" in enums["ModelType"]
 
-    # A creator with a handful of models keeps the cursor walk short but several pages long.
-    creators = client.creators_list(limit=200)["items"]
-    assert creators, "no creators"
-    creator = min((c for c in creators if c.get("modelCount", 0) >= 3), key=lambda c: c["modelCount"], default=None)
-    assert creator is not None, f"no creator with 3+ models among {len(creators)}"
+    # The seed's landmark creator owns a handful of models: a cursor walk several pages long.
+    creators = client.creators_list(limit=200, query=landmarks["creator"]["username"])["items"]
+    creator = next(c for c in creators if c["username"] == landmarks["creator"]["username"])
     expected = walk_models(api, username=creator["username"])
-    assert len(expected) >= 2, creator
+    assert len(expected) >= 3, creator
 
     async def paginate() -> list[Any]:
         return [m async for m in client.models_list_paginated_async(limit=2, username=creator["username"])]
@@ -125,11 +113,15 @@ def test_civitapy_session(base_url: str, api: httpx.Client, traffic: Traffic) ->
     models_calls = [c for c in traffic.calls if c[1] == "/api/v1/models" and "cursor" in c[2]]
     assert models_calls, "civitapy never followed a cursor"
 
-    model, version, sha = a_version_with_sha256(expected)
+    known = landmarks["known_hashes"]
+    model = {"id": known["model_id"]}
+    version = {"id": known["version_id"], "name": client.model_versions_get(known["version_id"])["name"]}
+    sha = known["SHA256"]
     assert client.models_get(model["id"])["id"] == model["id"]
     detail = client.model_versions_get(version["id"])
     assert detail["id"] == version["id"] and detail["modelId"] == model["id"]
-    assert client.model_versions_by_hash(sha)["id"] == version["id"]
+    for kind in ("AutoV1", "AutoV2", "AutoV3", "SHA256", "CRC32", "BLAKE3"):
+        assert client.model_versions_by_hash(known[kind])["id"] == version["id"], kind
     assert client.model_versions_by_hash(sha.lower())["id"] == version["id"]  # case-insensitive
     assert client.model_versions_by_hash("0" * 64) is None  # 404 -> None
     bulk = client.model_versions_by_hash_bulk([sha, "F" * 64])
@@ -188,7 +180,7 @@ def test_civitapy_member_session(base_url: str, member: dict[str, Any], member_t
 # --- civitai-hub -----------------------------------------------------------------------------
 
 
-def test_civitai_hub_session(base_url: str, api: httpx.Client, traffic: Traffic) -> None:
+def test_civitai_hub_session(base_url: str, api: httpx.Client, landmarks: dict[str, Any], traffic: Traffic) -> None:
     from civitai_hub.client import CivitaiClient
 
     everything = walk_models(api)
@@ -204,7 +196,9 @@ def test_civitai_hub_session(base_url: str, api: httpx.Client, traffic: Traffic)
         found = client.search_models(types=kind, base_models=base, sort="Highest Rated", limit=10_000)
         assert [m.id for m in found] == expected
 
-        model, version, sha = a_version_with_sha256(everything)
+        known = landmarks["known_hashes"]
+        model = next(m for m in everything if m["id"] == known["model_id"])
+        version, sha = {"id": known["version_id"]}, known["SHA256"]
         got = client.get_model(model["id"])
         assert got.id == model["id"] and got.model_versions[0].id == model["modelVersions"][0]["id"]
         detail = client.get_version(version["id"])
@@ -216,5 +210,8 @@ def test_civitai_hub_session(base_url: str, api: httpx.Client, traffic: Traffic)
         # Wider than one page: every model, in pages of 100 by cursor.
         all_found = client.search_models(sort="Highest Rated", limit=10_000)
         assert [m.id for m in all_found] == [m["id"] for m in everything]
+        if len(everything) > 100:
+            pages = [c for c in traffic.calls if c[1] == "/api/v1/models" and "cursor" in c[2]]
+            assert pages, "civitai-hub never followed a cursor"
 
     traffic.assert_clean()

@@ -74,10 +74,12 @@ def test_missing_is_404_with_error(path: str, api: httpx.Client) -> None:
     assert isinstance(response.json()["error"], str)
 
 
-def test_mini_epoch_not_found_is_404(api: httpx.Client) -> None:
-    version = first(api, "/api/v1/models")["items"][0]["modelVersions"][0]["id"]
-    response = api.get(f"/api/v1/model-versions/mini/{version}", params={"epoch": 999_999})
-    assert response.status_code == 404
+def test_mini_epoch_not_found_is_404(api: httpx.Client, landmarks: dict[str, Any]) -> None:
+    # A Private training-result version: its last epoch answers, an epoch it lacks is a 404.
+    version = landmarks["private_epoch_version"]
+    path = f"/api/v1/model-versions/mini/{version['id']}"
+    assert api.get(path, params={"epoch": version["last_epoch"]}).status_code == 200
+    assert api.get(path, params={"epoch": 999_999}).status_code == 404
 
 
 # --- posts/{id} | 400 | id not a positive integer ----------------------------------------------------
