@@ -152,9 +152,9 @@ def test_feed_cursor_too_old_is_400(private_emulator: dict[str, Any]) -> None:
 # --- me | 401 -------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("headers", [{}, {"Authorization": "Bearer nope"}, {"Authorization": "Bearer "},
+@pytest.mark.parametrize("headers", [{}, {"Authorization": "Bearer nope"}, {"Authorization": "Bearer a.b.c"},
                                      {"Authorization": "Basic dXNlcjpwYXNz"}, {"Authorization": "bearer"}],
-                         ids=["missing", "unknown", "empty", "basic", "no token"])
+                         ids=["missing", "unknown", "malformed", "basic", "no token"])
 def test_me_without_a_valid_token_is_401(headers: dict[str, str], api: httpx.Client) -> None:
     response = api.get("/api/v1/me", headers=headers)
     assert response.status_code == 401
