@@ -56,6 +56,22 @@ def test_models_query_with_page_is_400(api: httpx.Client) -> None:
 # --- 404 rows --------------------------------------------------------------------------------------
 
 
+def existing(path: str, api: httpx.Client, landmarks: dict[str, Any]) -> str:
+    """The same route with an id or hash that exists (so a 404 is the route's own answer)."""
+    known = landmarks["known_hashes"]
+    if "/by-hash/" in path:
+        return path.replace("0" * 64, known["SHA256"])
+    if path.startswith("/api/v1/models/"):
+        value = known["model_id"]
+    elif path.startswith("/api/v1/model-versions/"):
+        value = known["version_id"]
+    elif path.startswith("/api/v1/posts/"):
+        value = first(api, "/api/v1/images")["items"][0]["postId"]
+    else:
+        value = first(api, path.rsplit("/", 1)[0])["items"][0]["id"]
+    return path.replace(str(MISSING_ID), str(value))
+
+
 @pytest.mark.parametrize(
     "path",
     [
@@ -68,7 +84,8 @@ def test_models_query_with_page_is_400(api: httpx.Client) -> None:
         f"/api/v1/posts/{MISSING_ID}",
     ],
 )
-def test_missing_is_404_with_error(path: str, api: httpx.Client) -> None:
+def test_missing_is_404_with_error(path: str, api: httpx.Client, landmarks: dict[str, Any]) -> None:
+    assert api.get(existing(path, api, landmarks)).status_code == 200
     response = api.get(path)
     assert response.status_code == 404
     assert isinstance(response.json()["error"], str)
