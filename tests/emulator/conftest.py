@@ -1,14 +1,24 @@
-"""Fixtures for the emulator tests: one running emulator per session and a client
-whose every response is checked against the OpenAPI document.
+"""Fixtures for the emulator: a real ``blockkit emulator start`` subprocess, an in-process one, stores.
 
-``emulator`` starts ``blockkit emulator start --port 0 --ready-file PATH`` (the CLI
-contract of DESIGN.md) once per session and yields the ready file's JSON
-(``base_url``, ``auth_url``, ``orchestration_url``, ``pid``, ``data``).
+- ``emulator`` (session): one subprocess started as a user would (``python -m blockkit
+  emulator start --port 0 --ready-file ...``); yields the ready-file dict (base_url,
+  auth_url, orchestration_url, pid, data). Tests must not change its data.
+- ``start_emulator`` (function): a factory for tests that need their own process
+  (signals, --data, --sfw-only); every process it starts is stopped at the end.
+- ``live_emulator`` (function): an in-process :class:`Emulator` on a fresh temporary
+  data directory, for tests that reach into the store while it serves.
+- ``seeded_store`` (session): the small seed in a store, read-only by convention.
 
-``api`` is an ``httpx.Client`` on ``base_url`` with the conformance hook installed:
-any answer that departs from ``openapi.json`` fails the test that received it.
-Use ``raw_api`` only to look at an answer the hook would refuse (the contract's
-own tests).
+HTTP and subprocess helpers are in ``emulator_helpers.py`` (``get_json``, ``post_json``,
+``blockkit``).
+
+Contract fixtures (the catalogue API against ``openapi.json``, see ``contract.py``):
+
+- ``api`` (session): an ``httpx.Client`` on ``base_url`` whose every response must conform
+  to the OpenAPI document (the conformance hook); ``raw_api`` without the hook.
+- ``landmarks`` (session): the seed's named fixtures of the running ``emulator``.
+- ``member``, ``free_user`` and their ``member_token``, ``free_token`` (session): access
+  tokens from a confidential client the user owns (``client add`` + client_credentials).
 """
 
 from __future__ import annotations
@@ -18,23 +28,61 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import httpx
 import pytest
-
 from contract import conformance_hook
-from emulator_process import start_emulator, stop_emulator
-
+from emulator_helpers import Started, start_process
 
 
 @pytest.fixture(scope="session")
 def emulator(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    proc, info = start_emulator(tmp_path_factory.mktemp("emulator"))
+    started = start_process(tmp_path_factory.mktemp("emulator") / "ready.json")
     try:
-        yield info
+        yield started.info
     finally:
-        stop_emulator(proc)
+        started.stop()
+
+
+@pytest.fixture
+def start_emulator(tmp_path: Path) -> Iterator[Callable[..., Started]]:
+    running: list[Started] = []
+
+    def start(*args: str, env: dict[str, str] | None = None) -> Started:
+        started = start_process(tmp_path / f"ready-{len(running)}.json", *args, env=env)
+        running.append(started)
+        return started
+
+    yield start
+    for started in running:
+        if started.process.poll() is None:
+            started.stop()
+
+
+@pytest.fixture
+def live_emulator(tmp_path: Path) -> Iterator[Any]:
+    from blockkit.emulator.options import EmulatorOptions
+    from blockkit.emulator.runtime import Emulator
+
+    with Emulator(EmulatorOptions(data=tmp_path / "data")) as emu:
+        yield emu
+
+
+@pytest.fixture(scope="session")
+def seeded_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    from blockkit.emulator.seed import ensure_seeded
+    from blockkit.emulator.store import Store
+
+    store = Store.open(tmp_path_factory.mktemp("seeded"))
+    ensure_seeded(store, 1, "small")
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+# --- contract fixtures -------------------------------------------------------------------
 
 
 @pytest.fixture(scope="session")

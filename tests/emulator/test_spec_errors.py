@@ -8,12 +8,11 @@ Every answer here also goes through the conformance hook of ``api``.
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any
 
 import httpx
 import pytest
 
-from emulator_process import start_emulator, stop_emulator
 
 MISSING_ID = 2147483647  # in range, never seeded
 
@@ -144,20 +143,12 @@ def test_feed_cursor_with_changed_filters_is_400(api: httpx.Client) -> None:
 # --- images (feed: cursor) | 400 | can no longer be continued ------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def private_emulator(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    # Its own emulator: this test moves the clock a day, which would expire the session's tokens.
-    proc, info = start_emulator(tmp_path_factory.mktemp("emulator-clock"))
-    try:
-        yield info
-    finally:
-        stop_emulator(proc)
-
-
-def test_feed_cursor_too_old_is_400(private_emulator: dict[str, Any]) -> None:
+def test_feed_cursor_too_old_is_400(start_emulator: Any) -> None:
     from contract import conformance_hook
 
-    with httpx.Client(base_url=private_emulator["base_url"], event_hooks={"response": [conformance_hook]}) as api:
+    # Its own emulator: this test moves the clock a day, which would expire the session's tokens.
+    private = start_emulator().info
+    with httpx.Client(base_url=private["base_url"], event_hooks={"response": [conformance_hook]}) as api:
         cursor = api.get("/api/v1/images", params={"limit": 2}).json()["metadata"]["nextCursor"]
         assert api.get("/api/v1/images", params={"limit": 2, "cursor": cursor}).status_code == 200
         api.post("/__emulator/clock", json={"advance": 24 * 3600 + 1})
