@@ -216,6 +216,12 @@ def test_mini_epochs(api: httpx.Client, landmarks: dict[str, Any], mint: Any) ->
     assert owner["canGenerate"] is True
 
 
+def test_mini_epoch_is_ignored_by_a_version_without_epochs(api: httpx.Client, landmarks: dict[str, Any]) -> None:
+    version = landmarks["public_version"]["id"]
+    plain = api.get(f"/api/v1/model-versions/mini/{version}").json()
+    assert api.get(f"/api/v1/model-versions/mini/{version}?epoch=3").json() == plain
+
+
 def test_mini_flags(api: httpx.Client, landmarks: dict[str, Any]) -> None:
     def first_version(key: str) -> dict[str, Any]:
         version = landmarks[key]["version_ids"][-1]  # the oldest: published in every forced model

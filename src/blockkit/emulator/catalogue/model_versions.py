@@ -10,7 +10,8 @@
 - ``POST /model-versions/by-hash/ids`` (Public): up to 10,000; ``{modelVersionId, hash}``
   with the hash as sent.
 - ``GET /model-versions/mini/{id}`` (Mixed): the minimal shape, ``canGenerate`` judged
-  for the caller; ``epoch`` picks a training-result file.
+  for the caller; ``epoch`` picks a training-result file (404 when that version has no
+  such epoch; a version without epoch files ignores it).
 
 Images are filtered by the caller's browsing level (anonymous: the public level),
 clamped in a restricted region. Files: public ones only (a moderator sees all);
@@ -226,7 +227,7 @@ def get_mini(state: EmulatorState, version_id: int, epoch: int | None, caller: C
             raise not_found(f"Model version {version_id} is not published")
         files = store.files_of_versions(db, [version_id], public_only=False)
         epochs = [f for f in files if f[12] is not None]
-        if epoch is not None:
+        if epoch is not None and epochs:  # epoch applies to training results; other versions ignore it
             chosen = next((f for f in epochs if f[12] == epoch), None)
             if chosen is None:
                 raise not_found(f"Model version {version_id} has no epoch {epoch}")
