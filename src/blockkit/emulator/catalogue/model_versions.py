@@ -304,8 +304,8 @@ def _level(request: Request, caller: Caller) -> int:
 
 async def version_endpoint(request: Request) -> Response:
     raw = request.path_params["id"]
-    if raw == "by-hash":  # GET on the POST-only path, not a version id
-        raise ApiError(405, error_body("Method not allowed"))
+    if raw == "by-hash" and request.scope.get("raw_path", b"").endswith(b"/by-hash"):
+        raise ApiError(405, error_body("Method not allowed"))  # GET on the POST-only path, not a version id
     version_id = path_id(raw, "id")
 
     def build() -> Response:
