@@ -26,6 +26,12 @@ API_PREFIX = "/api/v1"
 # Family modules, each with ``routes``; mounted under /api/v1 in this order.
 ROUTE_MODULES: tuple[str, ...] = (
     "blockkit.emulator.catalogue.enums",
+    "blockkit.emulator.catalogue.openapi",
+    "blockkit.emulator.catalogue.me",
+    "blockkit.emulator.catalogue.models",
+    "blockkit.emulator.catalogue.model_versions",
+    "blockkit.emulator.catalogue.vault",
+    "blockkit.emulator.catalogue.permissions",
 )
 
 

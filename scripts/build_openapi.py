@@ -1,0 +1,1595 @@
+"""Build ``src/blockkit/emulator/openapi.json``: the contract of the emulated catalogue API.
+
+The document is written by us from ``spec/catalogue-and-oauth.md`` (the catalogue part):
+every path under ``/api/v1`` with its parameters, security and responses, plus the
+emulator's own ``/__emulator/clock``. Where the spec says "not shown" (or is silent
+on something a client can observe) we chose, and each choice is recorded twice: as an
+``x-blockkit-decision`` next to what it decides, and in ``info.x-blockkit-decisions``
+so the whole list can be read in one place.
+
+This script is the source; the JSON is its output, committed so that it ships in the
+wheel and is served at ``{base_url}/api/v1/openapi.json``. A test fails when the two
+drift apart.
+
+    python3 scripts/build_openapi.py          # write the JSON
+    python3 scripts/build_openapi.py --check  # exit 1 when the JSON is stale
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+OUT = Path(__file__).resolve().parents[1] / "src" / "blockkit" / "emulator" / "openapi.json"
+
+INT32_MAX = 2147483647
+# JavaScript's Number.MAX_SAFE_INTEGER: the platform reads numbers as JavaScript does.
+SAFE_MAX = 9007199254740991
+# Longest value a free-text query parameter may carry (a decision, see D-string-length).
+FREE_TEXT_MAX = 1024
+
+# --- Decisions where the spec is silent ------------------------------------------------
+# id -> text. Referenced by id from where they apply; all listed in info.x-blockkit-decisions.
+DECISIONS: dict[str, str] = {
+    "D-error-validation": (
+        "Validation-error JSON (shape not shown): an object {name?, issues[]} where each issue has "
+        "code, path (array of keys and indexes) and message, other keys allowed. Models, images, "
+        "articles, collections and vault/all wrap it as {error: <validation error>}; users answers "
+        "it bare; creators and tags answer the issues array bare (or {message} when the failure "
+        "is not a field). Modelled on how the platform's own endpoints serialise their parse failures."
+    ),
+    "D-error-single": (
+        "Endpoints addressed by id or hash (models/{id}, model-versions/*, articles/{id}, "
+        "collections/{id}, posts/{id}), POST by-hash, check-vault, toggle-version and permissions "
+        "answer a 400 with {error: <message string>}."
+    ),
+    "D-id-range": (
+        "Every integer id, in a path or a query, is 1-2147483647 (the spec states this range for "
+        "posts, articles and collections; the emulator applies it to all ids). Out of range, "
+        "not an integer, or with a sign or fraction is a 400, never a 404 or 500."
+    ),
+    "D-integer-range": (
+        "Integer parameters without a stated upper bound (page, browsingLevel) stop at "
+        "9007199254740991 (JavaScript's largest safe integer); beyond it is a 400."
+    ),
+    "D-string-length": (
+        f"Free-text query parameters (query, username, tag, cursor, baseModels entries, ...) carry at "
+        f"most {FREE_TEXT_MAX} characters (collections query: 100, as the spec says); longer is a 400."
+    ),
+    "D-bad-bytes": (
+        "A query value that is not valid UTF-8 after percent-decoding (for example an encoded lone "
+        "surrogate %ED%A0%80) or that contains NUL (%00) is a 400 with the endpoint's body shape."
+    ),
+    "D-empty": (
+        "An empty value of an optional free-text parameter (query=, cursor=) counts as absent; an empty "
+        "value where a number, boolean, enum or id list is expected is a 400."
+    ),
+    "D-repeated": (
+        "A parameter that takes one value, given more than once, is a 400. Only models' types and "
+        "baseModels may repeat (the spec: 'repeat param or comma-separate')."
+    ),
+    "D-boolean": (
+        "Boolean query parameters take true or false (any case) and 1 or 0; any other value is a 400."
+    ),
+    "D-model-sort": (
+        "Model sort values beyond the three the spec names: Highest Rated, Most Downloaded, Most Liked, "
+        "Most Discussed, Most Collected, Most Images, Newest, Oldest (the platform's list)."
+    ),
+    "D-base-models": (
+        "baseModels filters take any string; a name not in /enums BaseModel matches nothing (200, "
+        "no items) rather than a 400, because the list changes over time."
+    ),
+    "D-hash-path": (
+        "GET /model-versions/by-hash/{hash}: the hash is 8-64 hexadecimal characters (the shortest "
+        "kinds, AutoV1 and CRC32, have 8); anything else is a 400. Stored hashes are upper case."
+    ),
+    "D-hash-lengths": (
+        "Hash values are upper-case hexadecimal: AutoV1 8, AutoV2 10, AutoV3 12, CRC32 8, SHA256 64 "
+        "and BLAKE3 64 characters."
+    ),
+    "D-by-hash-ids-400": (
+        "POST /model-versions/by-hash/ids refuses like POST by-hash: missing body, non-array, an entry "
+        "that is not a 64-character string, or more than 10000 entries is a 400 {error}."
+    ),
+    "D-epoch": "mini/{id} epoch is an integer 1-2147483647.",
+    "D-timestamps": (
+        "Timestamps are UTC with milliseconds and a Z, as JavaScript's toISOString: "
+        "2024-01-02T03:04:05.678Z."
+    ),
+    "D-dropped": (
+        "'Dropped' for moderated models means: files[] and images[] become empty arrays, downloadUrl "
+        "is left out. The mode key is absent on healthy models (never null)."
+    ),
+    "D-preview-image": (
+        "Preview images inside model versions (shape not shown): {id, url, nsfwLevel (integer), width, "
+        "height, hash (BlurHash or null), type}."
+    ),
+    "D-file-metadata": (
+        "File metadata carries format always, size and fp when known; all strings. primary is always "
+        "present (true or false)."
+    ),
+    "D-detail-hashes": (
+        "Files carry the hash kinds computed for them, on every shape: all six for files hashed today, "
+        "a subset (AutoV2, SHA256, CRC32) for older uploads hashed with fewer algorithms. The spec says "
+        "list items may carry a subset; the detail shapes cannot show a hash that was never computed."
+    ),
+    "D-unpublished-at": (
+        "publishedAt is null only for a version that was never published: a moderator's view of a "
+        "Draft or Unpublished version (GET /models, GET /model-versions/{id}), or a Private training "
+        "result (GET /model-versions/mini/{id}, and its owner's GET /model-versions/{id})."
+    ),
+    "D-mini-optional": (
+        "Minimal model version: earlyAccessEndsAt is present exactly when checkPermission is true "
+        "(null for a Private version without early access); freeTrialLimit is left out when not "
+        "configured."
+    ),
+    "D-article-body": "The single-article body field is named content (HTML string).",
+    "D-article-cover": (
+        "Article list items always carry coverImage; the single shape carries coverImage: null when "
+        "the cover is above the region's public ceiling. Neither shape carries moderatorNsfwLevel."
+    ),
+    "D-models-auth": (
+        "GET /models with favorites or hidden and no valid token is a 401 {error: 'Unauthorized'}, "
+        "as on the platform."
+    ),
+    "D-vault-401": "Every vault endpoint answers a missing or invalid token with 401 {error: 'Unauthorized'}.",
+    "D-vault-nonmember": (
+        "Vault callers without an active membership: /vault/get and /vault/all answer 200 {vault: null}; "
+        "/vault/check-vault answers every vaultItem null; /vault/toggle-version is a 500 whose "
+        "error.message says a membership is required (the spec's 'other internal error')."
+    ),
+    "D-vault-all-400": "GET /vault/all with an invalid parameter is a 400 (validation-error JSON), as any list endpoint.",
+    "D-toggle-unknown": (
+        "POST /vault/toggle-version for a version id that does not exist is the spec's 500 'model not found' "
+        "({message, error: {message}})."
+    ),
+    "D-vault-dates": (
+        "Vault date filters take an ISO date (2024-01-31) or a full ISO-8601 timestamp; anything else is a 400."
+    ),
+    "D-images-cursor": (
+        "The emulator always takes the images endpoint's new behaviour (public-only, all-of tags, feed: "
+        "cursors); older <offset>|<timestamp> cursors are still accepted."
+    ),
+    "D-feed-expiry": (
+        "A feed: cursor can no longer be continued (400, 'start again without it') once the emulator's "
+        "clock is more than 24 hours past the cursor's issue; a feed: cursor sent with other filters than "
+        "it was issued for is the other 400 ('restore the filters or drop the cursor')."
+    ),
+    "D-images-auth": (
+        "GET /images is Public but reads an optional bearer token for the caller's browsing level, so its "
+        "security is optional bearer."
+    ),
+    "D-posts-token-cache": (
+        "GET /posts/{id} with a bearer token answers Cache-Control: no-store (the spec: 'served uncached')."
+    ),
+    "D-error-cache": (
+        "429 and 503 answers carry Cache-Control: no-store and Retry-After (seconds); the images 503 "
+        "carries Retry-After: 2."
+    ),
+    "D-collection-description": "Collection description is a string or null.",
+    "D-permissions-keys": "permissions/check answers keys that are decimal entity ids, one per requested id.",
+    "D-clock": (
+        "/__emulator/clock: GET answers {now}; POST takes {advance: seconds >= 0} and answers {now}; "
+        "a bad body is a 400 {error}."
+    ),
+    "D-openapi-route": "The catalogue origin serves this document at /api/v1/openapi.json (Public).",
+    "D-method": "A method a path does not define is a 405 {error: 'Method not allowed'}.",
+    # The models family's behaviour where the spec is silent (catalogue/models.py, model_versions.py,
+    # vault.py, permissions.py).
+    "D-models-pagination": (
+        "GET /models pages by cursor unless page is given: a keyset cursor '<sort value>|<id>'. Page "
+        "mode adds currentPage and pageSize and still gives nextCursor with nextPage. page with cursor, "
+        "like query with page, is a 400 {error}."
+    ),
+    "D-models-sort-keys": (
+        "Highest Rated sorts by the period's thumbs up minus thumbs down; Most Liked by thumbs up; Most "
+        "Downloaded, Most Discussed and Most Collected by the period's downloads, comments and collections; "
+        "Most Images counts the preview images; Newest and Oldest read the model's publication date and "
+        "ignore period. Ties: the higher id first (Oldest: the lower)."
+    ),
+    "D-models-filters": (
+        "Listed models are published, neither Private nor Unsearchable, with a published non-Private "
+        "version. supportsGeneration, fromPlatform and earlyAccess filter both ways (true: only those that "
+        "are; earlyAccess: a version in early access now; false: only those that are not; absent: no "
+        "filter). nsfw=false lists models not flagged NSFW sharing a level with PG or PG-13, with PG and "
+        "PG-13 previews; nsfw=true every level but Blocked. query: every word in the model name, any case. "
+        "tag: a model tag name, any case. username: the exact name (any case), else every user whose slug "
+        "(accents dropped, lower case, other characters as '-') is the parameter's. A signed-in caller's "
+        "hidden models are left out unless hidden=true; favorites is the caller's Bookmark collection."
+    ),
+    "D-previews": (
+        "A version's preview images are the model owner's rated images and videos in published, unblocked, "
+        "scanned, non-private posts about the version, within the browsing level, in post order, at most 20."
+    ),
+    "D-model-by-id": (
+        "GET /models/{id} answers the model as the default list shows it (published versions, PG and PG-13 "
+        "previews), also when it is flagged NSFW; in a restricted region such a model is a 404."
+    ),
+    "D-version-token": (
+        "GET /model-versions/{id}: a bearer token adds earlyAccessConfig.unlocked (true for a buyer, the "
+        "owner or a moderator) and unlockedAt (when bought); a moderator's token also shows unpublished "
+        "versions, the owner's a Private training result. Images follow the caller's browsing level "
+        "(anonymous: PG). A restricted region sees no version of a model flagged NSFW. On Mixed routes a "
+        "token that is not valid reads as none."
+    ),
+    "D-by-hash-order": (
+        "POST /model-versions/by-hash answers one entry per matched version, in the order of the first hash "
+        "naming it; an entry of 64 characters that is not hexadecimal is a 400. by-hash/ids answers each "
+        "matched hash once, as sent."
+    ),
+    "D-mini-generate": (
+        "mini/{id}: canGenerate needs on-site generation coverage, a model that is not moderated, and "
+        "access (no running early access unless bought or owned; Private only for its owner; moderators "
+        "always). A version without epoch files ignores epoch."
+    ),
+    "D-vault-toggle": (
+        "toggle-version adds a Pending snapshot (the emulator runs no ingestion; files are listed once "
+        "Stored), reserving its public files' size and its description (at least 1 KB) against the quota "
+        "at once; a version that is not published is 'not found'. storageKb is the largest allowance among "
+        "the caller's active memberships (founder and bronze 10 GB, silver 25 GB, gold 50 GB)."
+    ),
+    "D-permissions-unknown": (
+        "permissions/check: an id with no published version answers false; a userId that names no user is "
+        "judged as anonymous."
+    ),
+    "D-private-cache": (
+        "Answers that depend on a bearer token (vault, /me, Mixed routes called with a valid token) carry "
+        "Cache-Control: private, no-store."
+    ),
+}
+
+
+def decision(*ids: str) -> dict[str, str]:
+    for i in ids:
+        assert i in DECISIONS, i
+    return {"x-blockkit-decision": " ".join(f"[{i}] {DECISIONS[i]}" for i in ids)}
+
+
+# --- Schema helpers -----------------------------------------------------------------------
+
+
+def ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def obj(props: dict[str, Any], *, optional: tuple[str, ...] = (), extra: bool = False, **more: Any) -> dict[str, Any]:
+    """A strict object: every property required unless named in ``optional``."""
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": props,
+        "required": [k for k in props if k not in optional],
+        "additionalProperties": extra,
+    }
+    schema.update(more)
+    return schema
+
+
+def nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    if "$ref" in schema:
+        return {"anyOf": [schema, {"type": "null"}]}
+    out = dict(schema)
+    kind = out.get("type")
+    if isinstance(kind, str):
+        out["type"] = [kind, "null"]
+        if "enum" in out:
+            out["enum"] = [*out["enum"], None]
+        return out
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+def array(items: dict[str, Any], **more: Any) -> dict[str, Any]:
+    return {"type": "array", "items": items, **more}
+
+
+STR = {"type": "string"}
+INT = {"type": "integer"}
+NUM = {"type": "number"}
+BOOL = {"type": "boolean"}
+URL = {"type": "string", "minLength": 1}
+COUNT = {"type": "integer", "minimum": 0}
+ID = {"type": "integer", "minimum": 1, "maximum": INT32_MAX}
+
+# --- The spec's closed value sets ------------------------------------------------------------
+
+MODEL_TYPES = [
+    "Checkpoint", "TextualInversion", "Hypernetwork", "AestheticGradient", "LORA", "LoCon", "DoRA",
+    "Controlnet", "Upscaler", "MotionModule", "VAE", "Poses", "Wildcards", "Workflows", "Detection", "Other",
+]
+FILE_TYPES = ["Model", "Text Encoder", "Pruned Model", "Negative", "Training Data", "VAE", "Config", "Archive"]
+BASE_MODEL_TYPES = ["Standard", "Inpainting", "Refiner", "Pix2Pix"]
+PERIODS = ["AllTime", "Year", "Month", "Week", "Day"]
+MODEL_SORTS = [
+    "Highest Rated", "Most Downloaded", "Most Liked", "Most Discussed", "Most Collected", "Most Images",
+    "Newest", "Oldest",
+]
+IMAGE_SORTS = ["Most Reactions", "Most Comments", "Most Collected", "Newest", "Oldest", "Random"]
+ARTICLE_SORTS = ["Newest", "Recently Updated", "Most Reactions", "Most Comments", "Most Bookmarks", "Most Collected"]
+COLLECTION_SORTS = ["Newest", "Most Followers"]
+VAULT_SORTS = ["Recently Added", "Recently Created", "Model Name", "Model Size"]
+NSFW_NAMES = ["None", "Soft", "Mature", "X"]
+MEDIA_TYPES = ["image", "video", "audio"]
+HASH_KINDS = ["AutoV1", "AutoV2", "AutoV3", "SHA256", "CRC32", "BLAKE3"]
+HASH_LENGTHS = {"AutoV1": 8, "AutoV2": 10, "AutoV3": 12, "SHA256": 64, "CRC32": 8, "BLAKE3": 64}
+TIERS = ["free", "founder", "bronze", "silver", "gold"]
+USER_STATUSES = ["active", "muted", "banned"]
+VAULT_STATUSES = ["Pending", "Stored", "Failed"]
+COLLECTION_TYPES = ["Model", "Image", "Article", "Post"]
+
+
+def schemas() -> dict[str, Any]:
+    s: dict[str, Any] = {}
+    s["Timestamp"] = {
+        "type": "string",
+        "pattern": r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$",
+        "description": "ISO 8601 UTC timestamp.",
+        **decision("D-timestamps"),
+    }
+    s["ModelType"] = {"type": "string", "enum": MODEL_TYPES}
+    s["ModelFileType"] = {"type": "string", "enum": FILE_TYPES}
+    s["BaseModelType"] = {"type": "string", "enum": BASE_MODEL_TYPES}
+    s["NsfwName"] = {"type": "string", "enum": NSFW_NAMES}
+
+    # Hashes: full set on the detail shapes, any subset on list items.
+    hash_props = {k: {"type": "string", "pattern": f"^[0-9A-F]{{{n}}}$"} for k, n in HASH_LENGTHS.items()}
+    s["HashesSubset"] = {
+        "type": "object",
+        "properties": hash_props,
+        "additionalProperties": False,
+        **decision("D-hash-lengths"),
+    }
+    s["HashesFull"] = {**s["HashesSubset"], "required": ["AutoV2", "SHA256", "CRC32"],
+                       **decision("D-hash-lengths", "D-detail-hashes")}
+
+    s["FileMetadata"] = obj(
+        {"format": STR, "size": STR, "fp": STR}, optional=("size", "fp"), **decision("D-file-metadata")
+    )
+    file_props = {
+        "id": ID,
+        "name": STR,
+        "type": ref("ModelFileType"),
+        "sizeKB": {"type": "number", "minimum": 0},
+        "metadata": ref("FileMetadata"),
+        "hashes": ref("HashesSubset"),
+        "downloadUrl": URL,
+        "primary": BOOL,
+    }
+    s["ListFile"] = obj(file_props, description="A file inside a model list item.")
+    s["DetailFile"] = obj(
+        {
+            **file_props,
+            "hashes": ref("HashesFull"),
+            "pickleScanResult": STR,
+            "virusScanResult": STR,
+        },
+        description="A file on the /model-versions shapes.",
+    )
+    s["PreviewImage"] = obj(
+        {
+            "id": ID,
+            "url": URL,
+            "nsfwLevel": COUNT,
+            "width": COUNT,
+            "height": COUNT,
+            "hash": nullable(STR),
+            "type": {"type": "string", "enum": MEDIA_TYPES},
+        },
+        **decision("D-preview-image"),
+    )
+    s["ModelStats"] = obj(
+        {k: COUNT for k in ("downloadCount", "thumbsUpCount", "thumbsDownCount", "commentCount", "tippedAmountCount")}
+    )
+    s["ListVersionStats"] = obj({k: COUNT for k in ("downloadCount", "thumbsUpCount", "thumbsDownCount")})
+    s["DetailVersionStats"] = obj({k: COUNT for k in ("downloadCount", "thumbsUpCount")})
+    s["ListModelVersion"] = obj(
+        {
+            "id": ID,
+            "name": STR,
+            "baseModel": STR,
+            "baseModelType": ref("BaseModelType"),
+            "publishedAt": {**nullable(ref("Timestamp")), **decision("D-unpublished-at")},
+            "supportsGeneration": BOOL,
+            "stats": ref("ListVersionStats"),
+            "files": array(ref("ListFile")),
+            "images": array(ref("PreviewImage")),
+            "downloadUrl": URL,
+        },
+        optional=("downloadUrl",),
+        description="A model version as it appears inside a model (list item or GET /models/{id}).",
+    )
+    no_download = {"not": {"required": ["downloadUrl"]}}
+    s["Model"] = obj(
+        {
+            "id": ID,
+            "name": STR,
+            "description": STR,
+            "type": ref("ModelType"),
+            "nsfw": BOOL,
+            "nsfwLevel": COUNT,
+            "availability": STR,
+            "supportsGeneration": BOOL,
+            "allowNoCredit": BOOL,
+            "allowCommercialUse": {
+                "type": "string",
+                "pattern": r"^\{([A-Za-z]+(,[A-Za-z]+)*)?\}$",
+                "description": "Brace-delimited, comma-separated set of use kinds, e.g. {Image,Sell}.",
+            },
+            "allowDerivatives": BOOL,
+            "allowDifferentLicense": BOOL,
+            "minor": BOOL,
+            "poi": BOOL,
+            "sfwOnly": BOOL,
+            "mode": {"type": ["string", "null"], "enum": ["Archived", "TakenDown", None]},
+            "stats": ref("ModelStats"),
+            "creator": obj({"username": STR, "image": nullable(URL)}),
+            "tags": array(STR),
+            "modelVersions": array(ref("ListModelVersion")),
+        },
+        optional=("mode",),
+        allOf=[
+            {
+                # Healthy: every version has its download URL.
+                "if": {"properties": {"mode": {"type": "null"}}},
+                "then": {"properties": {"modelVersions": {"items": {"required": ["downloadUrl"]}}}},
+            },
+            {
+                "if": {"required": ["mode"], "properties": {"mode": {"const": "Archived"}}},
+                "then": {
+                    "properties": {
+                        "modelVersions": {"items": {"properties": {"files": {"maxItems": 0}}, **no_download}}
+                    }
+                },
+            },
+            {
+                "if": {"required": ["mode"], "properties": {"mode": {"const": "TakenDown"}}},
+                "then": {
+                    "properties": {
+                        "modelVersions": {
+                            "items": {
+                                "properties": {"files": {"maxItems": 0}, "images": {"maxItems": 0}},
+                                **no_download,
+                            }
+                        }
+                    }
+                },
+            },
+        ],
+        **decision("D-dropped"),
+    )
+    s["ModelVersion"] = obj(
+        {
+            "id": ID,
+            "modelId": ID,
+            "name": STR,
+            "description": nullable(STR),
+            "baseModel": STR,
+            "baseModelType": ref("BaseModelType"),
+            "air": {
+                "type": "string",
+                "pattern": r"^urn:air:[a-z0-9.\-]+:[a-z0-9]+:[a-z0-9]+:\d+@\d+$",
+                "description": "Canonical resource identifier (AIR).",
+            },
+            "status": STR,
+            "availability": STR,
+            "nsfwLevel": COUNT,
+            "createdAt": ref("Timestamp"),
+            "updatedAt": ref("Timestamp"),
+            "publishedAt": {**nullable(ref("Timestamp")), **decision("D-unpublished-at")},
+            "uploadType": STR,
+            "usageControl": STR,
+            "trainedWords": array(STR),
+            "earlyAccessConfig": {"type": ["object", "null"]},
+            "earlyAccessEndsAt": nullable(ref("Timestamp")),
+            "trainingStatus": {"type": ["string", "null"]},
+            "trainingDetails": {"type": ["object", "null"]},
+            "stats": ref("DetailVersionStats"),
+            "model": obj(
+                {
+                    "name": STR,
+                    "type": ref("ModelType"),
+                    "nsfw": BOOL,
+                    "poi": BOOL,
+                    "mode": {"type": "string", "enum": ["Archived", "TakenDown"]},
+                },
+                optional=("mode",),
+            ),
+            "files": array(ref("DetailFile")),
+            "images": array(ref("PreviewImage")),
+            "downloadUrl": URL,
+        },
+        allOf=[
+            {
+                "if": {
+                    "properties": {"model": {"required": ["mode"], "properties": {"mode": {"const": "Archived"}}}}
+                },
+                "then": {"properties": {"files": {"maxItems": 0}}},
+            }
+        ],
+        description="The /model-versions shape.",
+        **decision("D-dropped"),
+    )
+    s["MiniModelVersion"] = obj(
+        {
+            "air": s["ModelVersion"]["properties"]["air"],
+            "versionName": STR,
+            "modelName": STR,
+            "baseModel": STR,
+            "availability": STR,
+            "publishedAt": {**nullable(ref("Timestamp")), **decision("D-unpublished-at")},
+            "size": {"type": "number", "minimum": 0},
+            "fileType": ref("ModelFileType"),
+            "fileName": STR,
+            "hashes": ref("HashesSubset"),
+            "downloadUrls": array(URL),
+            "format": STR,
+            "canGenerate": BOOL,
+            "isFeatured": BOOL,
+            "requireAuth": BOOL,
+            "checkPermission": BOOL,
+            "earlyAccessEndsAt": nullable(ref("Timestamp")),
+            "freeTrialLimit": COUNT,
+            "additionalResourceCharge": BOOL,
+            "minor": BOOL,
+            "sfwOnly": BOOL,
+        },
+        optional=("earlyAccessEndsAt", "freeTrialLimit"),
+        allOf=[
+            {
+                "if": {"properties": {"checkPermission": {"const": True}}},
+                "then": {"required": ["earlyAccessEndsAt"]},
+                "else": {"not": {"required": ["earlyAccessEndsAt"]}},
+            }
+        ],
+        **decision("D-mini-optional"),
+    )
+    s["HashId"] = obj({"modelVersionId": ID, "hash": STR})
+
+    s["Vault"] = obj(
+        {
+            "userId": ID,
+            "storageKb": COUNT,
+            "usedStorageKb": COUNT,
+            "meta": {"type": "object", "description": "Free-form, reserved."},
+            "updatedAt": ref("Timestamp"),
+        }
+    )
+    s["VaultItem"] = obj(
+        {
+            "id": ID,
+            "vaultId": ID,
+            "status": {"type": "string", "enum": VAULT_STATUSES},
+            "modelVersionId": ID,
+            "modelId": ID,
+            "modelName": STR,
+            "versionName": STR,
+            "creatorName": STR,
+            "creatorId": INT,
+            "type": ref("ModelType"),
+            "baseModel": STR,
+            "category": STR,
+            "modelSizeKb": COUNT,
+            "detailsSizeKb": COUNT,
+            "imagesSizeKb": COUNT,
+            "createdAt": ref("Timestamp"),
+            "addedAt": ref("Timestamp"),
+            "refreshedAt": nullable(ref("Timestamp")),
+            "notes": nullable(STR),
+            "meta": {
+                "type": "object",
+                "properties": {"failures": COUNT},
+                "required": ["failures"],
+                "description": "failures: the ingestion retry counter; other keys are diagnostic.",
+            },
+            "coverImageUrl": nullable(URL),
+            "files": array(obj({"id": ID, "sizeKB": {"type": "number", "minimum": 0}, "url": URL, "displayName": STR})),
+        }
+    )
+
+    s["ImageMeta"] = {
+        "type": "object",
+        "description": "Free-form generation data as the uploader supplied it; unknown keys are opaque.",
+        "properties": {
+            "platformResources": array(
+                obj({"type": STR, "modelVersionId": ID, "weight": NUM}, optional=("weight",), extra=True)
+            ),
+            "resources": {"type": "array"},
+        },
+        "additionalProperties": True,
+    }
+    image_props = {
+        "id": ID,
+        "url": URL,
+        "hash": STR,
+        "width": COUNT,
+        "height": COUNT,
+        "type": {"type": "string", "enum": MEDIA_TYPES},
+        "nsfw": BOOL,
+        "nsfwLevel": ref("NsfwName"),
+        "browsingLevel": COUNT,
+        "createdAt": ref("Timestamp"),
+        "postId": ID,
+        "thumbnail": nullable(obj({"url": URL, "width": nullable(COUNT), "height": nullable(COUNT)})),
+        "username": STR,
+        "baseModel": STR,
+        "modelVersionIds": array(ID, uniqueItems=True),
+        "stats": obj(
+            {k: COUNT for k in ("cryCount", "laughCount", "likeCount", "dislikeCount", "heartCount", "commentCount")}
+        ),
+        "meta": nullable(ref("ImageMeta")),
+    }
+    still_only_for_video = [
+        {
+            "if": {"properties": {"type": {"enum": ["image", "audio"]}}},
+            "then": {"properties": {"thumbnail": {"type": "null"}}},
+        }
+    ]
+    s["Image"] = obj(
+        image_props,
+        optional=("meta",),
+        allOf=still_only_for_video,
+        description="meta appears only with withMeta=true (null when the uploader supplied none).",
+    )
+    s["PostImage"] = obj(
+        {**image_props, "meta": {"type": "null"}},
+        allOf=still_only_for_video,
+        description="An image inside a post: every Image field, meta always null.",
+    )
+    s["Post"] = obj(
+        {
+            "id": ID,
+            "title": nullable(STR),
+            "detail": nullable(STR),
+            "nsfwLevel": COUNT,
+            "publishedAt": ref("Timestamp"),
+            "modelVersionId": nullable(ID),
+            "user": obj({"id": ID, "username": STR}),
+            "tags": array(obj({"id": ID, "name": STR})),
+            "images": array(ref("PostImage"), maxItems=100),
+        }
+    )
+    article_props = {
+        "id": ID,
+        "title": STR,
+        "publishedAt": ref("Timestamp"),
+        "createdAt": ref("Timestamp"),
+        "updatedAt": ref("Timestamp"),
+        "nsfwLevel": COUNT,
+        "availability": STR,
+        "status": STR,
+        "stats": obj(
+            {
+                k: COUNT
+                for k in (
+                    "favoriteCount", "collectedCount", "commentCount", "likeCount", "heartCount", "viewCount",
+                    "tippedAmountCount",
+                )
+            }
+        ),
+        "user": obj({"id": ID, "username": STR, "image": nullable(URL)}),
+        "tags": array(obj({"id": ID, "name": STR, "isCategory": BOOL})),
+        "coverImage": obj({"id": ID, "url": URL, "nsfwLevel": COUNT, "width": COUNT, "height": COUNT}),
+    }
+    s["ArticleListItem"] = obj(article_props, **decision("D-article-cover"))
+    s["Article"] = obj(
+        {
+            **article_props,
+            "coverImage": nullable(article_props["coverImage"]),
+            "content": {"type": "string", "description": "The article body (HTML)."},
+        },
+        **decision("D-article-body", "D-article-cover"),
+    )
+    collection_props = {
+        "id": ID,
+        "name": STR,
+        "description": nullable(STR),
+        "type": {"type": "string", "enum": COLLECTION_TYPES},
+        "nsfwLevel": COUNT,
+        "read": STR,
+        "isPublic": BOOL,
+        "coverImageUrl": nullable(URL),
+        "user": obj({"id": ID, "username": STR}),
+    }
+    s["CollectionListItem"] = obj(
+        {**collection_props, "itemCount": COUNT}, **decision("D-collection-description")
+    )
+    s["Collection"] = obj(
+        {**collection_props, "tags": array(obj({"id": ID, "name": STR}))}, **decision("D-collection-description")
+    )
+    s["UserLookupItem"] = obj({"id": ID, "username": STR, "avatarNsfw": ref("NsfwName")})
+    s["CurrentUser"] = obj(
+        {
+            "id": ID,
+            "username": STR,
+            "tier": {"type": "string", "enum": TIERS},
+            "status": {"type": "string", "enum": USER_STATUSES},
+            "isMember": BOOL,
+            "subscriptions": array(STR),
+        },
+        allOf=[
+            {
+                "if": {"properties": {"tier": {"const": "free"}}},
+                "then": {"properties": {"isMember": {"const": False}}},
+                "else": {"properties": {"isMember": {"const": True}}},
+            }
+        ],
+    )
+    s["Creator"] = obj(
+        {"username": STR, "modelCount": {"type": "integer", "minimum": 1}, "link": URL, "image": nullable(URL)},
+        optional=("modelCount",),
+    )
+    s["Tag"] = obj({"name": STR, "link": URL})
+    s["Enums"] = obj(
+        {
+            "ModelType": array(ref("ModelType"), minItems=1, uniqueItems=True),
+            "ModelFileType": array(ref("ModelFileType"), minItems=1, uniqueItems=True),
+            "ActiveBaseModel": array(STR, uniqueItems=True),
+            "BaseModel": array(STR, minItems=1, uniqueItems=True),
+            "BaseModelType": array(ref("BaseModelType"), minItems=1, uniqueItems=True),
+        }
+    )
+
+    # Pagination metadata: keys come in pairs (next*: both or neither; page info: both or neither).
+    s["ModelsMetadata"] = obj(
+        {
+            "nextCursor": {"type": ["string", "integer"]},
+            "nextPage": URL,
+            "currentPage": {"type": "integer", "minimum": 1},
+            "pageSize": {"type": "integer", "minimum": 1},
+        },
+        optional=("nextCursor", "nextPage", "currentPage", "pageSize"),
+        dependentRequired={
+            "nextCursor": ["nextPage"],
+            "nextPage": ["nextCursor"],
+            "currentPage": ["pageSize"],
+            "pageSize": ["currentPage"],
+        },
+        description="nextCursor and nextPage are absent on the last page; currentPage and pageSize only with page pagination.",
+    )
+    s["CursorMetadata"] = obj(
+        {"nextCursor": {"type": "string", "minLength": 1}, "nextPage": URL},
+        optional=("nextCursor", "nextPage"),
+        description="Both keys are absent on the last page. An empty items array is not the end.",
+    )
+    s["CollectionsMetadata"] = obj(
+        {"nextCursor": ID, "nextPage": URL},
+        optional=("nextCursor", "nextPage"),
+        dependentRequired={"nextCursor": ["nextPage"], "nextPage": ["nextCursor"]},
+    )
+    s["CreatorsMetadata"] = obj(
+        {
+            "totalItems": COUNT,
+            "currentPage": {"type": "integer", "minimum": 1},
+            "pageSize": {"type": "integer", "minimum": 1},
+            "totalPages": COUNT,
+            "nextPage": URL,
+        },
+        optional=("nextPage",),
+        description="With query, totalItems and totalPages are lower bounds; nextPage is the signal for another page.",
+    )
+    s["TagsMetadata"] = obj(
+        dict(s["CreatorsMetadata"]["properties"]),
+        optional=("nextPage",),
+        description="totalItems and totalPages may be 0 when an exact count is not cheap.",
+    )
+
+    # Error bodies.
+    s["Error"] = obj({"error": {"type": "string", "minLength": 1}}, description="{error: <message>}")
+    s["Unauthorized"] = obj({"error": {"const": "Unauthorized"}})
+    s["Message"] = obj({"message": {"type": "string", "minLength": 1}}, description="{message: <message>}")
+    s["InternalError"] = obj(
+        {"message": {"type": "string", "minLength": 1}, "error": {"type": ["string", "object"]}},
+        description="{message: <text>, error: <detail>}",
+    )
+    s["ToggleInternalError"] = obj(
+        {
+            "message": {"type": "string", "minLength": 1},
+            "error": {
+                "type": "object",
+                "properties": {"message": {"type": "string", "minLength": 1}},
+                "required": ["message"],
+            },
+        },
+        description="500 from toggle-version: error.message says why (quota, model not found, membership...).",
+        **decision("D-vault-nonmember", "D-toggle-unknown"),
+    )
+    s["ValidationIssue"] = obj(
+        {"code": STR, "path": array({"type": ["string", "integer"]}), "message": {"type": "string", "minLength": 1}},
+        extra=True,
+    )
+    s["ValidationIssues"] = array(ref("ValidationIssue"), minItems=1, **decision("D-error-validation"))
+    s["ValidationError"] = obj(
+        {"name": STR, "issues": ref("ValidationIssues")}, optional=("name",), **decision("D-error-validation")
+    )
+    s["ValidationEnvelope"] = obj({"error": ref("ValidationError")}, **decision("D-error-validation"))
+    s["Clock"] = obj({"now": ref("Timestamp")})
+    return s
+
+
+# --- Parameters -----------------------------------------------------------------------------
+
+
+def param(
+    name: str,
+    schema: dict[str, Any],
+    description: str,
+    *,
+    where: str = "query",
+    required: bool = False,
+    explode: bool | None = None,
+    decisions: tuple[str, ...] = (),
+) -> dict[str, Any]:
+    p: dict[str, Any] = {"name": name, "in": where, "description": description, "schema": schema}
+    if required or where == "path":
+        p["required"] = True
+    if explode is not None:
+        p["style"] = "form"
+        p["explode"] = explode
+    if decisions:
+        p.update(decision(*decisions))
+    return p
+
+
+def free_text(max_length: int = FREE_TEXT_MAX, *, list_item: bool = False) -> dict[str, Any]:
+    # No NUL: a value carrying one is refused (D-bad-bytes). An entry of a comma-separated
+    # list cannot hold a comma. Empty counts as absent (D-empty).
+    if list_item:
+        return {"type": "string", "minLength": 1, "maxLength": max_length, "pattern": "^[^\\u0000,]*$"}
+    return {"type": "string", "maxLength": max_length, "pattern": "^[^\\u0000]*$"}
+
+
+def limit(low: int, high: int, default: int) -> dict[str, Any]:
+    return param("limit", {"type": "integer", "minimum": low, "maximum": high, "default": default}, f"Items per page, {low}-{high}.")
+
+
+def page(default: int | None = None, note: str = "1-indexed page number.") -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "integer", "minimum": 1, "maximum": SAFE_MAX}
+    if default is not None:
+        schema["default"] = default
+    return param("page", schema, note, decisions=("D-integer-range",))
+
+
+def boolean(name: str, description: str, default: bool | None = None) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "boolean"}
+    if default is not None:
+        schema["default"] = default
+    return param(name, schema, description, decisions=("D-boolean",))
+
+
+def enum_param(name: str, values: list[str], default: str | None, description: str, **kw: Any) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "string", "enum": values}
+    if default is not None:
+        schema["default"] = default
+    return param(name, schema, description, **kw)
+
+
+def id_param(name: str, description: str, where: str = "query", **kw: Any) -> dict[str, Any]:
+    return param(name, dict(ID), description, where=where, decisions=("D-id-range",), **kw)
+
+
+def id_list(name: str, description: str, *, required: bool = False, min_items: int = 1) -> dict[str, Any]:
+    return param(
+        name,
+        {"type": "array", "items": dict(ID), "minItems": min_items},
+        description + " Comma-separated.",
+        required=required,
+        explode=False,
+        decisions=("D-id-range",),
+    )
+
+
+def string_list(name: str, description: str, explode: bool, items: dict[str, Any] | None = None) -> dict[str, Any]:
+    return param(
+        name,
+        {"type": "array", "items": items or free_text(list_item=True), "minItems": 1},
+        description,
+        explode=explode,
+        decisions=("D-string-length",) if items is None else (),
+    )
+
+
+PERIOD = enum_param("period", PERIODS, "AllTime", "Window for sort metrics.")
+
+
+# --- Responses ------------------------------------------------------------------------------
+
+CACHE_PUBLIC = "public, s-maxage=300"
+CACHE_POSTS = "public, s-maxage=300, stale-while-revalidate=150"
+
+
+def header(schema: dict[str, Any], description: str, required: bool = True) -> dict[str, Any]:
+    return {"description": description, "required": required, "schema": schema}
+
+
+RETRY_AFTER = header({"type": "string", "pattern": "^[0-9]+$"}, "Seconds to wait before retrying.")
+NO_STORE = header({"type": "string", "const": "no-store"}, "Never cached.")
+
+
+def json_response(description: str, schema: dict[str, Any], headers: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
+    r: dict[str, Any] = {"description": description, "content": {"application/json": {"schema": schema}}}
+    if headers:
+        r["headers"] = headers
+    r.update(extra)
+    return r
+
+
+def any_of(*names: str) -> dict[str, Any]:
+    return {"anyOf": [ref(n) for n in names]}
+
+
+def bad(description: str, *shapes: str) -> dict[str, Any]:
+    schema = ref(shapes[0]) if len(shapes) == 1 else any_of(*shapes)
+    return json_response(description, schema)
+
+
+def throttled(description: str) -> dict[str, Any]:
+    return json_response(
+        description, ref("Error"), {"Retry-After": RETRY_AFTER, "Cache-Control": NO_STORE}, **decision("D-error-cache")
+    )
+
+
+UNAUTHORIZED = json_response("Missing, malformed or revoked token.", ref("Unauthorized"))
+NOT_FOUND = "Missing (or not visible to this caller)."
+
+
+def operation(
+    op_id: str,
+    summary: str,
+    auth: str,
+    parameters: list[dict[str, Any]],
+    responses: dict[str, Any],
+    *,
+    body: dict[str, Any] | None = None,
+    decisions: tuple[str, ...] = (),
+    tags: tuple[str, ...] = (),
+    description: str | None = None,
+    security: list[dict[str, list[str]]] | None = None,
+) -> dict[str, Any]:
+    if security is None:
+        security = {
+            "Public": [],
+            "Mixed": [{}, {"bearer": []}],
+            "Authenticated": [{"bearer": []}],
+        }[auth]
+    op: dict[str, Any] = {
+        "operationId": op_id,
+        "summary": summary,
+        "tags": list(tags),
+        "x-blockkit-auth": auth,
+        "security": security,
+        "parameters": parameters,
+        "responses": responses,
+    }
+    if description:
+        op["description"] = description
+    if body is not None:
+        op["requestBody"] = body
+    if decisions:
+        op.update(decision(*decisions))
+    return op
+
+
+def ok(schema: dict[str, Any], description: str = "Success.", headers: dict[str, Any] | None = None) -> dict[str, Any]:
+    return json_response(description, schema, headers)
+
+
+def list_of(item: str, metadata: str | None) -> dict[str, Any]:
+    props: dict[str, Any] = {"items": array(ref(item))}
+    if metadata:
+        props["metadata"] = ref(metadata)
+    return obj(props)
+
+
+def hashes_body(max_items: int, decisions: tuple[str, ...] = ()) -> dict[str, Any]:
+    body = {
+        "required": True,
+        "content": {
+            "application/json": {
+                "schema": array({"type": "string", "minLength": 64, "maxLength": 64}, maxItems=max_items)
+            }
+        },
+        "description": f"A JSON array of at most {max_items} full SHA256 hashes (64 characters each).",
+    }
+    if decisions:
+        body.update(decision(*decisions))
+    return body
+
+
+def paths() -> dict[str, Any]:
+    p: dict[str, Any] = {}
+    api = "/api/v1"
+    models_params = [
+        limit(1, 100, 100),
+        page(note="1-indexed page number; incompatible with query (400)."),
+        param("cursor", free_text(), "Opaque, from metadata.nextCursor.", decisions=("D-string-length", "D-empty")),
+        param("query", free_text(), "Full-text search; requires cursor pagination.", decisions=("D-string-length",)),
+        id_list("ids", "Model ids."),
+        param("tag", free_text(), "Tag name.", decisions=("D-string-length",)),
+        param("username", free_text(), "Creator; auto-slugified.", decisions=("D-string-length",)),
+        param(
+            "types",
+            {"type": "array", "items": ref("ModelType"), "minItems": 1},
+            "ModelType values: repeat the parameter or comma-separate.",
+            explode=True,
+            decisions=("D-repeated",),
+        ),
+        param(
+            "baseModels",
+            {"type": "array", "items": free_text(list_item=True), "minItems": 1},
+            "Values of BaseModel: repeat the parameter or comma-separate.",
+            explode=True,
+            decisions=("D-repeated", "D-base-models"),
+        ),
+        enum_param("checkpointType", ["Standard", "Trained", "Merge"], None, "Checkpoint models only."),
+        enum_param("sort", MODEL_SORTS, "Highest Rated", "Sort order.", decisions=("D-model-sort",)),
+        PERIOD,
+        boolean("nsfw", "Include mature content; ignored in SFW-gated regions.", False),
+        boolean("supportsGeneration", "Only models supported by on-site generation."),
+        boolean("fromPlatform", "Only models trained on the service."),
+        boolean("earlyAccess", "Include early-access versions."),
+        boolean("primaryFileOnly", "Drop non-primary files.", False),
+        boolean("favorites", "Token required: the caller's bookmark collection.", False),
+        boolean("hidden", "Token required: the caller's hidden models.", False),
+    ]
+    p[f"{api}/models"] = {
+        "get": operation(
+            "listModels",
+            "List models.",
+            "Mixed",
+            models_params,
+            {
+                "200": ok(list_of("Model", "ModelsMetadata")),
+                "400": bad(
+                    "Invalid parameter, malformed cursor, or query combined with page.", "ValidationEnvelope", "Error"
+                ),
+                "401": json_response("favorites or hidden without a valid token.", ref("Unauthorized"), **decision("D-models-auth")),
+                "429": bad("page * limit above 1000: too many pages requested, use cursors.", "Error"),
+            },
+            decisions=("D-models-pagination", "D-models-sort-keys", "D-models-filters", "D-previews", "D-private-cache",),
+            tags=("models",),
+            description="favorites and hidden need a token. Non-moderators see only Published versions and public files.",
+        )
+    }
+    p[f"{api}/models/{{id}}"] = {
+        "get": operation(
+            "getModel",
+            "One model.",
+            "Public",
+            [id_param("id", "Model id.", where="path")],
+            {
+                "200": ok(ref("Model")),
+                "400": bad("id is not an integer in range.", "Error"),
+                "404": bad(NOT_FOUND, "Error"),
+            },
+            decisions=("D-error-single", "D-model-by-id", "D-previews"),
+            tags=("models",),
+        )
+    }
+    version_404 = bad("Missing or unpublished.", "Error")
+    p[f"{api}/model-versions/{{id}}"] = {
+        "get": operation(
+            "getModelVersion",
+            "One model version.",
+            "Mixed",
+            [id_param("id", "Model version id.", where="path")],
+            {"200": ok(ref("ModelVersion")), "400": bad("id is not an integer in range.", "Error"), "404": version_404},
+            decisions=("D-error-single", "D-version-token", "D-previews", "D-private-cache"),
+            tags=("model-versions",),
+        )
+    }
+    p[f"{api}/model-versions/by-hash/{{hash}}"] = {
+        "get": operation(
+            "getModelVersionByHash",
+            "The model version holding a file with this hash.",
+            "Public",
+            [
+                param(
+                    "hash",
+                    {"type": "string", "pattern": "^[0-9A-Fa-f]{8,64}$"},
+                    "AutoV1, AutoV2, AutoV3, SHA256, BLAKE3 or CRC32 hash, matched case-insensitively.",
+                    where="path",
+                    decisions=("D-hash-path",),
+                )
+            ],
+            {"200": ok(ref("ModelVersion")), "400": bad("Not a hash.", "Error"), "404": bad("No file matches, or the version is unpublished.", "Error")},
+            decisions=("D-error-single",),
+            tags=("model-versions",),
+        )
+    }
+    p[f"{api}/model-versions/by-hash"] = {
+        "post": operation(
+            "getModelVersionsByHashes",
+            "Model versions for up to 100 SHA256 hashes; unmatched hashes are dropped.",
+            "Public",
+            [],
+            {
+                "200": ok(array(ref("ModelVersion"), maxItems=100)),
+                "400": bad("Missing body, non-array, a hash not 64 characters, or more than 100 entries; the message names the first failure.", "Error"),
+            },
+            body=hashes_body(100),
+            decisions=("D-error-single", "D-by-hash-order"),
+            tags=("model-versions",),
+        )
+    }
+    p[f"{api}/model-versions/by-hash/ids"] = {
+        "post": operation(
+            "getModelVersionIdsByHashes",
+            "Model version ids for up to 10000 SHA256 hashes; unmatched hashes are dropped.",
+            "Public",
+            [],
+            {
+                "200": ok(array(ref("HashId"), maxItems=10000)),
+                "400": bad("Missing body, non-array, a hash not 64 characters, or more than 10000 entries.", "Error"),
+            },
+            body=hashes_body(10000, ("D-by-hash-ids-400",)),
+            decisions=("D-by-hash-order",),
+            tags=("model-versions",),
+        )
+    }
+    p[f"{api}/model-versions/mini/{{id}}"] = {
+        "get": operation(
+            "getMiniModelVersion",
+            "The minimal model version.",
+            "Mixed",
+            [
+                id_param("id", "Model version id.", where="path"),
+                param(
+                    "epoch",
+                    {"type": "integer", "minimum": 1, "maximum": INT32_MAX},
+                    "For Private training-result versions: the epoch's file (last epoch when omitted).",
+                    decisions=("D-epoch",),
+                ),
+            ],
+            {
+                "200": ok(ref("MiniModelVersion")),
+                "400": bad("Invalid id or epoch.", "Error"),
+                "404": bad("Missing, unpublished, primary file missing, or epoch not found.", "Error"),
+            },
+            decisions=("D-error-single", "D-mini-generate"),
+            tags=("model-versions",),
+        )
+    }
+
+    # Vault.
+    p[f"{api}/vault/get"] = {
+        "get": operation(
+            "getVault",
+            "The caller's vault, created on the first call; {vault: null} without membership.",
+            "Authenticated",
+            [],
+            {"200": ok(obj({"vault": nullable(ref("Vault"))})), "401": UNAUTHORIZED},
+            decisions=("D-vault-401",),
+            tags=("vault",),
+        )
+    }
+    date_filter = {"anyOf": [{"type": "string", "format": "date"}, {"type": "string", "format": "date-time"}]}
+    p[f"{api}/vault/all"] = {
+        "get": operation(
+            "listVaultItems",
+            "The caller's vault items.",
+            "Authenticated",
+            [
+                limit(1, 200, 60),
+                page(default=1),
+                param("query", free_text(), "Case-insensitive substring of modelName, versionName, creatorName.", decisions=("D-string-length",)),
+                param("types", {"type": "array", "items": ref("ModelType"), "minItems": 1}, "Comma-separated ModelType values.", explode=False),
+                string_list("categories", "Comma-separated categories.", explode=False),
+                string_list("baseModels", "Comma-separated base models.", explode=False),
+                *[
+                    param(n, date_filter, d, decisions=("D-vault-dates",))
+                    for n, d in (
+                        ("dateCreatedFrom", "Lower bound of the version's createdAt."),
+                        ("dateCreatedTo", "Upper bound of the version's createdAt."),
+                        ("dateAddedFrom", "Lower bound of when the item was added."),
+                        ("dateAddedTo", "Upper bound of when the item was added."),
+                    )
+                ],
+                enum_param("sort", VAULT_SORTS, "Recently Added", "Sort order."),
+            ],
+            {
+                "200": ok(
+                    {
+                        "oneOf": [
+                            obj(
+                                {
+                                    "items": array(ref("VaultItem")),
+                                    "totalItems": COUNT,
+                                    "currentPage": {"type": "integer", "minimum": 1},
+                                    "pageSize": {"type": "integer", "minimum": 1},
+                                    "totalPages": COUNT,
+                                }
+                            ),
+                            obj({"vault": {"type": "null"}}, **decision("D-vault-nonmember")),
+                        ]
+                    }
+                ),
+                "400": bad("Invalid parameter.", "ValidationEnvelope"),
+                "401": UNAUTHORIZED,
+            },
+            decisions=("D-vault-401", "D-vault-all-400"),
+            tags=("vault",),
+        )
+    }
+    p[f"{api}/vault/check-vault"] = {
+        "get": operation(
+            "checkVault",
+            "One entry per requested id: the vault item or null.",
+            "Authenticated",
+            [id_list("modelVersionIds", "Model version ids.", required=True, min_items=0)],
+            {
+                "200": ok(array(obj({"modelVersionId": ID, "vaultItem": nullable(ref("VaultItem"))}))),
+                "400": bad("modelVersionIds missing or malformed.", "Error"),
+                "401": UNAUTHORIZED,
+            },
+            decisions=("D-vault-401", "D-error-single"),
+            tags=("vault",),
+        )
+    }
+    p[f"{api}/vault/toggle-version"] = {
+        "post": operation(
+            "toggleVaultVersion",
+            "Add the version when absent, remove it when present.",
+            "Authenticated",
+            [id_param("modelVersionId", "Model version id.", required=True)],
+            {
+                "200": ok(
+                    obj({"success": BOOL, "vaultId": ID}, optional=("vaultId",)),
+                    "vaultId is present when the item was added, absent when removed.",
+                ),
+                "400": bad("modelVersionId missing or malformed.", "Error"),
+                "401": UNAUTHORIZED,
+                "500": json_response("Storage quota exceeded, model not found, or another internal error.", ref("ToggleInternalError")),
+            },
+            decisions=("D-vault-401", "D-error-single", "D-vault-toggle"),
+            tags=("vault",),
+        )
+    }
+
+    # Images.
+    p[f"{api}/images"] = {
+        "get": operation(
+            "listImages",
+            "The images feed.",
+            "Public",
+            [
+                limit(0, 200, 50),
+                page(note="Honoured only for lookups by imageId, or by modelId without modelVersionId; ignored whenever cursor is set."),
+                param("cursor", free_text(), "Opaque; pass metadata.nextCursor back verbatim.", decisions=("D-string-length", "D-images-cursor", "D-feed-expiry")),
+                id_param("postId", "Post id."),
+                id_param("modelId", "Any version of this model."),
+                id_param("modelVersionId", "Model version id."),
+                id_param("imageId", "Image id."),
+                id_param("userId", "Uploader id."),
+                param("username", free_text(), "Uploader; auto-slugified.", decisions=("D-string-length",)),
+                PERIOD,
+                enum_param("sort", IMAGE_SORTS, "Most Reactions", "Sort order."),
+                param(
+                    "nsfw",
+                    {"anyOf": [{"type": "string", "enum": NSFW_NAMES}, {"type": "boolean"}]},
+                    "Legacy: None, Soft, Mature, X, or a boolean; browsingLevel takes precedence.",
+                    decisions=("D-boolean",),
+                ),
+                param(
+                    "browsingLevel",
+                    {"type": "integer", "minimum": 0, "maximum": SAFE_MAX},
+                    "Browsing level bitmask.",
+                    decisions=("D-integer-range",),
+                ),
+                id_list("tags", "Tag ids; an image must carry all of them."),
+                enum_param("type", MEDIA_TYPES, None, "Media type."),
+                string_list("baseModels", "Comma-separated base models.", explode=False),
+                boolean("withMeta", "Include meta.", False),
+            ],
+            {
+                "200": ok(list_of("Image", "CursorMetadata")),
+                "400": bad(
+                    "Invalid parameter, malformed cursor, or a feed: cursor that cannot be continued (with these filters, or at all).",
+                    "ValidationEnvelope",
+                    "Error",
+                ),
+                "429": bad("page * limit above 1000: too many pages requested, use cursors.", "Error"),
+                "503": json_response(
+                    "Search overloaded (feed: cursor); retry unchanged.",
+                    ref("Error"),
+                    {"Retry-After": header({"type": "string", "const": "2"}, "Always 2."), "Cache-Control": NO_STORE},
+                ),
+            },
+            decisions=("D-images-auth",),
+            security=[{}, {"bearer": []}],
+            tags=("images",),
+            description="An empty items array is not the end; the results end only when nextCursor is absent.",
+        )
+    }
+    p[f"{api}/posts/{{id}}"] = {
+        "get": operation(
+            "getPost",
+            "One post with its first 100 images.",
+            "Public",
+            [id_param("id", "Post id.", where="path")],
+            {
+                "200": ok(
+                    ref("Post"),
+                    headers={
+                        "Cache-Control": header(
+                            {"type": "string", "enum": [CACHE_POSTS, "no-store"]},
+                            "Anonymous answers are edge-cached; a request carrying a token is served uncached.",
+                        )
+                    },
+                ),
+                "400": bad("id not a positive integer.", "Error"),
+                "404": bad(
+                    "Missing, unpublished, private, early access, not yet scanned or blocked; in a restricted region also any post with mature content.",
+                    "Error",
+                ),
+                "429": throttled("Rate limit exceeded; honour Retry-After."),
+                "503": throttled("Server busy; honour Retry-After."),
+            },
+            decisions=("D-error-single", "D-posts-token-cache"),
+            tags=("posts",),
+        )
+    }
+    public_cache = {"Cache-Control": header({"type": "string", "const": CACHE_PUBLIC}, "Edge-cached anonymous answer.")}
+    p[f"{api}/articles"] = {
+        "get": operation(
+            "listArticles",
+            "Published, scanned, non-private articles.",
+            "Public",
+            [
+                limit(1, 100, 100),
+                param("cursor", free_text(), "Keyset cursor <v>|<id>; cursor pagination only.", decisions=("D-string-length",)),
+                param("query", free_text(), "Full-text search over the title.", decisions=("D-string-length",)),
+                id_list("tags", "Tag ids, not names."),
+                param("username", free_text(), "Author.", decisions=("D-string-length",)),
+                enum_param("sort", ARTICLE_SORTS, "Newest", "Sort order."),
+                boolean("nsfw", "Clamped to SFW in restricted regions.", False),
+            ],
+            {
+                "200": ok(list_of("ArticleListItem", "CursorMetadata"), headers=public_cache),
+                "400": bad("Invalid parameter or malformed cursor.", "ValidationEnvelope", "Error"),
+                "429": throttled("Rate limit exceeded; honour Retry-After."),
+            },
+            tags=("articles",),
+        )
+    }
+    p[f"{api}/articles/{{id}}"] = {
+        "get": operation(
+            "getArticle",
+            "One article with its body.",
+            "Public",
+            [id_param("id", "Article id.", where="path")],
+            {
+                "200": ok(ref("Article"), headers=public_cache),
+                "400": bad("id not an integer in range.", "Error"),
+                "404": bad("Missing, draft, unpublished or private (indistinguishable).", "Error"),
+                "429": throttled("Rate limit exceeded; honour Retry-After."),
+            },
+            decisions=("D-error-single",),
+            tags=("articles",),
+        )
+    }
+    p[f"{api}/collections"] = {
+        "get": operation(
+            "listCollections",
+            "Public collections.",
+            "Public",
+            [
+                limit(1, 100, 100),
+                param("cursor", dict(ID), "A collection id; only with sort=Newest.", decisions=("D-id-range",)),
+                param("query", free_text(100), "Search over the name, up to 100 characters."),
+                enum_param("sort", COLLECTION_SORTS, "Newest", "Sort order."),
+                boolean("nsfw", "Clamped in restricted regions.", False),
+            ],
+            {
+                "200": ok(list_of("CollectionListItem", "CollectionsMetadata"), headers=public_cache),
+                "400": bad("Invalid parameter, or cursor with sort=Most Followers.", "ValidationEnvelope", "Error"),
+                "429": throttled("Rate limit exceeded; honour Retry-After."),
+            },
+            tags=("collections",),
+        )
+    }
+    p[f"{api}/collections/{{id}}"] = {
+        "get": operation(
+            "getCollection",
+            "One public collection with its tags.",
+            "Public",
+            [id_param("id", "Collection id.", where="path")],
+            {
+                "200": ok(ref("Collection"), headers=public_cache),
+                "400": bad("id not an integer in range.", "Error"),
+                "404": bad("Missing or private (indistinguishable).", "Error"),
+                "429": throttled("Rate limit exceeded; honour Retry-After."),
+            },
+            decisions=("D-error-single",),
+            tags=("collections",),
+        )
+    }
+    p[f"{api}/me"] = {
+        "get": operation(
+            "getMe",
+            "The caller of the token.",
+            "Authenticated",
+            [],
+            {"200": ok(ref("CurrentUser")), "401": UNAUTHORIZED},
+            decisions=("D-private-cache",),
+            tags=("users",),
+        )
+    }
+    p[f"{api}/users"] = {
+        "get": operation(
+            "listUsers",
+            "Look users up by id or username prefix; the first 5 with neither.",
+            "Public",
+            [
+                id_list("ids", "User ids; the response holds at most this many."),
+                param("query", free_text(), "Username prefix; shortest matches first.", decisions=("D-string-length",)),
+            ],
+            {
+                "200": ok(obj({"items": array(ref("UserLookupItem"))})),
+                "400": bad("Malformed ids or another parse failure.", "ValidationError"),
+                "500": json_response("Internal failure.", ref("InternalError")),
+            },
+            tags=("users",),
+        )
+    }
+    p[f"{api}/creators"] = {
+        "get": operation(
+            "listCreators",
+            "Users with at least one published model, alphabetical.",
+            "Public",
+            [
+                limit(1, 200, 20),
+                page(default=1),
+                param("query", free_text(), "Full-text on username.", decisions=("D-string-length",)),
+            ],
+            {
+                "200": ok(list_of("Creator", "CreatorsMetadata")),
+                "400": bad("Invalid parameter.", "ValidationIssues", "Message"),
+            },
+            tags=("users",),
+        )
+    }
+    p[f"{api}/tags"] = {
+        "get": operation(
+            "listTags",
+            "Model tags.",
+            "Public",
+            [
+                limit(1, 200, 20),
+                page(default=1),
+                param("query", free_text(), "Full-text on tag name.", decisions=("D-string-length",)),
+            ],
+            {
+                "200": ok(list_of("Tag", "TagsMetadata")),
+                "400": bad("Invalid parameter.", "ValidationIssues", "Message"),
+            },
+            tags=("tags",),
+        )
+    }
+    p[f"{api}/permissions/check"] = {
+        "get": operation(
+            "checkPermissions",
+            "May this user use these resources for generation?",
+            "Public",
+            [
+                id_list("entityIds", "Entity ids (required; may be empty).", required=True, min_items=0),
+                enum_param("entityType", ["ModelVersion"], "ModelVersion", "Only ModelVersion is supported."),
+                enum_param("permission", ["Generate"], "Generate", "Only Generate is supported."),
+                id_param("userId", "Check on behalf of this user (anonymous when omitted)."),
+            ],
+            {
+                "200": ok(
+                    {
+                        "oneOf": [
+                            {
+                                "type": "object",
+                                "propertyNames": {"pattern": "^[1-9][0-9]*$"},
+                                "additionalProperties": {"type": "boolean"},
+                                "minProperties": 1,
+                            },
+                            {"type": "array", "maxItems": 0},
+                        ]
+                    },
+                    "Entity id -> usable for generation; an empty array when entityIds is empty.",
+                ),
+                "400": bad("entityIds missing or malformed, or an invalid permission.", "Error"),
+                "500": json_response("Internal failure.", ref("InternalError")),
+            },
+            decisions=("D-permissions-keys", "D-permissions-unknown"),
+            tags=("permissions",),
+            description="The bearer token does not scope the check.",
+        )
+    }
+    p[f"{api}/enums"] = {
+        "get": operation("getEnums", "The catalogue's enum lists.", "Public", [], {"200": ok(ref("Enums"))}, tags=("enums",))
+    }
+    p[f"{api}/openapi.json"] = {
+        "get": operation(
+            "getOpenApi",
+            "This document.",
+            "Public",
+            [],
+            {"200": ok({"type": "object", "required": ["openapi", "paths"]})},
+            decisions=("D-openapi-route",),
+            tags=("emulator",),
+        )
+    }
+    p["/__emulator/clock"] = {
+        "get": operation(
+            "getClock", "The emulator's clock.", "Public", [], {"200": ok(ref("Clock"))}, decisions=("D-clock",), tags=("emulator",)
+        ),
+        "post": operation(
+            "advanceClock",
+            "Move the one clock of all three origins forward.",
+            "Public",
+            [],
+            {"200": ok(ref("Clock")), "400": bad("Not a finite number of seconds, 0 or more.", "Error")},
+            body={
+                "required": True,
+                "content": {
+                    "application/json": {
+                        "schema": {
+                            "type": "object",
+                            "properties": {"advance": {"type": "number", "minimum": 0, "maximum": 3.0e9}},
+                            "required": ["advance"],
+                        }
+                    }
+                },
+            },
+            decisions=("D-clock",),
+            tags=("emulator",),
+        ),
+    }
+    return p
+
+
+def document() -> dict[str, Any]:
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "blockkit emulator: catalogue API",
+            "version": "1",
+            "description": (
+                "The catalogue API under {base_url}/api/v1 as the blockkit emulator serves it, written from "
+                "the spec (spec/catalogue-and-oauth.md). Unknown query parameters are ignored; invalid ones "
+                "are a 400. x-blockkit-decision marks where the spec is silent and we chose."
+            ),
+            "x-blockkit-decisions": [{"id": k, "decision": v} for k, v in DECISIONS.items()],
+        },
+        "servers": [{"url": "/", "description": "The emulator's base_url."}],
+        "x-blockkit-decision": " ".join(
+            f"[{i}] {DECISIONS[i]}" for i in ("D-bad-bytes", "D-repeated", "D-method")
+        ),
+        "paths": paths(),
+        "components": {
+            "securitySchemes": {
+                "bearer": {"type": "http", "scheme": "bearer", "description": "Authorization: Bearer <ACCESS_TOKEN>"}
+            },
+            "schemas": schemas(),
+        },
+    }
+
+
+def render() -> str:
+    return json.dumps(document(), indent=2, ensure_ascii=False) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="exit 1 when the committed JSON is stale")
+    args = parser.parse_args(argv)
+    text = render()
+    if args.check:
+        current = OUT.read_text(encoding="utf-8") if OUT.exists() else ""
+        if current != text:
+            print(f"{OUT} is stale: run python3 scripts/build_openapi.py", file=sys.stderr)
+            return 1
+        return 0
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    OUT.write_text(text, encoding="utf-8")
+    print(f"wrote {OUT}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
