@@ -27,6 +27,7 @@ API_PREFIX = "/api/v1"
 ROUTE_MODULES: tuple[str, ...] = (
     "blockkit.emulator.catalogue.enums",
     "blockkit.emulator.catalogue.openapi",
+    "blockkit.emulator.catalogue.images",
 )
 
 
