@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import atexit
 import tempfile
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-import warnings
 
 import httpx
 import pytest

@@ -28,6 +28,12 @@ ROUTE_MODULES: tuple[str, ...] = (
     "blockkit.emulator.catalogue.enums",
     "blockkit.emulator.catalogue.openapi",
     "blockkit.emulator.catalogue.images",
+    "blockkit.emulator.catalogue.posts",
+    "blockkit.emulator.catalogue.articles",
+    "blockkit.emulator.catalogue.collections",
+    "blockkit.emulator.catalogue.users",
+    "blockkit.emulator.catalogue.creators",
+    "blockkit.emulator.catalogue.tags",
 )
 
 

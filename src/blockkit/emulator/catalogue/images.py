@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Optional
 
 import orjson
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BeforeValidator, Field
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -36,9 +36,21 @@ from starlette.routing import Route
 from blockkit.emulator import facts
 from blockkit.emulator.catalogue import feed_cursor, links
 from blockkit.emulator.catalogue.errors import json_response, too_many_requests
+from blockkit.emulator.catalogue.pages import CursorMetadata, Out
 from blockkit.emulator.catalogue.params import QueryModel
-from blockkit.emulator.catalogue.query import (MAX_SAFE_INTEGER, Bool, Id, IdList, Int, Shape, Text, TextList,
-                                               read_query, slugify_username, strict_bool)
+from blockkit.emulator.catalogue.query import (
+    MAX_SAFE_INTEGER,
+    Bool,
+    Id,
+    IdList,
+    Int,
+    Shape,
+    Text,
+    TextList,
+    read_query,
+    slugify_username,
+    strict_bool,
+)
 from blockkit.emulator.catalogue.viewer import ALL_LEVELS, SFW_LEVEL, caller_ceiling
 from blockkit.emulator.region import region_restricted
 from blockkit.emulator.state import EmulatorState, emulator
@@ -124,11 +136,7 @@ class ImagesQuery(QueryModel):
 
 # --- response models ---------------------------------------------------------------------
 
-class _Out(BaseModel):
-    model_config = ConfigDict(populate_by_name=True)
-
-
-class ImageStatsOut(_Out):
+class ImageStatsOut(Out):
     cry_count: int = Field(alias="cryCount")
     laugh_count: int = Field(alias="laughCount")
     like_count: int = Field(alias="likeCount")
@@ -137,13 +145,13 @@ class ImageStatsOut(_Out):
     comment_count: int = Field(alias="commentCount")
 
 
-class Thumbnail(_Out):
+class Thumbnail(Out):
     url: str
     width: Optional[int]
     height: Optional[int]
 
 
-class ImageOut(_Out):
+class ImageOut(Out):
     id: int
     url: str
     hash: str
@@ -163,12 +171,7 @@ class ImageOut(_Out):
     meta: Optional[dict[str, Any]] = None   # set only with withMeta (posts: always None)
 
 
-class CursorMetadata(_Out):
-    next_cursor: Optional[str] = Field(None, alias="nextCursor")
-    next_page: Optional[str] = Field(None, alias="nextPage")
-
-
-class ImagesPage(_Out):
+class ImagesPage(Out):
     items: list[ImageOut]
     metadata: CursorMetadata
 

@@ -41,6 +41,7 @@ T = TypeVar("T", bound=QueryModel)
 MAX_ID = 2_147_483_647           # ids: 1-2147483647 (spec, Limits)
 MAX_SAFE_INTEGER = 9_007_199_254_740_991  # D-integer-range: page, browsingLevel
 MAX_TEXT = 1024                  # D-string-length
+MAX_LIST_ENTRIES = 1000          # entries in one list parameter (ids, tags, baseModels)
 
 _INT = re.compile(r"-?[0-9]{1,30}")
 _TRUE = frozenset({"true", "1"})
@@ -85,6 +86,8 @@ def _entries(value: Any) -> list[str]:
         if any(part == "" for part in parts):
             raise ValueError("Expected a comma-separated list without empty entries")
         out.extend(parts)
+    if len(out) > MAX_LIST_ENTRIES:
+        raise ValueError(f"At most {MAX_LIST_ENTRIES} entries")
     return out
 
 

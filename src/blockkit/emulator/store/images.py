@@ -17,6 +17,7 @@ their resources, whatever the page size.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -89,9 +90,8 @@ def _conditions(spec: FeedSpec) -> tuple[list[str], dict[str, Any]]:
         where.append("i.id = :image_id")
         params["image_id"] = spec.image_id
     if spec.user_ids is not None:
-        names = [f":user{n}" for n in range(len(spec.user_ids))]
-        where.append(f"i.user_id IN ({', '.join(names)})" if names else "0")
-        params.update({name[1:]: value for name, value in zip(names, spec.user_ids)})
+        where.append("i.user_id IN (SELECT value FROM json_each(:user_ids))")
+        params["user_ids"] = json.dumps(list(spec.user_ids))
     if spec.model_version_id is not None:
         where.append("i.id IN (SELECT r.image_id FROM image_resources r WHERE r.model_version_id = :version_id)")
         params["version_id"] = spec.model_version_id
@@ -100,19 +100,24 @@ def _conditions(spec: FeedSpec) -> tuple[list[str], dict[str, Any]]:
                      " ON r.model_version_id = v.id WHERE v.model_id = :model_id)")
         params["model_id"] = spec.model_id
     if spec.tags:
-        names = [f":tag{n}" for n in range(len(spec.tags))]
-        params.update({name[1:]: value for name, value in zip(names, spec.tags)})
+        # Lists go in as one JSON parameter (json_each), so a long list meets no variable limit.
+        params["tags"] = json.dumps(sorted(set(spec.tags)))
         if spec.tags_any:
-            where.append(f"i.id IN (SELECT t.image_id FROM image_tags t WHERE t.tag_id IN ({', '.join(names)}))")
+            where.append("i.id IN (SELECT t.image_id FROM image_tags t WHERE t.tag_id IN"
+                         " (SELECT value FROM json_each(:tags)))")
         else:
-            where.extend(f"i.id IN (SELECT t.image_id FROM image_tags t WHERE t.tag_id = {name})" for name in names)
+            # All of them: the images of one tag (an index range), then a count of the rest.
+            params["first_tag"] = min(spec.tags)
+            params["tag_count"] = len(set(spec.tags))
+            where.append("i.id IN (SELECT t.image_id FROM image_tags t WHERE t.tag_id = :first_tag)")
+            where.append("(SELECT count(*) FROM image_tags t WHERE t.image_id = i.id AND t.tag_id IN"
+                         " (SELECT value FROM json_each(:tags))) = :tag_count")
     if spec.media_type is not None:
         where.append("i.type = :media_type")
         params["media_type"] = spec.media_type
     if spec.base_models:
-        names = [f":base{n}" for n in range(len(spec.base_models))]
-        where.append(f"i.base_model COLLATE NOCASE IN ({', '.join(names)})")
-        params.update({name[1:]: value for name, value in zip(names, spec.base_models)})
+        where.append("i.base_model COLLATE NOCASE IN (SELECT value FROM json_each(:base_models))")
+        params["base_models"] = json.dumps(list(spec.base_models))
     if spec.created_before is not None:
         where.append("i.created_at <= :created_before")
         params["created_before"] = spec.created_before
