@@ -47,4 +47,133 @@ def start(data: Path | None, host: str, port: int, seed: int, scale: str, ready_
         _fail(str(exc))
 
 
+_data_option = click.option("--data", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
+                            help="The data directory (as given to 'start --data').")
+
+
+def _open_store(data: Path, *, must_exist: bool = True):  # noqa: ANN202 - Store, imported lazily
+    from blockkit.emulator.store import DB_FILENAME, Store
+
+    if must_exist and not (data / DB_FILENAME).is_file():
+        _fail(f"{data}: no emulator data here (start once with --data {data}, or import an export)")
+    return Store.open(data)
+
+
+@emulator.command("users")
+@_data_option
+@click.option("--seed", type=int, default=1, show_default=True, help="Without --data: the users this seed makes.")
+@click.option("--scale", type=click.Choice(["small", "large"]), default="small", show_default=True,
+              help="Without --data: the users this scale makes.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def users(data: Path | None, seed: int, scale: str, fmt: str) -> None:
+    """List the users you can sign in as: id, username, tier, status.
+
+    Without --data, the users a fresh 'start --seed N --scale S' has (the seed is deterministic).
+    """
+    import orjson
+
+    from blockkit.emulator.store import users as users_store
+
+    try:
+        if data is None:
+            import tempfile
+
+            from blockkit.emulator.seed import seed_store
+            from blockkit.emulator.store import Store
+
+            with tempfile.TemporaryDirectory(prefix="blockkit-emulator-") as tmp:
+                with Store.open(Path(tmp), check=False) as store:
+                    seed_store(store, seed, scale)
+                    with store.read() as db:
+                        rows = users_store.list_users(db)
+        else:
+            with _open_store(data) as store, store.guard(), store.read() as db:
+                rows = users_store.list_users(db)
+    except EmulatorError as exc:
+        _fail(str(exc))
+    if fmt == "json":
+        click.echo(orjson.dumps({"users": [
+            {"id": u.id, "username": u.username, "tier": u.tier, "status": u.status, "moderator": u.is_moderator,
+             "deleted": u.deleted} for u in rows]}, option=orjson.OPT_INDENT_2).decode())
+        return
+    width = max((len(u.username) for u in rows), default=8)
+    click.echo(f"{'id':>6}  {'username':<{width}}  {'tier':<7}  {'status':<7}  notes")
+    for u in rows:
+        notes = ", ".join(n for n, on in (("system", u.id < 0), ("moderator", u.is_moderator),
+                                           ("deleted", u.deleted)) if on)
+        click.echo(f"{u.id:>6}  {u.username:<{width}}  {u.tier:<7}  {u.status:<7}  {notes}".rstrip())
+
+
+@emulator.command("export")
+@click.argument("target", type=click.Path(path_type=Path), metavar="DIR")
+@_data_option
+@click.option("--seed", type=int, default=1, show_default=True, help="Without --data: export this seed's data.")
+@click.option("--scale", type=click.Choice(["small", "large"]), default="small", show_default=True)
+def export_command(target: Path, data: Path | None, seed: int, scale: str) -> None:
+    """Write every table as JSON Lines (primary-key order) plus manifest.json into DIR (new or empty)."""
+    from blockkit.emulator.transfer import export
+
+    try:
+        if data is None:
+            import tempfile
+
+            from blockkit.emulator.seed import seed_store
+            from blockkit.emulator.store import Store
+
+            with tempfile.TemporaryDirectory(prefix="blockkit-emulator-") as tmp:
+                with Store.open(Path(tmp), check=False) as store:
+                    seed_store(store, seed, scale)
+                    manifest = export(store, target)
+        else:
+            with _open_store(data) as store:
+                manifest = export(store, target)
+    except EmulatorError as exc:
+        _fail(str(exc))
+    rows = sum(entry["rows"] for entry in manifest["tables"].values())
+    click.echo(f"exported {len(manifest['tables'])} tables, {rows} rows to {target}")
+
+
+@emulator.command("import")
+@click.argument("source", type=click.Path(path_type=Path), metavar="DIR")
+@_data_option
+@click.option("--replace", is_flag=True, help="Replace the data of a store that already holds some.")
+def import_command(source: Path, data: Path | None, replace: bool) -> None:
+    """Load an export into the data directory (checked first; all or nothing)."""
+    from blockkit.emulator.transfer import import_export
+
+    if data is None:
+        _fail("import needs --data DIR: the data directory to load the export into")
+    try:
+        with _open_store(data, must_exist=False) as store:
+            manifest = import_export(store, source, replace=replace)
+    except EmulatorError as exc:
+        _fail(str(exc))
+    rows = sum(entry["rows"] for entry in manifest["tables"].values())
+    click.echo(f"imported {rows} rows into {data} (seed {manifest.get('seed')}, scale {manifest.get('scale')})")
+
+
+@emulator.command("reset")
+@_data_option
+@click.option("--seed", type=int, help="Seed to re-seed with (default: the one the data was seeded with).")
+@click.option("--scale", type=click.Choice(["small", "large"]), help="Scale (default: the data's own).")
+def reset_command(data: Path | None, seed: int | None, scale: str | None) -> None:
+    """Throw away every change and re-seed (works while the emulator runs; the clock offset stays)."""
+    from blockkit.emulator.store import meta
+    from blockkit.emulator.transfer import reset
+
+    if data is None:
+        _fail("reset needs --data DIR (without --data the emulator's data is temporary anyway)")
+    try:
+        with _open_store(data) as store:
+            with store.guard(), store.read() as db:
+                seed = seed if seed is not None else meta.get(db, meta.SEED, 1)
+                scale = scale or meta.get(db, meta.SCALE, "small")
+            if seed is not None and seed < 0:
+                raise EmulatorError(f"--seed {seed}: must be 0 or more")
+            reset(store, seed, scale)
+    except EmulatorError as exc:
+        _fail(str(exc))
+    click.echo(f"reset {data}: seeded with --seed {seed} --scale {scale}")
+
+
 command = emulator

@@ -8,7 +8,9 @@
 --   * Booleans are INTEGER 0/1. Free-form objects and ordered string lists are JSON TEXT
 --     (meta, early access config, training details, trained words).
 --   * Closed state sets the spec names carry CHECKs; open, growing enums (ModelType,
---     base models, file formats) do not.
+--     base models, file formats) do not. The sets are spelled `x = 'a' OR x = 'b'` and
+--     booleans `x BETWEEN 0 AND 1` (STRICT keeps them integers): SQLite 3.40 builds a
+--     temporary index for `x IN (...)` on every row inserted, which tripled bulk seeding.
 --   * URLs that begin with '/' are relative to the catalogue origin ({base_url}); the
 --     response layer makes them absolute.
 --   * Secondary indexes are not here: they live in store/indexes/<family>.sql and are
@@ -23,8 +25,8 @@ CREATE TABLE base_models (
     name      TEXT PRIMARY KEY,
     position  INTEGER NOT NULL UNIQUE,   -- the order /enums lists them in
     ecosystem TEXT NOT NULL,             -- AIR ecosystem segment
-    kind      TEXT NOT NULL CHECK (kind IN ('image', 'video')),
-    active    INTEGER NOT NULL CHECK (active IN (0, 1))   -- ActiveBaseModel
+    kind      TEXT NOT NULL CHECK (kind = 'image' OR kind = 'video'),
+    active    INTEGER NOT NULL CHECK (active BETWEEN 0 AND 1)   -- ActiveBaseModel
 ) STRICT;
 
 -- Users ---------------------------------------------------------------------------------
@@ -33,13 +35,13 @@ CREATE TABLE users (
     id              INTEGER PRIMARY KEY,
     username        TEXT NOT NULL UNIQUE COLLATE NOCASE,
     email           TEXT,
-    email_verified  INTEGER NOT NULL DEFAULT 0 CHECK (email_verified IN (0, 1)),
+    email_verified  INTEGER NOT NULL DEFAULT 0 CHECK (email_verified BETWEEN 0 AND 1),
     image           TEXT,                                  -- avatar URL
-    avatar_nsfw     TEXT NOT NULL DEFAULT 'None' CHECK (avatar_nsfw IN ('None', 'Soft', 'Mature', 'X')),
+    avatar_nsfw     TEXT NOT NULL DEFAULT 'None' CHECK (avatar_nsfw = 'None' OR avatar_nsfw = 'Soft' OR avatar_nsfw = 'Mature' OR avatar_nsfw = 'X'),
     tier            TEXT NOT NULL DEFAULT 'free'
-                    CHECK (tier IN ('free', 'founder', 'bronze', 'silver', 'gold')),
-    status          TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'muted', 'banned')),
-    is_moderator    INTEGER NOT NULL DEFAULT 0 CHECK (is_moderator IN (0, 1)),
+                    CHECK (tier = 'free' OR tier = 'founder' OR tier = 'bronze' OR tier = 'silver' OR tier = 'gold'),
+    status          TEXT NOT NULL DEFAULT 'active' CHECK (status = 'active' OR status = 'muted' OR status = 'banned'),
+    is_moderator    INTEGER NOT NULL DEFAULT 0 CHECK (is_moderator BETWEEN 0 AND 1),
     browsing_level  INTEGER NOT NULL DEFAULT 1 CHECK (browsing_level BETWEEN 0 AND 63),
     created_at      TEXT NOT NULL,
     deleted_at      TEXT                                   -- set: a deleted account
@@ -49,8 +51,8 @@ CREATE TABLE subscriptions (
     id          INTEGER PRIMARY KEY,
     user_id     INTEGER NOT NULL REFERENCES users (id),
     product     TEXT NOT NULL,                             -- product name, as /me lists it
-    tier        TEXT NOT NULL CHECK (tier IN ('founder', 'bronze', 'silver', 'gold')),
-    status      TEXT NOT NULL CHECK (status IN ('active', 'canceled', 'expired')),
+    tier        TEXT NOT NULL CHECK (tier = 'founder' OR tier = 'bronze' OR tier = 'silver' OR tier = 'gold'),
+    status      TEXT NOT NULL CHECK (status = 'active' OR status = 'canceled' OR status = 'expired'),
     started_at  TEXT NOT NULL,
     ends_at     TEXT
 ) STRICT;
@@ -60,8 +62,8 @@ CREATE TABLE subscriptions (
 CREATE TABLE tags (
     id           INTEGER PRIMARY KEY,
     name         TEXT NOT NULL UNIQUE COLLATE NOCASE,
-    kind         TEXT NOT NULL CHECK (kind IN ('model', 'article', 'image', 'post', 'collection')),
-    is_category  INTEGER NOT NULL DEFAULT 0 CHECK (is_category IN (0, 1)),
+    kind         TEXT NOT NULL CHECK (kind = 'model' OR kind = 'article' OR kind = 'image' OR kind = 'post' OR kind = 'collection'),
+    is_category  INTEGER NOT NULL DEFAULT 0 CHECK (is_category BETWEEN 0 AND 1),
     created_at   TEXT NOT NULL
 ) STRICT;
 
@@ -75,19 +77,19 @@ CREATE TABLE models (
     type                     TEXT NOT NULL,                -- ModelType
     status                   TEXT NOT NULL,                -- Draft, Published, Unpublished, ...
     availability             TEXT NOT NULL DEFAULT 'Public',
-    mode                     TEXT CHECK (mode IN ('Archived', 'TakenDown')),   -- NULL: healthy
-    checkpoint_type          TEXT CHECK (checkpoint_type IN ('Standard', 'Trained', 'Merge')),
-    from_platform            INTEGER NOT NULL DEFAULT 0 CHECK (from_platform IN (0, 1)),
-    nsfw                     INTEGER NOT NULL DEFAULT 0 CHECK (nsfw IN (0, 1)),
+    mode                     TEXT CHECK (mode = 'Archived' OR mode = 'TakenDown'),   -- NULL: healthy
+    checkpoint_type          TEXT CHECK (checkpoint_type = 'Standard' OR checkpoint_type = 'Trained' OR checkpoint_type = 'Merge'),
+    from_platform            INTEGER NOT NULL DEFAULT 0 CHECK (from_platform BETWEEN 0 AND 1),
+    nsfw                     INTEGER NOT NULL DEFAULT 0 CHECK (nsfw BETWEEN 0 AND 1),
     nsfw_level               INTEGER NOT NULL DEFAULT 1,   -- bitmask
-    supports_generation      INTEGER NOT NULL DEFAULT 0 CHECK (supports_generation IN (0, 1)),
-    allow_no_credit          INTEGER NOT NULL DEFAULT 1 CHECK (allow_no_credit IN (0, 1)),
+    supports_generation      INTEGER NOT NULL DEFAULT 0 CHECK (supports_generation BETWEEN 0 AND 1),
+    allow_no_credit          INTEGER NOT NULL DEFAULT 1 CHECK (allow_no_credit BETWEEN 0 AND 1),
     allow_commercial_use     TEXT NOT NULL DEFAULT '{}',   -- brace-delimited set, e.g. {Image,Sell}
-    allow_derivatives        INTEGER NOT NULL DEFAULT 1 CHECK (allow_derivatives IN (0, 1)),
-    allow_different_license  INTEGER NOT NULL DEFAULT 1 CHECK (allow_different_license IN (0, 1)),
-    minor                    INTEGER NOT NULL DEFAULT 0 CHECK (minor IN (0, 1)),
-    poi                      INTEGER NOT NULL DEFAULT 0 CHECK (poi IN (0, 1)),
-    sfw_only                 INTEGER NOT NULL DEFAULT 0 CHECK (sfw_only IN (0, 1)),
+    allow_derivatives        INTEGER NOT NULL DEFAULT 1 CHECK (allow_derivatives BETWEEN 0 AND 1),
+    allow_different_license  INTEGER NOT NULL DEFAULT 1 CHECK (allow_different_license BETWEEN 0 AND 1),
+    minor                    INTEGER NOT NULL DEFAULT 0 CHECK (minor BETWEEN 0 AND 1),
+    poi                      INTEGER NOT NULL DEFAULT 0 CHECK (poi BETWEEN 0 AND 1),
+    sfw_only                 INTEGER NOT NULL DEFAULT 0 CHECK (sfw_only BETWEEN 0 AND 1),
     created_at               TEXT NOT NULL,
     updated_at               TEXT NOT NULL,
     published_at             TEXT,
@@ -98,7 +100,7 @@ CREATE TABLE models (
 -- of their period, so a sort does not depend on the wall clock.
 CREATE TABLE model_metrics (
     model_id             INTEGER NOT NULL REFERENCES models (id),
-    period               TEXT NOT NULL CHECK (period IN ('AllTime', 'Year', 'Month', 'Week', 'Day')),
+    period               TEXT NOT NULL CHECK (period = 'AllTime' OR period = 'Year' OR period = 'Month' OR period = 'Week' OR period = 'Day'),
     download_count       INTEGER NOT NULL DEFAULT 0,
     thumbs_up_count      INTEGER NOT NULL DEFAULT 0,
     thumbs_down_count    INTEGER NOT NULL DEFAULT 0,
@@ -121,25 +123,25 @@ CREATE TABLE model_versions (
     name                        TEXT NOT NULL,
     description                 TEXT,                      -- HTML
     base_model                  TEXT NOT NULL REFERENCES base_models (name),
-    base_model_type             TEXT CHECK (base_model_type IN ('Standard', 'Inpainting', 'Refiner', 'Pix2Pix')),
+    base_model_type             TEXT CHECK (base_model_type = 'Standard' OR base_model_type = 'Inpainting' OR base_model_type = 'Refiner' OR base_model_type = 'Pix2Pix'),
     air_ecosystem               TEXT NOT NULL,             -- urn:air:<ecosystem>:<type>:<source>:<model>@<version>
     air_type                    TEXT NOT NULL,
     air_source                  TEXT NOT NULL DEFAULT 'civitai',
     status                      TEXT NOT NULL,             -- Draft, Training, Published, Scheduled, Unpublished, ...
     availability                TEXT NOT NULL DEFAULT 'Public',   -- Public, EarlyAccess, Private, Unsearchable
     nsfw_level                  INTEGER NOT NULL DEFAULT 1,
-    upload_type                 TEXT NOT NULL DEFAULT 'Created' CHECK (upload_type IN ('Created', 'Trained')),
+    upload_type                 TEXT NOT NULL DEFAULT 'Created' CHECK (upload_type = 'Created' OR upload_type = 'Trained'),
     usage_control               TEXT NOT NULL DEFAULT 'Download',  -- Download, Generation, InternalGeneration
     trained_words               TEXT NOT NULL DEFAULT '[]',        -- JSON string[]
     early_access_config         TEXT,                      -- JSON object or NULL
     early_access_ends_at        TEXT,
     training_status             TEXT,                      -- Pending, Submitted, Processing, InReview, Approved, Failed, ...
     training_details            TEXT,                      -- JSON object or NULL
-    require_auth                INTEGER NOT NULL DEFAULT 0 CHECK (require_auth IN (0, 1)),
+    require_auth                INTEGER NOT NULL DEFAULT 0 CHECK (require_auth BETWEEN 0 AND 1),
     free_trial_limit            INTEGER,
-    additional_resource_charge  INTEGER NOT NULL DEFAULT 0 CHECK (additional_resource_charge IN (0, 1)),
-    is_featured                 INTEGER NOT NULL DEFAULT 0 CHECK (is_featured IN (0, 1)),
-    supports_generation         INTEGER NOT NULL DEFAULT 0 CHECK (supports_generation IN (0, 1)),  -- covered by on-site generation
+    additional_resource_charge  INTEGER NOT NULL DEFAULT 0 CHECK (additional_resource_charge BETWEEN 0 AND 1),
+    is_featured                 INTEGER NOT NULL DEFAULT 0 CHECK (is_featured BETWEEN 0 AND 1),
+    supports_generation         INTEGER NOT NULL DEFAULT 0 CHECK (supports_generation BETWEEN 0 AND 1),  -- covered by on-site generation
     clip_skip                   INTEGER,
     download_count              INTEGER NOT NULL DEFAULT 0,
     thumbs_up_count             INTEGER NOT NULL DEFAULT 0,
@@ -161,8 +163,8 @@ CREATE TABLE model_files (
     pickle_scan_result  TEXT NOT NULL DEFAULT 'Success',   -- Pending, Success, Danger, Error
     virus_scan_result   TEXT NOT NULL DEFAULT 'Success',
     scanned_at          TEXT,
-    visibility          TEXT NOT NULL DEFAULT 'Public' CHECK (visibility IN ('Public', 'Private')),
-    is_primary          INTEGER NOT NULL DEFAULT 0 CHECK (is_primary IN (0, 1)),
+    visibility          TEXT NOT NULL DEFAULT 'Public' CHECK (visibility = 'Public' OR visibility = 'Private'),
+    is_primary          INTEGER NOT NULL DEFAULT 0 CHECK (is_primary BETWEEN 0 AND 1),
     epoch               INTEGER,                           -- training-result files: the epoch
     created_at          TEXT NOT NULL
 ) STRICT;
@@ -171,7 +173,7 @@ CREATE TABLE model_files (
 -- against a plain index (store/indexes/models.sql).
 CREATE TABLE file_hashes (
     file_id  INTEGER NOT NULL REFERENCES model_files (id),
-    kind     TEXT NOT NULL CHECK (kind IN ('AutoV1', 'AutoV2', 'AutoV3', 'SHA256', 'CRC32', 'BLAKE3')),
+    kind     TEXT NOT NULL CHECK (kind = 'AutoV1' OR kind = 'AutoV2' OR kind = 'AutoV3' OR kind = 'SHA256' OR kind = 'CRC32' OR kind = 'BLAKE3'),
     hash     TEXT NOT NULL CHECK (hash = upper(hash)),
     PRIMARY KEY (file_id, kind)
 ) STRICT, WITHOUT ROWID;
@@ -200,10 +202,10 @@ CREATE TABLE posts (
     detail            TEXT,                                -- HTML
     model_version_id  INTEGER REFERENCES model_versions (id),
     availability      TEXT NOT NULL DEFAULT 'Public'
-                      CHECK (availability IN ('Public', 'Unlisted', 'EarlyAccess', 'Private')),
+                      CHECK (availability = 'Public' OR availability = 'Unlisted' OR availability = 'EarlyAccess' OR availability = 'Private'),
     nsfw_level        INTEGER NOT NULL DEFAULT 0,          -- OR of its images' levels
-    scanned           INTEGER NOT NULL DEFAULT 1 CHECK (scanned IN (0, 1)),   -- moderation scan done
-    blocked           INTEGER NOT NULL DEFAULT 0 CHECK (blocked IN (0, 1)),
+    scanned           INTEGER NOT NULL DEFAULT 1 CHECK (scanned BETWEEN 0 AND 1),   -- moderation scan done
+    blocked           INTEGER NOT NULL DEFAULT 0 CHECK (blocked BETWEEN 0 AND 1),
     created_at        TEXT NOT NULL,
     updated_at        TEXT NOT NULL,
     published_at      TEXT                                 -- NULL: not published
@@ -220,7 +222,7 @@ CREATE TABLE images (
     user_id                 INTEGER NOT NULL REFERENCES users (id),
     post_id                 INTEGER REFERENCES posts (id),   -- NULL: not in a post (article covers)
     post_position           INTEGER,                         -- order within the post
-    type                    TEXT NOT NULL CHECK (type IN ('image', 'video', 'audio')),
+    type                    TEXT NOT NULL CHECK (type = 'image' OR type = 'video' OR type = 'audio'),
     url                     TEXT NOT NULL,                   -- the file itself (the video for videos)
     name                    TEXT,
     blurhash                TEXT,
@@ -241,7 +243,7 @@ CREATE TABLE images (
 
 CREATE TABLE image_metrics (
     image_id         INTEGER NOT NULL REFERENCES images (id),
-    period           TEXT NOT NULL CHECK (period IN ('AllTime', 'Year', 'Month', 'Week', 'Day')),
+    period           TEXT NOT NULL CHECK (period = 'AllTime' OR period = 'Year' OR period = 'Month' OR period = 'Week' OR period = 'Day'),
     cry_count        INTEGER NOT NULL DEFAULT 0,
     laugh_count      INTEGER NOT NULL DEFAULT 0,
     like_count       INTEGER NOT NULL DEFAULT 0,
@@ -276,8 +278,8 @@ CREATE TABLE articles (
     title                 TEXT NOT NULL,
     content               TEXT NOT NULL,                     -- the body (HTML)
     cover_image_id        INTEGER REFERENCES images (id),
-    status                TEXT NOT NULL CHECK (status IN ('Draft', 'Published', 'Unpublished')),
-    availability          TEXT NOT NULL DEFAULT 'Public' CHECK (availability IN ('Public', 'Private', 'Unsearchable')),
+    status                TEXT NOT NULL CHECK (status = 'Draft' OR status = 'Published' OR status = 'Unpublished'),
+    availability          TEXT NOT NULL DEFAULT 'Public' CHECK (availability = 'Public' OR availability = 'Private' OR availability = 'Unsearchable'),
     nsfw_level            INTEGER NOT NULL DEFAULT 1,
     user_nsfw_level       INTEGER NOT NULL DEFAULT 0,
     moderator_nsfw_level  INTEGER,                           -- moderator-only, never served
@@ -308,10 +310,10 @@ CREATE TABLE collections (
     user_id         INTEGER NOT NULL REFERENCES users (id),
     name            TEXT NOT NULL,
     description     TEXT,
-    type            TEXT NOT NULL CHECK (type IN ('Model', 'Image', 'Article', 'Post')),
-    read            TEXT NOT NULL CHECK (read IN ('Public', 'Private', 'Unlisted')),
-    write           TEXT NOT NULL DEFAULT 'Private' CHECK (write IN ('Public', 'Private', 'Review')),
-    mode            TEXT CHECK (mode IN ('Bookmark', 'Contest')),   -- Bookmark: the user's favorites
+    type            TEXT NOT NULL CHECK (type = 'Model' OR type = 'Image' OR type = 'Article' OR type = 'Post'),
+    read            TEXT NOT NULL CHECK (read = 'Public' OR read = 'Private' OR read = 'Unlisted'),
+    write           TEXT NOT NULL DEFAULT 'Private' CHECK (write = 'Public' OR write = 'Private' OR write = 'Review'),
+    mode            TEXT CHECK (mode = 'Bookmark' OR mode = 'Contest'),   -- Bookmark: the user's favorites
     cover_image_id  INTEGER REFERENCES images (id),
     nsfw_level      INTEGER NOT NULL DEFAULT 0,
     follower_count  INTEGER NOT NULL DEFAULT 0,
@@ -322,12 +324,12 @@ CREATE TABLE collections (
 CREATE TABLE collection_items (
     id             INTEGER PRIMARY KEY,
     collection_id  INTEGER NOT NULL REFERENCES collections (id),
-    kind           TEXT NOT NULL CHECK (kind IN ('model', 'image', 'article', 'post')),
+    kind           TEXT NOT NULL CHECK (kind = 'model' OR kind = 'image' OR kind = 'article' OR kind = 'post'),
     model_id       INTEGER REFERENCES models (id),
     image_id       INTEGER REFERENCES images (id),
     article_id     INTEGER REFERENCES articles (id),
     post_id        INTEGER REFERENCES posts (id),
-    status         TEXT NOT NULL DEFAULT 'ACCEPTED' CHECK (status IN ('ACCEPTED', 'REVIEW', 'REJECTED')),
+    status         TEXT NOT NULL DEFAULT 'ACCEPTED' CHECK (status = 'ACCEPTED' OR status = 'REVIEW' OR status = 'REJECTED'),
     added_by_id    INTEGER REFERENCES users (id),
     created_at     TEXT NOT NULL,
     CHECK ((kind = 'model') = (model_id IS NOT NULL)
@@ -357,7 +359,7 @@ CREATE TABLE vaults (
 CREATE TABLE vault_items (
     id                INTEGER PRIMARY KEY,
     vault_id          INTEGER NOT NULL REFERENCES vaults (user_id),
-    status            TEXT NOT NULL CHECK (status IN ('Pending', 'Stored', 'Failed')),
+    status            TEXT NOT NULL CHECK (status = 'Pending' OR status = 'Stored' OR status = 'Failed'),
     model_version_id  INTEGER NOT NULL,
     model_id          INTEGER NOT NULL,
     model_name        TEXT NOT NULL,

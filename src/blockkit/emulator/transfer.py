@@ -1,0 +1,255 @@
+"""Export, import and reset a data directory.
+
+An export is a directory: one JSON Lines file per table (``<table>.jsonl``, one
+object per row, rows in primary-key order) and ``manifest.json`` (format,
+schema version, seed, scale, and each table's columns and row count), written
+last. The same data exports to the same bytes (the test for seed determinism
+relies on it); ``meta.created_at`` describes the copy, not the data, and is left
+out.
+
+Import checks the whole export before it touches the store, refuses a store
+that holds data unless told to replace it, and loads everything in one
+transaction (foreign keys checked before commit), so a bad export changes nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterator
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from blockkit.emulator.clock import format_timestamp
+from blockkit.emulator.errors import EmulatorError
+from blockkit.emulator.store import Store, meta
+from blockkit.emulator.store.migrate import latest_version
+
+EXPORT_FORMAT = "blockkit-emulator-export"
+EXPORT_VERSION = 1
+MANIFEST = "manifest.json"
+
+
+class TransferError(EmulatorError):
+    """An export or import that cannot be done (one line, exit 2)."""
+
+
+def tables(db: sqlite3.Connection) -> list[str]:
+    """The store's data tables, by name (SQLite's own sqlite_* tables excluded)."""
+    return [row[0] for row in db.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+        " ORDER BY name")]
+
+
+def columns(db: sqlite3.Connection, table: str) -> list[str]:
+    return [row[1] for row in db.execute(f'PRAGMA table_info("{table}")')]
+
+
+def _order_by(db: sqlite3.Connection, table: str) -> str:
+    keyed = sorted((row[5], row[1]) for row in db.execute(f'PRAGMA table_info("{table}")') if row[5])
+    return ", ".join(f'"{name}"' for _, name in keyed) if keyed else "rowid"
+
+
+def is_empty(db: sqlite3.Connection) -> bool:
+    """True when no table but meta holds a row (and meta holds no seed)."""
+    for table in tables(db):
+        if table == "meta":
+            continue
+        if db.execute(f'SELECT 1 FROM "{table}" LIMIT 1').fetchone():
+            return False
+    return meta.get(db, meta.SEED) is None
+
+
+# --- export ------------------------------------------------------------------------------
+
+def export(store: Store, target: Path) -> dict[str, Any]:
+    """Write the store's data to ``target`` (a new or empty directory). Returns the manifest."""
+    target = Path(target)
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        raise TransferError(f"{target}: exists and is not an empty directory; export writes into a new one")
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise TransferError(f"{target}: cannot create the directory: {exc.strerror or exc}") from None
+    manifest: dict[str, Any] = {"format": EXPORT_FORMAT, "version": EXPORT_VERSION}
+    with store.guard(), store.read() as db:  # one snapshot, even while the server writes
+        manifest["schema_version"] = int(db.execute("PRAGMA user_version").fetchone()[0])
+        manifest["seed"] = meta.get(db, meta.SEED)
+        manifest["scale"] = meta.get(db, meta.SCALE)
+        manifest["tables"] = {}
+        for table in tables(db):
+            names = columns(db, table)
+            count = 0
+            path = target / f"{table}.jsonl"
+            try:
+                with open(path, "wb") as out:
+                    sql = f'SELECT * FROM "{table}" ORDER BY {_order_by(db, table)}'
+                    for row in db.execute(sql):
+                        record = dict(zip(names, tuple(row)))
+                        if table == "meta" and record["key"] in meta.LOCAL_KEYS:
+                            continue
+                        out.write(orjson.dumps(record))
+                        out.write(b"\n")
+                        count += 1
+            except OSError as exc:
+                raise TransferError(f"{path}: cannot write: {exc.strerror or exc}") from None
+            manifest["tables"][table] = {"file": path.name, "columns": names, "rows": count}
+    _write_atomic(target / MANIFEST, orjson.dumps(manifest, option=orjson.OPT_INDENT_2) + b"\n")
+    return manifest
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise TransferError(f"{path}: cannot write: {exc.strerror or exc}") from None
+
+
+# --- import ------------------------------------------------------------------------------
+
+def read_manifest(source: Path) -> dict[str, Any]:
+    path = Path(source) / MANIFEST
+    try:
+        manifest = orjson.loads(path.read_bytes())
+    except FileNotFoundError:
+        raise TransferError(f"{source}: not an emulator export (no {MANIFEST})") from None
+    except OSError as exc:
+        raise TransferError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except orjson.JSONDecodeError as exc:
+        raise TransferError(f"{path}: not valid JSON ({exc})") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != EXPORT_FORMAT:
+        raise TransferError(f"{path}: not an emulator export manifest")
+    if manifest.get("version") != EXPORT_VERSION:
+        raise TransferError(f"{path}: export format version {manifest.get('version')!r} is not supported"
+                            f" (this blockkit reads version {EXPORT_VERSION})")
+    schema = manifest.get("schema_version")
+    if not isinstance(schema, int) or schema < 1:
+        raise TransferError(f"{path}: schema_version must be a positive integer")
+    if schema > latest_version():
+        raise TransferError(f"{path}: exported from schema version {schema}, newer than this blockkit understands"
+                            f" ({latest_version()}); upgrade blockkit")
+    if not isinstance(manifest.get("tables"), dict):
+        raise TransferError(f"{path}: 'tables' must be an object")
+    return manifest
+
+
+def _rows(path: Path, allowed: set[str]) -> Iterator[dict[str, Any]]:
+    try:
+        handle = open(path, "rb")
+    except OSError as exc:
+        raise TransferError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    with handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                record = orjson.loads(line)
+            except orjson.JSONDecodeError as exc:
+                raise TransferError(f"{path}:{number}: not valid JSON ({exc})") from None
+            if not isinstance(record, dict):
+                raise TransferError(f"{path}:{number}: a row must be a JSON object")
+            unknown = set(record) - allowed
+            if unknown:
+                raise TransferError(f"{path}:{number}: unknown column {sorted(unknown)[0]!r}")
+            yield record
+
+
+def validate_export(source: Path, db: sqlite3.Connection) -> dict[str, Any]:
+    """Check every file of the export against the manifest and this schema; return the manifest."""
+    source = Path(source)
+    manifest = read_manifest(source)
+    known = set(tables(db))
+    for table, entry in manifest["tables"].items():
+        if table not in known:
+            raise TransferError(f"{source / MANIFEST}: table {table!r} does not exist in this schema")
+        if not isinstance(entry, dict) or not isinstance(entry.get("rows"), int) \
+                or entry.get("file") != f"{table}.jsonl":
+            raise TransferError(f"{source / MANIFEST}: bad entry for table {table!r}")
+        count = sum(1 for _ in _rows(source / entry["file"], set(columns(db, table))))
+        if count != entry["rows"]:
+            raise TransferError(f"{source / entry['file']}: {count} rows, the manifest says {entry['rows']}"
+                                " (an incomplete or edited export)")
+    return manifest
+
+
+def import_export(store: Store, source: Path, *, replace: bool = False) -> dict[str, Any]:
+    """Load an export into ``store``. Refuses a store holding data unless ``replace``."""
+    source = Path(source)
+    conn = store.connection()
+    with store.guard():
+        with store.read() as db:
+            manifest = validate_export(source, db)
+            if not replace and not is_empty(db):
+                raise TransferError(f"{store.path.parent}: the store already holds data; import into an empty"
+                                    " --data directory, or pass --replace to overwrite it")
+        conn.execute("PRAGMA foreign_keys = OFF")  # checked as a whole before commit instead
+        try:
+            with store.write() as db:
+                _wipe(db, keep_meta=())
+                for table, entry in manifest["tables"].items():
+                    allowed = set(columns(db, table))
+                    batch: list[dict[str, Any]] = []
+                    for record in _rows(source / entry["file"], allowed):
+                        batch.append(record)
+                        if len(batch) >= 5000:
+                            _insert(db, table, batch)
+                            batch = []
+                    _insert(db, table, batch)
+                problems = db.execute("PRAGMA foreign_key_check").fetchmany(1)
+                if problems:
+                    table, rowid, parent, _ = tuple(problems[0])
+                    raise TransferError(f"{source}: a row of {table} (rowid {rowid}) refers to a missing {parent} row;"
+                                        " nothing was imported")
+                meta.put(db, meta.CREATED_AT, format_timestamp(datetime.now(timezone.utc)))
+        finally:
+            conn.execute("PRAGMA foreign_keys = ON")
+    return manifest
+
+
+def _insert(db: sqlite3.Connection, table: str, batch: list[dict[str, Any]]) -> None:
+    # Rows of one export share their columns; group anyway, so a hand-made export also loads.
+    groups: dict[tuple[str, ...], list[tuple[Any, ...]]] = {}
+    for record in batch:
+        keys = tuple(record)
+        groups.setdefault(keys, []).append(tuple(record.values()))
+    for keys, rows in groups.items():
+        names = ", ".join(f'"{k}"' for k in keys)
+        marks = ", ".join("?" for _ in keys)
+        try:
+            db.executemany(f'INSERT INTO "{table}" ({names}) VALUES ({marks})', rows)
+        except sqlite3.IntegrityError as exc:
+            raise TransferError(f"{table}: a row breaks the schema ({exc}); nothing was imported") from None
+
+
+def _wipe(db: sqlite3.Connection, keep_meta: tuple[str, ...]) -> None:
+    for table in tables(db):
+        if table == "meta":
+            marks = ", ".join("?" for _ in keep_meta)
+            db.execute(f"DELETE FROM meta WHERE key NOT IN ({marks})" if keep_meta else "DELETE FROM meta",
+                       keep_meta)
+        else:
+            db.execute(f'DELETE FROM "{table}"')
+
+
+# --- reset -------------------------------------------------------------------------------
+
+def reset(store: Store, seed: int, scale: str) -> None:
+    """Replace every row with freshly seeded data, in one transaction (the clock offset stays)."""
+    from blockkit.emulator.seed.generate import generate
+
+    conn = store.connection()
+    with store.guard():
+        conn.execute("PRAGMA foreign_keys = OFF")
+        try:
+            with store.write() as db:
+                _wipe(db, keep_meta=(meta.CLOCK_OFFSET,))
+                generate(store, seed, scale)
+                meta.put(db, meta.CREATED_AT, format_timestamp(datetime.now(timezone.utc)))
+        finally:
+            conn.execute("PRAGMA foreign_keys = ON")
