@@ -112,8 +112,14 @@ DECISIONS: dict[str, str] = {
         "present (true or false)."
     ),
     "D-detail-hashes": (
-        "Files on the /model-versions shapes carry all six hash kinds; files inside a model list item "
-        "may carry a subset."
+        "Files carry the hash kinds computed for them, on every shape: all six for files hashed today, "
+        "a subset (AutoV2, SHA256, CRC32) for older uploads hashed with fewer algorithms. The spec says "
+        "list items may carry a subset; the detail shapes cannot show a hash that was never computed."
+    ),
+    "D-unpublished-at": (
+        "publishedAt is null only for a version that was never published: a moderator's view of a "
+        "Draft or Unpublished version (GET /models, GET /model-versions/{id}), or a Private training "
+        "result (GET /model-versions/mini/{id}, and its owner's GET /model-versions/{id})."
     ),
     "D-mini-optional": (
         "Minimal model version: earlyAccessEndsAt is present exactly when checkPermission is true "
@@ -265,7 +271,8 @@ def schemas() -> dict[str, Any]:
         "additionalProperties": False,
         **decision("D-hash-lengths"),
     }
-    s["HashesFull"] = {**s["HashesSubset"], "required": HASH_KINDS, **decision("D-hash-lengths", "D-detail-hashes")}
+    s["HashesFull"] = {**s["HashesSubset"], "required": ["AutoV2", "SHA256", "CRC32"],
+                       **decision("D-hash-lengths", "D-detail-hashes")}
 
     s["FileMetadata"] = obj(
         {"format": STR, "size": STR, "fp": STR}, optional=("size", "fp"), **decision("D-file-metadata")
@@ -313,7 +320,7 @@ def schemas() -> dict[str, Any]:
             "name": STR,
             "baseModel": STR,
             "baseModelType": ref("BaseModelType"),
-            "publishedAt": ref("Timestamp"),
+            "publishedAt": {**nullable(ref("Timestamp")), **decision("D-unpublished-at")},
             "supportsGeneration": BOOL,
             "stats": ref("ListVersionStats"),
             "files": array(ref("ListFile")),
@@ -400,7 +407,7 @@ def schemas() -> dict[str, Any]:
             "nsfwLevel": COUNT,
             "createdAt": ref("Timestamp"),
             "updatedAt": ref("Timestamp"),
-            "publishedAt": ref("Timestamp"),
+            "publishedAt": {**nullable(ref("Timestamp")), **decision("D-unpublished-at")},
             "uploadType": STR,
             "usageControl": STR,
             "trainedWords": array(STR),
@@ -441,7 +448,7 @@ def schemas() -> dict[str, Any]:
             "modelName": STR,
             "baseModel": STR,
             "availability": STR,
-            "publishedAt": ref("Timestamp"),
+            "publishedAt": {**nullable(ref("Timestamp")), **decision("D-unpublished-at")},
             "size": {"type": "number", "minimum": 0},
             "fileType": ref("ModelFileType"),
             "fileName": STR,

@@ -80,7 +80,7 @@ def test_a_conforming_model_list_passes() -> None:
         (lambda m: m.update(nsfwLevel="1"), "is not of type 'integer'"),
         (lambda m: m.update(type="Lora"), "is not one of"),
         (lambda m: m.update(allowCommercialUse="Image,Sell"), "does not match"),
-        (lambda m: m["modelVersions"][0].update(publishedAt="2024-05-06 07:08:09"), "does not match"),
+        (lambda m: m["modelVersions"][0].update(publishedAt="2024-05-06 07:08:09"), "is not valid under any"),
         (lambda m: m["modelVersions"][0]["files"][0]["hashes"].update(SHA256="abc"), "does not match"),
         (lambda m: m["modelVersions"][0]["files"][0].update(pickleScanResult="Success"), "Additional properties"),
         (lambda m: m["modelVersions"][0].pop("downloadUrl"), "'downloadUrl' is a required property"),

@@ -177,3 +177,40 @@ def reset_command(data: Path | None, seed: int | None, scale: str | None) -> Non
 
 
 command = emulator
+
+
+# --- token: an access token for a seeded user (self-contained: the auth helper's part) ------
+
+@emulator.command("token")
+@click.option("--user", "username", required=True, metavar="USERNAME", help="The seeded user the token acts for.")
+@click.option("--scope", type=click.IntRange(min=0), default=1, show_default=True,
+              help="OAuth scope bitmask (1 = UserRead; catalogue routes do not check scopes).")
+@click.option("--data", type=click.Path(file_okay=False, path_type=Path), metavar="DIR", required=True,
+              help="The data directory (as given to 'start --data').")
+def token_command(username: str, scope: int, data: Path) -> None:
+    """Print a fresh access token for USERNAME as JSON (works while the emulator runs).
+
+    The token lives 3600 seconds by the emulator's clock, like one from the OAuth provider.
+    """
+    import orjson
+
+    from blockkit.emulator.clock import Clock
+    from blockkit.emulator.store import DB_FILENAME, Store
+    from blockkit.emulator.store import tokens as tokens_store
+    from blockkit.emulator.store import users as users_store
+
+    if not (data / DB_FILENAME).is_file():
+        _fail(f"{data}: no emulator data here (start once with --data {data})")
+    try:
+        with Store.open(data, check=False) as store, store.guard():
+            clock = Clock(store)
+            with store.write() as db:
+                user = users_store.find_by_username(db, username)
+                if user is None or user.deleted:
+                    _fail(f"--user {username}: no such user ('blockkit emulator users --data {data}' lists them)")
+                assert user is not None
+                raw = tokens_store.issue_access_token(db, user_id=user.id, scope=scope, now=clock.now())
+    except EmulatorError as exc:
+        _fail(str(exc))
+    click.echo(orjson.dumps({"access_token": raw, "expires_in": tokens_store.DEFAULT_TTL_SECONDS, "user_id": user.id,
+                             "scope": scope}).decode())

@@ -27,6 +27,8 @@ API_PREFIX = "/api/v1"
 ROUTE_MODULES: tuple[str, ...] = (
     "blockkit.emulator.catalogue.enums",
     "blockkit.emulator.catalogue.openapi",
+    "blockkit.emulator.catalogue.me",
+    "blockkit.emulator.catalogue.models",
     "blockkit.emulator.catalogue.images",
     "blockkit.emulator.catalogue.posts",
     "blockkit.emulator.catalogue.articles",

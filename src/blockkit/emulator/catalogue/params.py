@@ -3,32 +3,50 @@
 Declare a model per endpoint::
 
     class ModelsQuery(QueryModel):
-        limit: int = Field(100, ge=1, le=100)
+        limit: QueryInt = Field(100, ge=1, le=100)
         types: CommaList[str] = []           # ?types=LORA&types=VAE or ?types=LORA,VAE
-        nsfw: QueryBool = False              # "true"/"false" (also 1/0)
+        nsfw: QueryBool = False              # "true"/"false" (any case; also 1/0)
+        ids: CommaList[QueryId] = []         # ids 1-2147483647
 
 and in the route ``query = parse_query(request, ModelsQuery)``. Unknown parameters
 are ignored and invalid ones answer 400 (spec, general behaviour 6), with one
-issue per problem (code, message, path) in the platform's validation body.
+issue per problem (code, message, path) in the platform's validation body, or
+``{"error": message}`` for the endpoints whose 400 is a plain message
+(``parse_query(..., shape="error")``).
+
+The raw query string is read here, not starlette's lenient parse, so that what the
+OpenAPI document decides holds for every endpoint: a value that is not UTF-8 after
+percent-decoding, or holds NUL, is a 400 [D-bad-bytes]; a one-value parameter given
+twice is a 400 (list parameters may repeat) [D-repeated]; an empty value of an
+optional free-text parameter counts as absent, an empty number, boolean or enum is a
+400 [D-empty]. Integers are ASCII digits only (no sign, spaces, fractions or other
+scripts' digits).
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, TypeVar, get_origin
+import re
+from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
+from urllib.parse import unquote_to_bytes
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
-from blockkit.emulator.catalogue.errors import ApiError, issue, validation_body
+from blockkit.emulator.catalogue.errors import ApiError, error_body, issue, validation_body
 
 T = TypeVar("T", bound="QueryModel")
 
+MAX_ID = 2_147_483_647             # every id, in a path or a query [D-id-range]
+MAX_SAFE_INTEGER = 9_007_199_254_740_991   # other integers without a stated bound [D-integer-range]
+MAX_TEXT = 1024                    # free-text parameters [D-string-length]
+
 _TRUE = frozenset({"true", "1"})
 _FALSE = frozenset({"false", "0"})
+_DIGITS = re.compile(r"[0-9]+", re.ASCII)
 
 
 def _query_bool(value: Any) -> Any:
     if isinstance(value, str):
-        lowered = value.strip().lower()
+        lowered = value.lower()
         if lowered in _TRUE:
             return True
         if lowered in _FALSE:
@@ -37,18 +55,36 @@ def _query_bool(value: Any) -> Any:
     return value
 
 
+def _query_int(value: Any) -> Any:
+    # ASCII digits only: int() and pydantic's lax mode would take ' 1', '+1', '1_000', '1.0'.
+    if isinstance(value, str):
+        if not _DIGITS.fullmatch(value):
+            raise ValueError("Expected a whole number (digits 0-9)")
+        if len(value) > 20:  # past any range we check; do not build a huge int
+            raise ValueError("Number too large")
+        return int(value)
+    return value
+
+
 def _comma_list(value: Any) -> Any:
     values = value if isinstance(value, list) else [value]
     out: list[Any] = []
     for item in values:
         if isinstance(item, str):
-            out.extend(part.strip() for part in item.split(",") if part.strip())
+            if item == "":
+                continue  # ?ids= : no entries (a list with minItems says whether that is allowed)
+            # An empty entry ('1,,2', 'LORA,') stays, so the item validator refuses it.
+            out.extend(item.split(","))
         else:
             out.append(item)
     return out
 
 
 QueryBool = Annotated[bool, BeforeValidator(_query_bool)]
+QueryInt = Annotated[int, BeforeValidator(_query_int)]
+QueryId = Annotated[int, BeforeValidator(_query_int), Field(ge=1, le=MAX_ID)]
+QueryText = Annotated[str, Field(max_length=MAX_TEXT)]
+ListText = Annotated[str, Field(min_length=1, max_length=MAX_TEXT)]
 
 
 class _CommaList:
@@ -70,26 +106,87 @@ def _is_list_field(annotation: Any) -> bool:
     origin = get_origin(annotation)
     if origin is Annotated:
         return _is_list_field(annotation.__origin__)
+    if origin is Union:
+        return any(_is_list_field(a) for a in get_args(annotation) if a is not type(None))
     return origin is list
 
 
-def query_dict(request: Any, model: type[QueryModel]) -> dict[str, Any]:
-    """The request's parameters for ``model``: lists for list fields, the last value otherwise."""
-    params = request.query_params
+def _is_text_field(annotation: Any) -> bool:
+    origin = get_origin(annotation)
+    if origin is Annotated:
+        return _is_text_field(annotation.__origin__)
+    if origin is Union:
+        return any(_is_text_field(a) for a in get_args(annotation) if a is not type(None))
+    return annotation is str
+
+
+class _Undecodable:
+    """A value that is not UTF-8 after percent-decoding, or holds NUL."""
+
+
+UNDECODABLE = _Undecodable()
+
+
+def _decode(raw: bytes) -> str | _Undecodable:
+    try:
+        text = unquote_to_bytes(raw.replace(b"+", b" ")).decode("utf-8")
+    except UnicodeDecodeError:
+        return UNDECODABLE
+    return UNDECODABLE if "\x00" in text else text
+
+
+def raw_params(request: Any) -> dict[str, list[str | _Undecodable]]:
+    """Every parameter of the raw query string, decoded strictly (names that do not decode are dropped)."""
+    out: dict[str, list[str | _Undecodable]] = {}
+    for part in request.scope.get("query_string", b"").split(b"&"):
+        if not part:
+            continue
+        name, _, value = part.partition(b"=")
+        key = _decode(name)
+        if isinstance(key, _Undecodable):
+            continue  # not a parameter any endpoint knows: ignored, as unknown ones are
+        out.setdefault(key, []).append(_decode(value))
+    return out
+
+
+def query_dict(request: Any, model: type[QueryModel]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The request's parameters for ``model`` (lists for list fields), and the issues found on the way."""
+    params = raw_params(request)
     data: dict[str, Any] = {}
+    problems: list[dict[str, Any]] = []
     for name, field in model.model_fields.items():
         key = field.alias or name
-        if key not in params:
+        values = params.get(key)
+        if not values:
             continue
-        data[key] = params.getlist(key) if _is_list_field(field.annotation) else params.getlist(key)[-1]
-    return data
+        if any(isinstance(v, _Undecodable) for v in values):
+            problems.append(issue("Not valid UTF-8 text, or holds a NUL character", [key], "invalid_string"))
+            continue
+        if _is_list_field(field.annotation):
+            data[key] = values
+            continue
+        if len(values) > 1:
+            problems.append(issue("Expected one value, got several", [key], "too_many_values"))
+            continue
+        if values[0] == "" and _is_text_field(field.annotation):
+            continue  # an empty optional text counts as absent [D-empty]
+        data[key] = values[0]
+    return data, problems
 
 
-def parse_query(request: Any, model: type[T]) -> T:
-    try:
-        return model.model_validate(query_dict(request, model))
-    except ValidationError as exc:
-        raise ApiError(400, validation_body(issues_of(exc))) from None
+def parse_query(request: Any, model: type[T], *, shape: str = "validation") -> T:
+    """Parse ``request``'s query into ``model``; a 400 in the validation body, or ``{"error": msg}`` with shape="error"."""
+    data, problems = query_dict(request, model)
+    if not problems:
+        try:
+            return model.model_validate(data)
+        except ValidationError as exc:
+            problems = issues_of(exc)
+    if shape == "error":
+        first = problems[0]
+        where = ".".join(str(p) for p in first["path"])
+        raise ApiError(400, error_body(f"{where}: {first['message']}" if where else first["message"]))
+    raise ApiError(400, validation_body(problems))
 
 
 def issues_of(exc: ValidationError) -> list[dict[str, Any]]:

@@ -10,3 +10,12 @@ CREATE INDEX IF NOT EXISTS model_files_version ON model_files (version_id);
 CREATE INDEX IF NOT EXISTS file_hashes_hash ON file_hashes (hash, kind);
 CREATE INDEX IF NOT EXISTS early_access_purchases_version ON early_access_purchases (version_id);
 CREATE INDEX IF NOT EXISTS hidden_models_model ON hidden_models (model_id);
+-- GET /models sorts: each reads its period's metrics row in index order and stops after a
+-- page (Highest Rated is the net rating, an expression index).
+CREATE INDEX IF NOT EXISTS model_metrics_rating ON model_metrics (period, thumbs_up_count - thumbs_down_count, model_id);
+CREATE INDEX IF NOT EXISTS model_metrics_downloads ON model_metrics (period, download_count, model_id);
+CREATE INDEX IF NOT EXISTS model_metrics_comments ON model_metrics (period, comment_count, model_id);
+CREATE INDEX IF NOT EXISTS model_metrics_collected ON model_metrics (period, collected_count, model_id);
+CREATE INDEX IF NOT EXISTS models_type ON models (type, id);
+-- Preview images: a version's posts, then their images in post order (images_post).
+CREATE INDEX IF NOT EXISTS posts_version_user ON posts (model_version_id, user_id);

@@ -1,0 +1,76 @@
+"""Serialised catalogue objects kept between requests, dropped whenever the store changes.
+
+A page of models is mostly the same few thousand nested objects every time: building
+them is most of a request's work. The cache keeps each model's JSON bytes under a key
+naming everything the bytes depend on (id, browsing level, moderator view, file
+filter), for as long as the database is unchanged.
+
+"Unchanged" is asked of SQLite itself: a connection of the cache's own, which never
+writes, sees ``PRAGMA data_version`` move whenever any other connection commits (this
+process's request threads, the CLI minting a token, another process). Every request
+calls :meth:`FragmentCache.sync` before it reads: a commit since the last look clears
+the cache, so no request that starts after a commit is served bytes built before it.
+A build that began before the clear is not stored (the generation moved on).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import weakref
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from blockkit.emulator.store import Store
+
+MAX_ENTRIES = 100_000  # about 4 KB each: a few hundred MB at worst; cleared whole when full
+
+
+class FragmentCache:
+    def __init__(self, path: str) -> None:
+        self._watch = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self._lock = threading.Lock()
+        self._data: dict[Any, bytes] = {}
+        self._data_version: int | None = None
+        self.generation = 0
+        weakref.finalize(self, self._watch.close)
+
+    def sync(self) -> int:
+        """Clear the cache if the database changed since the last call; return the generation to put under."""
+        with self._lock:
+            version = int(self._watch.execute("PRAGMA data_version").fetchone()[0])
+            if version != self._data_version:
+                self._data.clear()
+                self._data_version = version
+                self.generation += 1
+            return self.generation
+
+    def get(self, key: Any) -> bytes | None:
+        return self._data.get(key)
+
+    def put(self, key: Any, value: bytes, generation: int) -> None:
+        with self._lock:
+            if generation != self.generation:
+                return  # built from data older than the last clear
+            if len(self._data) >= MAX_ENTRIES:
+                self._data.clear()
+            self._data[key] = value
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+
+_caches: weakref.WeakKeyDictionary[Store, FragmentCache] = weakref.WeakKeyDictionary()
+_caches_lock = threading.Lock()
+
+
+def cache_for(store: Store) -> tuple[FragmentCache, int]:
+    """The store's cache (one per store), synced, and the generation to put under.
+
+    Call it before opening the read transaction the fragments are built in.
+    """
+    with _caches_lock:
+        cache = _caches.get(store)
+        if cache is None:
+            cache = _caches[store] = FragmentCache(str(store.path))
+    return cache, cache.sync()

@@ -1,0 +1,373 @@
+"""GET /api/v1/models and GET /api/v1/models/{id}.
+
+The list is Mixed: a token adds ``favorites`` and ``hidden`` (and leaves the caller's
+hidden models out of every other list), a moderator's token shows every version,
+not only Published ones. Two pagination modes (spec, Models):
+
+- cursor (the default, and the only one with ``query``): keyset cursors
+  ``<sort value>|<id>``; ``metadata`` is ``{nextCursor, nextPage}``, both absent on
+  the last page;
+- page (``page`` given): ``metadata`` adds ``currentPage`` and ``pageSize``;
+  ``page * limit`` above 1000 is a 429 telling to use cursors; ``query`` with
+  ``page`` is a 400.
+
+Shapes (OpenAPI ``Model``, ``ListModelVersion``, ``ListFile``, ``PreviewImage``) are
+built as plain dicts: a page holds thousands of nested objects, and the tests check
+every response against the document instead. When a model's ``mode`` is Archived,
+its versions' ``files`` are empty and ``downloadUrl`` is left out; TakenDown empties
+``images`` as well. A serialised model item is kept in :mod:`.fragments` (keyed by
+what it depends on) so the next page that holds it does not rebuild it.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+from urllib.parse import quote, urlencode
+
+import orjson
+from pydantic import Field
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from blockkit.emulator import facts
+from blockkit.emulator.auth import ANONYMOUS, Caller, TokenRejected, caller_of
+from blockkit.emulator.catalogue import fragments
+from blockkit.emulator.catalogue.errors import ApiError, error_body, not_found
+from blockkit.emulator.catalogue.params import (
+    MAX_SAFE_INTEGER, CommaList, ListText, QueryBool, QueryId, QueryInt, QueryModel, QueryText, parse_query, raw_params,
+)
+from blockkit.emulator.region import region_restricted
+from blockkit.emulator.state import EmulatorState, emulator
+from blockkit.emulator.store import models as store
+
+API = "/api/v1"
+MAX_PAGED_ITEMS = 1000          # page * limit above this: 429
+PRIVATE = {"Cache-Control": "private, no-store"}  # an answer that depends on a token
+
+ModelTypeName = Literal[facts.MODEL_TYPES]  # type: ignore[valid-type]
+SortName = Literal[tuple(store.SORTS)]  # type: ignore[valid-type]
+Period = Literal[facts.METRIC_PERIODS]  # type: ignore[valid-type]
+
+# --- query model -------------------------------------------------------------------------------
+
+
+class ModelsQuery(QueryModel):
+    limit: QueryInt = Field(100, ge=1, le=100)
+    page: QueryInt | None = Field(None, ge=1, le=MAX_SAFE_INTEGER)
+    cursor: QueryText | None = None
+    query: QueryText | None = None
+    ids: CommaList[QueryId] | None = Field(None, min_length=1)
+    tag: QueryText | None = None
+    username: QueryText | None = None
+    types: CommaList[ModelTypeName] | None = Field(None, min_length=1)
+    base_models: CommaList[ListText] | None = Field(None, alias="baseModels", min_length=1)
+    checkpoint_type: Literal["Standard", "Trained", "Merge"] | None = Field(None, alias="checkpointType")
+    sort: SortName = "Highest Rated"
+    period: Period = "AllTime"
+    nsfw: QueryBool = False
+    supports_generation: QueryBool | None = Field(None, alias="supportsGeneration")
+    from_platform: QueryBool | None = Field(None, alias="fromPlatform")
+    early_access: QueryBool | None = Field(None, alias="earlyAccess")
+    primary_file_only: QueryBool = Field(False, alias="primaryFileOnly")
+    favorites: QueryBool = False
+    hidden: QueryBool = False
+
+
+# --- shaping (shared with model_versions and vault) ----------------------------------------------
+
+def absolute(base_url: str, url: str | None) -> str | None:
+    """Store URLs that begin with '/' are relative to the catalogue origin."""
+    if url is None:
+        return None
+    return base_url + url if url.startswith("/") else url
+
+
+def version_download_url(base_url: str, version_id: int) -> str:
+    return f"{base_url}/api/download/models/{version_id}"
+
+
+def file_download_url(base_url: str, version_id: int, file_type: str, fmt: str | None, size: str | None,
+                      fp: str | None) -> str:
+    query = [("type", file_type)] + [(k, v) for k, v in (("format", fmt), ("size", size), ("fp", fp)) if v]
+    return f"{base_url}/api/download/models/{version_id}?{urlencode(query, quote_via=quote)}"
+
+
+def file_metadata(fmt: str | None, size: str | None, fp: str | None) -> dict[str, str]:
+    meta = {"format": fmt or "Other"}
+    if size:
+        meta["size"] = size
+    if fp:
+        meta["fp"] = fp
+    return meta
+
+
+def preview_image(base_url: str, row: Sequence[Any]) -> dict[str, Any]:
+    image_id, url, level, width, height, blurhash, kind, _version = row
+    return {"id": image_id, "url": absolute(base_url, url), "nsfwLevel": level, "width": width or 0,
+            "height": height or 0, "hash": blurhash, "type": kind}
+
+
+@dataclass(frozen=True)
+class View:
+    """What one request may see of models: its browsing level and whether it is a moderator's."""
+
+    browsing_level: int
+    moderator: bool
+    primary_only: bool = False
+
+    @property
+    def key(self) -> tuple[int, bool, bool]:
+        return (self.browsing_level, self.moderator, self.primary_only)
+
+
+def build_model_items(db: sqlite3.Connection, ids: Sequence[int], view: View, base_url: str,
+                      cache: fragments.FragmentCache, generation: int) -> list[bytes]:
+    """The serialised Model objects for ``ids`` (in that order), from the fragment cache or built in batch.
+
+    ``cache`` must have been synced before ``db``'s read transaction began.
+    """
+    key = ("model", base_url, view.key)
+    found: dict[int, bytes] = {}
+    missing = []
+    for model_id in ids:
+        hit = cache.get((model_id, key))
+        if hit is None:
+            missing.append(model_id)
+        else:
+            found[model_id] = hit
+    if missing:
+        for model_id, item in _build_models(db, missing, view, base_url).items():
+            data = orjson.dumps(item)
+            cache.put((model_id, key), data, generation)
+            found[model_id] = data
+    return [found[i] for i in ids if i in found]
+
+
+def _build_models(db: sqlite3.Connection, ids: Sequence[int], view: View, base_url: str) -> dict[int, dict[str, Any]]:
+    models = store.models_by_ids(db, ids)
+    tags = store.tags_of_models(db, ids)
+    versions = store.versions_of_models(db, ids, published_only=not view.moderator)
+    version_ids = [v[0] for v in versions]
+    modes = {model_id: row[15] for model_id, row in models.items()}
+    # Archived and TakenDown models show no files: do not read them.
+    with_files = [v[0] for v in versions if modes.get(v[1]) is None]
+    files = store.files_of_versions(db, with_files, public_only=not view.moderator, primary_only=view.primary_only)
+    hashes = store.hashes_of_files(db, [f[0] for f in files])
+    with_images = [v[0] for v in versions if modes.get(v[1]) != "TakenDown"]
+    previews = store.previews_of_versions(db, with_images, view.browsing_level)
+
+    files_by_version: dict[int, list[dict[str, Any]]] = {}
+    for f in files:
+        file_id, version_id, name, file_type, size_kb, fmt, size, fp, primary = f[:9]
+        files_by_version.setdefault(version_id, []).append({
+            "id": file_id, "name": name, "type": file_type, "sizeKB": size_kb,
+            "metadata": file_metadata(fmt, size, fp), "hashes": hashes.get(file_id, {}),
+            "downloadUrl": file_download_url(base_url, version_id, file_type, fmt, size, fp), "primary": bool(primary),
+        })
+    images_by_version: dict[int, list[dict[str, Any]]] = {}
+    for row in previews:
+        images_by_version.setdefault(row[7], []).append(preview_image(base_url, row))
+    versions_by_model: dict[int, list[dict[str, Any]]] = {}
+    for v in versions:
+        version_id, model_id, name, base_model, base_type, published_at, generation, downloads, ups, downs = v
+        item: dict[str, Any] = {
+            "id": version_id, "name": name, "baseModel": base_model, "baseModelType": base_type or "Standard",
+            "publishedAt": published_at, "supportsGeneration": bool(generation),
+            "stats": {"downloadCount": downloads, "thumbsUpCount": ups, "thumbsDownCount": downs},
+            "files": files_by_version.get(version_id, []), "images": images_by_version.get(version_id, []),
+        }
+        if modes.get(model_id) is None:
+            item["downloadUrl"] = version_download_url(base_url, version_id)
+        versions_by_model.setdefault(model_id, []).append(item)
+    del version_ids
+
+    out: dict[int, dict[str, Any]] = {}
+    for model_id, row in models.items():
+        (_id, name, description, model_type, nsfw, nsfw_level, availability, generation, no_credit, commercial,
+         derivatives, different_license, minor, poi, sfw_only, mode, _user_id, username, avatar, downloads, ups,
+         downs, comments, tipped, _status) = row
+        model: dict[str, Any] = {
+            "id": model_id, "name": name, "description": description or "", "type": model_type, "nsfw": bool(nsfw),
+            "nsfwLevel": nsfw_level, "availability": availability, "supportsGeneration": bool(generation),
+            "allowNoCredit": bool(no_credit), "allowCommercialUse": commercial, "allowDerivatives": bool(derivatives),
+            "allowDifferentLicense": bool(different_license), "minor": bool(minor), "poi": bool(poi),
+            "sfwOnly": bool(sfw_only),
+        }
+        if mode is not None:
+            model["mode"] = mode
+        model["stats"] = {"downloadCount": downloads, "thumbsUpCount": ups, "thumbsDownCount": downs,
+                          "commentCount": comments, "tippedAmountCount": tipped}
+        model["creator"] = {"username": username, "image": absolute(base_url, avatar)}
+        model["tags"] = tags.get(model_id, [])
+        model["modelVersions"] = versions_by_model.get(model_id, [])
+        out[model_id] = model
+    return out
+
+
+# --- service ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Page:
+    items: list[bytes]
+    metadata: dict[str, Any]
+
+    def render(self) -> bytes:
+        return b'{"items":[' + b",".join(self.items) + b'],"metadata":' + orjson.dumps(self.metadata) + b"}"
+
+
+_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z", re.ASCII)
+_SIGNED = re.compile(r"-?[0-9]{1,19}", re.ASCII)
+
+
+def parse_cursor(cursor: str, sort: str) -> tuple[Any, int]:
+    """A keyset cursor ``<sort value>|<id>`` for ``sort``, or a 400."""
+    value, bar, id_text = cursor.rpartition("|")
+    if not bar or not id_text.isascii() or not id_text.isdigit() or len(id_text) > 10:
+        raise ApiError(400, error_body("cursor: malformed cursor (pass metadata.nextCursor back unchanged)"))
+    if store.SORTS[sort].numeric:
+        if not _SIGNED.fullmatch(value):
+            raise ApiError(400, error_body(f"cursor: not a cursor of sort {sort!r}"))
+        return int(value), int(id_text)
+    if value and not _TIMESTAMP.fullmatch(value):
+        raise ApiError(400, error_body(f"cursor: not a cursor of sort {sort!r}"))
+    return value, int(id_text)
+
+
+def make_cursor(value: Any, model_id: int) -> str:
+    return f"{'' if value is None else value}|{model_id}"
+
+
+def models_filter(db: sqlite3.Connection, query: ModelsQuery, caller: Caller, level: int, now: str) -> store.ModelFilter | None:
+    """The query's filters resolved against the store; None when a name matches nothing."""
+    f = store.ModelFilter(period=query.period, ids=query.ids, types=query.types, base_models=query.base_models,
+                          checkpoint_type=query.checkpoint_type, supports_generation=query.supports_generation,
+                          from_platform=query.from_platform, early_access=query.early_access, now=now,
+                          browsing_level=level, terms=tuple(query.query.split()) if query.query else ())
+    if query.tag is not None:
+        tag_id = store.tag_id(db, query.tag)
+        if tag_id is None:
+            return None
+        f.tag_id = tag_id
+    if query.username is not None:
+        f.user_ids = store.user_ids_by_username(db, query.username)
+        if not f.user_ids:
+            return None
+    if caller.user_id is not None:
+        if query.favorites:
+            f.favorites_of = caller.user_id
+        if query.hidden:
+            f.hidden_of = caller.user_id
+        else:
+            f.not_hidden_of = caller.user_id
+    return f
+
+
+def list_models(state: EmulatorState, query: ModelsQuery, caller: Caller, *, restricted: bool,
+                raw_query: list[tuple[str, str]]) -> Page:
+    level = facts.ALL_BROWSING_LEVELS if query.nsfw else facts.SFW_BROWSING_LEVEL
+    level = caller.clamp(level)
+    if restricted:
+        level &= facts.SFW_BROWSING_LEVEL
+    view = View(level, caller.is_moderator, query.primary_file_only)
+    base_url = state.urls.base_url
+    after = parse_cursor(query.cursor, query.sort) if query.cursor is not None and query.page is None else None
+    offset = (query.page - 1) * query.limit if query.page is not None else 0
+    cache, generation = fragments.cache_for(state.store)
+    with state.store.read() as db:
+        f = models_filter(db, query, caller, level, state.clock.iso())
+        rows = [] if f is None else store.list_model_ids(db, f, query.sort, limit=query.limit + 1, offset=offset,
+                                                         after=after)
+        more = len(rows) > query.limit
+        rows = rows[:query.limit]
+        items = build_model_items(db, [r[0] for r in rows], view, base_url, cache, generation)
+    metadata: dict[str, Any] = {}
+    if query.page is not None:
+        metadata["currentPage"] = query.page
+        metadata["pageSize"] = query.limit
+    if more:
+        cursor = make_cursor(rows[-1][1], rows[-1][0])
+        metadata["nextCursor"] = cursor
+        if query.page is not None:
+            metadata["nextPage"] = _next_url(base_url, raw_query, {"page": str(query.page + 1)}, drop=("cursor",))
+        else:
+            metadata["nextPage"] = _next_url(base_url, raw_query, {"cursor": cursor}, drop=("page",))
+    return Page(items, metadata)
+
+
+def _next_url(base_url: str, raw_query: list[tuple[str, str]], replace: dict[str, str], drop: tuple[str, ...]) -> str:
+    kept = [(k, v) for k, v in raw_query if k not in replace and k not in drop]
+    return f"{base_url}{API}/models?{urlencode(kept + list(replace.items()), quote_via=quote)}"
+
+
+def get_model(state: EmulatorState, model_id: int, *, restricted: bool) -> bytes | None:
+    """One model as the list shows it (SFW preview images; Published versions), or None."""
+    level = facts.SFW_BROWSING_LEVEL
+    cache, generation = fragments.cache_for(state.store)
+    with state.store.read() as db:
+        if not store.visible_model(db, model_id):
+            return None
+        items = build_model_items(db, [model_id], View(level, False), state.urls.base_url, cache, generation)
+    if not items:
+        return None
+    if restricted and orjson.loads(items[0])["nsfw"]:
+        return None  # a restricted region sees no model flagged NSFW
+    return items[0]
+
+
+# --- routes ------------------------------------------------------------------------------------------
+
+def optional_caller(request: Request, *, needed: bool = False) -> Caller:
+    """The caller of a Mixed route: a bad token counts as none, unless the request needs one."""
+    try:
+        return caller_of(request, required=needed)
+    except TokenRejected:
+        if needed:
+            raise
+        return ANONYMOUS
+
+
+def models_endpoint(request: Request) -> Response:
+    query = parse_query(request, ModelsQuery)
+    if query.query is not None and query.page is not None:
+        raise ApiError(400, error_body("query cannot be combined with page: search uses cursor pagination"))
+    if query.page is not None and query.cursor is not None:
+        raise ApiError(400, error_body("page and cursor cannot be combined: use one pagination"))
+    if query.page is not None and query.page * query.limit > MAX_PAGED_ITEMS:
+        raise ApiError(429, error_body(
+            f"Too many pages requested: page * limit may be at most {MAX_PAGED_ITEMS}; use cursor pagination"
+            " (metadata.nextCursor) to go further"))
+    caller = optional_caller(request, needed=query.favorites or query.hidden)
+    state = emulator(request)
+    raw = [(k, v) for k, values in raw_params(request).items() for v in values if isinstance(v, str)]
+    page = list_models(state, query, caller, restricted=region_restricted(request), raw_query=raw)
+    return Response(page.render(), media_type="application/json",
+                    headers=PRIVATE if not caller.anonymous else None)
+
+
+def model_endpoint(request: Request) -> Response:
+    model_id = path_id(request.path_params["id"], "id")
+    item = get_model(emulator(request), model_id, restricted=region_restricted(request))
+    if item is None:
+        raise not_found(f"No model with id {model_id}")
+    return Response(item, media_type="application/json")
+
+
+_ID = re.compile(r"[0-9]{1,10}", re.ASCII)
+
+
+def path_id(text: str, name: str) -> int:
+    """An id in a path: 1-2147483647, digits only, or a 400 {error}."""
+    if not _ID.fullmatch(text) or not 1 <= int(text) <= 2_147_483_647:
+        raise ApiError(400, error_body(f"{name}: expected an integer id from 1 to 2147483647"))
+    return int(text)
+
+
+routes = [
+    Route("/models", models_endpoint, methods=["GET"]),
+    Route("/models/{id}", model_endpoint, methods=["GET"]),
+]

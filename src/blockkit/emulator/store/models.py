@@ -1,0 +1,412 @@
+"""Queries for models, model versions, files, hashes, preview images and permissions.
+
+Every function takes the connection (``store.read()``/``write()``) and returns plain
+tuples or small records; the catalogue service shapes them. A page of models is
+read in a fixed number of queries whatever its size: the page's ids (one query),
+then the models, their tags, versions, files, hashes and preview images, each with
+one ``IN (...)`` query over the ids of the step before (no query per model).
+
+Visibility rules that are SQL live here as named fragments, so the list, the
+single model and the version routes apply the same ones.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import unicodedata
+from collections.abc import Iterable, Sequence, Sized
+from dataclasses import dataclass, field
+from typing import Any
+
+# --- visibility ----------------------------------------------------------------------------
+
+# A model anyone may see: published (moderated models stay listed: mode drops parts of them).
+MODEL_VISIBLE = "m.status = 'Published' AND m.availability <> 'Private'"
+# ... and that lists may show (Unsearchable models are reachable by id only).
+MODEL_LISTED = MODEL_VISIBLE + " AND m.availability <> 'Unsearchable'"
+VERSION_PUBLISHED = "v.status = 'Published'"
+# Preview images: rated and scanned stills and videos of the model owner's published,
+# unblocked, scanned, non-private posts about the version, in post order.
+PREVIEW_TYPES = ("image", "video")
+PREVIEWS_PER_VERSION = 20
+
+
+def _marks(values: Sized) -> str:
+    return ",".join("?" * len(values))
+
+
+# --- sorting ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SortSpec:
+    """How a sort orders models: an SQL value (over mm = the period's metrics, m = models) and a direction."""
+
+    value: str
+    descending: bool = True
+    numeric: bool = True
+    uses_metrics: bool = True
+
+
+# The sort values of GET /models. Highest Rated is the net rating (thumbs up minus down),
+# Most Liked the thumbs up alone; Newest and Oldest read the publication date and no metrics.
+SORTS: dict[str, SortSpec] = {
+    "Highest Rated": SortSpec("mm.thumbs_up_count - mm.thumbs_down_count"),
+    "Most Downloaded": SortSpec("mm.download_count"),
+    "Most Liked": SortSpec("mm.thumbs_up_count"),
+    "Most Discussed": SortSpec("mm.comment_count"),
+    "Most Collected": SortSpec("mm.collected_count"),
+    "Most Images": SortSpec(
+        "(SELECT count(*) FROM model_versions iv JOIN posts ip ON ip.model_version_id = iv.id"
+        " JOIN images ii ON ii.post_id = ip.id WHERE iv.model_id = m.id AND iv.status = 'Published'"
+        " AND ip.user_id = m.user_id AND ip.published_at IS NOT NULL AND ip.blocked = 0 AND ip.scanned = 1"
+        " AND ip.availability <> 'Private' AND ii.scanned_at IS NOT NULL AND ii.nsfw_level <> 0)",
+        uses_metrics=False),
+    "Newest": SortSpec("coalesce(m.published_at, '')", numeric=False, uses_metrics=False),
+    "Oldest": SortSpec("coalesce(m.published_at, '')", descending=False, numeric=False, uses_metrics=False),
+}
+
+
+@dataclass
+class ModelFilter:
+    """The filters of GET /models, resolved to ids and values the SQL takes."""
+
+    period: str = "AllTime"
+    ids: Sequence[int] | None = None
+    tag_id: int | None = None
+    user_ids: Sequence[int] | None = None
+    types: Sequence[str] | None = None
+    base_models: Sequence[str] | None = None
+    checkpoint_type: str | None = None
+    supports_generation: bool | None = None
+    from_platform: bool | None = None
+    early_access: bool | None = None          # a version in active early access
+    now: str = ""                              # for early access
+    terms: Sequence[str] = ()                  # query: every term in the name
+    browsing_level: int = 1
+    favorites_of: int | None = None
+    hidden_of: int | None = None               # only the caller's hidden models
+    not_hidden_of: int | None = None           # leave the caller's hidden models out
+    extra: list[str] = field(default_factory=list)
+
+
+def _like(term: str) -> str:
+    return "%" + term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def _where(f: ModelFilter) -> tuple[list[str], list[Any]]:
+    where = [MODEL_LISTED,
+             f"EXISTS (SELECT 1 FROM model_versions v WHERE v.model_id = m.id AND {VERSION_PUBLISHED})"]
+    args: list[Any] = []
+    # Maturity: the model shares a level with the caller's, and a model flagged NSFW needs a
+    # level above PG-13 (R, X or XXX).
+    where.append("(m.nsfw_level & ?) <> 0")
+    args.append(f.browsing_level)
+    if not f.browsing_level & 28:
+        where.append("m.nsfw = 0")
+    if f.ids is not None:
+        where.append(f"m.id IN ({_marks(f.ids)})")
+        args.extend(f.ids)
+    if f.tag_id is not None:
+        where.append("EXISTS (SELECT 1 FROM model_tags mt WHERE mt.model_id = m.id AND mt.tag_id = ?)")
+        args.append(f.tag_id)
+    if f.user_ids is not None:
+        where.append(f"m.user_id IN ({_marks(f.user_ids)})")
+        args.extend(f.user_ids)
+    if f.types:
+        where.append(f"m.type IN ({_marks(f.types)})")
+        args.extend(f.types)
+    if f.base_models:
+        where.append(f"EXISTS (SELECT 1 FROM model_versions v WHERE v.model_id = m.id AND {VERSION_PUBLISHED}"
+                     f" AND v.base_model IN ({_marks(f.base_models)}))")
+        args.extend(f.base_models)
+    if f.checkpoint_type is not None:
+        where.append("m.type = 'Checkpoint' AND m.checkpoint_type = ?")
+        args.append(f.checkpoint_type)
+    if f.supports_generation is not None:
+        where.append("m.supports_generation = ?")
+        args.append(int(f.supports_generation))
+    if f.from_platform is not None:
+        where.append("m.from_platform = ?")
+        args.append(int(f.from_platform))
+    if f.early_access is not None:
+        where.append(("" if f.early_access else "NOT ") +
+                     f"EXISTS (SELECT 1 FROM model_versions v WHERE v.model_id = m.id AND {VERSION_PUBLISHED}"
+                     " AND v.availability = 'EarlyAccess' AND v.early_access_ends_at > ?)")
+        args.append(f.now)
+    for term in f.terms:
+        where.append("m.name LIKE ? ESCAPE '\\'")
+        args.append(_like(term))
+    if f.favorites_of is not None:
+        where.append("m.id IN (SELECT ci.model_id FROM collections c JOIN collection_items ci ON ci.collection_id = c.id"
+                     " WHERE c.user_id = ? AND c.mode = 'Bookmark' AND ci.kind = 'model' AND ci.status = 'ACCEPTED')")
+        args.append(f.favorites_of)
+    if f.hidden_of is not None:
+        where.append("m.id IN (SELECT model_id FROM hidden_models WHERE user_id = ?)")
+        args.append(f.hidden_of)
+    if f.not_hidden_of is not None:
+        where.append("m.id NOT IN (SELECT model_id FROM hidden_models WHERE user_id = ?)")
+        args.append(f.not_hidden_of)
+    return where, args
+
+
+def list_model_ids(db: sqlite3.Connection, f: ModelFilter, sort: str, *, limit: int, offset: int = 0,
+                   after: tuple[Any, int] | None = None) -> list[tuple[int, Any]]:
+    """(id, sort value) of the models on one page: ``limit`` rows from ``offset``, or after a keyset cursor."""
+    spec = SORTS[sort]
+    where, args = _where(f)
+    if spec.uses_metrics:
+        source = "model_metrics mm JOIN models m ON m.id = mm.model_id"
+        where.insert(0, "mm.period = ?")
+        args.insert(0, f.period)
+        id_column = "mm.model_id"  # the metrics index ends with it
+    else:
+        source = "models m"
+        id_column = "m.id"
+    if after is not None:
+        op = "<" if spec.descending else ">"
+        where.append(f"(({spec.value}) {op} ? OR (({spec.value}) = ? AND {id_column} {op} ?))")
+        args.extend([after[0], after[0], after[1]])
+    direction = "DESC" if spec.descending else "ASC"
+    sql = (f"SELECT {id_column}, {spec.value} FROM {source} WHERE {' AND '.join(where)}"
+           f" ORDER BY {spec.value} {direction}, {id_column} {direction} LIMIT ? OFFSET ?")
+    return [(r[0], r[1]) for r in db.execute(sql, [*args, limit, offset])]
+
+
+# --- rows --------------------------------------------------------------------------------------
+
+MODEL_COLUMNS = ("m.id, m.name, m.description, m.type, m.nsfw, m.nsfw_level, m.availability, m.supports_generation,"
+                 " m.allow_no_credit, m.allow_commercial_use, m.allow_derivatives, m.allow_different_license,"
+                 " m.minor, m.poi, m.sfw_only, m.mode, m.user_id, u.username, u.image,"
+                 " coalesce(mm.download_count, 0), coalesce(mm.thumbs_up_count, 0),"
+                 " coalesce(mm.thumbs_down_count, 0), coalesce(mm.comment_count, 0),"
+                 " coalesce(mm.tipped_amount_count, 0), m.status")
+
+
+def models_by_ids(db: sqlite3.Connection, ids: Sequence[int]) -> dict[int, tuple[Any, ...]]:
+    """Model rows (MODEL_COLUMNS, with the creator and the all-time stats) by id. No visibility filter."""
+    if not ids:
+        return {}
+    rows = db.execute(
+        f"SELECT {MODEL_COLUMNS} FROM models m JOIN users u ON u.id = m.user_id"
+        f" LEFT JOIN model_metrics mm ON mm.model_id = m.id AND mm.period = 'AllTime'"
+        f" WHERE m.id IN ({_marks(ids)})", list(ids))
+    return {r[0]: tuple(r) for r in rows}
+
+
+def visible_model(db: sqlite3.Connection, model_id: int) -> bool:
+    return db.execute(f"SELECT 1 FROM models m WHERE m.id = ? AND {MODEL_VISIBLE}", (model_id,)).fetchone() is not None
+
+
+def tags_of_models(db: sqlite3.Connection, ids: Sequence[int]) -> dict[int, list[str]]:
+    out: dict[int, list[str]] = {}
+    if not ids:
+        return out
+    for model_id, name in db.execute(
+            f"SELECT mt.model_id, t.name FROM model_tags mt JOIN tags t ON t.id = mt.tag_id"
+            f" WHERE mt.model_id IN ({_marks(ids)}) ORDER BY mt.model_id, t.name", list(ids)):
+        out.setdefault(model_id, []).append(name)
+    return out
+
+
+LIST_VERSION_COLUMNS = ("v.id, v.model_id, v.name, v.base_model, v.base_model_type, v.published_at,"
+                        " v.supports_generation, v.download_count, v.thumbs_up_count, v.thumbs_down_count")
+
+
+def versions_of_models(db: sqlite3.Connection, ids: Sequence[int], *, published_only: bool) -> list[tuple[Any, ...]]:
+    """The versions of these models, newest first (LIST_VERSION_COLUMNS)."""
+    if not ids:
+        return []
+    where = f"v.model_id IN ({_marks(ids)})" + (f" AND {VERSION_PUBLISHED}" if published_only else "")
+    return [tuple(r) for r in db.execute(
+        f"SELECT {LIST_VERSION_COLUMNS} FROM model_versions v WHERE {where} ORDER BY v.model_id, v.position",
+        list(ids))]
+
+
+FILE_COLUMNS = ("f.id, f.version_id, f.name, f.type, f.size_kb, f.format, f.size, f.fp, f.is_primary,"
+                " f.pickle_scan_result, f.virus_scan_result, f.visibility, f.epoch")
+
+
+def files_of_versions(db: sqlite3.Connection, version_ids: Sequence[int], *, public_only: bool,
+                      primary_only: bool = False) -> list[tuple[Any, ...]]:
+    """Files (FILE_COLUMNS) of these versions: primary first, then by id."""
+    if not version_ids:
+        return []
+    where = f"f.version_id IN ({_marks(version_ids)})"
+    if public_only:
+        where += " AND f.visibility = 'Public'"
+    if primary_only:
+        where += " AND f.is_primary = 1"
+    return [tuple(r) for r in db.execute(
+        f"SELECT {FILE_COLUMNS} FROM model_files f WHERE {where} ORDER BY f.version_id, f.is_primary DESC, f.id",
+        list(version_ids))]
+
+
+HASH_ORDER = ("AutoV1", "AutoV2", "AutoV3", "SHA256", "CRC32", "BLAKE3")
+
+
+def hashes_of_files(db: sqlite3.Connection, file_ids: Sequence[int]) -> dict[int, dict[str, str]]:
+    out: dict[int, dict[str, str]] = {}
+    if not file_ids:
+        return out
+    for file_id, kind, value in db.execute(
+            f"SELECT file_id, kind, hash FROM file_hashes WHERE file_id IN ({_marks(file_ids)})", list(file_ids)):
+        out.setdefault(file_id, {})[kind] = value
+    return {k: {kind: v[kind] for kind in HASH_ORDER if kind in v} for k, v in out.items()}
+
+
+PREVIEW_COLUMNS = "id, url, nsfw_level, width, height, blurhash, type, version_id"
+
+
+def previews_of_versions(db: sqlite3.Connection, version_ids: Sequence[int], browsing_level: int,
+                         per_version: int = PREVIEWS_PER_VERSION) -> list[tuple[Any, ...]]:
+    """Preview images (PREVIEW_COLUMNS) of these versions within ``browsing_level``, at most ``per_version`` each."""
+    if not version_ids or not browsing_level:
+        return []
+    return [tuple(r) for r in db.execute(
+        f"SELECT {PREVIEW_COLUMNS} FROM ("
+        f" SELECT i.id, i.url, i.nsfw_level, i.width, i.height, i.blurhash, i.type, p.model_version_id AS version_id,"
+        f"  row_number() OVER (PARTITION BY p.model_version_id ORDER BY p.id, i.post_position, i.id) AS rank"
+        f" FROM posts p JOIN model_versions v ON v.id = p.model_version_id JOIN models m ON m.id = v.model_id"
+        f" JOIN images i ON i.post_id = p.id"
+        f" WHERE p.model_version_id IN ({_marks(version_ids)}) AND p.user_id = m.user_id"
+        f" AND p.published_at IS NOT NULL AND p.blocked = 0 AND p.scanned = 1 AND p.availability <> 'Private'"
+        f" AND i.scanned_at IS NOT NULL AND (i.nsfw_level & ?) <> 0 AND i.type IN ('image', 'video')"
+        f") WHERE rank <= ? ORDER BY version_id, rank",
+        [*version_ids, browsing_level, per_version])]
+
+
+# --- single versions -----------------------------------------------------------------------------
+
+DETAIL_VERSION_COLUMNS = (
+    "v.id, v.model_id, v.name, v.description, v.base_model, v.base_model_type, v.air_ecosystem, v.air_type,"
+    " v.air_source, v.status, v.availability, v.nsfw_level, v.created_at, v.updated_at, v.published_at,"
+    " v.upload_type, v.usage_control, v.trained_words, v.early_access_config, v.early_access_ends_at,"
+    " v.training_status, v.training_details, v.download_count, v.thumbs_up_count, v.require_auth,"
+    " v.free_trial_limit, v.additional_resource_charge, v.is_featured, v.supports_generation,"
+    " m.name, m.type, m.nsfw, m.poi, m.mode, m.user_id, m.status, m.availability, m.minor, m.sfw_only")
+
+
+@dataclass(frozen=True, slots=True)
+class VersionRow:
+    id: int
+    model_id: int
+    name: str
+    description: str | None
+    base_model: str
+    base_model_type: str | None
+    air_ecosystem: str
+    air_type: str
+    air_source: str
+    status: str
+    availability: str
+    nsfw_level: int
+    created_at: str
+    updated_at: str
+    published_at: str | None
+    upload_type: str
+    usage_control: str
+    trained_words: str
+    early_access_config: str | None
+    early_access_ends_at: str | None
+    training_status: str | None
+    training_details: str | None
+    download_count: int
+    thumbs_up_count: int
+    require_auth: int
+    free_trial_limit: int | None
+    additional_resource_charge: int
+    is_featured: int
+    supports_generation: int
+    model_name: str
+    model_type: str
+    model_nsfw: int
+    model_poi: int
+    model_mode: str | None
+    owner_id: int
+    model_status: str
+    model_availability: str
+    model_minor: int
+    model_sfw_only: int
+
+    @property
+    def published(self) -> bool:
+        """Published, in a model that is published (a Draft or Deleted model's versions are not)."""
+        return self.status == "Published" and self.model_status == "Published" \
+            and self.model_availability != "Private"
+
+    def early_access_active(self, now: str) -> bool:
+        return self.early_access_ends_at is not None and self.early_access_ends_at > now
+
+
+def versions_by_ids(db: sqlite3.Connection, ids: Sequence[int]) -> dict[int, VersionRow]:
+    if not ids:
+        return {}
+    rows = db.execute(f"SELECT {DETAIL_VERSION_COLUMNS} FROM model_versions v JOIN models m ON m.id = v.model_id"
+                      f" WHERE v.id IN ({_marks(ids)})", list(ids))
+    return {r[0]: VersionRow(*r) for r in rows}
+
+
+def version_ids_by_hash(db: sqlite3.Connection, value: str) -> list[int]:
+    """Versions with a file carrying this hash (any kind; upper-cased, as stored), oldest file first."""
+    return [r[0] for r in db.execute(
+        "SELECT DISTINCT f.version_id FROM file_hashes h JOIN model_files f ON f.id = h.file_id"
+        " WHERE h.hash = ? ORDER BY f.version_id", (value.upper(),))]
+
+
+def version_ids_by_sha256(db: sqlite3.Connection, values: Iterable[str]) -> list[tuple[str, int]]:
+    """(upper-case hash, version id) for each SHA256 in ``values`` that a file carries."""
+    import orjson
+
+    wanted = sorted({v.upper() for v in values})
+    if not wanted:
+        return []
+    return [(r[0], r[1]) for r in db.execute(
+        "SELECT h.hash, f.version_id FROM file_hashes h JOIN model_files f ON f.id = h.file_id"
+        " WHERE h.kind = 'SHA256' AND h.hash IN (SELECT value FROM json_each(?)) ORDER BY h.hash, f.version_id",
+        (orjson.dumps(wanted).decode(),))]
+
+
+# --- permissions and early access -----------------------------------------------------------------
+
+def early_access_purchases(db: sqlite3.Connection, user_id: int, version_ids: Sequence[int]) -> dict[int, str]:
+    """version id -> purchased_at, for the versions this user unlocked."""
+    if not version_ids:
+        return {}
+    return {r[0]: r[1] for r in db.execute(
+        f"SELECT version_id, purchased_at FROM early_access_purchases WHERE user_id = ?"
+        f" AND version_id IN ({_marks(version_ids)})", [user_id, *version_ids])}
+
+
+# --- lookups for filters ---------------------------------------------------------------------------
+
+def tag_id(db: sqlite3.Connection, name: str) -> int | None:
+    row = db.execute("SELECT id FROM tags WHERE name = ? AND kind = 'model'", (name,)).fetchone()
+    return None if row is None else int(row[0])
+
+
+_SLUG_DROP = re.compile(r"[^a-z0-9]+")
+
+
+def slugify(text: str) -> str:
+    """A username's slug: accents dropped, lower case, every run of other characters one '-'."""
+    plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii").lower()
+    return _SLUG_DROP.sub("-", plain).strip("-")
+
+
+def user_ids_by_username(db: sqlite3.Connection, username: str) -> list[int]:
+    """The users a username parameter names: the exact name (any case), else every user with its slug."""
+    row = db.execute("SELECT id FROM users WHERE username = ?", (username,)).fetchone()
+    if row is not None:
+        return [int(row[0])]
+    slug = slugify(username)
+    if not slug:
+        return []
+    return [int(r[0]) for r in db.execute("SELECT id, username FROM users") if slugify(r[1]) == slug]
+
+
+def category_of_model(db: sqlite3.Connection, model_id: int) -> str:
+    """The model's first category tag (vault items keep it), or ''."""
+    row = db.execute("SELECT t.name FROM model_tags mt JOIN tags t ON t.id = mt.tag_id WHERE mt.model_id = ?"
+                     " AND t.is_category = 1 ORDER BY t.name LIMIT 1", (model_id,)).fetchone()
+    return "" if row is None else str(row[0])
