@@ -23,8 +23,8 @@ from starlette.routing import Route
 from blockkit.emulator.catalogue import links
 from blockkit.emulator.catalogue.errors import json_response
 from blockkit.emulator.catalogue.pages import Out, PageMetadata, page_metadata
-from blockkit.emulator.catalogue.params import QueryModel
-from blockkit.emulator.catalogue.query import MAX_SAFE_INTEGER, Int, Shape, Text, read_query
+from blockkit.emulator.catalogue.params import MAX_SAFE_INTEGER, QueryModel
+from blockkit.emulator.catalogue.query import Int, Shape, Text, read_query
 from blockkit.emulator.state import EmulatorState, emulator
 from blockkit.emulator.store import creators as store
 

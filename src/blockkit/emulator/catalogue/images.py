@@ -37,9 +37,8 @@ from blockkit.emulator import facts
 from blockkit.emulator.catalogue import feed_cursor, links
 from blockkit.emulator.catalogue.errors import json_response, too_many_requests
 from blockkit.emulator.catalogue.pages import CursorMetadata, Out
-from blockkit.emulator.catalogue.params import QueryModel
+from blockkit.emulator.catalogue.params import MAX_SAFE_INTEGER, QueryModel
 from blockkit.emulator.catalogue.query import (
-    MAX_SAFE_INTEGER,
     Bool,
     Id,
     IdList,

@@ -1,20 +1,11 @@
-"""Strict query reading for the catalogue routes, with each endpoint group's 400 body.
+"""Query reading for the media routes, with each endpoint group's 400 body.
 
-``params.parse_query`` reads starlette's already-decoded parameters, which turn bad
-bytes into U+FFFD and keep the last of a repeated value. The spec says invalid
-parameters are a 400 (general behaviour 6), so :func:`read_query` reads the raw
-query string itself:
-
-- a known parameter whose value is not UTF-8 (an encoded lone surrogate, a stray
-  continuation byte) or holds NUL is invalid;
-- a single-valued parameter given twice is invalid (which one would win is a guess);
-- an unknown parameter is ignored, whatever its bytes.
-
-Numbers are ASCII digits only (no fullwidth or Arabic-Indic digits, no signs other
-than a leading '-', no spaces, no exponent), booleans are true/false (any case) or
-1/0, lists are comma-separated and repeatable with no empty entries.
-
-The body of a 400 differs by endpoint group (openapi.json, D-error-validation):
+``params.query_dict`` reads the raw query string (a value that is not UTF-8 or holds
+NUL, or a one-value parameter given twice, is invalid; unknown parameters are ignored).
+This module adds the value types the media routes need and the four 400 bodies:
+numbers are ASCII digits (a leading '-' parses, then fails the range), booleans are
+true/false (any case) or 1/0, lists are comma-separated and repeatable with no empty
+entries and at most 1000 entries.
 
 =============  ==========================================================  =====================
 ``ENVELOPE``   ``{"error": {"issues": [...], "name": "ZodError"}}``         images, articles, collections
@@ -28,19 +19,15 @@ from __future__ import annotations
 
 import enum
 import re
-from typing import Annotated, Any, Optional, TypeVar, get_args, get_origin
-from urllib.parse import unquote_to_bytes
+from typing import Annotated, Any, Optional, TypeVar
 
 from pydantic import BeforeValidator, Field, ValidationError
 
 from blockkit.emulator.catalogue.errors import ApiError, error_body, issue, validation_body
-from blockkit.emulator.catalogue.params import QueryModel, issues_of
+from blockkit.emulator.catalogue.params import MAX_ID, MAX_TEXT, QueryModel, issues_of, query_dict
 
 T = TypeVar("T", bound=QueryModel)
 
-MAX_ID = 2_147_483_647           # ids: 1-2147483647 (spec, Limits)
-MAX_SAFE_INTEGER = 9_007_199_254_740_991  # D-integer-range: page, browsingLevel
-MAX_TEXT = 1024                  # D-string-length
 MAX_LIST_ENTRIES = 1000          # entries in one list parameter (ids, tags, baseModels)
 
 _INT = re.compile(r"-?[0-9]{1,30}")
@@ -128,68 +115,19 @@ Text = Annotated[Optional[str], BeforeValidator(empty_as_none), Field(max_length
 
 # --- reading -------------------------------------------------------------------------------
 
-class _Invalid(Exception):
-    def __init__(self, issues: list[dict[str, Any]]) -> None:
-        super().__init__(issues)
-        self.issues = issues
-
-
-def _is_list(annotation: Any) -> bool:
-    origin = get_origin(annotation)
-    if origin is Annotated:
-        return _is_list(get_args(annotation)[0])
-    return origin is list
-
-
-def _decode(raw: bytes) -> str:
-    return unquote_to_bytes(raw.replace(b"+", b" ")).decode("utf-8", "replace")
-
-
-def raw_values(request: Any, model: type[QueryModel]) -> dict[str, Any]:
-    """The model's parameters from the raw query string (see the module docstring)."""
-    fields = {(field.alias or name): _is_list(field.annotation) for name, field in model.model_fields.items()}
-    found: dict[str, list[str]] = {}
-    problems: list[dict[str, Any]] = []
-    query_string: bytes = request.scope.get("query_string", b"")
-    for part in query_string.split(b"&"):
-        if not part:
-            continue
-        raw_name, _, raw_value = part.partition(b"=")
-        name = _decode(raw_name)
-        if name not in fields:
-            continue  # unknown parameters are ignored, whatever their bytes
-        try:
-            value = unquote_to_bytes(raw_value.replace(b"+", b" ")).decode("utf-8")
-        except UnicodeDecodeError:
-            problems.append(issue("Not valid UTF-8", [name], code="invalid_string"))
-            continue
-        if "\x00" in value or any(0xD800 <= ord(c) <= 0xDFFF for c in value):
-            problems.append(issue("Contains a NUL or a lone surrogate", [name], code="invalid_string"))
-            continue
-        found.setdefault(name, []).append(value)
-    data: dict[str, Any] = {}
-    for name, values in found.items():
-        if fields[name]:
-            data[name] = values
-        elif len(values) > 1:
-            problems.append(issue("Given more than once; send it once", [name], code="invalid_type"))
-        else:
-            data[name] = values[0]
-    if problems:
-        raise _Invalid(problems)
-    return data
-
-
 def read_query(request: Any, model: type[T], shape: Shape = Shape.ENVELOPE) -> T:
-    """Parse ``request``'s query into ``model``; a 400 in ``shape`` when anything is invalid."""
-    try:
-        data = raw_values(request, model)
+    """Parse ``request``'s query into ``model``; a 400 in ``shape`` when anything is invalid.
+
+    The raw query string is read by ``params.query_dict`` (bad bytes, NUL and repeats of
+    a one-value parameter are issues; an empty free-text value counts as absent).
+    """
+    data, problems = query_dict(request, model)
+    if not problems:
         try:
             return model.model_validate(data)
         except ValidationError as exc:
-            raise _Invalid(issues_of(exc)) from None
-    except _Invalid as invalid:
-        raise invalid_query(invalid.issues, shape) from None
+            problems = issues_of(exc)
+    raise invalid_query(problems, shape)
 
 
 def invalid_query(issues: list[dict[str, Any]], shape: Shape) -> ApiError:

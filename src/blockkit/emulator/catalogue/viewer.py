@@ -36,10 +36,8 @@ def region_ceiling(request: Request) -> int:
 
 def caller_ceiling(request: Request) -> int:
     """The most the caller of a Mixed-level route may see (before the region clamp)."""
-    try:
-        from blockkit.emulator.auth import TokenRejected, caller_of
-    except ImportError:  # the auth module lands with the models branch; until then, anonymous
-        return PUBLIC_LEVEL
+    from blockkit.emulator.auth import TokenRejected, caller_of
+
     try:
         caller = caller_of(request)
     except TokenRejected:
