@@ -39,16 +39,7 @@ from blockkit.emulator.auth import ANONYMOUS, Caller, TokenRejected, caller_of
 from blockkit.emulator.catalogue import fragments
 from blockkit.emulator.catalogue.errors import ApiError, error_body, not_found
 from blockkit.emulator.catalogue.params import (
-    MAX_SAFE_INTEGER,
-    CommaList,
-    ListText,
-    QueryBool,
-    QueryId,
-    QueryInt,
-    QueryModel,
-    QueryText,
-    parse_query,
-    raw_params,
+    MAX_SAFE_INTEGER, CommaList, ListText, QueryBool, QueryId, QueryInt, QueryModel, QueryText, parse_query, raw_params,
 )
 from blockkit.emulator.region import region_restricted
 from blockkit.emulator.state import EmulatorState, emulator
