@@ -165,3 +165,7 @@ def raw_api(base_url: str) -> Iterator[httpx.Client]:
     """A client without the hook: for tests that assert on non-conformance themselves."""
     with httpx.Client(base_url=base_url, timeout=30.0) as client:
         yield client
+
+
+# The media-family tests' in-process catalogue (tests/emulator/media_env.py).
+from media_env import media  # noqa: E402,F401

@@ -43,10 +43,38 @@ class MediaEnv:
     def get(self, path: str, **params: Any) -> httpx.Response:
         return self.client.get(f"/api/v1{path}", params=params)
 
-    def json(self, path: str, **params: Any) -> Any:
-        response = self.get(path, **params)
+    def json(self, path: str, headers: dict[str, str] | None = None, **params: Any) -> Any:
+        response = self.client.get(f"/api/v1{path}", params=params, headers=headers)
         assert response.status_code == 200, f"{path} {params}: {response.status_code} {response.text[:500]}"
         return response.json()
+
+    def token(self, user_id: int) -> str:
+        """A real access token for ``user_id`` (the OAuth token store), valid for a day of emulator time."""
+        from blockkit.emulator.store import tokens
+
+        with self.store.write() as db:
+            return tokens.issue_access_token(db, user_id=user_id, scope=1, now=self.clock.now(), ttl_seconds=86_400)
+
+    def bearer(self, user_id: int) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token(user_id)}"}
+
+    def walk(self, path: str, headers: dict[str, str] | None = None, max_pages: int = 2000,
+             **params: Any) -> list[dict[str, Any]]:
+        """Every page of a cursor list, following metadata.nextCursor until it is absent."""
+        pages = []
+        cursor = None
+        for _ in range(max_pages):
+            query = dict(params, **({"cursor": cursor} if cursor is not None else {}))
+            page = self.json(path, headers=headers, **query)
+            pages.append(page)
+            cursor = page["metadata"].get("nextCursor")
+            if cursor is None:
+                return pages
+        raise AssertionError(f"{path} {params}: still a nextCursor after {max_pages} pages")
+
+    def sql(self, query: str, *args: Any) -> list[Any]:
+        with self.store.read() as db:
+            return [tuple(row) for row in db.execute(query, args)]
 
 
 _ENV: MediaEnv | None = None

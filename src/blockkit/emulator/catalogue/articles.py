@@ -39,6 +39,7 @@ from blockkit.emulator.catalogue.query import (
     Int,
     Shape,
     Text,
+    known_pairs,
     path_id,
     read_query,
     slugify_username,
@@ -208,7 +209,7 @@ def get_article(state: EmulatorState, article_id: int, *, restricted: bool) -> A
 def articles_endpoint(request: Request) -> Response:
     query = read_query(request, ArticlesQuery, Shape.ENVELOPE)
     page = list_articles(emulator(request), query, restricted=region_restricted(request),
-                         params=tuple(request.query_params.multi_items()))
+                         params=known_pairs(request, ArticlesQuery))
     return json_response(page, headers={"Cache-Control": CACHE_CONTROL})
 
 

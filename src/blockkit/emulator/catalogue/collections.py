@@ -31,7 +31,7 @@ from blockkit.emulator.catalogue import links
 from blockkit.emulator.catalogue.errors import ApiError, error_body, json_response, not_found
 from blockkit.emulator.catalogue.pages import Out
 from blockkit.emulator.catalogue.params import QueryModel
-from blockkit.emulator.catalogue.query import Bool, Id, Int, Shape, empty_as_none, path_id, read_query
+from blockkit.emulator.catalogue.query import Bool, Id, Int, Shape, empty_as_none, known_pairs, path_id, read_query
 from blockkit.emulator.catalogue.viewer import ALL_LEVELS, SFW_LEVEL
 from blockkit.emulator.region import region_restricted
 from blockkit.emulator.state import EmulatorState, emulator
@@ -146,7 +146,7 @@ def get_collection(state: EmulatorState, collection_id: int, *, restricted: bool
 def collections_endpoint(request: Request) -> Response:
     query = read_query(request, CollectionsQuery, Shape.ENVELOPE)
     page = list_collections(emulator(request), query, restricted=region_restricted(request),
-                            params=tuple(request.query_params.multi_items()))
+                            params=known_pairs(request, CollectionsQuery))
     return json_response(page, headers={"Cache-Control": CACHE_CONTROL})
 
 

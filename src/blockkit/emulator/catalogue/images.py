@@ -46,6 +46,7 @@ from blockkit.emulator.catalogue.query import (
     Shape,
     Text,
     TextList,
+    known_pairs,
     read_query,
     slugify_username,
     strict_bool,
@@ -346,7 +347,7 @@ def images_endpoint(request: Request) -> Response:
     query = read_query(request, ImagesQuery, Shape.ENVELOPE)
     state = emulator(request)
     feed = FeedRequest(query=query, ceiling=caller_ceiling(request), restricted=region_restricted(request),
-                       params=tuple(request.query_params.multi_items()))
+                       params=known_pairs(request, ImagesQuery))
     return json_response(list_images(state, feed))
 
 

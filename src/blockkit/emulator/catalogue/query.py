@@ -167,3 +167,13 @@ def slugify_username(value: str) -> str:
     store then compares case-insensitively.
     """
     return _SLUG_DROP.sub("", _SPACES.sub("_", value.strip()))
+
+
+def known_pairs(request: Any, model: type[QueryModel]) -> tuple[tuple[str, str], ...]:
+    """The request's parameters that ``model`` reads, in order: what a nextPage URL carries.
+
+    Unknown parameters are left out (they are ignored, and may hold bytes that do not
+    round-trip); call after ``read_query`` succeeded, so every kept value is valid text.
+    """
+    names = {field.alias or name for name, field in model.model_fields.items()}
+    return tuple((k, v) for k, v in request.query_params.multi_items() if k in names)
