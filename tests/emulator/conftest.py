@@ -9,6 +9,12 @@ contract of DESIGN.md) once per session and yields the ready file's JSON
 any answer that departs from ``openapi.json`` fails the test that received it.
 Use ``raw_api`` only to look at an answer the hook would refuse (the contract's
 own tests).
+
+From the core branch: ``start_emulator`` (function), a factory for tests that need
+their own process (signals, --data, --sfw-only), every process stopped at the end;
+``live_emulator`` (function), an in-process Emulator on a fresh data directory;
+``seeded_store`` (session), the small seed in a store, read-only by convention.
+HTTP and subprocess helpers are in ``emulator_helpers.py``.
 """
 
 from __future__ import annotations
@@ -21,12 +27,13 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import httpx
 import pytest
 
 from contract import conformance_hook
+from emulator_helpers import Started, start_process
 
 READY_TIMEOUT_S = 60.0
 SEED = 1
@@ -165,6 +172,43 @@ def raw_api(base_url: str) -> Iterator[httpx.Client]:
     """A client without the hook: for tests that assert on non-conformance themselves."""
     with httpx.Client(base_url=base_url, timeout=30.0) as client:
         yield client
+
+
+@pytest.fixture
+def start_emulator(tmp_path: Path) -> Iterator[Callable[..., Started]]:
+    running: list[Started] = []
+
+    def start(*args: str, env: dict[str, str] | None = None) -> Started:
+        started = start_process(tmp_path / f"ready-{len(running)}.json", *args, env=env)
+        running.append(started)
+        return started
+
+    yield start
+    for started in running:
+        if started.process.poll() is None:
+            started.stop()
+
+
+@pytest.fixture
+def live_emulator(tmp_path: Path) -> Iterator[Any]:
+    from blockkit.emulator.options import EmulatorOptions
+    from blockkit.emulator.runtime import Emulator
+
+    with Emulator(EmulatorOptions(data=tmp_path / "data")) as emu:
+        yield emu
+
+
+@pytest.fixture(scope="session")
+def seeded_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    from blockkit.emulator.seed import ensure_seeded
+    from blockkit.emulator.store import Store
+
+    store = Store.open(tmp_path_factory.mktemp("seeded"))
+    ensure_seeded(store, 1, "small")
+    try:
+        yield store
+    finally:
+        store.close()
 
 
 # The media-family tests' in-process catalogue (tests/emulator/media_env.py).

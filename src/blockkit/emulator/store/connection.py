@@ -10,6 +10,7 @@ raised as one :class:`StoreError` with a one-line message.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -23,6 +24,15 @@ DB_FILENAME = "emulator.sqlite3"
 # some other program's and is never touched.
 APPLICATION_ID = 0x424B656D
 DEFAULT_BUSY_TIMEOUT_MS = 5000
+# How long a writer waits for another one; the tests shorten it to see "locked" quickly.
+BUSY_TIMEOUT_VARIABLE = "BLOCKKIT_EMULATOR_BUSY_TIMEOUT_MS"
+
+
+def default_busy_timeout_ms() -> int:
+    try:
+        return max(0, int(os.environ.get(BUSY_TIMEOUT_VARIABLE, DEFAULT_BUSY_TIMEOUT_MS)))
+    except ValueError:
+        return DEFAULT_BUSY_TIMEOUT_MS
 
 
 def describe_sqlite_error(path: Path, exc: sqlite3.Error, busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS) -> str:
@@ -46,9 +56,9 @@ def describe_sqlite_error(path: Path, exc: sqlite3.Error, busy_timeout_ms: int =
 class Store:
     """The data directory's database. Open with :meth:`open`; close with :meth:`close`."""
 
-    def __init__(self, path: Path, *, busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS) -> None:
+    def __init__(self, path: Path, *, busy_timeout_ms: int | None = None) -> None:
         self.path = path
-        self.busy_timeout_ms = busy_timeout_ms
+        self.busy_timeout_ms = default_busy_timeout_ms() if busy_timeout_ms is None else busy_timeout_ms
         self._local = threading.local()
         self._lock = threading.Lock()
         self._connections: list[sqlite3.Connection] = []
@@ -57,7 +67,7 @@ class Store:
     # --- opening ----------------------------------------------------------------------
 
     @classmethod
-    def open(cls, data_dir: Path, *, busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS, check: bool = True) -> Store:
+    def open(cls, data_dir: Path, *, busy_timeout_ms: int | None = None, check: bool = True) -> Store:
         """Open (creating if needed) the store in ``data_dir``: validate, migrate, index.
 
         ``check`` runs SQLite's quick integrity check, which catches a damaged file
@@ -73,11 +83,12 @@ class Store:
         path = data_dir / DB_FILENAME
         if path.exists() and not path.is_file():
             raise StoreError(f"{path}: not a file")
+        existed = path.is_file() and path.stat().st_size > 0
         store = cls(path, busy_timeout_ms=busy_timeout_ms)
         try:
             with store.guard():
                 migrate.prepare(store)
-                if check:
+                if check and existed:  # a file made just now has nothing to check
                     store._quick_check()
                 migrate.apply_indexes(store)
         except BaseException:

@@ -1,0 +1,224 @@
+"""``blockkit emulator``: start (ready file, three origins, signals, data), users, export, import, reset."""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import sqlite3
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+from emulator_helpers import Started, blockkit, get_json, post_json
+
+from blockkit.emulator.store import DB_FILENAME
+
+
+def test_ready_file_and_the_three_origins(emulator: dict[str, Any]) -> None:
+    assert set(emulator) == {"base_url", "auth_url", "orchestration_url", "pid", "data"}
+    ports = {emulator[k].rsplit(":", 1)[1] for k in ("base_url", "auth_url", "orchestration_url")}
+    assert len(ports) == 3
+    for key in ("base_url", "auth_url", "orchestration_url"):
+        assert emulator[key].startswith("http://127.0.0.1:")
+    status, body = get_json(f"{emulator['base_url']}/api/v1/enums")
+    assert status == 200
+    assert body["ModelType"][0] == "Checkpoint" and "LORA" in body["ModelType"]
+    assert set(body) == {"ModelType", "ModelFileType", "ActiveBaseModel", "BaseModel", "BaseModelType"}
+    assert set(body["ActiveBaseModel"]) < set(body["BaseModel"])
+    assert body["BaseModelType"] == ["Standard", "Inpainting", "Refiner", "Pix2Pix"]
+    # The auth and orchestration origins answer JSON 404 until their routes arrive.
+    for key in ("auth_url", "orchestration_url"):
+        status, body = get_json(f"{emulator[key]}/anything")
+        assert status == 404 and body == {"error": "Not found"}
+
+
+def _port_of(url: str) -> int:
+    return int(url.rsplit(":", 1)[1])
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_stops_it_cleanly_and_removes_the_temporary_data(start_emulator: Callable[..., Started],
+                                                                   sig: int) -> None:
+    started = start_emulator()
+    data = Path(started.info["data"])
+    assert (data / DB_FILENAME).is_file()
+    status, _ = get_json(f"{started.info['base_url']}/api/v1/enums")
+    assert status == 200
+    code, out, err = started.stop(sig)
+    assert code == 0, err
+    assert "Traceback" not in err
+    lines = out.strip().splitlines()
+    assert [line.split()[0] for line in lines] == ["base_url", "auth_url", "orchestration_url"]
+    assert lines[0].split()[1] == started.info["base_url"]
+    assert not data.exists()
+    assert not started.ready_file.exists()
+    for key in ("base_url", "auth_url", "orchestration_url"):  # the ports are free again
+        with socket.socket() as probe:
+            assert probe.connect_ex(("127.0.0.1", _port_of(started.info[key]))) != 0
+
+
+def test_data_persists_with_data_dir_and_nothing_is_lost(start_emulator: Callable[..., Started],
+                                                         tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    first = start_emulator("--data", str(data))
+    assert Path(first.info["data"]) == data.resolve()
+    status, body = post_json(f"{first.info['base_url']}/__emulator/clock", {"advance": 86_400})
+    assert status == 200
+    code, _, _ = first.stop(signal.SIGTERM)
+    assert code == 0
+    # Stopped cleanly: the WAL was checkpointed into the database file.
+    assert not (data / f"{DB_FILENAME}-wal").exists() or (data / f"{DB_FILENAME}-wal").stat().st_size == 0
+    conn = sqlite3.connect(data / DB_FILENAME)
+    assert conn.execute("SELECT value FROM meta WHERE key = 'clock_offset'").fetchone()[0] == "86400.0"
+    conn.close()
+    second = start_emulator("--data", str(data))
+    _, body = get_json(f"{second.info['base_url']}/__emulator/clock")
+    from datetime import datetime, timezone
+
+    from blockkit.emulator.clock import parse_timestamp
+
+    ahead = (parse_timestamp(body["now"]) - datetime.now(timezone.utc)).total_seconds()
+    assert 86_400 - 60 < ahead < 86_400 + 60
+    assert data.is_dir()
+
+
+def test_another_seed_on_a_seeded_directory_keeps_the_data_and_says_so(start_emulator: Callable[..., Started],
+                                                                       tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    assert blockkit("emulator", "reset", "--data", str(data)).returncode == 2  # nothing there yet
+    first = start_emulator("--data", str(data), "--seed", "5")
+    first.stop()
+    second = start_emulator("--data", str(data), "--seed", "6")
+    _, _, err = second.stop()
+    assert "--seed 5" in err and "keeping it" in err
+    users = json.loads(blockkit("emulator", "users", "--data", str(data), "--format", "json").stdout)
+    seed5 = json.loads(blockkit("emulator", "users", "--seed", "5", "--format", "json").stdout)
+    assert users == seed5
+
+
+def test_a_busy_port_is_one_line_and_exit_2() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        # The busy port is the OAuth origin's (PORT+1).
+        result = blockkit("emulator", "start", "--port", str(port - 1), timeout=30)
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [result.stderr.strip()]
+    assert f"127.0.0.1:{port}" in result.stderr and "OAuth" in result.stderr
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "192.168.1.4", "example.com", "::"])
+def test_a_host_that_is_not_loopback_is_refused(host: str) -> None:
+    result = blockkit("emulator", "start", "--host", host)
+    assert result.returncode == 2 and "loopback" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--port", "70000"], "--port 70000"),
+    (["--port", "-1"], "--port -1"),
+    (["--seed", "-2"], "--seed -2"),
+])
+def test_bad_start_options_are_one_line_and_exit_2(args: list[str], words: str) -> None:
+    result = blockkit("emulator", "start", *args)
+    assert result.returncode == 2 and words in result.stderr and "Traceback" not in result.stderr
+
+
+def test_loopback_hosts_are_accepted(start_emulator: Callable[..., Started]) -> None:
+    started = start_emulator("--host", "localhost")
+    assert started.info["base_url"].startswith("http://127.0.0.1:")
+    assert get_json(f"{started.info['base_url']}/api/v1/enums")[0] == 200
+
+
+def test_users_lists_id_username_tier_status(emulator: dict[str, Any]) -> None:
+    text = blockkit("emulator", "users", "--data", emulator["data"])
+    assert text.returncode == 0, text.stderr
+    header, *rows = text.stdout.strip().splitlines()
+    assert header.split()[:4] == ["id", "username", "tier", "status"]
+    document = json.loads(blockkit("emulator", "users", "--data", emulator["data"], "--format", "json").stdout)
+    users = document["users"]
+    assert len(users) == len(rows)
+    assert {u["tier"] for u in users} >= {"free", "founder", "bronze", "silver", "gold"}
+    assert {u["status"] for u in users} == {"active", "muted", "banned"}
+    system = next(u for u in users if u["id"] == -1)
+    assert system["username"] == "civitai"
+    # Without --data: the users of a fresh start with the same seed.
+    assert json.loads(blockkit("emulator", "users", "--format", "json").stdout) == document
+
+
+def test_export_import_round_trip_and_refusals(tmp_path: Path) -> None:
+    assert blockkit("emulator", "export", str(tmp_path / "a")).returncode == 0
+    manifest = json.loads((tmp_path / "a" / "manifest.json").read_text())
+    assert manifest["seed"] == 1 and manifest["scale"] == "small" and manifest["schema_version"] >= 1
+    assert manifest["tables"]["users"]["rows"] == len((tmp_path / "a" / "users.jsonl").read_text().splitlines())
+    # Rows in primary-key order.
+    ids = [json.loads(line)["id"] for line in (tmp_path / "a" / "images.jsonl").read_text().splitlines()]
+    assert ids == sorted(ids)
+    data = tmp_path / "data"
+    result = blockkit("emulator", "import", str(tmp_path / "a"), "--data", str(data))
+    assert result.returncode == 0, result.stderr
+    assert blockkit("emulator", "export", str(tmp_path / "b"), "--data", str(data)).returncode == 0
+    assert {p.name: p.read_bytes() for p in (tmp_path / "a").iterdir()} == \
+        {p.name: p.read_bytes() for p in (tmp_path / "b").iterdir()}
+    # A store with data is refused without --replace; the export target must be new or empty.
+    again = blockkit("emulator", "import", str(tmp_path / "a"), "--data", str(data))
+    assert again.returncode == 2 and "--replace" in again.stderr
+    assert blockkit("emulator", "import", str(tmp_path / "a"), "--data", str(data), "--replace").returncode == 0
+    assert blockkit("emulator", "export", str(tmp_path / "a")).returncode == 2
+    assert blockkit("emulator", "import", str(tmp_path / "a")).returncode == 2  # no --data
+
+
+@pytest.mark.parametrize("damage, words", [
+    (lambda d: (d / "manifest.json").unlink(), "no manifest.json"),
+    (lambda d: (d / "manifest.json").write_text("{"), "not valid JSON"),
+    (lambda d: (d / "users.jsonl").write_text((d / "users.jsonl").read_text() + "[1]\n"), "JSON object"),
+    (lambda d: (d / "tags.jsonl").write_text("\n".join((d / "tags.jsonl").read_text().splitlines()[:-1]) + "\n"),
+     "rows, the manifest says"),
+    (lambda d: (d / "users.jsonl").write_text((d / "users.jsonl").read_text() + '{"colour": 1}\n'),
+     "unknown column"),
+    (lambda d: (d / "model_versions.jsonl").write_text(
+        (d / "model_versions.jsonl").read_text().replace('"model_id":1,', '"model_id":999999,', 1)),
+     "missing"),
+])
+def test_a_bad_export_is_refused_before_anything_changes(tmp_path: Path, damage: Callable[[Path], Any],
+                                                         words: str) -> None:
+    assert blockkit("emulator", "export", str(tmp_path / "e")).returncode == 0
+    damage(tmp_path / "e")
+    data = tmp_path / "data"
+    result = blockkit("emulator", "import", str(tmp_path / "e"), "--data", str(data))
+    assert result.returncode == 2, result.stdout
+    assert words in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    if (data / DB_FILENAME).exists():
+        conn = sqlite3.connect(data / DB_FILENAME)
+        assert conn.execute("SELECT count(*) FROM users").fetchone()[0] == 0
+        conn.close()
+
+
+def test_the_cli_writes_while_the_server_runs(start_emulator: Callable[..., Started], tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    started = start_emulator("--data", str(data))
+    post_json(f"{started.info['base_url']}/__emulator/clock", {"advance": 10})
+    before = json.loads(blockkit("emulator", "users", "--data", str(data), "--format", "json").stdout)
+    result = blockkit("emulator", "reset", "--data", str(data), "--seed", "8")
+    assert result.returncode == 0, result.stderr
+    after = json.loads(blockkit("emulator", "users", "--data", str(data), "--format", "json").stdout)
+    assert after != before
+    assert after == json.loads(blockkit("emulator", "users", "--seed", "8", "--format", "json").stdout)
+    # The server still serves, from the re-seeded store, and its clock offset survived the reset.
+    assert get_json(f"{started.info['base_url']}/api/v1/enums")[0] == 200
+    code, _, err = started.stop()
+    assert code == 0, err
+    conn = sqlite3.connect(data / DB_FILENAME)
+    assert conn.execute("SELECT value FROM meta WHERE key = 'clock_offset'").fetchone()[0] == "10.0"
+    assert conn.execute("SELECT value FROM meta WHERE key = 'seed'").fetchone()[0] == "8"
+    conn.close()
+
+
+def test_python_m_blockkit_and_help_list_the_emulator() -> None:
+    result = blockkit("--help")
+    assert result.returncode == 0 and "emulator" in result.stdout
+    result = blockkit("emulator", "--help")
+    for sub in ("start", "users", "export", "import", "reset"):
+        assert sub in result.stdout
