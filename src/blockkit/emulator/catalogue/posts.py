@@ -16,7 +16,7 @@ restricted). meta is always null.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 from pydantic import Field
 from starlette.requests import Request
@@ -24,7 +24,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from blockkit.emulator.catalogue.errors import json_response, not_found
-from blockkit.emulator.catalogue.images import ImageOut, image_out
+from blockkit.emulator.catalogue.images import image_out
 from blockkit.emulator.catalogue.pages import Out
 from blockkit.emulator.catalogue.query import path_id
 from blockkit.emulator.catalogue.viewer import ALL_LEVELS, SFW_LEVEL, carries_token
@@ -61,7 +61,7 @@ class PostOut(Out):
     model_version_id: Optional[int] = Field(alias="modelVersionId")
     user: PostUser
     tags: list[PostTag]
-    images: list[ImageOut]
+    images: list[dict[str, Any]]   # images.ImageItem, meta null
 
 
 # --- service -----------------------------------------------------------------------------
@@ -79,16 +79,13 @@ def get_post(state: EmulatorState, post_id: int, *, restricted: bool) -> PostOut
         tags = store.post_tags(db, post_id)
         ids = image_store.post_image_ids(db, post_id, level, MAX_POST_IMAGES)
         rows = image_store.image_rows(db, ids, with_meta=False)
-        stats = image_store.image_stats(db, ids)
-        versions = image_store.image_version_ids(db, ids)
     base_url = state.urls.base_url
     return PostOut.model_construct(
         id=post.id, title=post.title, detail=post.detail, nsfw_level=post.nsfw_level,
         published_at=post.published_at, model_version_id=post.model_version_id if post.version_published else None,
         user=PostUser.model_construct(id=post.user_id, username=post.username),
         tags=[PostTag.model_construct(id=tag_id, name=name) for tag_id, name in tags],
-        images=[image_out(rows[i], stats.get(i), versions.get(i), level=level, base_url=base_url, meta="null")
-                for i in ids if i in rows],
+        images=[image_out(rows[i], level=level, base_url=base_url, meta="null") for i in ids if i in rows],
     )
 
 

@@ -157,41 +157,33 @@ def feed_candidates(db: sqlite3.Connection, spec: FeedSpec, *, after: tuple[Any,
     sql = (f"SELECT {key} AS k, {tie} AS id, i.post_id FROM {source} WHERE {' AND '.join(where)}"
            f" ORDER BY k {direction}, id {direction} LIMIT :limit OFFSET :offset")
     params["limit"], params["offset"] = limit, offset
-    return [Candidate(row[0], row[1], row[2]) for row in db.execute(sql, params)]
+    return [Candidate(*row) for row in _tuples(db, sql, params)]
 
 
-# --- post states (stage 2) -----------------------------------------------------------------
+# --- the rows of a page (stage 2, one query) ----------------------------------------------
+
+def _tuples(db: sqlite3.Connection, sql: str, params: Any = ()) -> sqlite3.Cursor:
+    """Rows as plain tuples: the store's connections make sqlite3.Row objects, which cost
+    more per row than the rest of a feed page's work."""
+    cursor = db.cursor()
+    cursor.row_factory = None
+    return cursor.execute(sql, params)
+
 
 @dataclass(frozen=True, slots=True)
-class PostState:
-    id: int
-    availability: str
-    published_at: str | None
-    scanned: bool
-    blocked: bool
+class ImageStats:
+    cry: int = 0
+    laugh: int = 0
+    like: int = 0
+    dislike: int = 0
+    heart: int = 0
+    comment: int = 0
 
-    def shown(self, now: str, availabilities: Iterable[str]) -> bool:
-        return (self.availability in availabilities and self.published_at is not None
-                and self.published_at <= now and self.scanned and not self.blocked)
-
-
-def _marks(values: Sequence[Any]) -> str:
-    return ", ".join("?" * len(values))
-
-
-def post_states(db: sqlite3.Connection, post_ids: Iterable[int]) -> dict[int, PostState]:
-    ids = sorted(set(post_ids))
-    if not ids:
-        return {}
-    rows = db.execute(f"SELECT id, availability, published_at, scanned, blocked FROM posts WHERE id IN ({_marks(ids)})",
-                      ids)
-    return {r[0]: PostState(r[0], r[1], r[2], bool(r[3]), bool(r[4])) for r in rows}
-
-
-# --- the rows of a page (batched) ----------------------------------------------------------
 
 @dataclass(frozen=True, slots=True)
 class ImageRow:
+    """An image with what its page needs: uploader, AllTime stats, resources and its post's state."""
+
     id: int
     post_id: int
     type: str
@@ -208,50 +200,41 @@ class ImageRow:
     thumbnail_height: int | None
     created_at: str
     username: str
+    stats: ImageStats
+    version_ids: list[int]          # the model versions it was made with, ascending, once each
+    post_availability: str
+    post_published_at: str | None
+    post_scanned: bool
+    post_blocked: bool
+
+    def post_shown(self, now: str, availabilities: Iterable[str]) -> bool:
+        """Whether the image's post may be shown: one of ``availabilities``, published by ``now``,
+        scanned and not blocked."""
+        return (self.post_availability in availabilities and self.post_published_at is not None
+                and self.post_published_at <= now and self.post_scanned and not self.post_blocked)
 
 
-_IMAGE_COLUMNS = ("i.id, i.post_id, i.type, i.url, i.blurhash, i.width, i.height, i.nsfw_level, {meta},"
-                  " i.base_model, i.thumbnail_url, i.thumbnail_nsfw_level, i.thumbnail_width, i.thumbnail_height,"
-                  " i.created_at, u.username")
+_PAGE_SQL = (
+    "SELECT i.id, i.post_id, i.type, i.url, i.blurhash, i.width, i.height, i.nsfw_level, {meta}, i.base_model,"
+    " i.thumbnail_url, i.thumbnail_nsfw_level, i.thumbnail_width, i.thumbnail_height, i.created_at, u.username,"
+    " m.cry_count, m.laugh_count, m.like_count, m.dislike_count, m.heart_count, m.comment_count,"
+    " (SELECT group_concat(r.model_version_id) FROM image_resources r WHERE r.image_id = i.id),"
+    " p.availability, p.published_at, p.scanned, p.blocked"
+    " FROM images i JOIN users u ON u.id = i.user_id JOIN posts p ON p.id = i.post_id"
+    " LEFT JOIN image_metrics m ON m.image_id = i.id AND m.period = 'AllTime'"
+    " WHERE i.id IN (SELECT value FROM json_each(?))"
+)
 
 
 def image_rows(db: sqlite3.Connection, ids: Sequence[int], *, with_meta: bool) -> dict[int, ImageRow]:
+    """The rows of images in posts, by id (ids not found, or not in a post, are absent)."""
     if not ids:
         return {}
-    columns = _IMAGE_COLUMNS.format(meta="i.meta" if with_meta else "NULL")
-    rows = db.execute(f"SELECT {columns} FROM images i JOIN users u ON u.id = i.user_id"
-                      f" WHERE i.id IN ({_marks(ids)})", list(ids))
-    return {r[0]: ImageRow(*r) for r in rows}
-
-
-@dataclass(frozen=True, slots=True)
-class ImageStats:
-    cry: int = 0
-    laugh: int = 0
-    like: int = 0
-    dislike: int = 0
-    heart: int = 0
-    comment: int = 0
-
-
-def image_stats(db: sqlite3.Connection, ids: Sequence[int], period: str = "AllTime") -> dict[int, ImageStats]:
-    if not ids:
-        return {}
-    rows = db.execute("SELECT image_id, cry_count, laugh_count, like_count, dislike_count, heart_count,"
-                      f" comment_count FROM image_metrics WHERE period = ? AND image_id IN ({_marks(ids)})",
-                      [period, *ids])
-    return {r[0]: ImageStats(*r[1:]) for r in rows}
-
-
-def image_version_ids(db: sqlite3.Connection, ids: Sequence[int]) -> dict[int, list[int]]:
-    """The model versions each image was made with (image_resources mirrors meta.platformResources)."""
-    out: dict[int, list[int]] = {}
-    if not ids:
-        return out
-    for image_id, version_id in db.execute(
-            f"SELECT image_id, model_version_id FROM image_resources WHERE image_id IN ({_marks(ids)})"
-            " ORDER BY image_id, model_version_id", list(ids)):
-        out.setdefault(image_id, []).append(version_id)
+    out: dict[int, ImageRow] = {}
+    for r in _tuples(db, _PAGE_SQL.format(meta="i.meta" if with_meta else "NULL"), (json.dumps(list(ids)),)):
+        stats = ImageStats(*(value or 0 for value in r[16:22]))
+        versions = sorted({int(v) for v in r[22].split(",")}) if r[22] else []
+        out[r[0]] = ImageRow(*r[:16], stats, versions, r[23], r[24], bool(r[25]), bool(r[26]))
     return out
 
 
