@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import math
 import os
 import re
 import resource
@@ -174,20 +175,29 @@ def load_models_list(info: dict[str, Any], marks: dict[str, Any], duration: int)
 
 
 def load_images_cursor_walk(info: dict[str, Any], marks: dict[str, Any], duration: int) -> dict[str, Any]:
+    """Walk /images?limit=200 by cursor (nextPage) from the first page to the last, one request at a
+    time, timing each page; stops early after max(duration, 180) s. Anonymous: the public level."""
     url = f"{info['base_url']}/api/v1/images?limit=200"
     if missing := _needs(url):
         return {"skipped": missing}
-    pages = items = 0
+    latencies: list[float] = []
+    items = empty = 0
     began = time.perf_counter()
-    while url and time.perf_counter() - began < duration:
+    while url and time.perf_counter() - began < max(duration, 180):
+        sent = time.perf_counter()
         status, body = get(url)
+        latencies.append(time.perf_counter() - sent)
         if status != 200:
-            return {"error": f"page {pages + 1} answered {status}"}
-        pages += 1
-        items += len(body.get("items", []))
-        url = body.get("metadata", {}).get("nextPage")
+            return {"error": f"page {len(latencies)} answered {status}"}
+        items += len(body["items"])
+        empty += not body["items"]
+        url = body["metadata"].get("nextPage")
     elapsed = time.perf_counter() - began
-    return {"pages": pages, "items": items, "pages_per_s": round(pages / elapsed, 1)}
+    latencies.sort()
+    return {"pages": len(latencies), "items": items, "empty_pages": empty, "complete": url is None,
+            "p50_ms": round(statistics.median(latencies) * 1000, 1),
+            "p99_ms": round(latencies[max(0, math.ceil(len(latencies) * 0.99) - 1)] * 1000, 1),
+            "max_ms": round(latencies[-1] * 1000, 1), "pages_per_s": round(len(latencies) / elapsed, 1)}
 
 
 def load_by_hash(info: dict[str, Any], marks: dict[str, Any], duration: int) -> dict[str, Any]:
