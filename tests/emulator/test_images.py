@@ -15,6 +15,8 @@ import pytest
 from media_env import MediaEnv
 
 from blockkit.emulator.catalogue import feed_cursor
+from blockkit.emulator.catalogue import images as images_api
+from blockkit.emulator.store import images as image_store
 
 PG, PG13, R, X, XXX, BLOCKED = 1, 2, 4, 8, 16, 32
 METRIC = {"Most Reactions": "reaction_count", "Most Comments": "comment_count", "Most Collected": "collected_count"}
@@ -97,8 +99,17 @@ def test_random_is_deterministic_complete_and_not_id_order(media: MediaEnv) -> N
     assert len(first) == len(set(first))
     assert set(first) == feed_oracle(media, PG, ("Public", "Unlisted", "EarlyAccess"))  # Random is exempt
     assert first != sorted(first) and first != sorted(first, reverse=True)
-    other_filters = ids_of(media.walk("/images", limit=100, sort="Random", type="image"))
-    assert [i for i in first if i in set(other_filters)] != other_filters or len(other_filters) < 3
+    # The order is the shuffle rotated by the request's salt, across the wrap-around point.
+    cursor = media.json("/images", limit=1, sort="Random")["metadata"]["nextCursor"]
+    position = feed_cursor.decode(cursor)
+    assert isinstance(position, feed_cursor.FeedPosition)
+    salt = images_api._salt(position.filters, position.data)
+    keys = [image_store.random_order_key(i, salt) for i in first]
+    assert keys == sorted(keys)
+    hashes = [image_store.shuffle_hash(i) for i in first]
+    assert hashes != sorted(hashes), "the rotation moved the start of the shuffle"
+    other = ids_of(media.walk("/images", limit=100, sort="Random", userId=media.data.users["owner"]))
+    assert sorted(other) != other and set(other) <= set(first)
 
 
 # --- rule 1: the exemptions -----------------------------------------------------------------------
