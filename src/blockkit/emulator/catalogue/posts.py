@@ -16,16 +16,15 @@ restricted). meta is always null.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Optional
 
-from pydantic import Field
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+from typing_extensions import TypedDict
 
 from blockkit.emulator.catalogue.errors import json_response, not_found
-from blockkit.emulator.catalogue.images import image_out
-from blockkit.emulator.catalogue.pages import Out
+from blockkit.emulator.catalogue.images import ImageItem, image_out
 from blockkit.emulator.catalogue.query import path_id
 from blockkit.emulator.catalogue.viewer import ALL_LEVELS, SFW_LEVEL, carries_token
 from blockkit.emulator.region import region_restricted
@@ -40,28 +39,28 @@ NOT_FOUND = "Post not found"
 HIDDEN_AVAILABILITY = ("Private", "EarlyAccess")
 
 
-# --- response models ---------------------------------------------------------------------
+# --- response shapes ---------------------------------------------------------------------
 
-class PostUser(Out):
+class PostUser(TypedDict):
     id: int
     username: str
 
 
-class PostTag(Out):
+class PostTag(TypedDict):
     id: int
     name: str
 
 
-class PostOut(Out):
+class PostOut(TypedDict):
     id: int
     title: Optional[str]
     detail: Optional[str]
-    nsfw_level: int = Field(alias="nsfwLevel")
-    published_at: str = Field(alias="publishedAt")
-    model_version_id: Optional[int] = Field(alias="modelVersionId")
+    nsfwLevel: int
+    publishedAt: str
+    modelVersionId: Optional[int]
     user: PostUser
     tags: list[PostTag]
-    images: list[dict[str, Any]]   # images.ImageItem, meta null
+    images: list[ImageItem]   # meta always null
 
 
 # --- service -----------------------------------------------------------------------------
@@ -80,13 +79,14 @@ def get_post(state: EmulatorState, post_id: int, *, restricted: bool) -> PostOut
         ids = image_store.post_image_ids(db, post_id, level, MAX_POST_IMAGES)
         rows = image_store.image_rows(db, ids, with_meta=False)
     base_url = state.urls.base_url
-    return PostOut.model_construct(
-        id=post.id, title=post.title, detail=post.detail, nsfw_level=post.nsfw_level,
-        published_at=post.published_at, model_version_id=post.model_version_id if post.version_published else None,
-        user=PostUser.model_construct(id=post.user_id, username=post.username),
-        tags=[PostTag.model_construct(id=tag_id, name=name) for tag_id, name in tags],
-        images=[image_out(rows[i], level=level, base_url=base_url, meta="null") for i in ids if i in rows],
-    )
+    return {
+        "id": post.id, "title": post.title, "detail": post.detail, "nsfwLevel": post.nsfw_level,
+        "publishedAt": post.published_at,
+        "modelVersionId": post.model_version_id if post.version_published else None,
+        "user": {"id": post.user_id, "username": post.username},
+        "tags": [{"id": tag_id, "name": name} for tag_id, name in tags],
+        "images": [image_out(rows[i], level=level, base_url=base_url, meta="null") for i in ids if i in rows],
+    }
 
 
 # --- routes ------------------------------------------------------------------------------

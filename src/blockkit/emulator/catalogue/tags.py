@@ -25,10 +25,11 @@ from pydantic import Field
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+from typing_extensions import TypedDict
 
 from blockkit.emulator.catalogue import links
 from blockkit.emulator.catalogue.errors import json_response
-from blockkit.emulator.catalogue.pages import Out, PageMetadata, page_metadata
+from blockkit.emulator.catalogue.pages import PageMetadata, page_metadata
 from blockkit.emulator.catalogue.params import MAX_SAFE_INTEGER, QueryModel
 from blockkit.emulator.catalogue.query import Int, Shape, Text, read_query
 from blockkit.emulator.state import EmulatorState, emulator
@@ -45,12 +46,12 @@ class TagsQuery(QueryModel):
     query: Text = None
 
 
-class TagOut(Out):
+class TagOut(TypedDict):
     name: str
     link: str
 
 
-class TagsPage(Out):
+class TagsPage(TypedDict):
     items: list[TagOut]
     metadata: PageMetadata
 
@@ -110,12 +111,12 @@ def list_tags(state: EmulatorState, query: TagsQuery) -> TagsPage:
         total = 0 if query.query else store.count_model_tags(db)
     more = len(names) > query.limit
     base_url = state.urls.base_url
-    page = TagsPage.model_construct(
-        items=[TagOut.model_construct(name=name, link=links.api_url(base_url, "/models", [("tag", name)]))
-               for name in names[:query.limit]],
-        metadata=page_metadata(base_url, "/tags", page=query.page, limit=query.limit, total=total, more=more,
-                               query=query.query),
-    )
+    page: TagsPage = {
+        "items": [{"name": name, "link": links.api_url(base_url, "/models", [("tag", name)])}
+                  for name in names[:query.limit]],
+        "metadata": page_metadata(base_url, "/tags", page=query.page, limit=query.limit, total=total, more=more,
+                                  query=query.query),
+    }
     cache.put(key, page, now)
     return page
 
