@@ -1,177 +1,48 @@
-"""Fixtures for the emulator tests: one running emulator per session and a client
-whose every response is checked against the OpenAPI document.
+"""Fixtures for the emulator: a real ``blockkit emulator start`` subprocess, an in-process one, stores.
 
-``emulator`` starts ``blockkit emulator start --port 0 --ready-file PATH`` (the CLI
-contract of DESIGN.md) once per session and yields the ready file's JSON
-(``base_url``, ``auth_url``, ``orchestration_url``, ``pid``, ``data``).
+- ``emulator`` (session): one subprocess started as a user would (``python -m blockkit
+  emulator start --port 0 --ready-file ...``); yields the ready-file dict (base_url,
+  auth_url, orchestration_url, pid, data). Tests must not change its data.
+- ``start_emulator`` (function): a factory for tests that need their own process
+  (signals, --data, --sfw-only); every process it starts is stopped at the end.
+- ``live_emulator`` (function): an in-process :class:`Emulator` on a fresh temporary
+  data directory, for tests that reach into the store while it serves.
+- ``seeded_store`` (session): the small seed in a store, read-only by convention.
 
-``api`` is an ``httpx.Client`` on ``base_url`` with the conformance hook installed:
-any answer that departs from ``openapi.json`` fails the test that received it.
-Use ``raw_api`` only to look at an answer the hook would refuse (the contract's
-own tests).
+HTTP and subprocess helpers are in ``emulator_helpers.py`` (``get_json``, ``post_json``,
+``blockkit``).
 
-From the core branch: ``start_emulator`` (function), a factory for tests that need
-their own process (signals, --data, --sfw-only), every process stopped at the end;
-``live_emulator`` (function), an in-process Emulator on a fresh data directory;
-``seeded_store`` (session), the small seed in a store, read-only by convention.
-HTTP and subprocess helpers are in ``emulator_helpers.py``.
+Contract fixtures (the catalogue API against ``openapi.json``, see ``contract.py``):
+
+- ``api`` (session): an ``httpx.Client`` on ``base_url`` whose every response must conform
+  to the OpenAPI document (the conformance hook); ``raw_api`` without the hook.
+- ``landmarks`` (session): the seed's named fixtures of the running ``emulator``.
+- ``member``, ``free_user`` and their ``member_token``, ``free_token`` (session): access
+  tokens from a confidential client the user owns (``client add`` + client_credentials).
 """
 
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Callable
 
 import httpx
 import pytest
-
 from contract import conformance_hook
 from emulator_helpers import Started, start_process
-
-READY_TIMEOUT_S = 60.0
-SEED = 1
-
-
-def _start(tmp: Path, *extra: str) -> tuple[subprocess.Popen[bytes], dict[str, Any]]:
-    ready = tmp / "ready.json"
-    log = (tmp / "emulator.log").open("wb")
-    cmd = [
-        sys.executable, "-m", "blockkit", "emulator", "start", "--port", "0", "--seed", str(SEED), "--ready-file", str(ready), *extra,
-    ]
-    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=os.environ.copy())
-    deadline = time.monotonic() + READY_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if ready.exists():
-            try:
-                info = json.loads(ready.read_text())
-            except ValueError:
-                info = None  # being written
-            if info:
-                return proc, info
-        if proc.poll() is not None:
-            break
-        time.sleep(0.05)
-    proc.kill()
-    proc.wait()
-    output = (tmp / "emulator.log").read_text(errors="replace")
-    pytest.fail(f"blockkit emulator start did not become ready (exit {proc.returncode}):\n{output[-3000:]}")
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 @pytest.fixture(scope="session")
 def emulator(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    proc, info = _start(tmp_path_factory.mktemp("emulator"))
+    started = start_process(tmp_path_factory.mktemp("emulator") / "ready.json")
     try:
-        yield info
+        yield started.info
     finally:
-        _stop(proc)
-
-
-@pytest.fixture(scope="session")
-def landmarks(emulator: dict[str, Any]) -> dict[str, Any]:
-    """The seed's named fixtures (ids, names, hashes), read from the running emulator's store."""
-    from blockkit.emulator.seed import landmarks as read_landmarks
-    from blockkit.emulator.store import Store
-
-    store = Store.open(Path(emulator["data"]), check=False)
-    try:
-        return read_landmarks(store)
-    finally:
-        store.close()
-
-
-def _cli(*args: str) -> str:
-    done = subprocess.run([sys.executable, "-m", "blockkit", "emulator", *args], capture_output=True, text=True,
-                          timeout=60)
-    if done.returncode != 0:
-        pytest.fail(f"blockkit emulator {' '.join(args)} failed ({done.returncode}): {done.stderr.strip()}")
-    return done.stdout
-
-
-@pytest.fixture(scope="session")
-def seeded_users(emulator: dict[str, Any]) -> list[dict[str, Any]]:
-    """``blockkit emulator users --format json``: id, username, tier, status of every seeded user."""
-    users = json.loads(_cli("users", "--data", str(emulator["data"]), "--format", "json"))
-    assert isinstance(users, list) and users
-    return users
-
-
-def _user(users: list[dict[str, Any]], member: bool) -> dict[str, Any]:
-    for user in users:
-        if user["status"] == "active" and int(user["id"]) > 0 and (user["tier"] != "free") == member:
-            return user
-    pytest.fail(f"the seed has no active {'member' if member else 'free'} user: {users[:5]}")
-
-
-def token_for(emulator: dict[str, Any], username: str) -> str:
-    """An access token for ``username``: a confidential client they own, client_credentials grant."""
-    client = json.loads(_cli(
-        "client", "add", "--name", f"tests-{username}", "--redirect-uri", "http://127.0.0.1/callback",
-        "--confidential", "--owner", username, "--data", str(emulator["data"]),
-    ))
-    response = httpx.post(
-        f"{str(emulator['auth_url']).rstrip('/')}/api/auth/oauth/token",
-        data={"grant_type": "client_credentials", "client_id": client["client_id"],
-              "client_secret": client["client_secret"]},
-        timeout=30.0,
-    )
-    assert response.status_code == 200, response.text
-    return str(response.json()["access_token"])
-
-
-@pytest.fixture(scope="session")
-def member(seeded_users: list[dict[str, Any]]) -> dict[str, Any]:
-    return _user(seeded_users, member=True)
-
-
-@pytest.fixture(scope="session")
-def free_user(seeded_users: list[dict[str, Any]]) -> dict[str, Any]:
-    return _user(seeded_users, member=False)
-
-
-@pytest.fixture(scope="session")
-def member_token(emulator: dict[str, Any], member: dict[str, Any]) -> str:
-    return token_for(emulator, member["username"])
-
-
-@pytest.fixture(scope="session")
-def free_token(emulator: dict[str, Any], free_user: dict[str, Any]) -> str:
-    return token_for(emulator, free_user["username"])
-
-
-@pytest.fixture(scope="session")
-def base_url(emulator: dict[str, Any]) -> str:
-    return str(emulator["base_url"]).rstrip("/")
-
-
-@pytest.fixture(scope="session")
-def api(base_url: str) -> Iterator[httpx.Client]:
-    """A client on base_url whose every response must conform to openapi.json."""
-    with httpx.Client(base_url=base_url, timeout=30.0, event_hooks={"response": [conformance_hook]}) as client:
-        yield client
-
-
-@pytest.fixture(scope="session")
-def raw_api(base_url: str) -> Iterator[httpx.Client]:
-    """A client without the hook: for tests that assert on non-conformance themselves."""
-    with httpx.Client(base_url=base_url, timeout=30.0) as client:
-        yield client
+        started.stop()
 
 
 @pytest.fixture
@@ -209,6 +80,102 @@ def seeded_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         yield store
     finally:
         store.close()
+
+
+# --- contract fixtures -------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def landmarks(emulator: dict[str, Any]) -> dict[str, Any]:
+    """The seed's named fixtures (ids, names, hashes), read from the running emulator's store."""
+    from blockkit.emulator.seed import landmarks as read_landmarks
+    from blockkit.emulator.store import Store
+
+    store = Store.open(Path(emulator["data"]), check=False)
+    try:
+        return read_landmarks(store)
+    finally:
+        store.close()
+
+
+# A session fixture that fails is run again for every test that asks for it; these run
+# subprocesses, so remember the first failure and repeat its message at once.
+_FAILED: dict[str, str] = {}
+
+
+def _once(key: str, make: Any) -> Any:
+    if key in _FAILED:
+        pytest.fail(_FAILED[key])
+    try:
+        return make()
+    except BaseException as exc:  # pytest.fail raises a BaseException subclass
+        _FAILED[key] = f"{key}: {exc}"
+        raise
+
+
+def _cli(*args: str) -> str:
+    done = subprocess.run([sys.executable, "-m", "blockkit", "emulator", *args], capture_output=True, text=True,
+                          timeout=60)
+    if done.returncode != 0:
+        pytest.fail(f"blockkit emulator {' '.join(args)} failed ({done.returncode}): {done.stderr.strip()}")
+    return done.stdout
+
+
+def token_for(emulator: dict[str, Any], username: str) -> str:
+    """An access token for ``username``: a confidential client they own, client_credentials grant."""
+    client = json.loads(_cli(
+        "client", "add", "--name", f"tests-{username}", "--redirect-uri", "http://127.0.0.1/callback",
+        "--confidential", "--owner", username, "--data", str(emulator["data"]),
+    ))
+    response = httpx.post(
+        f"{str(emulator['auth_url']).rstrip('/')}/api/auth/oauth/token",
+        data={"grant_type": "client_credentials", "client_id": client["client_id"],
+              "client_secret": client["client_secret"]},
+        timeout=30.0,
+    )
+    assert response.status_code == 200, response.text
+    return str(response.json()["access_token"])
+
+
+@pytest.fixture(scope="session")
+def member(landmarks: dict[str, Any]) -> dict[str, Any]:
+    """An active gold member (the seed's ``member`` landmark)."""
+    return dict(landmarks["member"])
+
+
+@pytest.fixture(scope="session")
+def free_user(landmarks: dict[str, Any]) -> dict[str, Any]:
+    """An active user without membership (the seed's ``free_user`` landmark)."""
+    return dict(landmarks["free_user"])
+
+
+@pytest.fixture(scope="session")
+def member_token(emulator: dict[str, Any], request: pytest.FixtureRequest) -> str:
+    return _once("member token", lambda: token_for(emulator, request.getfixturevalue("member")["username"]))
+
+
+@pytest.fixture(scope="session")
+def free_token(emulator: dict[str, Any], request: pytest.FixtureRequest) -> str:
+    return _once("free token", lambda: token_for(emulator, request.getfixturevalue("free_user")["username"]))
+
+
+@pytest.fixture(scope="session")
+def base_url(emulator: dict[str, Any]) -> str:
+    return str(emulator["base_url"]).rstrip("/")
+
+
+@pytest.fixture(scope="session")
+def api(base_url: str) -> Iterator[httpx.Client]:
+    """A client on base_url whose every response must conform to openapi.json."""
+    with httpx.Client(base_url=base_url, timeout=30.0, event_hooks={"response": [conformance_hook]}) as client:
+        yield client
+
+
+@pytest.fixture(scope="session")
+def raw_api(base_url: str) -> Iterator[httpx.Client]:
+    """A client without the hook: for tests that assert on non-conformance themselves."""
+    with httpx.Client(base_url=base_url, timeout=30.0) as client:
+        yield client
 
 
 # The media-family tests' in-process catalogue (tests/emulator/media_env.py).
