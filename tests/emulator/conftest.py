@@ -19,6 +19,10 @@ Contract fixtures (the catalogue API against ``openapi.json``, see ``contract.py
 - ``landmarks`` (session): the seed's named fixtures of the running ``emulator``.
 - ``member``, ``free_user`` and their ``member_token``, ``free_token`` (session): access
   tokens from a confidential client the user owns (``client add`` + client_credentials).
+
+Models-family fixtures: ``mint`` (``mint(user_id, scope=1, ttl=3600)``: a token written
+straight into the running store) and ``store_of`` (a connection to it, to compute what to
+expect).
 """
 
 from __future__ import annotations
@@ -122,7 +126,15 @@ def _cli(*args: str) -> str:
 
 
 def token_for(emulator: dict[str, Any], username: str) -> str:
-    """An access token for ``username``: a confidential client they own, client_credentials grant."""
+    """An access token for ``username``: a confidential client they own, client_credentials grant.
+
+    Until the OAuth provider has ``client add``, the token comes from ``blockkit emulator
+    token`` (the same access-token table, minted directly).
+    """
+    probe = subprocess.run([sys.executable, "-m", "blockkit", "emulator", "client", "--help"], capture_output=True,
+                           text=True, timeout=60, check=False)
+    if probe.returncode != 0:
+        return str(json.loads(_cli("token", "--user", username, "--data", str(emulator["data"])))["access_token"])
     client = json.loads(_cli(
         "client", "add", "--name", f"tests-{username}", "--redirect-uri", "http://127.0.0.1/callback",
         "--confidential", "--owner", username, "--data", str(emulator["data"]),
@@ -176,6 +188,43 @@ def raw_api(base_url: str) -> Iterator[httpx.Client]:
     """A client without the hook: for tests that assert on non-conformance themselves."""
     with httpx.Client(base_url=base_url, timeout=30.0) as client:
         yield client
+
+
+# --- tokens minted straight into the running emulator's store (store/tokens.py) -----------------
+
+@pytest.fixture(scope="session")
+def mint(emulator: dict[str, Any]) -> Iterator[Any]:
+    """``mint(user_id, scope=1, ttl=3600) -> raw token``: an access token for any seeded user, at once.
+
+    Written into the running emulator's store (WAL lets it), dated by the emulator's clock.
+    """
+    from blockkit.emulator.clock import Clock
+    from blockkit.emulator.store import Store
+    from blockkit.emulator.store import tokens
+
+    store = Store.open(Path(emulator["data"]), check=False)
+
+    def make(user_id: int, scope: int = 1, ttl: int = 3600) -> str:
+        with store.write() as db:
+            return tokens.issue_access_token(db, user_id=user_id, scope=scope, now=Clock(store).now(),
+                                             ttl_seconds=ttl)
+
+    try:
+        yield make
+    finally:
+        store.close()
+
+
+@pytest.fixture(scope="session")
+def store_of(emulator: dict[str, Any]) -> Iterator[Any]:
+    """A read connection to the running emulator's store, for tests that compute what to expect."""
+    from blockkit.emulator.store import Store
+
+    store = Store.open(Path(emulator["data"]), check=False)
+    try:
+        yield store
+    finally:
+        store.close()
 
 
 # The media-family tests' in-process catalogue (tests/emulator/media_env.py).

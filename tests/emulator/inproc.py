@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from contract import conformance_hook
 from starlette.testclient import TestClient
 
 from blockkit.emulator.clock import Clock
@@ -18,7 +19,6 @@ from blockkit.emulator.options import EmulatorOptions
 from blockkit.emulator.server import build_apps
 from blockkit.emulator.state import Urls
 from blockkit.emulator.store import Store
-from contract import conformance_hook
 
 BASE_URL = "http://testserver"
 URLS = Urls(base_url=BASE_URL, auth_url="http://testserver:1", orchestration_url="http://testserver:2")
@@ -57,3 +57,24 @@ def client(store: Store, *, clock: Clock | None = None, sfw_only: bool = False, 
     if check:
         test_client.event_hooks = {"request": [], "response": [conformance_hook]}
     return test_client
+
+
+def seed_into(path: Path, seed: int = 1, scale: str = "small") -> Store:
+    """A store holding the seed's data (in ``path``), for tests that change it or move its clock."""
+    from blockkit.emulator.seed import ensure_seeded
+
+    store = Store.open(path, check=False)
+    ensure_seeded(store, seed, scale)
+    return store
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def mint(store: Store, user_id: int, *, scope: int = 1, ttl: int = 3600, clock: Clock | None = None) -> str:
+    from blockkit.emulator.store import tokens
+
+    clock = clock or Clock(store)
+    with store.write() as db:
+        return tokens.issue_access_token(db, user_id=user_id, scope=scope, now=clock.now(), ttl_seconds=ttl)

@@ -25,7 +25,8 @@ from typing import Any
 MODEL_VISIBLE = "m.status = 'Published' AND m.availability <> 'Private'"
 # ... and that lists may show (Unsearchable models are reachable by id only).
 MODEL_LISTED = MODEL_VISIBLE + " AND m.availability <> 'Unsearchable'"
-VERSION_PUBLISHED = "v.status = 'Published'"
+# A version the public sees in a model: published, and not a Private training result.
+VERSION_PUBLISHED = "v.status = 'Published' AND v.availability <> 'Private'"
 # Preview images: rated and scanned stills and videos of the model owner's published,
 # unblocked, scanned, non-private posts about the version, in post order.
 PREVIEW_TYPES = ("image", "video")

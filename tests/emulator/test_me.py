@@ -1,0 +1,64 @@
+"""GET /api/v1/me against the running emulator (token edge cases in-process: test_auth.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+from inproc import bearer
+
+from blockkit.emulator.clock import Clock
+from blockkit.emulator.store import tokens
+
+
+@pytest.mark.parametrize("role", ["member", "free_user", "founder_user", "bronze_user", "muted_user", "banned_user",
+                                  "moderator"])
+def test_me_describes_the_tokens_user(api: httpx.Client, landmarks: dict[str, Any], mint: Any, store_of: Any,
+                                      role: str) -> None:
+    user = landmarks[role]
+    body = api.get("/api/v1/me", headers=bearer(mint(user["id"]))).json()
+    with store_of.read() as db:
+        products = [r[0] for r in db.execute("SELECT product FROM subscriptions WHERE user_id = ? AND status ="
+                                             " 'active' ORDER BY id", (user["id"],))]
+    assert body == {"id": user["id"], "username": user["username"], "tier": user["tier"], "status": user["status"],
+                    "isMember": user["tier"] != "free", "subscriptions": products}
+
+
+@pytest.mark.parametrize("headers", [{}, {"Authorization": "Bearer"}, {"Authorization": "Bearer a.b.c"},
+                                     {"Authorization": "Bearer " + "x" * 43}, {"Authorization": "Basic x"}])
+def test_me_401_for_missing_malformed_or_unknown(api: httpx.Client, headers: dict[str, str]) -> None:
+    response = api.get("/api/v1/me", headers=headers)
+    assert response.status_code == 401 and response.json() == {"error": "Unauthorized"}
+
+
+def test_me_401_for_a_revoked_token(api: httpx.Client, landmarks: dict[str, Any], mint: Any, store_of: Any) -> None:
+    token = mint(landmarks["member"]["id"])
+    assert api.get("/api/v1/me", headers=bearer(token)).status_code == 200
+    with store_of.write() as db:
+        tokens.revoke_access_token(db, token, now=Clock(store_of).now())
+    response = api.get("/api/v1/me", headers=bearer(token))
+    assert response.status_code == 401 and response.json() == {"error": "Unauthorized"}
+
+
+def test_me_401_for_a_deleted_users_token(api: httpx.Client, landmarks: dict[str, Any], mint: Any) -> None:
+    assert api.get("/api/v1/me", headers=bearer(mint(landmarks["deleted_user"]["id"]))).status_code == 401
+
+
+def test_me_is_private(api: httpx.Client, landmarks: dict[str, Any], mint: Any) -> None:
+    response = api.get("/api/v1/me", headers=bearer(mint(landmarks["member"]["id"])))
+    assert response.headers["cache-control"] == "private, no-store"
+
+
+def test_cli_token_works_against_the_running_emulator(api: httpx.Client, emulator: dict[str, Any],
+                                                      landmarks: dict[str, Any]) -> None:
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "blockkit", "emulator", "token", "--user",
+                           landmarks["member"]["username"], "--data", str(emulator["data"])],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    token = json.loads(done.stdout)["access_token"]
+    assert api.get("/api/v1/me", headers=bearer(token)).json()["id"] == landmarks["member"]["id"]
