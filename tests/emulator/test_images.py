@@ -436,3 +436,14 @@ def test_both_query_plans_give_the_same_pages(media: MediaEnv, monkeypatch: pyte
             monkeypatch.setattr(image_store, "NARROW_LIMIT", limit)
             walked[limit] = ids_of(media.walk("/images", headers=token, limit=7, sort=sort, **params))
         assert walked[0] == walked[10 ** 9] and walked[0], (sort, params)
+
+
+def test_urls_are_on_the_origin_the_client_used(media: MediaEnv) -> None:
+    d = media.data
+    response = media.client.get("/api/v1/images", params={"imageId": d.images["video_custom_pg"], "limit": 1},
+                                headers={"Host": "localhost:4321"})
+    item = response.json()["items"][0]
+    assert item["url"].startswith("http://localhost:4321/__emulator/media/")
+    assert item["thumbnail"]["url"].startswith("http://localhost:4321/__emulator/media/")
+    page = media.client.get("/api/v1/images", params={"limit": 1}, headers={"Host": "localhost:4321"}).json()
+    assert page["metadata"]["nextPage"].startswith("http://localhost:4321/api/v1/images?")

@@ -167,7 +167,7 @@ def article_out(row: store.ArticleRow, tags: list[tuple[int, str, bool]], *, lev
 
 
 def list_articles(state: EmulatorState, query: ArticlesQuery, *, restricted: bool,
-                  params: tuple[tuple[str, str], ...]) -> ArticlesPage:
+                  params: tuple[tuple[str, str], ...], base_url: str) -> ArticlesPage:
     level = ALL_LEVELS if query.nsfw else SFW_LEVEL
     if restricted:
         level &= SFW_LEVEL
@@ -179,7 +179,6 @@ def list_articles(state: EmulatorState, query: ArticlesQuery, *, restricted: boo
                                    username=username)
         page = rows[:query.limit]
         tags = store.article_tags(db, [r.id for r in page])
-    base_url = state.urls.base_url
     items = [article_out(r, tags.get(r.id, []), level=level, base_url=base_url, with_content=False) for r in page]
     metadata: CursorMetadata = {}
     if len(rows) > query.limit:
@@ -190,7 +189,7 @@ def list_articles(state: EmulatorState, query: ArticlesQuery, *, restricted: boo
     return {"items": items, "metadata": metadata}
 
 
-def get_article(state: EmulatorState, article_id: int, *, restricted: bool) -> ArticleOut:
+def get_article(state: EmulatorState, article_id: int, *, restricted: bool, base_url: str) -> ArticleOut:
     level = SFW_LEVEL if restricted else ALL_LEVELS
     now = state.clock.iso()
     with state.store.read() as db:
@@ -199,7 +198,7 @@ def get_article(state: EmulatorState, article_id: int, *, restricted: bool) -> A
                 or row.availability == "Private"):
             raise not_found(NOT_FOUND)
         tags = store.article_tags(db, [row.id]).get(row.id, [])
-    return article_out(row, tags, level=level, base_url=state.urls.base_url, with_content=True)
+    return article_out(row, tags, level=level, base_url=base_url, with_content=True)
 
 
 # --- routes ------------------------------------------------------------------------------
@@ -207,13 +206,14 @@ def get_article(state: EmulatorState, article_id: int, *, restricted: bool) -> A
 def articles_endpoint(request: Request) -> Response:
     query = read_query(request, ArticlesQuery, Shape.ENVELOPE)
     page = list_articles(emulator(request), query, restricted=region_restricted(request),
-                         params=known_pairs(request, ArticlesQuery))
+                         params=known_pairs(request, ArticlesQuery), base_url=links.request_origin(request))
     return json_response(page, headers={"Cache-Control": CACHE_CONTROL})
 
 
 def article_endpoint(request: Request) -> Response:
     article_id = path_id(request.path_params["id"], "article")
-    article = get_article(emulator(request), article_id, restricted=region_restricted(request))
+    article = get_article(emulator(request), article_id, restricted=region_restricted(request),
+                          base_url=links.request_origin(request))
     return json_response(article, headers={"Cache-Control": CACHE_CONTROL})
 
 

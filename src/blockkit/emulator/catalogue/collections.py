@@ -104,7 +104,7 @@ def collection_out(row: store.CollectionRow, *, level: int, base_url: str) -> Co
 
 
 def list_collections(state: EmulatorState, query: CollectionsQuery, *, restricted: bool,
-                     params: tuple[tuple[str, str], ...]) -> CollectionsPage:
+                     params: tuple[tuple[str, str], ...], base_url: str) -> CollectionsPage:
     if query.cursor is not None and query.sort != "Newest":
         raise ApiError(400, error_body(CURSOR_NEEDS_NEWEST))
     level = ALL_LEVELS if query.nsfw else SFW_LEVEL
@@ -118,7 +118,6 @@ def list_collections(state: EmulatorState, query: CollectionsQuery, *, restricte
                                       start_id=query.cursor, query=query.query)
         page = rows[:query.limit]
         counts = store.accepted_counts(db, [r.id for r in page])
-    base_url = state.urls.base_url
     items = []
     for row in page:
         item = collection_out(row, level=level, base_url=base_url)
@@ -132,14 +131,14 @@ def list_collections(state: EmulatorState, query: CollectionsQuery, *, restricte
     return {"items": items, "metadata": metadata}
 
 
-def get_collection(state: EmulatorState, collection_id: int, *, restricted: bool) -> CollectionOut:
+def get_collection(state: EmulatorState, collection_id: int, *, restricted: bool, base_url: str) -> CollectionOut:
     level = SFW_LEVEL if restricted else ALL_LEVELS
     with state.store.read() as db:
         row = store.get_collection(db, collection_id)
         if row is None or row.read == "Private":
             raise not_found(NOT_FOUND)
         tags = store.collection_tags(db, collection_id)
-    collection = collection_out(row, level=level, base_url=state.urls.base_url)
+    collection = collection_out(row, level=level, base_url=base_url)
     collection["tags"] = [{"id": t, "name": n} for t, n in tags]
     return collection
 
@@ -149,13 +148,14 @@ def get_collection(state: EmulatorState, collection_id: int, *, restricted: bool
 def collections_endpoint(request: Request) -> Response:
     query = read_query(request, CollectionsQuery, Shape.ENVELOPE)
     page = list_collections(emulator(request), query, restricted=region_restricted(request),
-                            params=known_pairs(request, CollectionsQuery))
+                            params=known_pairs(request, CollectionsQuery), base_url=links.request_origin(request))
     return json_response(page, headers={"Cache-Control": CACHE_CONTROL})
 
 
 def collection_endpoint(request: Request) -> Response:
     collection_id = path_id(request.path_params["id"], "collection")
-    collection = get_collection(emulator(request), collection_id, restricted=region_restricted(request))
+    collection = get_collection(emulator(request), collection_id, restricted=region_restricted(request),
+                                base_url=links.request_origin(request))
     return json_response(collection, headers={"Cache-Control": CACHE_CONTROL})
 
 

@@ -48,7 +48,7 @@ class CreatorsPage(TypedDict):
     metadata: PageMetadata
 
 
-def list_creators(state: EmulatorState, query: CreatorsQuery) -> CreatorsPage:
+def list_creators(state: EmulatorState, query: CreatorsQuery, *, base_url: str) -> CreatorsPage:
     offset = (query.page - 1) * query.limit
     with state.store.read() as db:
         rows = store.list_creators(db, query=query.query, limit=query.limit + 1, offset=offset)
@@ -58,7 +58,6 @@ def list_creators(state: EmulatorState, query: CreatorsQuery) -> CreatorsPage:
             total = offset + len(rows) + (1 if more else 0)   # a lower bound, exact on the last page
         else:
             total = store.count_creators(db, query=query.query)
-    base_url = state.urls.base_url
     items: list[CreatorOut] = []
     for row in rows:
         item: CreatorOut = {"username": row.username,
@@ -74,7 +73,7 @@ def list_creators(state: EmulatorState, query: CreatorsQuery) -> CreatorsPage:
 
 def creators_endpoint(request: Request) -> Response:
     query = read_query(request, CreatorsQuery, Shape.ISSUES)
-    return json_response(list_creators(emulator(request), query))
+    return json_response(list_creators(emulator(request), query, base_url=links.request_origin(request)))
 
 
 routes = [Route("/creators", creators_endpoint, methods=["GET"])]

@@ -233,6 +233,7 @@ class FeedRequest:
     ceiling: int                      # the caller's ceiling (before the request's own level)
     restricted: bool
     params: tuple[tuple[str, str], ...]   # the request's parameters, for nextPage
+    base_url: str                         # the origin the client used, for absolute URLs
 
 
 def served_level(query: ImagesQuery, ceiling: int, restricted: bool) -> int:
@@ -318,7 +319,7 @@ def list_images(state: EmulatorState, request: FeedRequest) -> ImagesPage:
     # the same rules in SQL already).
     visible = EXEMPT_AVAILABILITY if exempt or legacy else PUBLIC_AVAILABILITY
     shown = [row for c in window if (row := rows.get(c.id)) is not None and row.post_shown(now, visible)]
-    base_url = state.urls.base_url
+    base_url = request.base_url
     items = [image_out(row, level=level, base_url=base_url, meta="stored" if query.with_meta else "omit")
              for row in shown]
     metadata: CursorMetadata = {}
@@ -341,7 +342,7 @@ def images_endpoint(request: Request) -> Response:
     query = read_query(request, ImagesQuery, Shape.ENVELOPE)
     state = emulator(request)
     feed = FeedRequest(query=query, ceiling=caller_ceiling(request), restricted=region_restricted(request),
-                       params=known_pairs(request, ImagesQuery))
+                       params=known_pairs(request, ImagesQuery), base_url=links.request_origin(request))
     return json_response(list_images(state, feed))
 
 

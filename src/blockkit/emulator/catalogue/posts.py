@@ -23,6 +23,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 from typing_extensions import TypedDict
 
+from blockkit.emulator.catalogue import links
 from blockkit.emulator.catalogue.errors import json_response, not_found
 from blockkit.emulator.catalogue.images import ImageItem, image_out
 from blockkit.emulator.catalogue.query import path_id
@@ -65,7 +66,7 @@ class PostOut(TypedDict):
 
 # --- service -----------------------------------------------------------------------------
 
-def get_post(state: EmulatorState, post_id: int, *, restricted: bool) -> PostOut:
+def get_post(state: EmulatorState, post_id: int, *, restricted: bool, base_url: str) -> PostOut:
     """The post as served to an anonymous request; 404 when it may not be shown."""
     level = SFW_LEVEL if restricted else ALL_LEVELS
     now = state.clock.iso()
@@ -78,7 +79,6 @@ def get_post(state: EmulatorState, post_id: int, *, restricted: bool) -> PostOut
         tags = store.post_tags(db, post_id)
         ids = image_store.post_image_ids(db, post_id, level, MAX_POST_IMAGES)
         rows = image_store.image_rows(db, ids, with_meta=False)
-    base_url = state.urls.base_url
     return {
         "id": post.id, "title": post.title, "detail": post.detail, "nsfwLevel": post.nsfw_level,
         "publishedAt": post.published_at,
@@ -93,7 +93,8 @@ def get_post(state: EmulatorState, post_id: int, *, restricted: bool) -> PostOut
 
 def post_endpoint(request: Request) -> Response:
     post_id = path_id(request.path_params["id"], "post")
-    post = get_post(emulator(request), post_id, restricted=region_restricted(request))
+    post = get_post(emulator(request), post_id, restricted=region_restricted(request),
+                    base_url=links.request_origin(request))
     cache = CACHE_WITH_TOKEN if carries_token(request) else CACHE_ANONYMOUS
     return json_response(post, headers={"Cache-Control": cache})
 

@@ -10,7 +10,7 @@ so clients page by items and nextPage, which is present whenever another page
 follows.
 
 Answers are cached server-side for 60 seconds of the emulator clock, per (limit,
-page, query): a tag added meanwhile shows once the entry expires (advance the clock
+page, query, origin): a tag added meanwhile shows once the entry expires (advance the clock
 to see it at once).
 """
 
@@ -98,10 +98,10 @@ def cache_for(store_: Store) -> ResponseCache:
         return cache
 
 
-def list_tags(state: EmulatorState, query: TagsQuery) -> TagsPage:
+def list_tags(state: EmulatorState, query: TagsQuery, *, base_url: str) -> TagsPage:
     cache = cache_for(state.store)
     now = state.clock.timestamp()
-    key = (query.limit, query.page, query.query)
+    key = (query.limit, query.page, query.query, base_url)
     cached = cache.get(key, now)
     if cached is not None:
         return cached  # type: ignore[no-any-return]
@@ -110,7 +110,6 @@ def list_tags(state: EmulatorState, query: TagsQuery) -> TagsPage:
         names = store.list_model_tags(db, query=query.query, limit=query.limit + 1, offset=offset)
         total = 0 if query.query else store.count_model_tags(db)
     more = len(names) > query.limit
-    base_url = state.urls.base_url
     page: TagsPage = {
         "items": [{"name": name, "link": links.api_url(base_url, "/models", [("tag", name)])}
                   for name in names[:query.limit]],
@@ -123,7 +122,7 @@ def list_tags(state: EmulatorState, query: TagsQuery) -> TagsPage:
 
 def tags_endpoint(request: Request) -> Response:
     query = read_query(request, TagsQuery, Shape.ISSUES)
-    return json_response(list_tags(emulator(request), query))
+    return json_response(list_tags(emulator(request), query, base_url=links.request_origin(request)))
 
 
 routes = [Route("/tags", tags_endpoint, methods=["GET"])]
