@@ -252,8 +252,18 @@ def test_cursor_made_on_other_data_can_no_longer_be_continued(media: MediaEnv) -
     page = media.json("/images", limit=1)
     position = feed_cursor.decode(page["metadata"]["nextCursor"])
     assert isinstance(position, feed_cursor.FeedPosition)
-    foreign = feed_cursor.encode(feed_cursor.FeedPosition(position.filters, "7/large", position.after))
+    foreign = feed_cursor.encode(feed_cursor.FeedPosition(position.filters, "7/large", position.after,
+                                                          position.issued))
     assert bad(media, limit=1, cursor=foreign) == {"error": feed_cursor.STALE}
+
+
+def test_cursor_older_than_a_day_can_no_longer_be_continued(media: MediaEnv) -> None:
+    old = media.json("/images", limit=1, sort="Oldest")["metadata"]["nextCursor"]
+    media.clock.advance(23 * 3600)
+    fresh = media.json("/images", limit=1, sort="Oldest", cursor=old)["metadata"]["nextCursor"]
+    media.clock.advance(3600 + 1)
+    assert bad(media, limit=1, sort="Oldest", cursor=old) == {"error": feed_cursor.STALE}
+    assert media.json("/images", limit=1, sort="Oldest", cursor=fresh)["items"] is not None, "each page issues anew"
 
 
 def test_next_page_is_the_same_request_with_the_next_cursor(media: MediaEnv) -> None:

@@ -301,7 +301,7 @@ def list_images(state: EmulatorState, request: FeedRequest) -> ImagesPage:
         after: tuple[Any, int] | None = None
         offset = 0
         if isinstance(position, feed_cursor.FeedPosition):
-            feed_cursor.check_continuable(position, filters_hash, data)
+            feed_cursor.check_continuable(position, filters_hash, data, state.clock.timestamp())
             _check_key(query.sort, position.after)
             after = position.after
         elif isinstance(position, feed_cursor.LegacyPosition):
@@ -329,7 +329,8 @@ def list_images(state: EmulatorState, request: FeedRequest) -> ImagesPage:
                 position.offset + query.limit, position.created_before))
         else:
             last = (window[-1].key, window[-1].id) if window else after
-            next_cursor = feed_cursor.encode(feed_cursor.FeedPosition(filters_hash, data, last))
+            next_cursor = feed_cursor.encode(feed_cursor.FeedPosition(filters_hash, data, last,
+                                                                      int(state.clock.timestamp())))
         next_page = _next_page_url(base_url, request.params, cursor=next_cursor,
                                    page=query.page + 1 if page_sent else None)  # type: ignore[operator]
         metadata = {"nextCursor": next_cursor, "nextPage": next_page}
