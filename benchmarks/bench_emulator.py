@@ -213,6 +213,15 @@ def load_models_cursor_walk(info: dict[str, Any], marks: dict[str, Any], duratio
     return out
 
 
+def process_cpu_s(pid: Any) -> float | None:
+    """User + system CPU seconds of a running process (Linux /proc), or None."""
+    try:
+        fields = Path(f"/proc/{int(pid)}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, TypeError, ValueError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def load_images_cursor_walk(info: dict[str, Any], marks: dict[str, Any], duration: int) -> dict[str, Any]:
     """Walk /images?limit=200 by cursor (nextPage) from the first page to the last, one request at a
     time, timing each page; stops early after max(duration, 180) s. Anonymous: the public level."""
@@ -221,6 +230,7 @@ def load_images_cursor_walk(info: dict[str, Any], marks: dict[str, Any], duratio
         return {"skipped": missing}
     latencies: list[float] = []
     items = empty = 0
+    cpu_before = process_cpu_s(info.get("pid"))
     began = time.perf_counter()
     while url and time.perf_counter() - began < max(duration, 180):
         sent = time.perf_counter()
@@ -232,8 +242,13 @@ def load_images_cursor_walk(info: dict[str, Any], marks: dict[str, Any], duratio
         empty += not body["items"]
         url = body["metadata"].get("nextPage")
     elapsed = time.perf_counter() - began
+    cpu_after = process_cpu_s(info.get("pid"))
     latencies.sort()
+    # The server's CPU time per page does not depend on how loaded the machine is.
+    cpu_per_page = (round((cpu_after - cpu_before) / len(latencies) * 1000, 1)
+                    if cpu_before is not None and cpu_after is not None else None)
     return {"pages": len(latencies), "items": items, "empty_pages": empty, "complete": url is None,
+            "server_cpu_ms_per_page": cpu_per_page,
             "p50_ms": round(statistics.median(latencies) * 1000, 1),
             "p99_ms": round(latencies[max(0, math.ceil(len(latencies) * 0.99) - 1)] * 1000, 1),
             "max_ms": round(latencies[-1] * 1000, 1), "pages_per_s": round(len(latencies) / elapsed, 1)}
