@@ -7,12 +7,14 @@ database):
    (never an OFFSET scan, except for the legacy offset cursors and page lookups),
    applying what an index knows about an image: rating, scan, type, base model,
    uploader, post, tags, resources.
-2. :func:`post_states` then tells which candidates' posts may be shown (public,
-   published, scanned, not blocked); the service drops the rest. A page can thus
-   hold fewer items than asked, or none, and still not be the end.
+2. :func:`image_rows` reads the page's rows in one query (uploader, AllTime stats,
+   resources and the post's state); the service drops the candidates whose post may
+   not be shown (public, published, scanned, not blocked). A page can thus hold
+   fewer items than asked, or none, and still not be the end.
 
-Per-page lookups are batched: one query each for the image rows, their stats and
-their resources, whatever the page size.
+Each sort walks its own index from the keyset position; a filter that leaves few
+images (:data:`NARROW_LIMIT`) reads those and sorts them instead. The plan is chosen
+in :func:`_image_access`, with INDEXED BY, rather than left to SQLite's planner.
 """
 
 from __future__ import annotations
@@ -23,9 +25,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-# The sorts of /images: (key expression, source, direction). A metric sort reads the
-# metric row of the request's period (image_metrics has one per period), walking the
-# index (period, <metric>, image_id) backwards.
+# The sorts of /images. A metric sort reads the metric row of the request's period
+# (image_metrics has one per period), walking the index (period, <metric>, image_id)
+# backwards.
 METRIC_COLUMNS: dict[str, str] = {
     "Most Reactions": "reaction_count",
     "Most Comments": "comment_count",
