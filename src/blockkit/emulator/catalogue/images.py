@@ -9,11 +9,11 @@ How a page is made (``list_images``):
    early-access posts may show and ``tags`` matches any one tag. Otherwise only public
    posts show and an image must carry all the tags.
 3. Walk the candidates from the cursor's keyset position (``store.images``), one more
-   than the limit to know whether there is a next page; then drop the candidates whose
-   post may not be shown. The cursor moves past every candidate examined, so a page
-   can be short or empty and still not be the end (rule 4): only a missing nextCursor
-   ends the results.
-4. Fetch the page's rows, stats and resources in one query each.
+   than the limit to know whether there is a next page.
+4. Read the window's rows in one query (uploader, stats, resources, post state) and
+   drop the candidates whose post may not be shown. The cursor moves past every
+   candidate examined, so a page can be short or empty and still not be the end
+   (rule 4): only a missing nextCursor ends the results.
 
 Pagination: ``feed:`` cursors by default; legacy ``<offset>|<timestamp>`` cursors
 are followed under the previous rules; ``page`` is honoured only for imageId and
