@@ -37,3 +37,19 @@ def broken(request: Request) -> Response:
 
 
 routes = [Route("/probe", probe), Route("/probe/missing", missing), Route("/probe/broken", broken)]
+
+
+def paged(request: Request) -> Response:
+    from blockkit.emulator.catalogue.pagination import absolute_url, check_page_window, metadata, next_page_url
+
+    page = int(request.query_params.get("page", "1"))
+    limit = int(request.query_params.get("limit", "100"))
+    check_page_window(page, limit)
+    return json_response({
+        "media": absolute_url(request, "/__emulator/media/x.jpeg"),
+        "external": absolute_url(request, "https://example.com/x.jpeg"),
+        "metadata": metadata(nextPage=next_page_url(request, page=page + 1), nextCursor=None, currentPage=page),
+    })
+
+
+routes.append(Route("/paged", paged))

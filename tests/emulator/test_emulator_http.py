@@ -144,3 +144,17 @@ def test_in_process_emulator_removes_its_temporary_data(tmp_path: Path) -> None:
         assert data is not None and data.is_dir()
         assert get_json(f"{emu.urls.base_url}/api/v1/enums")[0] == 200
     assert not data.exists()
+
+
+def test_pagination_helpers(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    app, _, _ = apps(store, monkeypatch)
+    status, _, body = asgi_request(app, "GET", "/api/v1/paged", query="limit=50&tag=anime&page=2&tag=style",
+                                   headers={"Host": "127.0.0.1:9999"})
+    assert status == 200
+    assert body["media"] == "http://127.0.0.1:9999/__emulator/media/x.jpeg"
+    assert body["external"] == "https://example.com/x.jpeg"
+    assert body["metadata"] == {"nextPage": "http://127.0.0.1:9999/api/v1/paged?limit=50&tag=anime&tag=style&page=3",
+                                "currentPage": 2}
+    status, _, body = asgi_request(app, "GET", "/api/v1/paged", query="limit=100&page=11")
+    assert status == 429 and "cursor" in body["error"]
+    assert asgi_request(app, "GET", "/api/v1/paged", query="limit=100&page=10")[0] == 200

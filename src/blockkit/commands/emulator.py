@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
 from blockkit.emulator.errors import EmulatorError
 
+if TYPE_CHECKING:
+    from blockkit.emulator.store import Store
+
 EXIT_CANNOT_RUN = 2
 
 
-def _fail(message: str) -> None:
+def _fail(message: str) -> NoReturn:
     click.echo(f"blockkit emulator: {message}", err=True)
     raise SystemExit(EXIT_CANNOT_RUN)
 
@@ -51,7 +55,7 @@ _data_option = click.option("--data", type=click.Path(file_okay=False, path_type
                             help="The data directory (as given to 'start --data').")
 
 
-def _open_store(data: Path, *, must_exist: bool = True):  # noqa: ANN202 - Store, imported lazily
+def _open_store(data: Path, *, must_exist: bool = True) -> Store:
     from blockkit.emulator.store import DB_FILENAME, Store
 
     if must_exist and not (data / DB_FILENAME).is_file():

@@ -20,7 +20,8 @@ Layout::
                           indexes/<family>.sql, meta.py, one query module per family
       seed/               the deterministic generator and landmarks(store)
       catalogue/          /api/v1: errors.py (JSON response, error bodies), params.py
-                          (query models), one route module per family (enums.py)
+                          (query models), pagination.py (nextPage, page window, absolute
+                          URLs), one route module per family (enums.py)
 
 Data flows one way: HTTP request -> route -> service -> store -> response model
 -> JSON. Routes hold no SQL; the store holds no HTTP.

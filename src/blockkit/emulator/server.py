@@ -172,7 +172,3 @@ class EmulatorServer:
             self._thread.join(SHUTDOWN_TIMEOUT_S)
         for sock in self.sockets:
             sock.close()
-
-    def close_sockets(self) -> None:
-        for sock in self.sockets:
-            sock.close()

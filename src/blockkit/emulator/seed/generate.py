@@ -19,8 +19,8 @@ active) are set years past the anchor; advance the clock to pass them.
 
 from __future__ import annotations
 
+import itertools
 import time
-import uuid
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from random import Random
@@ -58,16 +58,25 @@ class ScaleSpec:
 
 
 SCALE_SPECS: dict[str, ScaleSpec] = {
-    "small": ScaleSpec(users=48, models=120, community_posts=30, articles=30, collections=24,
-                       big_post_images=120, max_images_per_post=4),
+    "small": ScaleSpec(users=48, models=120, community_posts=20, articles=30, collections=24,
+                       big_post_images=120, max_images_per_post=3),
     "large": ScaleSpec(users=5_000, models=10_000, community_posts=8_000, articles=1_500, collections=800,
                        big_post_images=150, max_images_per_post=6),
 }
 
 
+_DAY_PREFIXES: dict[int, str] = {}
+
+
 def ts(seconds: int) -> str:
-    """A timestamp in the store's one form (whole seconds: '.000Z')."""
-    return time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(seconds))
+    """A timestamp in the store's one form (whole seconds: '.000Z'); the date part is cached per day."""
+    day, rest = divmod(seconds, DAY)
+    prefix = _DAY_PREFIXES.get(day)
+    if prefix is None:
+        prefix = _DAY_PREFIXES[day] = time.strftime("%Y-%m-%dT", time.gmtime(day * DAY))
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{prefix}{hours:02d}:{minutes:02d}:{secs:02d}.000Z"
 
 
 def _weighted(rng: Random, table: dict[Any, float]) -> Any:
@@ -93,6 +102,11 @@ RESOURCE_TYPES: dict[str, str] = {
     "Checkpoint": "checkpoint", "LORA": "lora", "LoCon": "lora", "DoRA": "dora", "TextualInversion": "embed",
     "Hypernetwork": "hypernet", "VAE": "vae", "Controlnet": "controlnet", "Upscaler": "upscaler",
 }
+IMAGE_COLUMNS = (
+    "id", "user_id", "post_id", "post_position", "type", "url", "name", "blurhash", "width", "height", "duration",
+    "nsfw_level", "scanned_at", "meta", "base_model", "thumbnail_url", "thumbnail_nsfw_level", "thumbnail_width",
+    "thumbnail_height", "created_at",
+)
 # The forced first models: (landmark key, overrides).
 FORCED_MODELS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("archived_model", {"mode": "Archived"}),
@@ -139,6 +153,7 @@ class Generator:
         self.add_image_resource = sink.appender("image_resources",
                                                 ("image_id", "model_version_id", "resource_type", "weight"))
         self.add_file_hash = sink.appender("file_hashes", ("file_id", "kind", "hash"))
+        self.add_image = sink.appender("images", IMAGE_COLUMNS)
 
     # --- helpers --------------------------------------------------------------------------
 
@@ -152,7 +167,9 @@ class Generator:
         return self.rng.randint(after, before)
 
     def uid(self) -> str:
-        return str(uuid.UUID(int=self.rng.getrandbits(128), version=4))
+        """A version-4 UUID from the seed's RNG (formatted by hand: uuid.UUID is slow in bulk)."""
+        h = f"{self.rng.getrandbits(128):032x}"
+        return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[int(h[16], 16) & 3]}{h[17:20]}-{h[20:]}"
 
     def hexhash(self, digits: int) -> str:
         return f"{self.rng.getrandbits(digits * 4):0{digits}X}"
@@ -170,8 +187,9 @@ class Generator:
         return text
 
     def pick_tags(self, kind: str, low: int, high: int) -> list[int]:
-        pool = self.tags[kind]
-        return sorted(self.rng.sample(pool, min(len(pool), self.rng.randint(low, high))))
+        """low..high distinct tags of a kind (fewer when a draw repeats), by id."""
+        count = low + int(self.rng.random() * (high - low + 1))
+        return sorted(set(self.rng.choices(self.tags[kind], k=count))) if count else []
 
     # --- users ----------------------------------------------------------------------------
 
@@ -303,6 +321,7 @@ class Generator:
         video_bases = [b for b in facts.BASE_MODELS if b.active and b.kind == "video"]
         creator_landmark = self.landmarks["creator"]["id"]
         weights = [3.0 if u["id"] == creator_landmark else 1.0 / (1 + i % 7) for i, u in enumerate(self.creators)]
+        cumulative = list(itertools.accumulate(weights))  # choices() would re-add them on every call
         self.landmarks["models_by_type"] = {}
         for index in range(self.spec.models):
             forced: dict[str, Any] = {}
@@ -317,7 +336,7 @@ class Generator:
             elif index == len(FORCED_MODELS) + len(facts.MODEL_TYPES):  # a deleted account's model
                 owner = next(u for u in self.users if u["id"] == self.landmarks["deleted_user"]["id"])
             else:
-                owner = rng.choices(self.creators, weights=weights)[0]
+                owner = rng.choices(self.creators, cum_weights=cumulative)[0]
             status = forced.get("status") or ("Published" if forced or rng.random() < 0.94 else
                                               rng.choice(("Draft", "Unpublished", "UnpublishedViolation",
                                                           "Deleted")))
@@ -664,7 +683,7 @@ class Generator:
             self._post(user, version, count=rng.randint(1, self.spec.max_images_per_post + 3), **overrides)
 
     def user_by_id(self, user_id: int) -> dict[str, Any]:
-        return next(u for u in self.users if u["id"] == user_id)
+        return self.users[user_id - 1]  # users are made with ids 1, 2, ... in order
 
     def _post(self, user: dict[str, Any], version: dict[str, Any] | None, *, count: int,
               availability: str = "Public", published: bool = True, blocked: bool = False, scanned: bool = True,
@@ -735,14 +754,14 @@ class Generator:
         meta_json = None
         if with_meta:
             meta_json = orjson.dumps(self._meta(width, height, resources)).decode()
-        self.sink.add(
-            "images", id=image_id, user_id=user["id"], post_id=post_id, post_position=position, type=image_type,
-            url=url, name=f"{uid[:8]}.{url.rsplit('.', 1)[1]}", blurhash=self.blurhash() if image_type != "audio" else None,
-            width=width, height=height, duration=duration, nsfw_level=level,
-            scanned_at=ts(created + 30) if level else None, meta=meta_json,
-            base_model=version["base"].name if version else (rng.choice(facts.BASE_MODELS).name
-                                                              if rng.random() < 0.5 else None),
-            created_at=ts(created), **thumb,
+        base_model = version["base"].name if version else (rng.choice(facts.BASE_MODELS).name
+                                                           if rng.random() < 0.5 else None)
+        self.add_image(  # in IMAGE_COLUMNS order
+            image_id, user["id"], post_id, position, image_type, url, f"{uid[:8]}.{url.rsplit('.', 1)[1]}",
+            self.blurhash() if image_type != "audio" else None, width, height, duration, level,
+            ts(created + 30) if level else None, meta_json, base_model, thumb.get("thumbnail_url"),
+            thumb.get("thumbnail_nsfw_level"), thumb.get("thumbnail_width"), thumb.get("thumbnail_height"),
+            ts(created),
         )
         for resource in resources:
             self.add_image_resource(image_id, resource["modelVersionId"], resource["type"], resource.get("weight"))
@@ -861,6 +880,13 @@ class Generator:
     def make_collections(self) -> None:
         rng = self.rng
         self.landmarks["collections"] = {}
+        # What each collection type can hold (drawn from for every collection).
+        self._collectable = {
+            "Model": [m["id"] for m in self.models if m["status"] == "Published"],
+            "Image": self.public_images,
+            "Article": self.articles,
+            "Post": [p["id"] for p in self.posts],
+        }
         combos = [(kind, read) for kind in facts.COLLECTION_TYPES for read in facts.COLLECTION_READ]
         total = max(self.spec.collections, len(combos))
         for index in range(total):
@@ -889,15 +915,7 @@ class Generator:
             name = rng.choice(words.COLLECTION_NAMES).format(adj=rng.choice(words.ADJECTIVES),
                                                             style=rng.choice(words.STYLES), noun=rng.choice(words.NOUNS))
             description = f"{kind}s I keep coming back to." if rng.random() < 0.6 else None
-        pool: list[int]
-        if kind == "Model":
-            pool = [m["id"] for m in self.models if m["status"] == "Published"]
-        elif kind == "Image":
-            pool = self.public_images
-        elif kind == "Article":
-            pool = self.articles
-        else:
-            pool = [p["id"] for p in self.posts]
+        pool = self._collectable[kind]
         items = rng.sample(pool, min(len(pool), rng.randint(2, 12)))
         column = {"Model": "model_id", "Image": "image_id", "Article": "article_id", "Post": "post_id"}[kind]
         for position, item in enumerate(items):
@@ -936,6 +954,9 @@ class Generator:
                                   created_at=ts(self.when(max(user["created"], model["created"]))))
                     if user["id"] == member and "hidden_model" not in self.landmarks:
                         self.landmarks["hidden_model"] = {"user_id": member, "model_id": model["id"]}
+        self._vaultable = [v for v in self.versions if v["model"]["status"] == "Published"
+                           and v["status"] == "Published"]
+        self._deleted_versions = [v for v in self.versions if v["model"]["status"] == "Deleted"][:1]
         early = self.landmarks["early_access_version"]["id"]
         buyers = [member] + [u["id"] for u in rng.sample(self.users, min(len(self.users), 3)) if u["id"] != member]
         for buyer in buyers:
@@ -952,9 +973,9 @@ class Generator:
         created = self.when(user["created"] + DAY)
         self.sink.add("vaults", user_id=user["id"], storage_kb=facts.VAULT_STORAGE_KB[user["tier"]],
                       meta="{}", created_at=ts(created), updated_at=ts(created + DAY))
-        candidates = [v for v in self.versions if v["model"]["status"] == "Published" and v["status"] == "Published"]
+        candidates = self._vaultable
         if every_status:  # one item per status, and one whose original was deleted since
-            deleted = [v for v in self.versions if v["model"]["status"] == "Deleted"][:1]
+            deleted = self._deleted_versions
             chosen = rng.sample(candidates, 4) + deleted
             statuses = ["Pending", "Stored", "Failed", "Stored"] + ["Stored"] * len(deleted)
         else:
@@ -1013,6 +1034,9 @@ def generate(store: Store, seed: int, scale: str) -> dict[str, int]:
             migrate.drop_indexes(store)  # bulk inserts go faster without them; rebuilt below
             db.executemany("INSERT INTO base_models (name, position, ecosystem, kind, active) VALUES (?, ?, ?, ?, ?)",
                            [(b.name, i, b.ecosystem, b.kind, int(b.active)) for i, b in enumerate(facts.BASE_MODELS)])
+            # A larger page cache while bulk inserting and building indexes (restored after).
+            cache_size = db.execute("PRAGMA cache_size").fetchone()[0]
+            db.execute("PRAGMA cache_size = -65536")
             sink = Sink(db)
             landmarks = Generator(sink, Random(seed), spec).run()
             meta.put(db, meta.SEED, seed)
@@ -1021,6 +1045,7 @@ def generate(store: Store, seed: int, scale: str) -> dict[str, int]:
             migrate.apply_indexes(store)
             db.execute("PRAGMA analysis_limit = 1000")  # planner statistics, sampled: fast on large data
             db.execute("ANALYZE")
+            db.execute(f"PRAGMA cache_size = {int(cache_size)}")
     finally:
         if not nested:
             conn.execute("PRAGMA foreign_keys = ON")

@@ -83,11 +83,12 @@ class Store:
         path = data_dir / DB_FILENAME
         if path.exists() and not path.is_file():
             raise StoreError(f"{path}: not a file")
+        existed = path.is_file() and path.stat().st_size > 0
         store = cls(path, busy_timeout_ms=busy_timeout_ms)
         try:
             with store.guard():
                 migrate.prepare(store)
-                if check:
+                if check and existed:  # a file made just now has nothing to check
                     store._quick_check()
                 migrate.apply_indexes(store)
         except BaseException:
