@@ -223,3 +223,7 @@ def store_of(emulator: dict[str, Any]) -> Iterator[Any]:
         yield store
     finally:
         store.close()
+
+
+# The media-family tests' in-process catalogue (tests/emulator/media_env.py).
+from media_env import media  # noqa: E402,F401

@@ -32,6 +32,13 @@ ROUTE_MODULES: tuple[str, ...] = (
     "blockkit.emulator.catalogue.model_versions",
     "blockkit.emulator.catalogue.vault",
     "blockkit.emulator.catalogue.permissions",
+    "blockkit.emulator.catalogue.images",
+    "blockkit.emulator.catalogue.posts",
+    "blockkit.emulator.catalogue.articles",
+    "blockkit.emulator.catalogue.collections",
+    "blockkit.emulator.catalogue.users",
+    "blockkit.emulator.catalogue.creators",
+    "blockkit.emulator.catalogue.tags",
 )
 
 
