@@ -144,12 +144,21 @@ DECISIONS: dict[str, str] = {
         "error.message says a membership is required (the spec's 'other internal error')."
     ),
     "D-vault-all-400": "GET /vault/all with an invalid parameter is a 400 (validation-error JSON), as any list endpoint.",
+    "D-toggle-unknown": (
+        "POST /vault/toggle-version for a version id that does not exist is the spec's 500 'model not found' "
+        "({message, error: {message}})."
+    ),
     "D-vault-dates": (
         "Vault date filters take an ISO date (2024-01-31) or a full ISO-8601 timestamp; anything else is a 400."
     ),
     "D-images-cursor": (
         "The emulator always takes the images endpoint's new behaviour (public-only, all-of tags, feed: "
         "cursors); older <offset>|<timestamp> cursors are still accepted."
+    ),
+    "D-feed-expiry": (
+        "A feed: cursor can no longer be continued (400, 'start again without it') once the emulator's "
+        "clock is more than 24 hours past the cursor's issue; a feed: cursor sent with other filters than "
+        "it was issued for is the other 400 ('restore the filters or drop the cursor')."
     ),
     "D-images-auth": (
         "GET /images is Public but reads an optional bearer token for the caller's browsing level, so its "
@@ -722,7 +731,7 @@ def schemas() -> dict[str, Any]:
             },
         },
         description="500 from toggle-version: error.message says why (quota, model not found, membership...).",
-        **decision("D-vault-nonmember"),
+        **decision("D-vault-nonmember", "D-toggle-unknown"),
     )
     s["ValidationIssue"] = obj(
         {"code": STR, "path": array({"type": ["string", "integer"]}), "message": {"type": "string", "minLength": 1}},
@@ -1183,7 +1192,7 @@ def paths() -> dict[str, Any]:
             [
                 limit(0, 200, 50),
                 page(note="Honoured only for lookups by imageId, or by modelId without modelVersionId; ignored whenever cursor is set."),
-                param("cursor", free_text(), "Opaque; pass metadata.nextCursor back verbatim.", decisions=("D-string-length", "D-images-cursor")),
+                param("cursor", free_text(), "Opaque; pass metadata.nextCursor back verbatim.", decisions=("D-string-length", "D-images-cursor", "D-feed-expiry")),
                 id_param("postId", "Post id."),
                 id_param("modelId", "Any version of this model."),
                 id_param("modelVersionId", "Model version id."),

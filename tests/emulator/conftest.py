@@ -1,28 +1,28 @@
-"""Fixtures for the emulator tests.
-
-From the core (store, seed, CLI, HTTP plumbing):
+"""Fixtures for the emulator: a real ``blockkit emulator start`` subprocess, an in-process one, stores.
 
 - ``emulator`` (session): one subprocess started as a user would (``python -m blockkit
   emulator start --port 0 --ready-file ...``); yields the ready-file dict (base_url,
-  auth_url, orchestration_url, pid, data). Tests must not change its catalogue data.
+  auth_url, orchestration_url, pid, data). Tests must not change its data.
 - ``start_emulator`` (function): a factory for tests that need their own process
   (signals, --data, --sfw-only); every process it starts is stopped at the end.
 - ``live_emulator`` (function): an in-process :class:`Emulator` on a fresh temporary
   data directory, for tests that reach into the store while it serves.
 - ``seeded_store`` (session): the small seed in a store, read-only by convention.
 
-From the contract (API conformance):
-
-- ``api`` is an ``httpx.Client`` on ``base_url`` with the conformance hook installed:
-  any answer that departs from ``openapi.json`` fails the test that received it.
-  Use ``raw_api`` only to look at an answer the hook would refuse (the contract's
-  own tests). ``landmarks``, ``seeded_users``, ``member_token``, ``free_token``.
-
 From the models family: ``mint`` (tokens written straight into the running store) and
-``store_of`` (a connection to it, to compute what to expect).
+``store_of`` (a connection to it, to compute what to expect); ``seeded_users`` (the CLI's
+list of users).
 
 HTTP and subprocess helpers are in ``emulator_helpers.py`` (``get_json``, ``post_json``,
 ``blockkit``).
+
+Contract fixtures (the catalogue API against ``openapi.json``, see ``contract.py``):
+
+- ``api`` (session): an ``httpx.Client`` on ``base_url`` whose every response must conform
+  to the OpenAPI document (the conformance hook); ``raw_api`` without the hook.
+- ``landmarks`` (session): the seed's named fixtures of the running ``emulator``.
+- ``member``, ``free_user`` and their ``member_token``, ``free_token`` (session): access
+  tokens from a confidential client the user owns (``client add`` + client_credentials).
 """
 
 from __future__ import annotations
@@ -36,9 +36,8 @@ from typing import Any, Callable
 
 import httpx
 import pytest
-from emulator_helpers import Started, start_process
-
 from contract import conformance_hook
+from emulator_helpers import Started, start_process
 
 
 @pytest.fixture(scope="session")
@@ -87,6 +86,9 @@ def seeded_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         store.close()
 
 
+# --- contract fixtures -------------------------------------------------------------------
+
+
 @pytest.fixture(scope="session")
 def landmarks(emulator: dict[str, Any]) -> dict[str, Any]:
     """The seed's named fixtures (ids, names, hashes), read from the running emulator's store."""
@@ -98,6 +100,21 @@ def landmarks(emulator: dict[str, Any]) -> dict[str, Any]:
         return read_landmarks(store)
     finally:
         store.close()
+
+
+# A session fixture that fails is run again for every test that asks for it; these run
+# subprocesses, so remember the first failure and repeat its message at once.
+_FAILED: dict[str, str] = {}
+
+
+def _once(key: str, make: Any) -> Any:
+    if key in _FAILED:
+        pytest.fail(_FAILED[key])
+    try:
+        return make()
+    except BaseException as exc:  # pytest.fail raises a BaseException subclass
+        _FAILED[key] = f"{key}: {exc}"
+        raise
 
 
 def _cli(*args: str) -> str:
@@ -118,23 +135,8 @@ def seeded_users(emulator: dict[str, Any]) -> list[dict[str, Any]]:
     return users
 
 
-def _user(users: list[dict[str, Any]], member: bool) -> dict[str, Any]:
-    for user in users:
-        if user["status"] == "active" and int(user["id"]) > 0 and (user["tier"] != "free") == member:
-            return user
-    pytest.fail(f"the seed has no active {'member' if member else 'free'} user: {users[:5]}")
-
-
 def token_for(emulator: dict[str, Any], username: str) -> str:
-    """An access token for ``username``: a confidential client they own, client_credentials grant.
-
-    Until the OAuth provider has ``client add``, the token comes from ``blockkit emulator
-    token`` (the same access-token table, minted directly).
-    """
-    probe = subprocess.run([sys.executable, "-m", "blockkit", "emulator", "client", "--help"], capture_output=True,
-                           text=True, timeout=60)
-    if probe.returncode != 0:
-        return str(json.loads(_cli("token", "--user", username, "--data", str(emulator["data"])))["access_token"])
+    """An access token for ``username``: a confidential client they own, client_credentials grant."""
     client = json.loads(_cli(
         "client", "add", "--name", f"tests-{username}", "--redirect-uri", "http://127.0.0.1/callback",
         "--confidential", "--owner", username, "--data", str(emulator["data"]),
@@ -150,23 +152,25 @@ def token_for(emulator: dict[str, Any], username: str) -> str:
 
 
 @pytest.fixture(scope="session")
-def member(seeded_users: list[dict[str, Any]]) -> dict[str, Any]:
-    return _user(seeded_users, member=True)
+def member(landmarks: dict[str, Any]) -> dict[str, Any]:
+    """An active gold member (the seed's ``member`` landmark)."""
+    return dict(landmarks["member"])
 
 
 @pytest.fixture(scope="session")
-def free_user(seeded_users: list[dict[str, Any]]) -> dict[str, Any]:
-    return _user(seeded_users, member=False)
+def free_user(landmarks: dict[str, Any]) -> dict[str, Any]:
+    """An active user without membership (the seed's ``free_user`` landmark)."""
+    return dict(landmarks["free_user"])
 
 
 @pytest.fixture(scope="session")
-def member_token(emulator: dict[str, Any], member: dict[str, Any]) -> str:
-    return token_for(emulator, member["username"])
+def member_token(emulator: dict[str, Any], request: pytest.FixtureRequest) -> str:
+    return _once("member token", lambda: token_for(emulator, request.getfixturevalue("member")["username"]))
 
 
 @pytest.fixture(scope="session")
-def free_token(emulator: dict[str, Any], free_user: dict[str, Any]) -> str:
-    return token_for(emulator, free_user["username"])
+def free_token(emulator: dict[str, Any], request: pytest.FixtureRequest) -> str:
+    return _once("free token", lambda: token_for(emulator, request.getfixturevalue("free_user")["username"]))
 
 
 @pytest.fixture(scope="session")

@@ -41,6 +41,14 @@ def load_document() -> dict[str, Any]:
     return json.loads(OPENAPI_PATH.read_text(encoding="utf-8"))
 
 
+def resolve(schema: dict[str, Any]) -> dict[str, Any]:
+    """Follow a component ``$ref`` to the schema it names."""
+    schemas = contract().document["components"]["schemas"]
+    while "$ref" in schema:
+        schema = schemas[schema["$ref"].rsplit("/", 1)[-1]]
+    return schema
+
+
 @dataclass(frozen=True)
 class Operation:
     path: str  # the document's path template

@@ -22,10 +22,9 @@ from urllib.parse import quote, urlsplit
 
 import pytest
 
-from contract import contract, load_document
+from contract import contract, load_document, resolve
 
 DOC = load_document()
-SCHEMAS = DOC["components"]["schemas"]
 
 
 @dataclass(frozen=True)
@@ -37,12 +36,6 @@ class Raw:
 
 def encode(value: str | Raw) -> str:
     return value.text if isinstance(value, Raw) else quote(value, safe="")
-
-
-def resolve(schema: dict[str, Any]) -> dict[str, Any]:
-    while "$ref" in schema:
-        schema = SCHEMAS[schema["$ref"].rsplit("/", 1)[-1]]
-    return schema
 
 
 # Values no parameter may carry, whatever its type (D-bad-bytes, D-string-length).
