@@ -44,12 +44,14 @@ ROUTE_MODULES: tuple[str, ...] = (
 
 def build_catalogue_app(state: EmulatorState) -> Starlette:
     from blockkit.emulator import control
+    from blockkit.emulator.oauth import legacy
 
     api_routes = []
     for name in ROUTE_MODULES:
         api_routes.extend(importlib.import_module(name).routes)
     app = Starlette(
-        routes=[Mount(API_PREFIX, routes=api_routes), Mount(control.PREFIX, routes=control.routes)],
+        routes=[Mount(API_PREFIX, routes=api_routes), Mount(control.PREFIX, routes=control.routes),
+                *legacy.routes],
         middleware=[Middleware(RegionMiddleware, sfw_only=state.options.sfw_only)],
         exception_handlers=EXCEPTION_HANDLERS,
     )
