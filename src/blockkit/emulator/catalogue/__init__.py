@@ -39,11 +39,13 @@ ROUTE_MODULES: tuple[str, ...] = (
     "blockkit.emulator.catalogue.users",
     "blockkit.emulator.catalogue.creators",
     "blockkit.emulator.catalogue.tags",
+    "blockkit.emulator.blockroutes",  # block tokens: mint, JWKS, /blocks/models|images|me
 )
 
 
 def build_catalogue_app(state: EmulatorState) -> Starlette:
     from blockkit.emulator import control
+    from blockkit.emulator.blockroutes import BlockScopeMiddleware
     from blockkit.emulator.oauth import legacy
 
     api_routes = []
@@ -52,8 +54,10 @@ def build_catalogue_app(state: EmulatorState) -> Starlette:
     app = Starlette(
         routes=[Mount(API_PREFIX, routes=api_routes), Mount(control.PREFIX, routes=control.routes),
                 *legacy.routes],
-        middleware=[Middleware(RegionMiddleware, sfw_only=state.options.sfw_only)],
+        middleware=[Middleware(RegionMiddleware, sfw_only=state.options.sfw_only),
+                    Middleware(BlockScopeMiddleware)],
         exception_handlers=EXCEPTION_HANDLERS,
     )
     app.state.emulator = state
+    app.state.block_host_origins = set()  # blockkit dev adds its host page's origin
     return app
