@@ -231,3 +231,6 @@ def store_of(emulator: dict[str, Any]) -> Iterator[Any]:
 
 # The media-family tests' in-process catalogue (tests/emulator/media_env.py).
 from media_env import media  # noqa: E402,F401
+
+# The OAuth tests' own in-process emulator (tests/emulator/oauth_env.py).
+from oauth_env import oauth, oauth_emulator  # noqa: E402,F401

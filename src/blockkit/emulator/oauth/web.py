@@ -38,13 +38,13 @@ def templates() -> jinja2.Environment:
                               autoescape=True, undefined=jinja2.StrictUndefined)
 
 
-def page(name: str, status: int = 200, headers: dict[str, str] | None = None, **context: Any) -> HTMLResponse:
+def page(name: str, code: int = 200, headers: dict[str, str] | None = None, **context: Any) -> HTMLResponse:
     html = templates().get_template(name).render(**context)
     merged = {"Cache-Control": "no-store", "X-Frame-Options": "DENY",
               "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' http:"
                                          " https:; frame-ancestors 'none'"}
     merged.update(headers or {})
-    return HTMLResponse(html, status_code=status, headers=merged)
+    return HTMLResponse(html, status_code=code, headers=merged)
 
 
 def wants_html(request: Request) -> bool:
