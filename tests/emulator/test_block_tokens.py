@@ -223,3 +223,13 @@ def test_block_catalogue_is_clamped_by_max_browsing_level(oauth: OAuthEnv, route
     assert safe and all(level & ~facts.SFW_BROWSING_LEVEL == 0 for level in safe)  # the client cannot widen it
     assert any(level & ~facts.SFW_BROWSING_LEVEL for level in wide)
     assert httpx.get(f"{oauth.base_url}/api/v1/blocks/{route}").json() == {"error": "Block token required"}
+
+
+def test_a_registered_host_origin_may_mint(oauth: OAuthEnv) -> None:
+    from blockkit.emulator.blockroutes import add_host_origin
+
+    model_id = _install(oauth, "bki_host", ["models:read:self"])
+    host = "http://127.0.0.1:4999"
+    assert _mint_http(oauth, "bki_host", model_id, origin=host).status_code == 403
+    add_host_origin(oauth.emu.store, host)
+    assert _mint_http(oauth, "bki_host", model_id, origin=host).status_code == 200
