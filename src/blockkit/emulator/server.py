@@ -84,7 +84,10 @@ def bind_origins(host: str, port: int) -> list[socket.socket]:
     try:
         for index, origin in enumerate(ORIGINS):
             wanted = 0 if port == 0 else port + index
-            sock = socket.socket(family, socket.SOCK_STREAM)
+            # proto IPPROTO_TCP (not 0): accepted sockets inherit it, and asyncio sets TCP_NODELAY
+            # only on sockets that say TCP. Without it Nagle holds a response's second write for the
+            # client's delayed ACK: 40 ms on every keep-alive request.
+            sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
             try:
                 # SO_REUSEADDR lets a restart reuse a port in TIME_WAIT; it does not let two
                 # listeners share a port on Linux, so a busy port still fails here.
