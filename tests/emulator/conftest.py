@@ -9,10 +9,6 @@
   data directory, for tests that reach into the store while it serves.
 - ``seeded_store`` (session): the small seed in a store, read-only by convention.
 
-From the models family: ``mint`` (tokens written straight into the running store) and
-``store_of`` (a connection to it, to compute what to expect); ``seeded_users`` (the CLI's
-list of users).
-
 HTTP and subprocess helpers are in ``emulator_helpers.py`` (``get_json``, ``post_json``,
 ``blockkit``).
 
@@ -23,6 +19,10 @@ Contract fixtures (the catalogue API against ``openapi.json``, see ``contract.py
 - ``landmarks`` (session): the seed's named fixtures of the running ``emulator``.
 - ``member``, ``free_user`` and their ``member_token``, ``free_token`` (session): access
   tokens from a confidential client the user owns (``client add`` + client_credentials).
+
+Models-family fixtures: ``mint`` (``mint(user_id, scope=1, ttl=3600)``: a token written
+straight into the running store) and ``store_of`` (a connection to it, to compute what to
+expect); ``seeded_users`` (the CLI's list of users).
 """
 
 from __future__ import annotations
@@ -136,7 +136,8 @@ def seeded_users(emulator: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def token_for(emulator: dict[str, Any], username: str) -> str:
-    """An access token for ``username``: a confidential client they own, client_credentials grant."""
+    """An access token for ``username`` from the OAuth provider: ``client add`` (a confidential
+    client the user owns) and a client_credentials grant at the token endpoint."""
     client = json.loads(_cli(
         "client", "add", "--name", f"tests-{username}", "--redirect-uri", "http://127.0.0.1/callback",
         "--confidential", "--owner", username, "--data", str(emulator["data"]),
@@ -234,3 +235,4 @@ from media_env import media  # noqa: E402,F401
 
 # The OAuth tests' own in-process emulator (tests/emulator/oauth_env.py).
 from oauth_env import oauth, oauth_emulator  # noqa: E402,F401
+

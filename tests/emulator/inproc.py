@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from contract import conformance_hook
 from starlette.testclient import TestClient
 
 from blockkit.emulator.clock import Clock
@@ -18,7 +19,6 @@ from blockkit.emulator.options import EmulatorOptions
 from blockkit.emulator.server import build_apps
 from blockkit.emulator.state import Urls
 from blockkit.emulator.store import Store
-from contract import conformance_hook
 
 BASE_URL = "http://testserver"
 URLS = Urls(base_url=BASE_URL, auth_url="http://testserver:1", orchestration_url="http://testserver:2")

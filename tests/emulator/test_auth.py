@@ -11,12 +11,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from inproc import add_user, client, new_store
 
 from blockkit.emulator import auth
 from blockkit.emulator.clock import Clock, format_timestamp
-from blockkit.emulator.store import Store
-from blockkit.emulator.store import tokens
-from inproc import add_user, client, new_store
+from blockkit.emulator.store import Store, tokens
 
 
 @pytest.fixture
@@ -118,9 +117,10 @@ def test_paid_tier_without_subscription_is_not_a_member_for_the_vault(store: Sto
 
 
 def resolve(store: Store, token: str) -> auth.Caller:
+    from inproc import URLS
+
     from blockkit.emulator.options import EmulatorOptions
     from blockkit.emulator.state import EmulatorState
-    from inproc import URLS
 
     return auth.resolve_token(token, EmulatorState(store, Clock(store), EmulatorOptions(), URLS))
 
@@ -207,7 +207,7 @@ def test_query_token_only_where_allowed(store: Store) -> None:
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "blockkit", "emulator", *args], capture_output=True, text=True,
-                          timeout=60, env=os.environ.copy())
+                          timeout=60, env=os.environ.copy(), check=False)
 
 
 def test_cli_token_mints_a_working_token(store: Store, tmp_path: Path) -> None:

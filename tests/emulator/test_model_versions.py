@@ -9,9 +9,10 @@ from typing import Any
 
 import httpx
 import pytest
+from inproc import bearer, client, seed_into
+from inproc import mint as mint_in
 
 from blockkit.emulator.clock import Clock
-from inproc import bearer, client, mint as mint_in, seed_into
 
 HASH_KINDS = ("AutoV1", "AutoV2", "AutoV3", "SHA256", "CRC32", "BLAKE3")
 
@@ -103,10 +104,9 @@ def test_images_follow_the_callers_browsing_level(api: httpx.Client, landmarks: 
     member = bearer(mint(landmarks["member"]["id"]))  # browsing level 31
     levels = {i["nsfwLevel"] for i in api.get(url, headers=member).json()["images"]}
     assert {1, 2, 4, 8, 16} <= levels and 32 not in levels
-    clamped = {i["nsfwLevel"] for i in api.get(url, headers={**member, "X-Emulator-Region": "restricted"}).json()[
-        "images"]}
-    assert clamped <= {1, 2} and clamped
     assert len(api.get(url, headers=member).json()["images"]) <= 20
+    # A restricted region: this model is flagged NSFW, so its versions are not shown at all.
+    assert api.get(url, headers={**member, "X-Emulator-Region": "restricted"}).status_code == 404
 
 
 def test_moderated_models_versions(api: httpx.Client, landmarks: dict[str, Any]) -> None:
@@ -216,6 +216,12 @@ def test_mini_epochs(api: httpx.Client, landmarks: dict[str, Any], mint: Any) ->
     assert owner["canGenerate"] is True
 
 
+def test_mini_epoch_is_ignored_by_a_version_without_epochs(api: httpx.Client, landmarks: dict[str, Any]) -> None:
+    version = landmarks["public_version"]["id"]
+    plain = api.get(f"/api/v1/model-versions/mini/{version}").json()
+    assert api.get(f"/api/v1/model-versions/mini/{version}?epoch=3").json() == plain
+
+
 def test_mini_flags(api: httpx.Client, landmarks: dict[str, Any]) -> None:
     def first_version(key: str) -> dict[str, Any]:
         version = landmarks[key]["version_ids"][-1]  # the oldest: published in every forced model
@@ -276,3 +282,34 @@ def test_early_access_ends_with_the_clock(own_store: Any) -> None:
     clock.advance(6 * 365 * 86_400)  # past 2031-01-01
     after = api.get(f"/api/v1/model-versions/mini/{early}", headers=stranger).json()
     assert after["checkPermission"] is False and after["canGenerate"] is True and "earlyAccessEndsAt" not in after
+
+
+def test_restricted_region_hides_versions_of_nsfw_models(api: httpx.Client, store_of: Any, landmarks: dict[str, Any],
+                                                         mint: Any) -> None:
+    restricted = {"X-Emulator-Region": "restricted"}
+    nsfw_version = sql(store_of, "SELECT v.id FROM model_versions v JOIN models m ON m.id = v.model_id WHERE"
+                       " m.nsfw = 1 AND m.status = 'Published' AND m.mode IS NULL AND v.status = 'Published'"
+                       " AND v.availability = 'Public' ORDER BY v.id LIMIT 1")[0][0]
+    assert api.get(f"/api/v1/model-versions/{nsfw_version}").status_code == 200
+    assert api.get(f"/api/v1/model-versions/{nsfw_version}", headers=restricted).status_code == 404
+    sha = sha256_of(store_of, [nsfw_version])[nsfw_version]
+    assert api.get(f"/api/v1/model-versions/by-hash/{sha}", headers=restricted).status_code == 404
+    assert api.post("/api/v1/model-versions/by-hash", json=[sha], headers=restricted).json() == []
+    # A model not flagged NSFW may still hold mature images: the region clamps them away.
+    safe = sql(store_of, "SELECT v.id FROM model_versions v JOIN models m ON m.id = v.model_id"
+               " JOIN posts p ON p.model_version_id = v.id AND p.user_id = m.user_id JOIN images i ON i.post_id = p.id"
+               " WHERE m.nsfw = 0 AND m.status = 'Published' AND v.status = 'Published' AND v.availability = 'Public'"
+               " AND p.published_at IS NOT NULL AND p.availability = 'Public' AND p.blocked = 0 AND p.scanned = 1"
+               " AND i.nsfw_level IN (4, 8, 16) AND i.type = 'image' AND i.scanned_at IS NOT NULL"
+               " ORDER BY v.id LIMIT 1")[0][0]
+    member = bearer(mint(landmarks["member"]["id"]))
+    url = f"/api/v1/model-versions/{safe}"
+    assert {i["nsfwLevel"] for i in api.get(url, headers=member).json()["images"]} & {4, 8, 16}
+    clamped = {i["nsfwLevel"] for i in api.get(url, headers={**member, **restricted}).json()["images"]}
+    assert clamped <= {1, 2}
+
+
+def test_get_on_the_post_only_by_hash_path_reads_as_a_bad_id(api: httpx.Client) -> None:
+    response = api.get("/api/v1/model-versions/by-hash")
+    assert response.status_code == 400 and response.json()["error"].startswith("id:")
+    assert api.put("/api/v1/model-versions/by-hash").status_code == 405

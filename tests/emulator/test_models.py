@@ -14,7 +14,6 @@ from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
 import httpx
 import pytest
-
 from inproc import bearer, client, seed_into
 
 SFW = 3

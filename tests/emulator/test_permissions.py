@@ -8,9 +8,9 @@ from typing import Any
 
 import httpx
 import pytest
+from inproc import bearer, client, seed_into
 
 from blockkit.emulator.clock import Clock
-from inproc import bearer, client, seed_into
 
 
 def check(api: httpx.Client, ids: list[int], user: int | None = None, **kwargs: Any) -> Any:

@@ -9,9 +9,10 @@ from typing import Any
 
 import httpx
 import pytest
+from inproc import bearer, client, seed_into
+from inproc import mint as mint_in
 
 from blockkit.emulator import facts
-from inproc import bearer, client, mint as mint_in, seed_into
 
 ROUTES = [("get", "/api/v1/vault/get"), ("get", "/api/v1/vault/all"),
           ("get", "/api/v1/vault/check-vault?modelVersionIds=1"), ("post", "/api/v1/vault/toggle-version?modelVersionId=1")]

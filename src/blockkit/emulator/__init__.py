@@ -13,6 +13,7 @@ Layout::
       clock.py            the one clock: real UTC + an offset persisted in the store
       state.py            EmulatorState (store, clock, options, urls) shared by every app
       region.py           the restricted-region (SFW) clamp: request.state.region_restricted
+      auth.py             Caller and caller_of(request): bearer tokens through a verifier registry
       control.py          /__emulator/clock (GET now, POST advance)
       server.py           build_apps(...) -> three starlette apps; sockets and uvicorn
       runtime.py          Emulator (in-process) and run_foreground (the CLI's start)
@@ -21,7 +22,9 @@ Layout::
       seed/               the deterministic generator and landmarks(store)
       catalogue/          /api/v1: errors.py (JSON response, error bodies), params.py
                           (query models), pagination.py (nextPage, page window, absolute
-                          URLs), one route module per family (enums.py)
+                          URLs), fragments.py (serialised objects cached until the store
+                          changes), one route module per family (enums.py, me.py, models.py,
+                          model_versions.py, vault.py, permissions.py, ...)
 
 Data flows one way: HTTP request -> route -> service -> store -> response model
 -> JSON. Routes hold no SQL; the store holds no HTTP.

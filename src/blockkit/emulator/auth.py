@@ -26,8 +26,9 @@ well-formed bearer credential is rejected (malformed), never read as anonymous.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from blockkit.emulator import facts
 from blockkit.emulator.catalogue.errors import ApiError, error_body

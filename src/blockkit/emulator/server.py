@@ -45,9 +45,7 @@ def build_apps(store: Store, clock: Clock, options: EmulatorOptions,
     if urls is None:
         urls = urls_for(options.host, [options.port, options.port + 1, options.port + 2])
     state = EmulatorState(store=store, clock=clock, options=options, urls=urls)
-    from blockkit.emulator.oauth import build_auth_app
-
-    return build_catalogue_app(state), build_auth_app(state), _placeholder_app(state, "orchestration")
+    return build_catalogue_app(state), _placeholder_app(state, "auth"), _placeholder_app(state, "orchestration")
 
 
 def _placeholder_app(state: EmulatorState, name: str) -> Starlette:
@@ -84,9 +82,9 @@ def bind_origins(host: str, port: int) -> list[socket.socket]:
     try:
         for index, origin in enumerate(ORIGINS):
             wanted = 0 if port == 0 else port + index
-            # proto IPPROTO_TCP (not 0): accepted sockets inherit it, and asyncio sets TCP_NODELAY
-            # only on sockets that say TCP. Without it Nagle holds a response's second write for the
-            # client's delayed ACK: 40 ms on every keep-alive request.
+            # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets whose proto says TCP,
+            # and accepted sockets inherit it. Without it a small answer on a kept-alive
+            # connection waits ~40 ms (Nagle's algorithm against the client's delayed ACK).
             sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
             try:
                 # SO_REUSEADDR lets a restart reuse a port in TIME_WAIT; it does not let two

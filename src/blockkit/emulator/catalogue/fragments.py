@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from blockkit.emulator.store import Store
 
-MAX_ENTRIES = 100_000  # about 4 KB each: a few hundred MB at worst; cleared whole when full
+# Cleared whole when full: a model is about 3 KB, a page of 100 about 300 KB.
+MAX_BYTES = 192 * 1024 * 1024
 
 
 class FragmentCache:
@@ -31,6 +32,7 @@ class FragmentCache:
         self._watch = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self._lock = threading.Lock()
         self._data: dict[Any, bytes] = {}
+        self._bytes = 0
         self._data_version: int | None = None
         self.generation = 0
         weakref.finalize(self, self._watch.close)
@@ -41,6 +43,7 @@ class FragmentCache:
             version = int(self._watch.execute("PRAGMA data_version").fetchone()[0])
             if version != self._data_version:
                 self._data.clear()
+                self._bytes = 0
                 self._data_version = version
                 self.generation += 1
             return self.generation
@@ -52,8 +55,11 @@ class FragmentCache:
         with self._lock:
             if generation != self.generation:
                 return  # built from data older than the last clear
-            if len(self._data) >= MAX_ENTRIES:
+            if self._bytes + len(value) > MAX_BYTES:
                 self._data.clear()
+                self._bytes = 0
+            previous = self._data.get(key)
+            self._bytes += len(value) - (len(previous) if previous is not None else 0)
             self._data[key] = value
 
     def __len__(self) -> int:

@@ -10,7 +10,8 @@
 - ``POST /model-versions/by-hash/ids`` (Public): up to 10,000; ``{modelVersionId, hash}``
   with the hash as sent.
 - ``GET /model-versions/mini/{id}`` (Mixed): the minimal shape, ``canGenerate`` judged
-  for the caller; ``epoch`` picks a training-result file.
+  for the caller; ``epoch`` picks a training-result file (404 when that version has no
+  such epoch; a version without epoch files ignores it).
 
 Images are filtered by the caller's browsing level (anonymous: the public level),
 clamped in a restricted region. Files: public ones only (a moderator sees all);
@@ -31,13 +32,25 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from blockkit.emulator.auth import ANONYMOUS, Caller
-from blockkit.emulator.catalogue.errors import ApiError, error_body, json_response, not_found
+from blockkit.emulator.catalogue.errors import (
+    ApiError,
+    error_body,
+    json_response,
+    not_found,
+)
 from blockkit.emulator.catalogue.models import (
-    PRIVATE, absolute, file_download_url, file_metadata, optional_caller, path_id, preview_image,
+    PRIVATE,
+    anonymous_cached,
+    file_download_url,
+    file_metadata,
+    optional_caller,
+    origin,
+    path_id,
+    preview_image,
     version_download_url,
 )
 from blockkit.emulator.catalogue.params import MAX_ID, QueryInt, QueryModel, parse_query
-from blockkit.emulator.region import clamp_browsing_level
+from blockkit.emulator.region import clamp_browsing_level, region_restricted
 from blockkit.emulator.state import EmulatorState, emulator
 from blockkit.emulator.store import models as store
 
@@ -53,8 +66,13 @@ PUBLIC_EARLY_ACCESS_KEYS = ("timeframe", "chargeForDownload", "downloadPrice", "
 
 # --- who may see what ---------------------------------------------------------------------------
 
-def may_see(version: store.VersionRow, caller: Caller) -> bool:
-    """Published (in a published model) and not Private, unless a moderator or the owner asks."""
+def may_see(version: store.VersionRow, caller: Caller, *, restricted: bool = False) -> bool:
+    """Published (in a published model) and not Private, unless a moderator or the owner asks.
+
+    A restricted region sees no version of a model flagged NSFW (as /models/{id}).
+    """
+    if restricted and version.model_nsfw:
+        return False
     if caller.is_moderator:
         return True
     if not version.published:
@@ -141,25 +159,28 @@ def _version(v: store.VersionRow, caller: Caller, purchases: dict[int, str], fil
 
 # --- services ---------------------------------------------------------------------------------------
 
-def get_version(state: EmulatorState, version_id: int, caller: Caller, level: int) -> dict[str, Any] | None:
+def get_version(state: EmulatorState, version_id: int, caller: Caller, level: int, base_url: str, *,
+                restricted: bool = False) -> dict[str, Any] | None:
     with state.store.read() as db:
         version = store.versions_by_ids(db, [version_id]).get(version_id)
-        if version is None or not may_see(version, caller):
+        if version is None or not may_see(version, caller, restricted=restricted):
             return None
-        return build_versions(db, [version], caller, level, state.urls.base_url)[0]
+        return build_versions(db, [version], caller, level, base_url)[0]
 
 
-def get_version_by_hash(state: EmulatorState, value: str, level: int) -> dict[str, Any] | None:
+def get_version_by_hash(state: EmulatorState, value: str, level: int, base_url: str, *,
+                        restricted: bool = False) -> dict[str, Any] | None:
     with state.store.read() as db:
         ids = store.version_ids_by_hash(db, value)
         found = store.versions_by_ids(db, ids)
-        visible = [found[i] for i in ids if i in found and may_see(found[i], ANONYMOUS)]
+        visible = [found[i] for i in ids if i in found and may_see(found[i], ANONYMOUS, restricted=restricted)]
         if not visible:
             return None
-        return build_versions(db, visible[:1], ANONYMOUS, level, state.urls.base_url)[0]
+        return build_versions(db, visible[:1], ANONYMOUS, level, base_url)[0]
 
 
-def versions_by_hashes(state: EmulatorState, hashes: list[str], level: int) -> list[dict[str, Any]]:
+def versions_by_hashes(state: EmulatorState, hashes: list[str], level: int, base_url: str, *,
+                       restricted: bool = False) -> list[dict[str, Any]]:
     with state.store.read() as db:
         matches = store.version_ids_by_sha256(db, hashes)
         by_hash: dict[str, list[int]] = {}
@@ -171,8 +192,8 @@ def versions_by_hashes(state: EmulatorState, hashes: list[str], level: int) -> l
                 if version_id not in order:
                     order.append(version_id)
         found = store.versions_by_ids(db, order)
-        visible = [found[i] for i in order if i in found and may_see(found[i], ANONYMOUS)]
-        return build_versions(db, visible, ANONYMOUS, level, state.urls.base_url)
+        visible = [found[i] for i in order if i in found and may_see(found[i], ANONYMOUS, restricted=restricted)]
+        return build_versions(db, visible, ANONYMOUS, level, base_url)
 
 
 def version_ids_by_hashes(state: EmulatorState, hashes: list[str]) -> list[dict[str, Any]]:
@@ -194,10 +215,10 @@ def version_ids_by_hashes(state: EmulatorState, hashes: list[str]) -> list[dict[
     return out
 
 
-def get_mini(state: EmulatorState, version_id: int, epoch: int | None, caller: Caller) -> dict[str, Any]:
+def get_mini(state: EmulatorState, version_id: int, epoch: int | None, caller: Caller,
+             base_url: str) -> dict[str, Any]:
     """The minimal model version, or a 404 naming which of the spec's causes applies."""
     now = state.clock.iso()
-    base_url = state.urls.base_url
     with state.store.read() as db:
         version = store.versions_by_ids(db, [version_id]).get(version_id)
         if version is None:
@@ -206,7 +227,7 @@ def get_mini(state: EmulatorState, version_id: int, epoch: int | None, caller: C
             raise not_found(f"Model version {version_id} is not published")
         files = store.files_of_versions(db, [version_id], public_only=False)
         epochs = [f for f in files if f[12] is not None]
-        if epoch is not None:
+        if epoch is not None and epochs:  # epoch applies to training results; other versions ignore it
             chosen = next((f for f in epochs if f[12] == epoch), None)
             if chosen is None:
                 raise not_found(f"Model version {version_id} has no epoch {epoch}")
@@ -281,27 +302,37 @@ def _level(request: Request, caller: Caller) -> int:
     return clamp_browsing_level(request, caller.clamp(caller.browsing_level))
 
 
-def version_endpoint(request: Request) -> Response:
-    raw = request.path_params["id"]
-    if raw == "by-hash":  # GET on the POST-only path, not a version id
-        raise ApiError(405, error_body("Method not allowed"))
-    version_id = path_id(raw, "id")
-    caller = optional_caller(request)
-    found = get_version(emulator(request), version_id, caller, _level(request, caller))
-    if found is None:
-        raise not_found(f"No published model version with id {version_id}")
-    return json_response(found, headers=PRIVATE if not caller.anonymous else None)
+async def version_endpoint(request: Request) -> Response:
+    # GET /model-versions/by-hash reads as this route with the id "by-hash": a 400, as the
+    # document's path templates match it.
+    version_id = path_id(request.path_params["id"], "id")
+
+    def build() -> Response:
+        caller = optional_caller(request)
+        found = get_version(emulator(request), version_id, caller, _level(request, caller), origin(request),
+                            restricted=region_restricted(request))
+        if found is None:
+            raise not_found(f"No published model version with id {version_id}")
+        return json_response(found, headers=PRIVATE if not caller.anonymous else None)
+
+    return await anonymous_cached(request, ("version-by-id", version_id), build)
 
 
-def by_hash_endpoint(request: Request) -> Response:
+async def by_hash_endpoint(request: Request) -> Response:
     value = request.path_params["hash"]
     if not _HASH_PATH.fullmatch(value):
         raise ApiError(400, error_body("hash: expected 8-64 hexadecimal characters (AutoV1, AutoV2, AutoV3,"
                                        " SHA256, CRC32 or BLAKE3)"))
-    found = get_version_by_hash(emulator(request), value, _level(request, ANONYMOUS))
-    if found is None:
-        raise not_found(f"No published model version has a file with hash {value}")
-    return json_response(found)
+
+    def build() -> Response:
+        found = get_version_by_hash(emulator(request), value, _level(request, ANONYMOUS), origin(request),
+                                    restricted=region_restricted(request))
+        if found is None:
+            raise not_found(f"No published model version has a file with hash {value}")
+        return json_response(found)
+
+    # Public: the token is never read, so every caller shares the anonymous answer.
+    return await anonymous_cached(request, ("version-by-hash", value.upper()), build)
 
 
 async def by_hashes_endpoint(request: Request) -> Response:
@@ -309,7 +340,8 @@ async def by_hashes_endpoint(request: Request) -> Response:
 
     hashes = await hash_list(request, MAX_BY_HASH)
     # Store access off the event loop, like every sync route.
-    found = await run_in_threadpool(versions_by_hashes, emulator(request), hashes, _level(request, ANONYMOUS))
+    found = await run_in_threadpool(lambda: versions_by_hashes(
+        emulator(request), hashes, _level(request, ANONYMOUS), origin(request), restricted=region_restricted(request)))
     return json_response(found)
 
 
@@ -328,7 +360,7 @@ def mini_endpoint(request: Request) -> Response:
     version_id = path_id(request.path_params["id"], "id")
     query = parse_query(request, MiniQuery, shape="error")
     caller = optional_caller(request)
-    mini = get_mini(emulator(request), version_id, query.epoch, caller)
+    mini = get_mini(emulator(request), version_id, query.epoch, caller, origin(request))
     return json_response(mini, headers=PRIVATE if not caller.anonymous else None)
 
 

@@ -23,13 +23,15 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal
 from urllib.parse import quote, urlencode
 
 import orjson
 from pydantic import Field
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -38,15 +40,24 @@ from blockkit.emulator import facts
 from blockkit.emulator.auth import ANONYMOUS, Caller, TokenRejected, caller_of
 from blockkit.emulator.catalogue import fragments
 from blockkit.emulator.catalogue.errors import ApiError, error_body, not_found
+from blockkit.emulator.catalogue.pagination import check_page_window
 from blockkit.emulator.catalogue.params import (
-    MAX_SAFE_INTEGER, CommaList, ListText, QueryBool, QueryId, QueryInt, QueryModel, QueryText, parse_query, raw_params,
+    MAX_SAFE_INTEGER,
+    CommaList,
+    ListText,
+    QueryBool,
+    QueryId,
+    QueryInt,
+    QueryModel,
+    QueryText,
+    parse_query,
+    raw_params,
 )
 from blockkit.emulator.region import region_restricted
 from blockkit.emulator.state import EmulatorState, emulator
 from blockkit.emulator.store import models as store
 
 API = "/api/v1"
-MAX_PAGED_ITEMS = 1000          # page * limit above this: 429
 PRIVATE = {"Cache-Control": "private, no-store"}  # an answer that depends on a token
 
 ModelTypeName = Literal[facts.MODEL_TYPES]  # type: ignore[valid-type]
@@ -80,6 +91,11 @@ class ModelsQuery(QueryModel):
 
 # --- shaping (shared with model_versions and vault) ----------------------------------------------
 
+def origin(request: Request) -> str:
+    """The origin the client reached us on: every URL we answer with starts with it."""
+    return f"{request.url.scheme}://{request.url.netloc}"
+
+
 def absolute(base_url: str, url: str | None) -> str | None:
     """Store URLs that begin with '/' are relative to the catalogue origin."""
     if url is None:
@@ -91,10 +107,16 @@ def version_download_url(base_url: str, version_id: int) -> str:
     return f"{base_url}/api/download/models/{version_id}"
 
 
+@lru_cache(maxsize=4096)
+def _file_query(file_type: str, fmt: str | None, size: str | None, fp: str | None) -> str:
+    # A handful of distinct combinations: encode each once.
+    query = [("type", file_type)] + [(k, v) for k, v in (("format", fmt), ("size", size), ("fp", fp)) if v]
+    return urlencode(query, quote_via=quote)
+
+
 def file_download_url(base_url: str, version_id: int, file_type: str, fmt: str | None, size: str | None,
                       fp: str | None) -> str:
-    query = [("type", file_type)] + [(k, v) for k, v in (("format", fmt), ("size", size), ("fp", fp)) if v]
-    return f"{base_url}/api/download/models/{version_id}?{urlencode(query, quote_via=quote)}"
+    return f"{base_url}/api/download/models/{version_id}?{_file_query(file_type, fmt, size, fp)}"
 
 
 def file_metadata(fmt: str | None, size: str | None, fp: str | None) -> dict[str, str]:
@@ -217,7 +239,7 @@ class Page:
     metadata: dict[str, Any]
 
     def render(self) -> bytes:
-        return b'{"items":[' + b",".join(self.items) + b'],"metadata":' + orjson.dumps(self.metadata) + b"}"
+        return b"".join((b'{"items":[', b",".join(self.items), b'],"metadata":', orjson.dumps(self.metadata), b"}"))
 
 
 _TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z", re.ASCII)
@@ -268,16 +290,15 @@ def models_filter(db: sqlite3.Connection, query: ModelsQuery, caller: Caller, le
 
 
 def list_models(state: EmulatorState, query: ModelsQuery, caller: Caller, *, restricted: bool,
-                raw_query: list[tuple[str, str]]) -> Page:
+                raw_query: list[tuple[str, str]], cache: fragments.FragmentCache, generation: int,
+                base_url: str) -> Page:
     level = facts.ALL_BROWSING_LEVELS if query.nsfw else facts.SFW_BROWSING_LEVEL
     level = caller.clamp(level)
     if restricted:
         level &= facts.SFW_BROWSING_LEVEL
     view = View(level, caller.is_moderator, query.primary_file_only)
-    base_url = state.urls.base_url
     after = parse_cursor(query.cursor, query.sort) if query.cursor is not None and query.page is None else None
     offset = (query.page - 1) * query.limit if query.page is not None else 0
-    cache, generation = fragments.cache_for(state.store)
     with state.store.read() as db:
         f = models_filter(db, query, caller, level, state.clock.iso())
         rows = [] if f is None else store.list_model_ids(db, f, query.sort, limit=query.limit + 1, offset=offset,
@@ -304,14 +325,14 @@ def _next_url(base_url: str, raw_query: list[tuple[str, str]], replace: dict[str
     return f"{base_url}{API}/models?{urlencode(kept + list(replace.items()), quote_via=quote)}"
 
 
-def get_model(state: EmulatorState, model_id: int, *, restricted: bool) -> bytes | None:
+def get_model(state: EmulatorState, model_id: int, *, restricted: bool, base_url: str) -> bytes | None:
     """One model as the list shows it (SFW preview images; Published versions), or None."""
     level = facts.SFW_BROWSING_LEVEL
     cache, generation = fragments.cache_for(state.store)
     with state.store.read() as db:
         if not store.visible_model(db, model_id):
             return None
-        items = build_model_items(db, [model_id], View(level, False), state.urls.base_url, cache, generation)
+        items = build_model_items(db, [model_id], View(level, False), base_url, cache, generation)
     if not items:
         return None
     if restricted and orjson.loads(items[0])["nsfw"]:
@@ -331,30 +352,78 @@ def optional_caller(request: Request, *, needed: bool = False) -> Caller:
         return ANONYMOUS
 
 
-def models_endpoint(request: Request) -> Response:
+async def models_endpoint(request: Request) -> Response:
+    # Async so that a repeat of an anonymous page is answered on the event loop, from the cache,
+    # without a thread hop; anything that reads the store runs in the thread pool (each thread
+    # has its own connection). The cache's sync() uses its own thread-safe connection.
     query = parse_query(request, ModelsQuery)
     if query.query is not None and query.page is not None:
         raise ApiError(400, error_body("query cannot be combined with page: search uses cursor pagination"))
     if query.page is not None and query.cursor is not None:
         raise ApiError(400, error_body("page and cursor cannot be combined: use one pagination"))
-    if query.page is not None and query.page * query.limit > MAX_PAGED_ITEMS:
-        raise ApiError(429, error_body(
-            f"Too many pages requested: page * limit may be at most {MAX_PAGED_ITEMS}; use cursor pagination"
-            " (metadata.nextCursor) to go further"))
+    check_page_window(query.page, query.limit)
+    state = emulator(request)
+    restricted = region_restricted(request)
+    # An anonymous page depends only on the query, the region and the data (early access also
+    # on the clock: not kept), so a repeat is served from the cache until the store changes.
+    key = ("models-page", request.scope.get("query_string", b""), restricted, origin(request))
+    keep = "authorization" not in request.headers and query.early_access is None
+    if keep:
+        cache, _generation = fragments.cache_for(state.store)
+        body = cache.get(key)
+        if body is not None:
+            return Response(body, media_type="application/json")
+    return await run_in_threadpool(_models_page, request, query, key, keep)
+
+
+def _models_page(request: Request, query: ModelsQuery, key: Any, keep: bool) -> Response:
     caller = optional_caller(request, needed=query.favorites or query.hidden)
     state = emulator(request)
+    cache, generation = fragments.cache_for(state.store)  # before the read transaction
     raw = [(k, v) for k, values in raw_params(request).items() for v in values if isinstance(v, str)]
-    page = list_models(state, query, caller, restricted=region_restricted(request), raw_query=raw)
-    return Response(page.render(), media_type="application/json",
-                    headers=PRIVATE if not caller.anonymous else None)
+    page = list_models(state, query, caller, restricted=region_restricted(request), raw_query=raw, cache=cache,
+                       generation=generation, base_url=origin(request))
+    body = page.render()
+    if keep and caller.anonymous:
+        cache.put(key, body, generation)
+    return Response(body, media_type="application/json", headers=PRIVATE if not caller.anonymous else None)
 
 
-def model_endpoint(request: Request) -> Response:
+async def anonymous_cached(request: Request, key: tuple[Any, ...], build: Callable[[], Response]) -> Response:
+    """Answer a repeat of an anonymous 200 from the cache, on the event loop; else ``build()`` in the thread pool.
+
+    For responses that depend only on the path and query, the region and the store's data
+    (not on the clock or a token): a request with an Authorization header always builds.
+    """
+    if "authorization" in request.headers:
+        return await run_in_threadpool(build)
+    state = emulator(request)
+    full_key = (*key, region_restricted(request), origin(request))
+    cache, _generation = fragments.cache_for(state.store)
+    body = cache.get(full_key)
+    if body is not None:
+        return Response(body, media_type="application/json")
+
+    def build_and_keep() -> Response:
+        cache, generation = fragments.cache_for(state.store)  # before build() opens its read transaction
+        response = build()
+        if response.status_code == 200:
+            cache.put(full_key, bytes(response.body), generation)
+        return response
+
+    return await run_in_threadpool(build_and_keep)
+
+
+async def model_endpoint(request: Request) -> Response:
     model_id = path_id(request.path_params["id"], "id")
-    item = get_model(emulator(request), model_id, restricted=region_restricted(request))
-    if item is None:
-        raise not_found(f"No model with id {model_id}")
-    return Response(item, media_type="application/json")
+
+    def build() -> Response:
+        item = get_model(emulator(request), model_id, restricted=region_restricted(request), base_url=origin(request))
+        if item is None:
+            raise not_found(f"No model with id {model_id}")
+        return Response(item, media_type="application/json")
+
+    return await anonymous_cached(request, ("model-by-id", model_id), build)
 
 
 _ID = re.compile(r"[0-9]{1,10}", re.ASCII)

@@ -31,7 +31,12 @@ from urllib.parse import unquote_to_bytes
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
-from blockkit.emulator.catalogue.errors import ApiError, error_body, issue, validation_body
+from blockkit.emulator.catalogue.errors import (
+    ApiError,
+    error_body,
+    issue,
+    validation_body,
+)
 
 T = TypeVar("T", bound="QueryModel")
 
@@ -194,7 +199,6 @@ def issues_of(exc: ValidationError) -> list[dict[str, Any]]:
     out = []
     for error in exc.errors(include_url=False):
         message = error["msg"]
-        if message.startswith("Value error, "):
-            message = message[len("Value error, "):]
+        message = message.removeprefix("Value error, ")
         out.append(issue(message, [p for p in error["loc"]], code=error["type"]))
     return out

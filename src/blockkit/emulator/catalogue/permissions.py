@@ -21,7 +21,12 @@ from starlette.routing import Route
 from blockkit.emulator.auth import ANONYMOUS, Caller
 from blockkit.emulator.catalogue.errors import json_response
 from blockkit.emulator.catalogue.model_versions import has_access
-from blockkit.emulator.catalogue.params import CommaList, QueryId, QueryModel, parse_query
+from blockkit.emulator.catalogue.params import (
+    CommaList,
+    QueryId,
+    QueryModel,
+    parse_query,
+)
 from blockkit.emulator.state import EmulatorState, emulator
 from blockkit.emulator.store import models as store
 from blockkit.emulator.store import tokens

@@ -34,9 +34,16 @@ from blockkit.emulator import facts
 from blockkit.emulator.auth import Caller, caller_of
 from blockkit.emulator.catalogue.errors import ApiError, json_response
 from blockkit.emulator.catalogue.model_versions import may_see
-from blockkit.emulator.catalogue.models import PRIVATE, ModelTypeName, absolute
+from blockkit.emulator.catalogue.models import PRIVATE, ModelTypeName, absolute, origin
 from blockkit.emulator.catalogue.params import (
-    MAX_SAFE_INTEGER, CommaList, ListText, QueryId, QueryInt, QueryModel, QueryText, parse_query,
+    MAX_SAFE_INTEGER,
+    CommaList,
+    ListText,
+    QueryId,
+    QueryInt,
+    QueryModel,
+    QueryText,
+    parse_query,
 )
 from blockkit.emulator.clock import format_timestamp
 from blockkit.emulator.state import EmulatorState, emulator
@@ -189,7 +196,7 @@ SORT_KEYS = {
 }
 
 
-def list_items(state: EmulatorState, caller: Caller, query: VaultAllQuery) -> dict[str, Any] | None:
+def list_items(state: EmulatorState, caller: Caller, query: VaultAllQuery, base_url: str) -> dict[str, Any] | None:
     assert caller.user_id is not None
     if not caller.is_member:
         return None
@@ -201,12 +208,11 @@ def list_items(state: EmulatorState, caller: Caller, query: VaultAllQuery) -> di
         start = (query.page - 1) * query.limit
         page = rows[start:start + query.limit] if start < total else []
         files = store.item_files(db, [r[0] for r in page])
-    base_url = state.urls.base_url
     return {"items": [item_shape(r, files.get(r[0], []), base_url) for r in page], "totalItems": total,
             "currentPage": query.page, "pageSize": query.limit, "totalPages": math.ceil(total / query.limit)}
 
 
-def check_items(state: EmulatorState, caller: Caller, version_ids: list[int]) -> list[dict[str, Any]]:
+def check_items(state: EmulatorState, caller: Caller, version_ids: list[int], base_url: str) -> list[dict[str, Any]]:
     assert caller.user_id is not None
     found: dict[int, tuple[Any, ...]] = {}
     files: dict[int, list[tuple[Any, ...]]] = {}
@@ -214,7 +220,6 @@ def check_items(state: EmulatorState, caller: Caller, version_ids: list[int]) ->
         with state.store.read() as db:
             found = store.items_for_versions(db, caller.user_id, sorted(set(version_ids)))
             files = store.item_files(db, [r[0] for r in found.values()])
-    base_url = state.urls.base_url
     return [{"modelVersionId": v,
              "vaultItem": item_shape(found[v], files.get(found[v][0], []), base_url) if v in found else None}
             for v in version_ids]
@@ -276,14 +281,15 @@ def get_endpoint(request: Request) -> Response:
 def all_endpoint(request: Request) -> Response:
     caller = caller_of(request, required=True)
     query = parse_query(request, VaultAllQuery)
-    found = list_items(emulator(request), caller, query)
+    found = list_items(emulator(request), caller, query, origin(request))
     return json_response(found if found is not None else {"vault": None}, headers=PRIVATE)
 
 
 def check_endpoint(request: Request) -> Response:
     caller = caller_of(request, required=True)
     query = parse_query(request, CheckVaultQuery, shape="error")
-    return json_response(check_items(emulator(request), caller, list(query.model_version_ids)), headers=PRIVATE)
+    return json_response(check_items(emulator(request), caller, list(query.model_version_ids), origin(request)),
+                         headers=PRIVATE)
 
 
 def toggle_endpoint(request: Request) -> Response:
