@@ -235,4 +235,3 @@ from media_env import media  # noqa: E402,F401
 
 # The OAuth tests' own in-process emulator (tests/emulator/oauth_env.py).
 from oauth_env import oauth, oauth_emulator  # noqa: E402,F401
-
