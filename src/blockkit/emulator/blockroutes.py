@@ -259,7 +259,11 @@ def block_models(request: Request) -> Response:
     level = _ceiling(request)
     viewer = auth.Caller(kind="block", max_browsing_level=level)
     raw = [(k, v) for k, values in raw_params(request).items() for v in values if isinstance(v, str)]
-    page = models.list_models(emulator(request), query, viewer, restricted=False, raw_query=raw)
+    from blockkit.emulator.catalogue import fragments, links
+
+    cache, generation = fragments.cache_for(emulator(request).store)
+    page = models.list_models(emulator(request), query, viewer, restricted=False, raw_query=raw, cache=cache,
+                              generation=generation, base_url=links.request_origin(request))
     out = orjson.loads(page.render())
     _rebase(out, "/api/v1/models?", "/api/v1/blocks/models?")
     out["maturity"] = {"browsingLevel": level, "sfwOnly": level & ~facts.SFW_BROWSING_LEVEL == 0}
@@ -272,8 +276,10 @@ def block_images(request: Request) -> Response:
 
     query = read_query(request, images.ImagesQuery, Shape.ENVELOPE)
     query = query.model_copy(update={"nsfw": None, "browsing_level": None})
+    from blockkit.emulator.catalogue import links
+
     feed = images.FeedRequest(query=query, ceiling=_ceiling(request), restricted=region_restricted(request),
-                              params=known_pairs(request, images.ImagesQuery))
+                              params=known_pairs(request, images.ImagesQuery), base_url=links.request_origin(request))
     out = orjson.loads(json_response(images.list_images(emulator(request), feed)).body)
     _rebase(out, "/api/v1/images?", "/api/v1/blocks/images?")
     return json_response(out)
