@@ -22,7 +22,7 @@ Contract fixtures (the catalogue API against ``openapi.json``, see ``contract.py
 
 Models-family fixtures: ``mint`` (``mint(user_id, scope=1, ttl=3600)``: a token written
 straight into the running store) and ``store_of`` (a connection to it, to compute what to
-expect).
+expect); ``seeded_users`` (the CLI's list of users).
 """
 
 from __future__ import annotations
@@ -125,16 +125,19 @@ def _cli(*args: str) -> str:
     return done.stdout
 
 
-def token_for(emulator: dict[str, Any], username: str) -> str:
-    """An access token for ``username``: a confidential client they own, client_credentials grant.
+@pytest.fixture(scope="session")
+def seeded_users(emulator: dict[str, Any]) -> list[dict[str, Any]]:
+    """``blockkit emulator users --format json``: id, username, tier, status of every seeded user."""
+    users = json.loads(_cli("users", "--data", str(emulator["data"]), "--format", "json"))
+    if isinstance(users, dict):  # the CLI prints {"users": [...]}
+        users = users.get("users")
+    assert isinstance(users, list) and users
+    return users
 
-    Until the OAuth provider has ``client add``, the token comes from ``blockkit emulator
-    token`` (the same access-token table, minted directly).
-    """
-    probe = subprocess.run([sys.executable, "-m", "blockkit", "emulator", "client", "--help"], capture_output=True,
-                           text=True, timeout=60, check=False)
-    if probe.returncode != 0:
-        return str(json.loads(_cli("token", "--user", username, "--data", str(emulator["data"])))["access_token"])
+
+def token_for(emulator: dict[str, Any], username: str) -> str:
+    """An access token for ``username`` from the OAuth provider: ``client add`` (a confidential
+    client the user owns) and a client_credentials grant at the token endpoint."""
     client = json.loads(_cli(
         "client", "add", "--name", f"tests-{username}", "--redirect-uri", "http://127.0.0.1/callback",
         "--confidential", "--owner", username, "--data", str(emulator["data"]),
@@ -229,3 +232,6 @@ def store_of(emulator: dict[str, Any]) -> Iterator[Any]:
 
 # The media-family tests' in-process catalogue (tests/emulator/media_env.py).
 from media_env import media  # noqa: E402,F401
+
+# The OAuth tests' own in-process emulator (tests/emulator/oauth_env.py).
+from oauth_env import oauth, oauth_emulator  # noqa: E402,F401

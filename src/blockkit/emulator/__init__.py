@@ -25,6 +25,11 @@ Layout::
                           URLs), fragments.py (serialised objects cached until the store
                           changes), one route module per family (enums.py, me.py, models.py,
                           model_versions.py, vault.py, permissions.py, ...)
+      oauth/              the OAuth provider on auth_url (oauthlib): sign-in, authorize and
+                          consent pages (Jinja), token, revoke, userinfo, client registration,
+                          the legacy 308s on base_url; its storage is store/oauth.py
+      blocktokens.py      block JWTs (joserfc, RS256): key, mint, verify, instances, revocation
+      blockroutes.py      /api/v1/block-tokens, JWKS, /blocks/*, the block-scope middleware
 
 Data flows one way: HTTP request -> route -> service -> store -> response model
 -> JSON. Routes hold no SQL; the store holds no HTTP.

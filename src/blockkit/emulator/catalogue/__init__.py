@@ -39,18 +39,23 @@ ROUTE_MODULES: tuple[str, ...] = (
     "blockkit.emulator.catalogue.users",
     "blockkit.emulator.catalogue.creators",
     "blockkit.emulator.catalogue.tags",
+    "blockkit.emulator.blockroutes",  # block tokens: mint, JWKS, /blocks/models|images|me
 )
 
 
 def build_catalogue_app(state: EmulatorState) -> Starlette:
     from blockkit.emulator import control
+    from blockkit.emulator.blockroutes import BlockScopeMiddleware
+    from blockkit.emulator.oauth import legacy
 
     api_routes = []
     for name in ROUTE_MODULES:
         api_routes.extend(importlib.import_module(name).routes)
     app = Starlette(
-        routes=[Mount(API_PREFIX, routes=api_routes), Mount(control.PREFIX, routes=control.routes)],
-        middleware=[Middleware(RegionMiddleware, sfw_only=state.options.sfw_only)],
+        routes=[Mount(API_PREFIX, routes=api_routes), Mount(control.PREFIX, routes=control.routes),
+                *legacy.routes],
+        middleware=[Middleware(RegionMiddleware, sfw_only=state.options.sfw_only),
+                    Middleware(BlockScopeMiddleware)],
         exception_handlers=EXCEPTION_HANDLERS,
     )
     app.state.emulator = state
