@@ -128,8 +128,10 @@ DECISIONS: dict[str, str] = {
     ),
     "D-article-body": "The single-article body field is named content (HTML string).",
     "D-article-cover": (
-        "Article list items always carry coverImage; the single shape carries coverImage: null when "
-        "the cover is above the region's public ceiling. Neither shape carries moderatorNsfwLevel."
+        "Both article shapes always carry coverImage; it is null when the article has no cover, or the "
+        "cover is not yet scanned or rated above the served level (the list: the request's level; the "
+        "single shape: the region's ceiling, every rating but Blocked, safe-for-work in a restricted "
+        "region). Neither shape carries moderatorNsfwLevel."
     ),
     "D-models-auth": (
         "GET /models with favorites or hidden and no valid token is a 401 {error: 'Unauthorized'}, "
@@ -607,13 +609,12 @@ def schemas() -> dict[str, Any]:
         ),
         "user": obj({"id": ID, "username": STR, "image": nullable(URL)}),
         "tags": array(obj({"id": ID, "name": STR, "isCategory": BOOL})),
-        "coverImage": obj({"id": ID, "url": URL, "nsfwLevel": COUNT, "width": COUNT, "height": COUNT}),
+        "coverImage": nullable(obj({"id": ID, "url": URL, "nsfwLevel": COUNT, "width": COUNT, "height": COUNT})),
     }
     s["ArticleListItem"] = obj(article_props, **decision("D-article-cover"))
     s["Article"] = obj(
         {
             **article_props,
-            "coverImage": nullable(article_props["coverImage"]),
             "content": {"type": "string", "description": "The article body (HTML)."},
         },
         **decision("D-article-body", "D-article-cover"),

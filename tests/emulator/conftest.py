@@ -9,6 +9,10 @@
   data directory, for tests that reach into the store while it serves.
 - ``seeded_store`` (session): the small seed in a store, read-only by convention.
 
+From the models family: ``mint`` (tokens written straight into the running store) and
+``store_of`` (a connection to it, to compute what to expect); ``seeded_users`` (the CLI's
+list of users).
+
 HTTP and subprocess helpers are in ``emulator_helpers.py`` (``get_json``, ``post_json``,
 ``blockkit``).
 
@@ -19,10 +23,6 @@ Contract fixtures (the catalogue API against ``openapi.json``, see ``contract.py
 - ``landmarks`` (session): the seed's named fixtures of the running ``emulator``.
 - ``member``, ``free_user`` and their ``member_token``, ``free_token`` (session): access
   tokens from a confidential client the user owns (``client add`` + client_credentials).
-
-Models-family fixtures: ``mint`` (``mint(user_id, scope=1, ttl=3600)``: a token written
-straight into the running store) and ``store_of`` (a connection to it, to compute what to
-expect).
 """
 
 from __future__ import annotations
@@ -125,16 +125,18 @@ def _cli(*args: str) -> str:
     return done.stdout
 
 
-def token_for(emulator: dict[str, Any], username: str) -> str:
-    """An access token for ``username``: a confidential client they own, client_credentials grant.
+@pytest.fixture(scope="session")
+def seeded_users(emulator: dict[str, Any]) -> list[dict[str, Any]]:
+    """``blockkit emulator users --format json``: id, username, tier, status of every seeded user."""
+    users = json.loads(_cli("users", "--data", str(emulator["data"]), "--format", "json"))
+    if isinstance(users, dict):  # the CLI prints {"users": [...]}
+        users = users.get("users")
+    assert isinstance(users, list) and users
+    return users
 
-    Until the OAuth provider has ``client add``, the token comes from ``blockkit emulator
-    token`` (the same access-token table, minted directly).
-    """
-    probe = subprocess.run([sys.executable, "-m", "blockkit", "emulator", "client", "--help"], capture_output=True,
-                           text=True, timeout=60, check=False)
-    if probe.returncode != 0:
-        return str(json.loads(_cli("token", "--user", username, "--data", str(emulator["data"])))["access_token"])
+
+def token_for(emulator: dict[str, Any], username: str) -> str:
+    """An access token for ``username``: a confidential client they own, client_credentials grant."""
     client = json.loads(_cli(
         "client", "add", "--name", f"tests-{username}", "--redirect-uri", "http://127.0.0.1/callback",
         "--confidential", "--owner", username, "--data", str(emulator["data"]),
@@ -225,3 +227,10 @@ def store_of(emulator: dict[str, Any]) -> Iterator[Any]:
         yield store
     finally:
         store.close()
+
+
+# The media-family tests' in-process catalogue (tests/emulator/media_env.py).
+from media_env import media  # noqa: E402,F401
+
+# The OAuth tests' own in-process emulator (tests/emulator/oauth_env.py).
+from oauth_env import oauth, oauth_emulator  # noqa: E402,F401

@@ -133,8 +133,10 @@ class Contract:
             return [f"{op.label}: status {status} is not documented (documented: {', '.join(responses)})"]
         found: list[str] = []
         documented = responses[key]
+        # Header names are case-insensitive (RFC 9110): callers may pass a plain dict of any case.
+        by_name = {k.lower(): v for k, v in headers.items()}
         for name, spec in documented.get("headers", {}).items():
-            value = headers.get(name)
+            value = by_name.get(name.lower())
             if value is None:
                 if spec.get("required"):
                     found.append(f"{op.label} {status}: header {name} is missing")

@@ -218,3 +218,43 @@ def token_command(username: str, scope: int, data: Path) -> None:
         _fail(str(exc))
     click.echo(orjson.dumps({"access_token": raw, "expires_in": tokens_store.DEFAULT_TTL_SECONDS, "user_id": user.id,
                              "scope": scope}).decode())
+
+
+# --- client add: register an OAuth client (the OAuth provider's part) -------------------------
+
+@emulator.group("client")
+def client_group() -> None:
+    """OAuth clients of the local platform."""
+
+
+@client_group.command("add")
+@click.option("--name", required=True, help="The client's name, as the consent page shows it.")
+@click.option("--redirect-uri", "redirect_uris", multiple=True, required=True, metavar="URI",
+              help="A redirect URI (exact match at authorize); repeatable.")
+@click.option("--confidential", is_flag=True, help="A confidential client: it gets a client_secret (shown once).")
+@click.option("--allowed-scopes", type=int, default=None, metavar="N",
+              help="Scope bitmask the client may ask for (default: Full, 33554431).")
+@click.option("--allowed-origin", "allowed_origins", multiple=True, metavar="ORIGIN",
+              help="A browser origin a public client may call the token endpoint from; repeatable.")
+@click.option("--owner", metavar="USERNAME", help="The seeded user who owns the client (client_credentials acts"
+              " as them; default: the first active user).")
+@click.option("--data", type=click.Path(file_okay=False, path_type=Path), metavar="DIR", required=True,
+              help="The data directory (as given to 'start --data').")
+def client_add(name: str, redirect_uris: tuple[str, ...], confidential: bool, allowed_scopes: int | None,
+               allowed_origins: tuple[str, ...], owner: str | None, data: Path) -> None:
+    """Register a client and print {"client_id", "client_secret"?} as JSON (works while the emulator runs)."""
+    import orjson
+
+    from blockkit.emulator.clock import Clock
+    from blockkit.emulator.oauth import scopes
+    from blockkit.emulator.oauth.clients import register_client
+
+    try:
+        with _open_store(data) as store, store.guard():
+            registered = register_client(
+                store, Clock(store), name=name, redirect_uris=list(redirect_uris), confidential=confidential,
+                allowed_scopes=scopes.FULL if allowed_scopes is None else allowed_scopes,
+                allowed_origins=list(allowed_origins), owner=owner)
+    except EmulatorError as exc:
+        _fail(str(exc))
+    click.echo(orjson.dumps(registered.as_dict()).decode())

@@ -45,7 +45,9 @@ def build_apps(store: Store, clock: Clock, options: EmulatorOptions,
     if urls is None:
         urls = urls_for(options.host, [options.port, options.port + 1, options.port + 2])
     state = EmulatorState(store=store, clock=clock, options=options, urls=urls)
-    return build_catalogue_app(state), _placeholder_app(state, "auth"), _placeholder_app(state, "orchestration")
+    from blockkit.emulator.oauth import build_auth_app
+
+    return build_catalogue_app(state), build_auth_app(state), _placeholder_app(state, "orchestration")
 
 
 def _placeholder_app(state: EmulatorState, name: str) -> Starlette:

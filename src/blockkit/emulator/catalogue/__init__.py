@@ -32,19 +32,32 @@ ROUTE_MODULES: tuple[str, ...] = (
     "blockkit.emulator.catalogue.model_versions",
     "blockkit.emulator.catalogue.vault",
     "blockkit.emulator.catalogue.permissions",
+    "blockkit.emulator.catalogue.images",
+    "blockkit.emulator.catalogue.posts",
+    "blockkit.emulator.catalogue.articles",
+    "blockkit.emulator.catalogue.collections",
+    "blockkit.emulator.catalogue.users",
+    "blockkit.emulator.catalogue.creators",
+    "blockkit.emulator.catalogue.tags",
+    "blockkit.emulator.blockroutes",  # block tokens: mint, JWKS, /blocks/models|images|me
 )
 
 
 def build_catalogue_app(state: EmulatorState) -> Starlette:
     from blockkit.emulator import control
+    from blockkit.emulator.blockroutes import BlockScopeMiddleware
+    from blockkit.emulator.oauth import legacy
 
     api_routes = []
     for name in ROUTE_MODULES:
         api_routes.extend(importlib.import_module(name).routes)
     app = Starlette(
-        routes=[Mount(API_PREFIX, routes=api_routes), Mount(control.PREFIX, routes=control.routes)],
-        middleware=[Middleware(RegionMiddleware, sfw_only=state.options.sfw_only)],
+        routes=[Mount(API_PREFIX, routes=api_routes), Mount(control.PREFIX, routes=control.routes),
+                *legacy.routes],
+        middleware=[Middleware(RegionMiddleware, sfw_only=state.options.sfw_only),
+                    Middleware(BlockScopeMiddleware)],
         exception_handlers=EXCEPTION_HANDLERS,
     )
     app.state.emulator = state
+    app.state.block_host_origins = set()  # blockkit dev adds its host page's origin
     return app

@@ -1,0 +1,354 @@
+"""GET /api/v1/images: the images feed (spec, "Images", rules 1-5).
+
+How a page is made (``list_images``):
+
+1. Parse and normalise the query; work out the served browsing level (the caller's
+   ceiling, the request's ``browsingLevel`` or legacy ``nsfw``, the region clamp).
+2. Decide the rules: a request filtered by postId, by imageId, or by modelId without
+   modelVersionId, or sorted Random, or with limit=0 is *exempt*: unlisted and
+   early-access posts may show and ``tags`` matches any one tag. Otherwise only public
+   posts show and an image must carry all the tags.
+3. Walk the candidates from the cursor's keyset position (``store.images``), one more
+   than the limit to know whether there is a next page; then drop the candidates whose
+   post may not be shown. The cursor moves past every candidate examined, so a page
+   can be short or empty and still not be the end (rule 4): only a missing nextCursor
+   ends the results.
+4. Fetch the page's rows, stats and resources in one query each.
+
+Pagination: ``feed:`` cursors by default; legacy ``<offset>|<timestamp>`` cursors
+are followed under the previous rules; ``page`` is honoured only for imageId and
+modelId-without-modelVersionId lookups (page * limit above 1000 is a 429), and when
+it is sent nextPage advances the page.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal, Optional
+
+import orjson
+from pydantic import BeforeValidator, Field
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from blockkit.emulator import facts
+from blockkit.emulator.catalogue import feed_cursor, links
+from blockkit.emulator.catalogue.errors import json_response, too_many_requests
+from blockkit.emulator.catalogue.pages import CursorMetadata, Out
+from blockkit.emulator.catalogue.params import MAX_SAFE_INTEGER, QueryModel
+from blockkit.emulator.catalogue.query import (
+    Bool,
+    Id,
+    IdList,
+    Int,
+    Shape,
+    Text,
+    TextList,
+    known_pairs,
+    read_query,
+    slugify_username,
+    strict_bool,
+)
+from blockkit.emulator.catalogue.viewer import ALL_LEVELS, SFW_LEVEL, caller_ceiling
+from blockkit.emulator.region import region_restricted
+from blockkit.emulator.state import EmulatorState, emulator
+from blockkit.emulator.store import images as store
+
+# --- query -------------------------------------------------------------------------------
+
+PAGE_LIMIT_PRODUCT = 1000  # page * limit above this: 429 (spec, Limits)
+NSFW_NAMES: dict[str, int] = {
+    # The legacy nsfw parameter as a browsing level: each name admits its rating and below.
+    "None": facts.NSFW_LEVELS["PG"],
+    "Soft": facts.NSFW_LEVELS["PG"] | facts.NSFW_LEVELS["PG13"],
+    "Mature": facts.NSFW_LEVELS["PG"] | facts.NSFW_LEVELS["PG13"] | facts.NSFW_LEVELS["R"],
+    "X": ALL_LEVELS,
+}
+NSFW_BOOLEANS: dict[bool, int] = {True: ALL_LEVELS, False: NSFW_NAMES["None"]}
+EXEMPT_AVAILABILITY = ("Public", "Unlisted", "EarlyAccess")
+PUBLIC_AVAILABILITY = ("Public",)
+
+
+def _nsfw(value: Any) -> Any:
+    if isinstance(value, str):
+        if value in NSFW_NAMES:
+            return NSFW_NAMES[value]
+        try:
+            return NSFW_BOOLEANS[strict_bool(value)]
+        except ValueError:
+            raise ValueError("Expected None, Soft, Mature, X, true or false") from None
+    return value
+
+
+NsfwParam = Annotated[int, BeforeValidator(_nsfw)]
+Sort = Literal["Most Reactions", "Most Comments", "Most Collected", "Newest", "Oldest", "Random"]
+Period = Literal["AllTime", "Year", "Month", "Week", "Day"]
+
+
+class ImagesQuery(QueryModel):
+    limit: Int = Field(50, ge=0, le=200)
+    page: Optional[Int] = Field(None, ge=1, le=MAX_SAFE_INTEGER)
+    cursor: Text = None
+    post_id: Optional[Id] = Field(None, alias="postId")
+    model_id: Optional[Id] = Field(None, alias="modelId")
+    model_version_id: Optional[Id] = Field(None, alias="modelVersionId")
+    image_id: Optional[Id] = Field(None, alias="imageId")
+    user_id: Optional[Id] = Field(None, alias="userId")
+    username: Text = None
+    period: Period = "AllTime"
+    sort: Sort = "Most Reactions"
+    nsfw: Optional[NsfwParam] = None
+    browsing_level: Optional[Int] = Field(None, alias="browsingLevel", ge=0, le=MAX_SAFE_INTEGER)
+    tags: Optional[IdList] = None
+    type: Optional[Literal["image", "video", "audio"]] = None
+    base_models: Optional[TextList] = Field(None, alias="baseModels")
+    with_meta: Bool = Field(False, alias="withMeta")
+
+    @property
+    def requested_level(self) -> int | None:
+        """browsingLevel, else the legacy nsfw, else None (the caller's ceiling)."""
+        if self.browsing_level is not None:
+            return self.browsing_level & ALL_LEVELS
+        return self.nsfw
+
+    @property
+    def page_lookup(self) -> bool:
+        """A lookup for which page is honoured: by imageId, or by modelId without modelVersionId."""
+        return self.image_id is not None or (self.model_id is not None and self.model_version_id is None)
+
+    @property
+    def exempt(self) -> bool:
+        """Rule 1's exemptions: unlisted/early-access images may show, tags match any one."""
+        return self.post_id is not None or self.page_lookup or self.sort == store.RANDOM or self.limit == 0
+
+    def filters(self) -> dict[str, Any]:
+        """Everything that decides which images come in which order: a cursor is bound to it."""
+        return {
+            "sort": self.sort, "period": self.period, "postId": self.post_id, "modelId": self.model_id,
+            "modelVersionId": self.model_version_id, "imageId": self.image_id, "userId": self.user_id,
+            "username": slugify_username(self.username).lower() if self.username else None,
+            "level": self.requested_level, "tags": sorted(set(self.tags or ())), "type": self.type,
+            "baseModels": sorted({b.lower() for b in self.base_models or ()}),
+        }
+
+
+# --- response models ---------------------------------------------------------------------
+
+class ImageStatsOut(Out):
+    cry_count: int = Field(alias="cryCount")
+    laugh_count: int = Field(alias="laughCount")
+    like_count: int = Field(alias="likeCount")
+    dislike_count: int = Field(alias="dislikeCount")
+    heart_count: int = Field(alias="heartCount")
+    comment_count: int = Field(alias="commentCount")
+
+
+class Thumbnail(Out):
+    url: str
+    width: Optional[int]
+    height: Optional[int]
+
+
+class ImageOut(Out):
+    id: int
+    url: str
+    hash: str
+    width: int
+    height: int
+    type: str
+    nsfw: bool
+    nsfw_level: str = Field(alias="nsfwLevel")
+    browsing_level: int = Field(alias="browsingLevel")
+    created_at: str = Field(alias="createdAt")
+    post_id: int = Field(alias="postId")
+    thumbnail: Optional[Thumbnail]
+    username: str
+    base_model: str = Field(alias="baseModel")
+    model_version_ids: list[int] = Field(alias="modelVersionIds")
+    stats: ImageStatsOut
+    meta: Optional[dict[str, Any]] = None   # set only with withMeta (posts: always None)
+
+
+class ImagesPage(Out):
+    items: list[ImageOut]
+    metadata: CursorMetadata
+
+
+# --- shaping one image --------------------------------------------------------------------
+
+def nsfw_name(level: int) -> str:
+    """The legacy string form of a rating: its highest bit's name (0, unrated, is None)."""
+    return facts.NSFW_LEVEL_NAMES.get(1 << (level.bit_length() - 1), "X") if level > 0 else "None"
+
+
+def frame_url(video_url: str) -> str:
+    """The still frame (JPEG) served for a video whose custom thumbnail may not be shown."""
+    stem = video_url.rsplit(".", 1)[0] if "." in video_url.rsplit("/", 1)[-1] else video_url
+    return f"{stem}.frame.jpeg"
+
+
+def thumbnail_of(row: store.ImageRow, level: int, base_url: str) -> Thumbnail | None:
+    """Videos only: the custom WebP when its rating is within ``level``, else a JPEG frame."""
+    if row.type != "video":
+        return None
+    if row.thumbnail_url is not None and (row.thumbnail_nsfw_level or 0) & level:
+        return Thumbnail.model_construct(url=links.absolute(base_url, row.thumbnail_url),
+                                         width=row.thumbnail_width, height=row.thumbnail_height)
+    return Thumbnail.model_construct(url=links.absolute(base_url, frame_url(row.url)), width=row.width,
+                                     height=row.height)
+
+
+_NO_STATS = store.ImageStats()
+
+
+def image_out(row: store.ImageRow, stats: store.ImageStats | None, version_ids: list[int] | None, *, level: int,
+              base_url: str, meta: Literal["omit", "null", "stored"]) -> ImageOut:
+    """One Image (spec, "Image"); ``meta``: leave it out, send null, or send what the uploader gave."""
+    s = stats or _NO_STATS
+    name = nsfw_name(row.nsfw_level)
+    fields: dict[str, Any] = dict(
+        id=row.id, url=links.absolute(base_url, row.url), hash=row.blurhash or "", width=row.width or 0,
+        height=row.height or 0, type=row.type, nsfw=name != "None", nsfw_level=name,
+        browsing_level=row.nsfw_level, created_at=row.created_at, post_id=row.post_id,
+        thumbnail=thumbnail_of(row, level, base_url), username=row.username, base_model=row.base_model or "",
+        model_version_ids=version_ids or [],
+        stats=ImageStatsOut.model_construct(cry_count=s.cry, laugh_count=s.laugh, like_count=s.like,
+                                            dislike_count=s.dislike, heart_count=s.heart, comment_count=s.comment),
+    )
+    if meta == "null":
+        fields["meta"] = None
+    elif meta == "stored":
+        fields["meta"] = orjson.loads(row.meta) if row.meta else None
+    return ImageOut.model_construct(**fields)
+
+
+# --- service -----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class FeedRequest:
+    """The request as the service needs it: parsed query, served level, where it came from."""
+
+    query: ImagesQuery
+    ceiling: int                      # the caller's ceiling (before the request's own level)
+    restricted: bool
+    params: tuple[tuple[str, str], ...]   # the request's parameters, for nextPage
+
+
+def served_level(query: ImagesQuery, ceiling: int, restricted: bool) -> int:
+    requested = query.requested_level
+    level = (ceiling if requested is None else requested & ceiling) & ALL_LEVELS
+    return level & SFW_LEVEL if restricted else level
+
+
+def _salt(filters_hash: str, data: str) -> int:
+    # Random is deterministic per request and data: the same filters on the same seed give the
+    # same order, and a cursor continues it.
+    return int(hashlib.sha256(f"{filters_hash}/{data}".encode()).hexdigest()[:8], 16)
+
+
+def _check_key(sort: str, after: tuple[Any, int] | None) -> None:
+    if after is None:
+        return
+    key = after[0]
+    wants_text = sort in store.DATE_SORTS
+    if wants_text != isinstance(key, str):
+        raise feed_cursor.malformed()
+
+
+def _next_page_url(base_url: str, params: tuple[tuple[str, str], ...], *, cursor: str | None,
+                   page: int | None) -> str:
+    kept = [(k, v) for k, v in params if k not in ("cursor", "page")]
+    if page is not None:
+        kept.append(("page", str(page)))
+    elif cursor is not None:
+        kept.append(("cursor", cursor))
+    return links.api_url(base_url, "/images", kept)
+
+
+def list_images(state: EmulatorState, request: FeedRequest) -> ImagesPage:
+    query = request.query
+    level = served_level(query, request.ceiling, request.restricted)
+    exempt = query.exempt
+    filters_hash = feed_cursor.filter_hash(query.filters())
+    position: feed_cursor.FeedPosition | feed_cursor.LegacyPosition | None = None
+    if query.cursor is not None:
+        position = feed_cursor.decode(query.cursor)
+    page_sent = query.page is not None and position is None
+    if page_sent and query.page * query.limit > PAGE_LIMIT_PRODUCT:  # type: ignore[operator]
+        raise too_many_requests(f"Too many pages requested: page * limit must be at most {PAGE_LIMIT_PRODUCT};"
+                                " use cursor pagination (metadata.nextCursor) instead")
+    now = state.clock.iso()
+    with state.store.read() as db:
+        data = store.data_identity(db)
+        user_ids: tuple[int, ...] | None = None
+        if query.user_id is not None:
+            user_ids = (query.user_id,)
+        if query.username:
+            named = store.user_ids_by_name(db, slugify_username(query.username))
+            user_ids = named if user_ids is None else tuple(set(user_ids) & set(named))
+        legacy = isinstance(position, feed_cursor.LegacyPosition)
+        spec = store.FeedSpec(
+            sort=query.sort, period=query.period, level=level, salt=_salt(filters_hash, data),
+            post_id=query.post_id, image_id=query.image_id, user_ids=user_ids, model_id=query.model_id,
+            model_version_id=query.model_version_id, tags=tuple(sorted(set(query.tags or ()))),
+            tags_any=exempt or legacy, media_type=query.type,
+            base_models=tuple(sorted(set(query.base_models or ()))),
+            created_before=position.created_before if isinstance(position, feed_cursor.LegacyPosition) else None,
+            legacy_visibility=EXEMPT_AVAILABILITY if legacy else None, published_before=now if legacy else None,
+        )
+        after: tuple[Any, int] | None = None
+        offset = 0
+        if isinstance(position, feed_cursor.FeedPosition):
+            feed_cursor.check_continuable(position, filters_hash, data)
+            _check_key(query.sort, position.after)
+            after = position.after
+        elif isinstance(position, feed_cursor.LegacyPosition):
+            offset = position.offset
+        elif page_sent and query.page_lookup:
+            offset = (query.page - 1) * query.limit  # type: ignore[operator]
+        if level == 0:
+            candidates: list[store.Candidate] = []
+        else:
+            candidates = store.feed_candidates(db, spec, after=after, limit=query.limit + 1, offset=offset)
+        window = candidates[:query.limit]
+        more = len(candidates) > query.limit
+        if legacy:
+            shown = window  # the legacy query applied the post rules itself
+        else:
+            states = store.post_states(db, (c.post_id for c in window))
+            visible = EXEMPT_AVAILABILITY if exempt else PUBLIC_AVAILABILITY
+            shown = [c for c in window if (s := states.get(c.post_id)) is not None and s.shown(now, visible)]
+        ids = [c.id for c in shown]
+        rows = store.image_rows(db, ids, with_meta=query.with_meta)
+        stats = store.image_stats(db, ids)
+        versions = store.image_version_ids(db, ids)
+    base_url = state.urls.base_url
+    items = [image_out(rows[i], stats.get(i), versions.get(i), level=level, base_url=base_url,
+                       meta="stored" if query.with_meta else "omit") for i in ids if i in rows]
+    metadata = CursorMetadata.model_construct()
+    if more:
+        if isinstance(position, feed_cursor.LegacyPosition):
+            next_cursor = feed_cursor.encode_legacy(feed_cursor.LegacyPosition(
+                position.offset + query.limit, position.created_before))
+        else:
+            last = (window[-1].key, window[-1].id) if window else after
+            next_cursor = feed_cursor.encode(feed_cursor.FeedPosition(filters_hash, data, last))
+        next_page = _next_page_url(base_url, request.params, cursor=next_cursor,
+                                   page=query.page + 1 if page_sent else None)  # type: ignore[operator]
+        metadata = CursorMetadata.model_construct(next_cursor=next_cursor, next_page=next_page)
+    return ImagesPage.model_construct(items=items, metadata=metadata)
+
+
+# --- routes ------------------------------------------------------------------------------
+
+def images_endpoint(request: Request) -> Response:
+    query = read_query(request, ImagesQuery, Shape.ENVELOPE)
+    state = emulator(request)
+    feed = FeedRequest(query=query, ceiling=caller_ceiling(request), restricted=region_restricted(request),
+                       params=known_pairs(request, ImagesQuery))
+    return json_response(list_images(state, feed))
+
+
+routes = [Route("/images", images_endpoint, methods=["GET"])]

@@ -1,0 +1,64 @@
+"""GET /api/v1/users: look users up by id or by username prefix (spec, "Users").
+
+- ``ids``: the users with those ids; the response holds at most as many items as ids
+  were sent, in the order they were sent.
+- ``query``: usernames starting with it (case-insensitive), shortest first, then
+  alphabetical; at most 5 (with ``ids`` too: the ids' count).
+- neither: the first 5 users by id.
+
+Deleted users and the system user (id -1) are never listed. A malformed parameter is a
+400 with the validation error itself as the body (no ``{error}`` envelope).
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from pydantic import Field
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from blockkit.emulator.catalogue.errors import json_response
+from blockkit.emulator.catalogue.pages import Out
+from blockkit.emulator.catalogue.params import QueryModel
+from blockkit.emulator.catalogue.query import IdList, Shape, Text, read_query
+from blockkit.emulator.state import EmulatorState, emulator
+from blockkit.emulator.store import user_lookup as store
+
+DEFAULT_LIMIT = 5
+
+
+class UsersQuery(QueryModel):
+    ids: Optional[IdList] = None
+    query: Text = None
+
+
+class UserLookupItem(Out):
+    id: int
+    username: str
+    avatar_nsfw: str = Field(alias="avatarNsfw")
+
+
+class UsersPage(Out):
+    items: list[UserLookupItem]
+
+
+def lookup_users(state: EmulatorState, query: UsersQuery) -> UsersPage:
+    limit = len(query.ids) if query.ids is not None else DEFAULT_LIMIT
+    with state.store.read() as db:
+        rows = store.lookup(db, ids=sorted(set(query.ids)) if query.ids is not None else None, prefix=query.query,
+                            limit=limit)
+    if query.ids is not None and query.query is None:
+        order = {user_id: n for n, user_id in reversed(list(enumerate(query.ids)))}
+        rows.sort(key=lambda r: order[r.id])
+    return UsersPage.model_construct(items=[
+        UserLookupItem.model_construct(id=r.id, username=r.username, avatar_nsfw=r.avatar_nsfw) for r in rows])
+
+
+def users_endpoint(request: Request) -> Response:
+    query = read_query(request, UsersQuery, Shape.BARE)
+    return json_response(lookup_users(emulator(request), query))
+
+
+routes = [Route("/users", users_endpoint, methods=["GET"])]
