@@ -1,0 +1,1 @@
+routes: list = []  # filled by part 2 (workflows over HTTP)
