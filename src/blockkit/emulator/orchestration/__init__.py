@@ -29,7 +29,7 @@ from starlette.routing import Route
 
 from blockkit.emulator import auth
 from blockkit.emulator.catalogue.errors import EXCEPTION_HANDLERS, json_response
-from blockkit.emulator.orchestration import funds, media, upscaler, workflow_routes
+from blockkit.emulator.orchestration import funds, media, upscaler
 from blockkit.emulator.orchestration.errors import ServiceError, bad_request, not_found, unauthorized
 from blockkit.emulator.region import RegionMiddleware
 from blockkit.emulator.state import emulator
@@ -128,7 +128,6 @@ routes = [
     Route("/__emulator/funds/{id}", get_fund_endpoint, methods=["GET"]),
     Route("/__emulator/funds/{id}/deposits", deposit_endpoint, methods=["POST"]),
     *media.blob_routes,
-    *workflow_routes.routes,
 ]
 
 

@@ -1,1 +1,0 @@
-routes: list = []  # filled by part 2 (workflows over HTTP)
