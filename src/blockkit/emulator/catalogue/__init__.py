@@ -39,6 +39,7 @@ ROUTE_MODULES: tuple[str, ...] = (
     "blockkit.emulator.catalogue.users",
     "blockkit.emulator.catalogue.creators",
     "blockkit.emulator.catalogue.tags",
+    "blockkit.emulator.catalogue.entitlements",  # goods: GET /blocks/entitlements
     "blockkit.emulator.blockroutes",  # block tokens: mint, JWKS, /blocks/models|images|me
 )
 
