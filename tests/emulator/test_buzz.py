@@ -12,7 +12,7 @@ from blockkit.emulator.orchestration.errors import ServiceError
 
 
 @pytest.fixture
-def o(tmp_path: Path):  # noqa: ANN201
+def o(tmp_path: Path):
     return make(tmp_path)
 
 

@@ -17,7 +17,7 @@ from blockkit.emulator.orchestration import funds
 
 
 @pytest.fixture
-def o(tmp_path: Path):  # noqa: ANN201
+def o(tmp_path: Path):
     return make(tmp_path)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from inproc import URLS
 from orch_env import FREE, MEMBER, OWNER, make
 
 from blockkit.emulator import blocktokens, buzz, goods
@@ -13,7 +14,6 @@ from blockkit.emulator.options import EmulatorOptions
 from blockkit.emulator.orchestration.errors import ServiceError
 from blockkit.emulator.state import EmulatorState
 from blockkit.emulator.store import tokens
-from inproc import URLS
 
 CATALOGUE = [
     {"id": "gem-pack", "title": "Gem pack", "priceBuzz": 100, "payload": {"gems": 50, "nested": [1, {"a": None}]}},
@@ -24,7 +24,7 @@ G = goods.GoodsCaller
 
 
 @pytest.fixture
-def o(tmp_path: Path):  # noqa: ANN201
+def o(tmp_path: Path):
     return make(tmp_path)
 
 

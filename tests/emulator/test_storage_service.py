@@ -12,7 +12,7 @@ from blockkit.emulator.clock import Clock
 
 
 @pytest.fixture
-def env(tmp_path: Path):  # noqa: ANN201
+def env(tmp_path: Path):
     store = new_store(tmp_path)
     for uid in (1, 2, 3, 4):
         add_user(store, uid, f"user{uid}")

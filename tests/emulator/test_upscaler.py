@@ -15,7 +15,7 @@ URL = "/v2/consumer/recipes/imageUpscaler"
 
 
 @pytest.fixture
-def o(tmp_path: Path):  # noqa: ANN201
+def o(tmp_path: Path):
     return make(tmp_path)
 
 

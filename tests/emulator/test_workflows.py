@@ -5,18 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from inproc import URLS
 from orch_env import FREE, MEMBER, b64, image_of, make, png
 
 from blockkit.emulator import buzz, workflows
 from blockkit.emulator.orchestration.errors import ServiceError
 from blockkit.emulator.orchestration.media import read_blob
-from inproc import URLS
 
 WC = workflows.WorkflowCaller
 
 
 @pytest.fixture
-def o(tmp_path: Path):  # noqa: ANN201
+def o(tmp_path: Path):
     return make(tmp_path)
 
 
@@ -29,7 +29,7 @@ def t2i(**extra: object) -> dict:
                                                                          "width": 512, "height": 512}}], **extra}
 
 
-def call(o, fn, caller, *args):  # noqa: ANN001, ANN201
+def call(o, fn, caller, *args):
     return fn(o.store, o.clock, URLS, caller, *args)
 
 
@@ -44,7 +44,7 @@ def test_statuses_move_on_the_clock_and_upscale_is_real(o) -> None:
     wf = call(o, workflows.poll, caller, wf["id"])
     assert wf["status"] == "succeeded" and wf["completedAt"]
     blob = wf["steps"][0]["output"]["blob"]
-    data, ctype = read_blob(o.store, blob["url"].rsplit("/", 1)[1])
+    data, _ctype = read_blob(o.store, blob["url"].rsplit("/", 1)[1])
     image = image_of(data).convert("RGB")
     assert image.size == (128, 128) and image.getpixel((1, 64)) == (200, 30, 60) and image.getpixel((126, 64)) == (0, 0, 255)
 

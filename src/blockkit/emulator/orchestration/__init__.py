@@ -30,7 +30,12 @@ from starlette.routing import Route
 from blockkit.emulator import auth
 from blockkit.emulator.catalogue.errors import EXCEPTION_HANDLERS, json_response
 from blockkit.emulator.orchestration import funds, media, upscaler
-from blockkit.emulator.orchestration.errors import ServiceError, bad_request, not_found, unauthorized
+from blockkit.emulator.orchestration.errors import (
+    ServiceError,
+    bad_request,
+    not_found,
+    unauthorized,
+)
 from blockkit.emulator.region import RegionMiddleware
 from blockkit.emulator.state import emulator
 

@@ -26,7 +26,12 @@ from typing import TYPE_CHECKING, Any
 
 from blockkit.emulator import buzz
 from blockkit.emulator.clock import format_timestamp
-from blockkit.emulator.orchestration.errors import ServiceError, bad_request, forbidden, not_found
+from blockkit.emulator.orchestration.errors import (
+    ServiceError,
+    bad_request,
+    forbidden,
+    not_found,
+)
 from blockkit.emulator.store import orchestration as orch_store
 from blockkit.emulator.store import users as users_store
 from blockkit.emulator.store.buzz import POOLS, user_tier

@@ -30,7 +30,7 @@ GENERATION_BUZZ_PER_MEGAPIXEL = 4
 
 FORMATS = {"jpeg": ("JPEG", "image/jpeg"), "jpg": ("JPEG", "image/jpeg"), "png": ("PNG", "image/png"),
            "webp": ("WEBP", "image/webp")}
-_DATA_URL = re.compile(r"data:(image/[a-z0-9.+-]+)?(;[^,]*)?;base64,(.*)", re.S | re.I)
+_DATA_URL = re.compile(r"data:(image/[a-z0-9.+-]+)?(;[^,]*)?;base64,(.*)", re.DOTALL | re.IGNORECASE)
 
 
 def price(width: int, height: int, per_megapixel: int = UPSCALE_BUZZ_PER_MEGAPIXEL) -> int:

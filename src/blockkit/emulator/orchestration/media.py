@@ -27,8 +27,8 @@ from starlette.routing import Route
 
 from blockkit.emulator.catalogue.errors import not_found
 from blockkit.emulator.orchestration import imaging
-from blockkit.emulator.store import orchestration as orch_store
 from blockkit.emulator.state import emulator
+from blockkit.emulator.store import orchestration as orch_store
 
 if TYPE_CHECKING:
     from blockkit.emulator.state import Urls
