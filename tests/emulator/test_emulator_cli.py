@@ -27,10 +27,11 @@ def test_ready_file_and_the_three_origins(emulator: dict[str, Any]) -> None:
     assert set(body) == {"ModelType", "ModelFileType", "ActiveBaseModel", "BaseModel", "BaseModelType"}
     assert set(body["ActiveBaseModel"]) < set(body["BaseModel"])
     assert body["BaseModelType"] == ["Standard", "Inpainting", "Refiner", "Pix2Pix"]
-    # The auth and orchestration origins answer JSON 404 until their routes arrive.
-    for key in ("auth_url", "orchestration_url"):
-        status, body = get_json(f"{emulator[key]}/anything")
-        assert status == 404 and body == {"error": "Not found"}
+    # An unknown path answers JSON 404: the catalogue's body on auth, ProblemDetails on orchestration.
+    status, body = get_json(f"{emulator['auth_url']}/anything")
+    assert status == 404 and body == {"error": "Not found"}
+    status, body = get_json(f"{emulator['orchestration_url']}/anything")
+    assert status == 404 and body["status"] == 404 and body["title"] == "Not Found"
 
 
 def _port_of(url: str) -> int:

@@ -81,8 +81,10 @@ def test_error_bodies_unknown_paths_methods_and_bugs_are_json(store: Store, monk
     assert asgi_request(app, "GET", "/")[::2] == (404, {"error": "Not found"})
     assert asgi_request(app, "DELETE", "/api/v1/enums")[::2] == (405, {"error": "Method not allowed"})
     assert asgi_request(app, "GET", "/api/v1/probe/broken")[::2] == (500, {"error": "Internal server error"})
-    for other in (auth, orchestration):
-        assert asgi_request(other, "POST", "/api/auth/oauth/nothing-here")[::2] == (404, {"error": "Not found"})
+    assert asgi_request(auth, "POST", "/api/auth/oauth/nothing-here")[::2] == (404, {"error": "Not found"})
+    # An unknown path on the orchestration origin is a ProblemDetails 404.
+    status, _headers, body = asgi_request(orchestration, "POST", "/api/auth/oauth/token")
+    assert status == 404 and body["status"] == 404 and body["title"] == "Not Found"
 
 
 def test_error_helpers_make_the_four_spec_shapes() -> None:

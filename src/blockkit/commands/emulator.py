@@ -258,3 +258,38 @@ def client_add(name: str, redirect_uris: tuple[str, ...], confidential: bool, al
     except EmulatorError as exc:
         _fail(str(exc))
     click.echo(orjson.dumps(registered.as_dict()).decode())
+
+
+# --- apikey add: an orchestration API key (the orchestration origin's part) -------------------
+
+@emulator.group("apikey")
+def apikey_group() -> None:
+    """Orchestration API keys (Authorization: Bearer <API_KEY> on the orchestration origin)."""
+
+
+@apikey_group.command("add")
+@click.option("--user", "username", required=True, metavar="USERNAME", help="The seeded user the key acts for.")
+@click.option("--data", type=click.Path(file_okay=False, path_type=Path), metavar="DIR", required=True,
+              help="The data directory (as given to 'start --data').")
+def apikey_add(username: str, data: Path) -> None:
+    """Print a new API key for USERNAME as {"api_key", "user_id"} JSON (works while the emulator runs).
+
+    The key is shown once; the store keeps only its sha256.
+    """
+    import orjson
+
+    from blockkit.emulator.clock import Clock
+    from blockkit.emulator.orchestration.errors import ServiceError
+    from blockkit.emulator.orchestration.funds import create_api_key
+    from blockkit.emulator.store import DB_FILENAME, Store
+
+    if not (data / DB_FILENAME).is_file():
+        _fail(f"{data}: no emulator data here (start once with --data {data})")
+    try:
+        with Store.open(data, check=False) as store, store.guard():
+            created = create_api_key(store, Clock(store), username)
+    except ServiceError:
+        _fail(f"--user {username}: no such user ('blockkit emulator users --data {data}' lists them)")
+    except EmulatorError as exc:
+        _fail(str(exc))
+    click.echo(orjson.dumps(created).decode())

@@ -44,6 +44,7 @@ BLOCK_ROUTES: tuple[tuple[re.Pattern[str], str, bool], ...] = (
     (re.compile(r"/api/v1/blocks/models"), ANY_TOKEN, False),
     (re.compile(r"/api/v1/blocks/images"), ANY_TOKEN, False),
     (re.compile(r"/api/v1/blocks/me"), "user:read:self", False),
+    (re.compile(r"/api/v1/blocks/entitlements"), "goods:read:self", True),  # also OAuth tokens
 )
 
 

@@ -47,7 +47,9 @@ def build_apps(store: Store, clock: Clock, options: EmulatorOptions,
     state = EmulatorState(store=store, clock=clock, options=options, urls=urls)
     from blockkit.emulator.oauth import build_auth_app
 
-    return build_catalogue_app(state), build_auth_app(state), _placeholder_app(state, "orchestration")
+    from blockkit.emulator.orchestration import build_orchestration_app
+
+    return build_catalogue_app(state), build_auth_app(state), build_orchestration_app(state)
 
 
 def _placeholder_app(state: EmulatorState, name: str) -> Starlette:

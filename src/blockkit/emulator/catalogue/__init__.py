@@ -39,6 +39,7 @@ ROUTE_MODULES: tuple[str, ...] = (
     "blockkit.emulator.catalogue.users",
     "blockkit.emulator.catalogue.creators",
     "blockkit.emulator.catalogue.tags",
+    "blockkit.emulator.catalogue.entitlements",  # goods: GET /blocks/entitlements
     "blockkit.emulator.blockroutes",  # block tokens: mint, JWKS, /blocks/models|images|me
 )
 
@@ -47,12 +48,13 @@ def build_catalogue_app(state: EmulatorState) -> Starlette:
     from blockkit.emulator import control
     from blockkit.emulator.blockroutes import BlockScopeMiddleware
     from blockkit.emulator.oauth import legacy
+    from blockkit.emulator.orchestration.media import media_routes
 
     api_routes = []
     for name in ROUTE_MODULES:
         api_routes.extend(importlib.import_module(name).routes)
     app = Starlette(
-        routes=[Mount(API_PREFIX, routes=api_routes), Mount(control.PREFIX, routes=control.routes),
+        routes=[Mount(API_PREFIX, routes=api_routes), Mount(control.PREFIX, routes=[*control.routes, *media_routes]),
                 *legacy.routes],
         middleware=[Middleware(RegionMiddleware, sfw_only=state.options.sfw_only),
                     Middleware(BlockScopeMiddleware)],

@@ -1,0 +1,148 @@
+"""The orchestration origin (``{orchestration_url}``): funds, the imageUpscaler recipe, blobs.
+
+Routes (Bearer API key, ``blockkit emulator apikey add``; errors are ProblemDetails, a 403 a
+plain JSON string, as the spec gives CreateFund):
+
+====================================================  ===========================================
+``POST /v2/consumer/funds``                           CreateFund: FundTemplate -> 201 FundResponse
+``POST /v2/consumer/recipes/imageUpscaler``           ImageUpscalerInput -> 200 ImageUpscalerOutput
+``GET  /__emulator/funds/{id}``                       the fund (404 once expired); emulator operation
+``POST /__emulator/funds/{id}/deposits``              ``{accountType, amount}`` from the key owner
+``GET  /__emulator/blobs/{id}.{ext}``                 a stored blob (public, as a signed URL would be)
+====================================================  ===========================================
+
+The services behind them (``funds``, ``upscaler``) take (store, clock, ...) and are what
+``blockkit dev`` calls in-process; the routes parse, authenticate and serialise.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import orjson
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from blockkit.emulator import auth
+from blockkit.emulator.catalogue.errors import EXCEPTION_HANDLERS, json_response
+from blockkit.emulator.orchestration import funds, media, upscaler
+from blockkit.emulator.orchestration.errors import (
+    ServiceError,
+    bad_request,
+    not_found,
+    unauthorized,
+)
+from blockkit.emulator.region import RegionMiddleware
+from blockkit.emulator.state import emulator
+
+if TYPE_CHECKING:
+    from blockkit.emulator.state import EmulatorState
+
+MAX_BODY_BYTES = 48 * 1024 * 1024  # a base64 2048 x 2048 PNG fits
+JSON_TYPES = ("application/json", "text/json")
+
+
+def key_owner(request: Request) -> int:
+    """The user id of the request's API key, or ServiceError 401 (ProblemDetails)."""
+    try:
+        raw = auth.bearer_token(request)
+    except auth.TokenRejected as exc:
+        raise unauthorized(f"the Authorization header is not a bearer API key ({exc.detail})") from None
+    if raw is None:
+        raise unauthorized()
+    user_id = funds.api_key_user(emulator(request).store, raw)
+    if user_id is None:
+        raise unauthorized("the API key is not valid")
+    return user_id
+
+
+async def read_json(request: Request, *, optional: bool) -> Any:
+    """The JSON body (None when absent and ``optional``); 400 ProblemDetails when unreadable."""
+    body = await request.body()
+    if len(body) > MAX_BODY_BYTES:
+        raise ServiceError(400, "body_too_large", "the request body is larger than 48 MB")
+    if not body.strip():
+        if optional:
+            return None
+        raise bad_request("bad_body", "a JSON body is required")
+    ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if ctype not in JSON_TYPES and not (ctype.startswith("application/") and ctype.endswith("+json")):
+        raise bad_request("bad_content_type", "send the body as application/json, text/json or application/*+json")
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError:
+        raise bad_request("bad_json", "the body is not valid JSON") from None
+
+
+def flag(request: Request, name: str) -> bool:
+    values = request.query_params.getlist(name)
+    if not values:
+        return False
+    if len(values) > 1 or values[0].lower() not in ("true", "false", "1", "0", ""):
+        raise bad_request("bad_query", f"{name} must be true or false")
+    return values[0].lower() in ("true", "1", "")
+
+
+async def create_fund_endpoint(request: Request) -> Response:
+    state = emulator(request)
+    user_id = await run_in_threadpool(key_owner, request)
+    template = await read_json(request, optional=True)
+    fund = await run_in_threadpool(funds.create_fund, state.store, state.clock, user_id, template)
+    return json_response(fund, status_code=201)
+
+
+async def get_fund_endpoint(request: Request) -> Response:
+    state = emulator(request)
+    await run_in_threadpool(key_owner, request)
+    return json_response(await run_in_threadpool(funds.get_fund, state.store, state.clock, request.path_params["id"]))
+
+
+async def deposit_endpoint(request: Request) -> Response:
+    state = emulator(request)
+    user_id = await run_in_threadpool(key_owner, request)
+    body = await read_json(request, optional=False)
+    if not isinstance(body, dict):
+        raise bad_request("bad_body", "send {\"accountType\": \"yellow|blue|green\", \"amount\": N}")
+    fund = await run_in_threadpool(funds.deposit, state.store, state.clock, request.path_params["id"], user_id,
+                                   body.get("accountType"), body.get("amount"))
+    return json_response(fund, status_code=201)
+
+
+async def upscaler_endpoint(request: Request) -> Response:
+    state = emulator(request)
+    user_id = await run_in_threadpool(key_owner, request)
+    flags = {name: flag(request, name) for name in ("experimental", "allowMatureContent", "whatif", "ephemeral")}
+    payload = await read_json(request, optional=False)
+    out = await run_in_threadpool(upscaler.invoke, state.store, state.clock, state.urls, user_id, payload,
+                                  whatif=flags["whatif"], ephemeral=flags["ephemeral"],
+                                  allow_mature_content=flags["allowMatureContent"])
+    return json_response(out)
+
+
+def nothing_here(request: Request) -> Response:
+    raise not_found(f"no route {request.method} {request.url.path} on the orchestration origin")
+
+
+routes = [
+    Route("/v2/consumer/funds", create_fund_endpoint, methods=["POST"]),
+    Route("/v2/consumer/recipes/imageUpscaler", upscaler_endpoint, methods=["POST"]),
+    Route("/__emulator/funds/{id}", get_fund_endpoint, methods=["GET"]),
+    Route("/__emulator/funds/{id}/deposits", deposit_endpoint, methods=["POST"]),
+    *media.blob_routes,
+]
+
+
+def build_orchestration_app(state: EmulatorState) -> Starlette:
+    app = Starlette(
+        routes=[*routes, Route("/{path:path}", nothing_here,
+                               methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])],
+        middleware=[Middleware(RegionMiddleware, sfw_only=state.options.sfw_only)],
+        exception_handlers=EXCEPTION_HANDLERS,
+    )
+    app.state.emulator = state
+    app.state.origin = "orchestration"
+    return app

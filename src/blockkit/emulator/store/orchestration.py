@@ -1,0 +1,113 @@
+"""Orchestration rows: API keys, funds and deposits, stored blobs, workflows. SQL only."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+from blockkit.emulator.store.tokens import hash_token
+
+# --- API keys -------------------------------------------------------------------------------
+
+
+def add_api_key(db: sqlite3.Connection, user_id: int, raw: str, now: str) -> int:
+    cursor = db.execute("INSERT INTO orchestration_api_keys (key_hash, user_id, created_at) VALUES (?, ?, ?)",
+                        (hash_token(raw), user_id, now))
+    return int(cursor.lastrowid or 0)
+
+
+def api_key_user(db: sqlite3.Connection, raw: str) -> int | None:
+    """The user id of a live key, or None."""
+    row = db.execute("SELECT user_id FROM orchestration_api_keys WHERE key_hash = ? AND revoked_at IS NULL",
+                     (hash_token(raw),)).fetchone()
+    return None if row is None else int(row[0])
+
+
+# --- funds ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class FundRow:
+    id: str
+    owner_user_id: int
+    allow_mature_content: bool
+    description: str | None
+    created_at: str
+    expires_at: str
+
+
+def insert_fund(db: sqlite3.Connection, fund: FundRow) -> None:
+    db.execute("INSERT INTO funds (id, owner_user_id, allow_mature_content, description, created_at, expires_at)"
+               " VALUES (?, ?, ?, ?, ?, ?)", (fund.id, fund.owner_user_id, int(fund.allow_mature_content),
+                                             fund.description, fund.created_at, fund.expires_at))
+
+
+def live_fund(db: sqlite3.Connection, fund_id: str, now: str) -> FundRow | None:
+    """A fund whose expiry lies after ``now``; an expired fund is gone (None)."""
+    row = db.execute("SELECT id, owner_user_id, allow_mature_content, description, created_at, expires_at"
+                     " FROM funds WHERE id = ? AND expires_at > ?", (fund_id, now)).fetchone()
+    return None if row is None else FundRow(row[0], row[1], bool(row[2]), row[3], row[4], row[5])
+
+
+def fund_balances(db: sqlite3.Connection, fund_id: str) -> dict[str, int]:
+    return {r[0]: int(r[1]) for r in db.execute(
+        "SELECT account_type, sum(amount) FROM fund_deposits WHERE fund_id = ? GROUP BY account_type", (fund_id,))}
+
+
+def add_deposit(db: sqlite3.Connection, fund_id: str, user_id: int, account_type: str, amount: int, now: str) -> None:
+    db.execute("INSERT INTO fund_deposits (fund_id, user_id, account_type, amount, created_at) VALUES (?, ?, ?, ?, ?)",
+               (fund_id, user_id, account_type, amount, now))
+
+
+# --- blobs ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class BlobRow:
+    id: str
+    user_id: int | None
+    filename: str
+    media_type: str
+    width: int
+    height: int
+    created_at: str
+
+
+def insert_blob(db: sqlite3.Connection, blob: BlobRow) -> None:
+    db.execute("INSERT INTO blobs (id, user_id, filename, media_type, width, height, created_at)"
+               " VALUES (?, ?, ?, ?, ?, ?, ?)", (blob.id, blob.user_id, blob.filename, blob.media_type, blob.width,
+                                                blob.height, blob.created_at))
+
+
+def find_blob(db: sqlite3.Connection, blob_id: str) -> BlobRow | None:
+    row = db.execute("SELECT id, user_id, filename, media_type, width, height, created_at FROM blobs WHERE id = ?",
+                     (blob_id,)).fetchone()
+    return None if row is None else BlobRow(*row)
+
+
+# --- workflows ------------------------------------------------------------------------------
+
+
+def insert_workflow(db: sqlite3.Connection, *, id: str, user_id: int, app_id: str | None, block_id: str | None,
+                    created_at: str, cost: int, document: str) -> None:
+    db.execute("INSERT INTO workflows (id, user_id, app_id, block_id, status, created_at, cost, document)"
+               " VALUES (?, ?, ?, ?, 'timed', ?, ?, ?)", (id, user_id, app_id, block_id, created_at, cost, document))
+
+
+def find_workflow(db: sqlite3.Connection, workflow_id: str) -> dict[str, Any] | None:
+    row = db.execute("SELECT id, user_id, app_id, block_id, status, created_at, canceled_at, cost, document"
+                     " FROM workflows WHERE id = ?", (workflow_id,)).fetchone()
+    return None if row is None else dict(row)
+
+
+def list_workflows(db: sqlite3.Connection, user_id: int, app_id: str | None, limit: int) -> list[dict[str, Any]]:
+    rows = db.execute("SELECT id, user_id, app_id, block_id, status, created_at, canceled_at, cost, document"
+                      " FROM workflows WHERE user_id = ? AND (? IS NULL OR app_id = ?)"
+                      " ORDER BY created_at DESC, id DESC LIMIT ?", (user_id, app_id, app_id, limit))
+    return [dict(r) for r in rows]
+
+
+def cancel_workflow(db: sqlite3.Connection, workflow_id: str, now: str, document: str) -> None:
+    db.execute("UPDATE workflows SET status = 'canceled', canceled_at = ?, document = ? WHERE id = ?",
+               (now, document, workflow_id))

@@ -1,0 +1,304 @@
+"""Workflows, as the host bridge runs them (SUBMIT/ESTIMATE/POLL/CANCEL_WORKFLOW, QUERY_APP_WORKFLOWS).
+
+Python API (``blockkit dev`` calls these in-process with the block token's claims):
+
+- ``WorkflowCaller.from_claims(claims)`` -> the caller (viewer, app, block, scopes, buzzBudget, maturity);
+- ``submit(store, clock, urls, caller, payload) -> Workflow``;
+- ``estimate(store, clock, urls, caller, payload) -> {"cost", "transactions", "spentAccountType"}``;
+- ``poll(store, clock, urls, caller, workflow_id) -> Workflow``;
+- ``cancel(store, clock, urls, caller, workflow_id) -> Workflow`` (refunds what was charged);
+- ``query(store, clock, urls, caller, limit=20) -> {"items": [Workflow]}`` (the app's workflows).
+
+The payload is a WorkflowTemplate of @civitai/client: ``{steps: [{$type, name?, input, metadata?}],
+tags?, metadata?, allowMatureContent?, accountType?}``. Step types:
+
+- ``imageUpscaler`` (input ImageUpscalerInput): a real Lanczos upscale; output ``{blob: ImageBlob}``;
+- ``textToImage`` (input ``{prompt, negativePrompt?, width 64-2048 (default 512), height, seed?,
+  quantity 1-4}``): no model runs here. The output ``{images: [ImageBlob], note}`` holds
+  deterministic procedural pictures of prompt+seed+index and says so in ``note``.
+
+Cost: ``imaging.price`` of every output image (4 Buzz per output megapixel, rounded up). Rules:
+the ``ai:write:budgeted`` scope is needed (403); the total may not exceed the token's per-generation
+budget (buzzBudget, default 10, at most 1000; 403 ``budget_exceeded``); ``accountType`` is a
+preference under the maturity clamp (``buzz.pool_order``); a mature workflow (allowMatureContent)
+needs a caller that may see mature content, else it is clamped to safe-for-work; short of Buzz is 402.
+
+Time (the emulator clock): every workflow is ``unassigned`` for 2 s, then each step is
+``processing`` for its duration (3 s an upscale, 4 s a generated image) one after another,
+then ``succeeded``. Outputs are computed at submission and shown once their step succeeds.
+``spentAccountType`` is the pool of the largest debit.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from blockkit.emulator import buzz, facts
+from blockkit.emulator.clock import format_timestamp, parse_timestamp
+from blockkit.emulator.orchestration import imaging, media, upscaler
+from blockkit.emulator.orchestration.errors import ServiceError, bad_request, not_found
+from blockkit.emulator.store import orchestration as orch_store
+
+if TYPE_CHECKING:
+    from blockkit.emulator.clock import Clock
+    from blockkit.emulator.state import Urls
+    from blockkit.emulator.store import Store
+
+BUDGET_SCOPE = "ai:write:budgeted"
+DEFAULT_BUDGET = 10
+BUDGET_CAP = 1000
+QUEUE_SECONDS = 2.0
+STEP_SECONDS = {"imageUpscaler": 3.0, "textToImage": 4.0}  # textToImage: per image
+MAX_STEPS = 10
+MAX_QUANTITY = 4
+MAX_PROMPT = 6000
+PLACEHOLDER_NOTE = "procedural placeholder: blockkit does not run models; this image is drawn from the prompt and seed"
+
+
+@dataclass(frozen=True)
+class WorkflowCaller:
+    user_id: int
+    app_id: str | None = None
+    block_id: str | None = None
+    scopes: frozenset[str] = field(default_factory=lambda: frozenset({BUDGET_SCOPE}))
+    buzz_budget: int | None = None     # the token's buzzBudget claim (None: the default)
+    mature: bool = False               # the block may see mature content (its maxBrowsingLevel)
+
+    @classmethod
+    def from_claims(cls, claims: dict[str, Any]) -> WorkflowCaller:
+        sub = str(claims.get("sub", ""))
+        if not sub.startswith("user:"):
+            raise ServiceError(401, "sign_in_required", "workflows need a signed-in viewer")
+        level = claims.get("maxBrowsingLevel")
+        return cls(user_id=int(sub.split(":", 1)[1]), app_id=claims.get("appId"), block_id=claims.get("blockId"),
+                   scopes=frozenset(claims.get("scopes") or ()), buzz_budget=claims.get("buzzBudget"),
+                   mature=isinstance(level, int) and bool(level & ~facts.SFW_BROWSING_LEVEL))
+
+    def budget(self) -> int:
+        budget = DEFAULT_BUDGET if self.buzz_budget is None else self.buzz_budget
+        return max(0, min(int(budget), BUDGET_CAP))
+
+
+# --- validation and pricing ------------------------------------------------------------------
+
+def _int(value: object, name: str, low: int, high: int, default: int) -> int:
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise bad_request("bad_step", f"{name} must be an integer from {low} to {high}")
+    return value
+
+
+def _plan(payload: object, fetch: Any) -> list[dict[str, Any]]:
+    """Each step checked: {type, name, input, outputs: [(w, h)], image?: PIL image}."""
+    if not isinstance(payload, dict):
+        raise bad_request("bad_body", "the workflow must be a JSON object with steps")
+    steps = payload.get("steps")
+    if not isinstance(steps, list) or not 1 <= len(steps) <= MAX_STEPS:
+        raise bad_request("bad_steps", f"steps must be a list of 1 to {MAX_STEPS} step templates")
+    plan: list[dict[str, Any]] = []
+    for index, step in enumerate(steps):
+        if not isinstance(step, dict) or not isinstance(step.get("input"), dict):
+            raise bad_request("bad_step", f"steps[{index}] must be an object with $type and input")
+        kind, data = step.get("$type"), step["input"]
+        name = step.get("name") or f"{index}"
+        if kind == "imageUpscaler":
+            source, repeats = upscaler.check_payload(data)
+            image = imaging.decode_image(source, fetch)
+            plan.append({"type": kind, "name": name, "input": data, "image": image, "repeats": repeats,
+                         "outputs": [imaging.check_output(image.width, image.height, repeats)]})
+        elif kind == "textToImage":
+            prompt = data.get("prompt")
+            if not isinstance(prompt, str) or not prompt.strip() or len(prompt) > MAX_PROMPT:
+                raise bad_request("bad_step", f"steps[{index}].input.prompt must be a non-empty string"
+                                              f" of at most {MAX_PROMPT} characters")
+            width = _int(data.get("width"), "width", 64, 2048, 512)
+            height = _int(data.get("height"), "height", 64, 2048, 512)
+            seed = _int(data.get("seed"), "seed", 0, 2**32 - 1, 0)
+            quantity = _int(data.get("quantity"), "quantity", 1, MAX_QUANTITY, 1)
+            plan.append({"type": kind, "name": name, "input": {**data, "seed": seed}, "prompt": prompt,
+                         "seed": seed, "outputs": [(width, height)] * quantity})
+        else:
+            raise bad_request("unsupported_step", f"steps[{index}].$type {kind!r} is not supported here"
+                                                  " (imageUpscaler, textToImage)")
+    return plan
+
+
+def _price(plan: list[dict[str, Any]]) -> int:
+    return sum(imaging.price(w, h) for step in plan for (w, h) in step["outputs"])
+
+
+def _authorise(caller: WorkflowCaller, total: int) -> None:
+    if BUDGET_SCOPE not in caller.scopes:
+        raise ServiceError(403, "missing_scope", f"workflows need the {BUDGET_SCOPE} scope")
+    if total > caller.budget():
+        raise ServiceError(403, "budget_exceeded", f"this workflow costs {total} Buzz; the block's budget per"
+                                                   f" generation is {caller.budget()}")
+
+
+def _mature(caller: WorkflowCaller, payload: dict[str, Any]) -> bool:
+    wanted = payload.get("allowMatureContent")
+    if wanted is not None and not isinstance(wanted, bool):
+        raise bad_request("bad_body", "allowMatureContent must be a boolean")
+    return bool(wanted) and caller.mature  # a safe-for-work block never widens
+
+
+def estimate(store: Store, clock: Clock, urls: Urls, caller: WorkflowCaller, payload: object) -> dict[str, Any]:
+    plan = _plan(payload, lambda url: media.resolve_local(urls, store, url))
+    assert isinstance(payload, dict)
+    total = _price(plan)
+    order = buzz.pool_order(payload.get("accountType"), mature=_mature(caller, payload))
+    _authorise(caller, total)
+    held = buzz.balance(store, clock, caller.user_id)
+    debits, left = {}, total
+    for pool in order:
+        take = min(left, held[pool])
+        if take:
+            debits[pool] = take
+            left -= take
+    return {"cost": upscaler.cost(total), "spentAccountType": buzz.largest_debit(debits),
+            "transactions": {"list": [{"type": "debit", "amount": a, "accountType": p} for p, a in debits.items()],
+                             "insufficientBuzz": left > 0}}
+
+
+# --- running ---------------------------------------------------------------------------------
+
+def _blob(urls: Urls, row: orch_store.BlobRow) -> dict[str, Any]:
+    return {"type": "image", "id": row.id, "available": True, "url": media.blob_url(urls, row),
+            "width": row.width, "height": row.height, "nsfwLevel": "pg"}
+
+
+def submit(store: Store, clock: Clock, urls: Urls, caller: WorkflowCaller, payload: object) -> dict[str, Any]:
+    plan = _plan(payload, lambda url: media.resolve_local(urls, store, url))
+    assert isinstance(payload, dict)
+    total = _price(plan)
+    mature = _mature(caller, payload)
+    order = buzz.pool_order(payload.get("accountType"), mature=mature)
+    _authorise(caller, total)
+    workflow_id = f"wf-{uuid.uuid4()}"
+    now = clock.iso()
+    with store.write() as db:  # charge first: a refused charge leaves nothing behind
+        debits = buzz.charge(db, now, caller.user_id, total, order, kind="workflow", reference=workflow_id,
+                             description=f"workflow ({len(plan)} step(s))")
+    steps, offset = [], QUEUE_SECONDS
+    for step in plan:
+        if step["type"] == "imageUpscaler":
+            output = {"blob": _blob(urls, media.save_blob(store, now, caller.user_id,
+                                                           imaging.upscale(step["image"], step["repeats"])))}
+            duration = STEP_SECONDS["imageUpscaler"]
+        else:
+            images = [_blob(urls, media.save_blob(store, now, caller.user_id, imaging.procedural(
+                f"{step['prompt']}\x00{step['seed']}\x00{i}", w, h))) for i, (w, h) in enumerate(step["outputs"])]
+            output = {"images": images, "note": PLACEHOLDER_NOTE}
+            duration = STEP_SECONDS["textToImage"] * len(step["outputs"])
+        steps.append({"$type": step["type"], "name": step["name"], "input": step["input"], "output": output,
+                      "start": offset, "end": offset + duration,
+                      "cost": sum(imaging.price(w, h) for (w, h) in step["outputs"])})
+        offset += duration
+    document = {"steps": steps, "debits": debits, "tags": payload.get("tags") or [],
+                "metadata": payload.get("metadata") or {}, "allowMatureContent": mature, "currencies": list(order),
+                "refunded": False}
+    with store.write() as db:
+        orch_store.insert_workflow(db, id=workflow_id, user_id=caller.user_id, app_id=caller.app_id,
+                                   block_id=caller.block_id, created_at=now, cost=total,
+                                   document=orjson.dumps(document).decode())
+        row = orch_store.find_workflow(db, workflow_id)
+    assert row is not None
+    return _render(row, clock)
+
+
+def _render(row: dict[str, Any], clock: Clock) -> dict[str, Any]:
+    document = orjson.loads(row["document"])
+    created = parse_timestamp(row["created_at"])
+    elapsed = (clock.now() - created).total_seconds()
+    canceled_at = parse_timestamp(row["canceled_at"]) if row["canceled_at"] else None
+    if canceled_at is not None:
+        elapsed = min(elapsed, (canceled_at - created).total_seconds())
+
+    def at(seconds: float) -> str:
+        return format_timestamp(created + timedelta(seconds=seconds))
+
+    steps = []
+    for step in document["steps"]:
+        if elapsed >= step["end"]:
+            status = "succeeded"
+        elif canceled_at is not None:
+            status = "canceled"
+        elif elapsed >= step["start"]:
+            status = "processing"
+        else:
+            status = "unassigned"
+        out: dict[str, Any] = {"$type": step["$type"], "name": step["name"], "priority": "normal",
+                               "status": status, "metadata": {}, "input": step["input"],
+                               "startedAt": at(step["start"]) if elapsed >= step["start"] else None,
+                               "completedAt": at(step["end"]) if status == "succeeded" else None}
+        if status == "processing":
+            out["estimatedProgressRate"] = round((elapsed - step["start"]) / (step["end"] - step["start"]), 3)
+        if status == "succeeded":
+            out["output"] = step["output"]
+        steps.append(out)
+    statuses = [s["status"] for s in steps]
+    if all(s == "succeeded" for s in statuses):
+        status = "succeeded"
+    elif canceled_at is not None:
+        status = "canceled"
+    elif any(s != "unassigned" for s in statuses):
+        status = "processing"
+    else:
+        status = "unassigned"
+    debits = document["debits"]
+    transactions = [{"type": "debit", "amount": a, "accountType": p} for p, a in debits.items()]
+    if document["refunded"]:
+        transactions += [{"type": "credit", "amount": a, "accountType": p} for p, a in debits.items()]
+    total = row["cost"]
+    return {
+        "id": row["id"], "createdAt": row["created_at"], "status": status,
+        "startedAt": at(QUEUE_SECONDS) if elapsed >= QUEUE_SECONDS else None,
+        "completedAt": at(document["steps"][-1]["end"]) if status == "succeeded" else (
+            row["canceled_at"] if status == "canceled" else None),
+        "transactions": {"list": transactions}, "spentAccountType": buzz.largest_debit(debits),
+        "metadata": document["metadata"], "tags": document["tags"], "arguments": {}, "callbacks": [],
+        "tips": {"civitai": 0, "creators": 0}, "cost": upscaler.cost(total), "steps": steps,
+        "allowMatureContent": document["allowMatureContent"], "currencies": document["currencies"],
+        "upgradeMode": "manual", "forceRefunded": document["refunded"],
+    }
+
+
+def _owned(db: Any, caller: WorkflowCaller, workflow_id: object) -> dict[str, Any]:
+    row = orch_store.find_workflow(db, workflow_id) if isinstance(workflow_id, str) else None
+    if row is None or row["user_id"] != caller.user_id or (caller.app_id is not None and row["app_id"] != caller.app_id):
+        raise not_found("no such workflow for this viewer and app")
+    return row
+
+
+def poll(store: Store, clock: Clock, urls: Urls, caller: WorkflowCaller, workflow_id: str) -> dict[str, Any]:
+    with store.read() as db:
+        return _render(_owned(db, caller, workflow_id), clock)
+
+
+def cancel(store: Store, clock: Clock, urls: Urls, caller: WorkflowCaller, workflow_id: str) -> dict[str, Any]:
+    """Cancel a workflow that has not finished and refund every debit; a finished one is 409."""
+    now = clock.iso()
+    with store.write() as db:
+        row = _owned(db, caller, workflow_id)
+        current = _render(row, clock)
+        if current["status"] in ("succeeded", "canceled"):
+            raise ServiceError(409, "already_finished", f"the workflow is already {current['status']}")
+        document = orjson.loads(row["document"])
+        buzz.refund(db, now, caller.user_id, document["debits"], reference=row["id"], description="workflow canceled")
+        document["refunded"] = True
+        orch_store.cancel_workflow(db, row["id"], now, orjson.dumps(document).decode())
+        row = orch_store.find_workflow(db, row["id"])
+    assert row is not None
+    return _render(row, clock)
+
+
+def query(store: Store, clock: Clock, urls: Urls, caller: WorkflowCaller, limit: int = 20) -> dict[str, Any]:
+    with store.read() as db:
+        rows = orch_store.list_workflows(db, caller.user_id, caller.app_id, max(1, min(int(limit), 100)))
+    return {"items": [_render(row, clock) for row in rows]}
