@@ -124,7 +124,7 @@ def asgi_request(app: Any, method: str, path: str, *, query: str = "", headers: 
             if not any(m["type"] == "http.response.start" for m in messages):
                 raise
 
-    asyncio.run(run())
+    run_coroutine(run())
     start = next(m for m in messages if m["type"] == "http.response.start")
     raw = b"".join(m.get("body", b"") for m in messages if m["type"] == "http.response.body")
     response_headers = {k.decode(): v.decode() for k, v in start["headers"]}
@@ -132,3 +132,34 @@ def asgi_request(app: Any, method: str, path: str, *, query: str = "", headers: 
     if response_headers.get("content-type", "").startswith("application/json"):
         parsed = json.loads(raw)
     return start["status"], response_headers, parsed
+
+
+def run_coroutine(coro: Any) -> Any:
+    """``asyncio.run`` on a thread of its own.
+
+    Playwright's sync API (the session-wide Chromium of the browser tests) keeps an event
+    loop running on the main thread for the rest of the session, and ``asyncio.run``
+    refuses to start inside a running loop; a fresh thread has none.
+    """
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+def on_a_fresh_thread(test: Any) -> Any:
+    """Run a test body on a thread with no event loop (see ``run_coroutine``).
+
+    Some real clients (civitapy) run their own event loop under their sync API, which
+    fails on a thread where Playwright's loop is already running.
+    """
+    import functools
+    from concurrent.futures import ThreadPoolExecutor
+
+    @functools.wraps(test)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            return pool.submit(test, *args, **kwargs).result()
+
+    return wrapper
