@@ -179,6 +179,68 @@ DECISIONS: dict[str, str] = {
     ),
     "D-openapi-route": "The catalogue origin serves this document at /api/v1/openapi.json (Public).",
     "D-method": "A method a path does not define is a 405 {error: 'Method not allowed'}.",
+    # The models family's behaviour where the spec is silent (catalogue/models.py, model_versions.py,
+    # vault.py, permissions.py).
+    "D-models-pagination": (
+        "GET /models pages by cursor unless page is given: a keyset cursor '<sort value>|<id>'. Page "
+        "mode adds currentPage and pageSize and still gives nextCursor with nextPage. page with cursor, "
+        "like query with page, is a 400 {error}."
+    ),
+    "D-models-sort-keys": (
+        "Highest Rated sorts by the period's thumbs up minus thumbs down; Most Liked by thumbs up; Most "
+        "Downloaded, Most Discussed and Most Collected by the period's downloads, comments and collections; "
+        "Most Images counts the preview images; Newest and Oldest read the model's publication date and "
+        "ignore period. Ties: the higher id first (Oldest: the lower)."
+    ),
+    "D-models-filters": (
+        "Listed models are published, neither Private nor Unsearchable, with a published non-Private "
+        "version. supportsGeneration, fromPlatform and earlyAccess filter both ways (true: only those that "
+        "are; earlyAccess: a version in early access now; false: only those that are not; absent: no "
+        "filter). nsfw=false lists models not flagged NSFW sharing a level with PG or PG-13, with PG and "
+        "PG-13 previews; nsfw=true every level but Blocked. query: every word in the model name, any case. "
+        "tag: a model tag name, any case. username: the exact name (any case), else every user whose slug "
+        "(accents dropped, lower case, other characters as '-') is the parameter's. A signed-in caller's "
+        "hidden models are left out unless hidden=true; favorites is the caller's Bookmark collection."
+    ),
+    "D-previews": (
+        "A version's preview images are the model owner's rated images and videos in published, unblocked, "
+        "scanned, non-private posts about the version, within the browsing level, in post order, at most 20."
+    ),
+    "D-model-by-id": (
+        "GET /models/{id} answers the model as the default list shows it (published versions, PG and PG-13 "
+        "previews), also when it is flagged NSFW; in a restricted region such a model is a 404."
+    ),
+    "D-version-token": (
+        "GET /model-versions/{id}: a bearer token adds earlyAccessConfig.unlocked (true for a buyer, the "
+        "owner or a moderator) and unlockedAt (when bought); a moderator's token also shows unpublished "
+        "versions, the owner's a Private training result. Images follow the caller's browsing level "
+        "(anonymous: PG). A restricted region sees no version of a model flagged NSFW. On Mixed routes a "
+        "token that is not valid reads as none."
+    ),
+    "D-by-hash-order": (
+        "POST /model-versions/by-hash answers one entry per matched version, in the order of the first hash "
+        "naming it; an entry of 64 characters that is not hexadecimal is a 400. by-hash/ids answers each "
+        "matched hash once, as sent."
+    ),
+    "D-mini-generate": (
+        "mini/{id}: canGenerate needs on-site generation coverage, a model that is not moderated, and "
+        "access (no running early access unless bought or owned; Private only for its owner; moderators "
+        "always). A version without epoch files ignores epoch."
+    ),
+    "D-vault-toggle": (
+        "toggle-version adds a Pending snapshot (the emulator runs no ingestion; files are listed once "
+        "Stored), reserving its public files' size and its description (at least 1 KB) against the quota "
+        "at once; a version that is not published is 'not found'. storageKb is the largest allowance among "
+        "the caller's active memberships (founder and bronze 10 GB, silver 25 GB, gold 50 GB)."
+    ),
+    "D-permissions-unknown": (
+        "permissions/check: an id with no published version answers false; a userId that names no user is "
+        "judged as anonymous."
+    ),
+    "D-private-cache": (
+        "Answers that depend on a bearer token (vault, /me, Mixed routes called with a valid token) carry "
+        "Cache-Control: private, no-store."
+    ),
 }
 
 
@@ -985,6 +1047,7 @@ def paths() -> dict[str, Any]:
                 "401": json_response("favorites or hidden without a valid token.", ref("Unauthorized"), **decision("D-models-auth")),
                 "429": bad("page * limit above 1000: too many pages requested, use cursors.", "Error"),
             },
+            decisions=("D-models-pagination", "D-models-sort-keys", "D-models-filters", "D-previews", "D-private-cache",),
             tags=("models",),
             description="favorites and hidden need a token. Non-moderators see only Published versions and public files.",
         )
@@ -1000,7 +1063,7 @@ def paths() -> dict[str, Any]:
                 "400": bad("id is not an integer in range.", "Error"),
                 "404": bad(NOT_FOUND, "Error"),
             },
-            decisions=("D-error-single",),
+            decisions=("D-error-single", "D-model-by-id", "D-previews"),
             tags=("models",),
         )
     }
@@ -1012,7 +1075,7 @@ def paths() -> dict[str, Any]:
             "Mixed",
             [id_param("id", "Model version id.", where="path")],
             {"200": ok(ref("ModelVersion")), "400": bad("id is not an integer in range.", "Error"), "404": version_404},
-            decisions=("D-error-single",),
+            decisions=("D-error-single", "D-version-token", "D-previews", "D-private-cache"),
             tags=("model-versions",),
         )
     }
@@ -1046,7 +1109,7 @@ def paths() -> dict[str, Any]:
                 "400": bad("Missing body, non-array, a hash not 64 characters, or more than 100 entries; the message names the first failure.", "Error"),
             },
             body=hashes_body(100),
-            decisions=("D-error-single",),
+            decisions=("D-error-single", "D-by-hash-order"),
             tags=("model-versions",),
         )
     }
@@ -1061,6 +1124,7 @@ def paths() -> dict[str, Any]:
                 "400": bad("Missing body, non-array, a hash not 64 characters, or more than 10000 entries.", "Error"),
             },
             body=hashes_body(10000, ("D-by-hash-ids-400",)),
+            decisions=("D-by-hash-order",),
             tags=("model-versions",),
         )
     }
@@ -1083,7 +1147,7 @@ def paths() -> dict[str, Any]:
                 "400": bad("Invalid id or epoch.", "Error"),
                 "404": bad("Missing, unpublished, primary file missing, or epoch not found.", "Error"),
             },
-            decisions=("D-error-single",),
+            decisions=("D-error-single", "D-mini-generate"),
             tags=("model-versions",),
         )
     }
@@ -1178,7 +1242,7 @@ def paths() -> dict[str, Any]:
                 "401": UNAUTHORIZED,
                 "500": json_response("Storage quota exceeded, model not found, or another internal error.", ref("ToggleInternalError")),
             },
-            decisions=("D-vault-401", "D-error-single"),
+            decisions=("D-vault-401", "D-error-single", "D-vault-toggle"),
             tags=("vault",),
         )
     }
@@ -1348,6 +1412,7 @@ def paths() -> dict[str, Any]:
             "Authenticated",
             [],
             {"200": ok(ref("CurrentUser")), "401": UNAUTHORIZED},
+            decisions=("D-private-cache",),
             tags=("users",),
         )
     }
@@ -1431,7 +1496,7 @@ def paths() -> dict[str, Any]:
                 "400": bad("entityIds missing or malformed, or an invalid permission.", "Error"),
                 "500": json_response("Internal failure.", ref("InternalError")),
             },
-            decisions=("D-permissions-keys",),
+            decisions=("D-permissions-keys", "D-permissions-unknown"),
             tags=("permissions",),
             description="The bearer token does not scope the check.",
         )

@@ -84,7 +84,16 @@ def test_catalogue_conforms(case: Any) -> None:
     _own_check(response, case)
 
 
+def _checks(case: Any) -> list[Any]:
+    # toggle-version's 500 is the spec's own answer for a version that does not exist (or a full
+    # vault): fuzzed ids hit it. There a 500 is checked against its documented body, not refused.
+    if case.operation.definition.raw.get("operationId") == "toggleVaultVersion":
+        return [c for c in CHECKS if c is not not_a_server_error]
+    return CHECKS
+
+
 @authenticated.parametrize()
 def test_authenticated_catalogue_conforms(case: Any, member_token: str) -> None:
-    response = case.call_and_validate(checks=CHECKS, headers={"Authorization": f"Bearer {member_token}"}, timeout=30)
+    response = case.call_and_validate(checks=_checks(case), headers={"Authorization": f"Bearer {member_token}"},
+                                      timeout=30)
     _own_check(response, case)

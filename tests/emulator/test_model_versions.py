@@ -216,6 +216,12 @@ def test_mini_epochs(api: httpx.Client, landmarks: dict[str, Any], mint: Any) ->
     assert owner["canGenerate"] is True
 
 
+def test_mini_epoch_is_ignored_by_a_version_without_epochs(api: httpx.Client, landmarks: dict[str, Any]) -> None:
+    version = landmarks["public_version"]["id"]
+    plain = api.get(f"/api/v1/model-versions/mini/{version}").json()
+    assert api.get(f"/api/v1/model-versions/mini/{version}?epoch=3").json() == plain
+
+
 def test_mini_flags(api: httpx.Client, landmarks: dict[str, Any]) -> None:
     def first_version(key: str) -> dict[str, Any]:
         version = landmarks[key]["version_ids"][-1]  # the oldest: published in every forced model
@@ -301,3 +307,9 @@ def test_restricted_region_hides_versions_of_nsfw_models(api: httpx.Client, stor
     assert {i["nsfwLevel"] for i in api.get(url, headers=member).json()["images"]} & {4, 8, 16}
     clamped = {i["nsfwLevel"] for i in api.get(url, headers={**member, **restricted}).json()["images"]}
     assert clamped <= {1, 2}
+
+
+def test_get_on_the_post_only_by_hash_path_reads_as_a_bad_id(api: httpx.Client) -> None:
+    response = api.get("/api/v1/model-versions/by-hash")
+    assert response.status_code == 400 and response.json()["error"].startswith("id:")
+    assert api.put("/api/v1/model-versions/by-hash").status_code == 405

@@ -197,7 +197,8 @@ def test_civitai_hub_session(base_url: str, api: httpx.Client, landmarks: dict[s
         assert [m.id for m in found] == expected
 
         known = landmarks["known_hashes"]
-        model = next(m for m in everything if m["id"] == known["model_id"])
+        # By id: the model may be flagged NSFW, and the default list (nsfw=false) leaves those out.
+        model = api.get(f"/api/v1/models/{known['model_id']}").json()
         version, sha = {"id": known["version_id"]}, known["SHA256"]
         got = client.get_model(model["id"])
         assert got.id == model["id"] and got.model_versions[0].id == model["modelVersions"][0]["id"]

@@ -82,7 +82,10 @@ def bind_origins(host: str, port: int) -> list[socket.socket]:
     try:
         for index, origin in enumerate(ORIGINS):
             wanted = 0 if port == 0 else port + index
-            sock = socket.socket(family, socket.SOCK_STREAM)
+            # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets whose proto says TCP,
+            # and accepted sockets inherit it. Without it a small answer on a kept-alive
+            # connection waits ~40 ms (Nagle's algorithm against the client's delayed ACK).
+            sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
             try:
                 # SO_REUSEADDR lets a restart reuse a port in TIME_WAIT; it does not let two
                 # listeners share a port on Linux, so a busy port still fails here.

@@ -10,7 +10,8 @@
 - ``POST /model-versions/by-hash/ids`` (Public): up to 10,000; ``{modelVersionId, hash}``
   with the hash as sent.
 - ``GET /model-versions/mini/{id}`` (Mixed): the minimal shape, ``canGenerate`` judged
-  for the caller; ``epoch`` picks a training-result file.
+  for the caller; ``epoch`` picks a training-result file (404 when that version has no
+  such epoch; a version without epoch files ignores it).
 
 Images are filtered by the caller's browsing level (anonymous: the public level),
 clamped in a restricted region. Files: public ones only (a moderator sees all);
@@ -226,7 +227,7 @@ def get_mini(state: EmulatorState, version_id: int, epoch: int | None, caller: C
             raise not_found(f"Model version {version_id} is not published")
         files = store.files_of_versions(db, [version_id], public_only=False)
         epochs = [f for f in files if f[12] is not None]
-        if epoch is not None:
+        if epoch is not None and epochs:  # epoch applies to training results; other versions ignore it
             chosen = next((f for f in epochs if f[12] == epoch), None)
             if chosen is None:
                 raise not_found(f"Model version {version_id} has no epoch {epoch}")
@@ -302,10 +303,9 @@ def _level(request: Request, caller: Caller) -> int:
 
 
 async def version_endpoint(request: Request) -> Response:
-    raw = request.path_params["id"]
-    if raw == "by-hash":  # GET on the POST-only path, not a version id
-        raise ApiError(405, error_body("Method not allowed"))
-    version_id = path_id(raw, "id")
+    # GET /model-versions/by-hash reads as this route with the id "by-hash": a 400, as the
+    # document's path templates match it.
+    version_id = path_id(request.path_params["id"], "id")
 
     def build() -> Response:
         caller = optional_caller(request)
