@@ -12,7 +12,8 @@ the schema constrains, it keeps
 - every member the schema names (``properties``, ``required``, ``dependentRequired``),
   so object-level keywords see what they would see in the whole document;
 - in place of an object or list that nothing in the schema looks into (the value of an
-  unknown top-level key, say), ``null``: the engines convert every value they are given.
+  unknown top-level key, say), ``null``: jsonschema-rs converts every value it is given
+  before it reports errors.
 
 Each dropped item is still checked, with a validator compiled for the items' schema
 (``is_valid`` only, under a microsecond), and those that fail are counted, so the
@@ -21,7 +22,7 @@ exactly as in the whole document: the schema may use only keywords for which tha
 holds (``_SAFE``) on the way down to a list or object, or nothing below it is pruned.
 ``ITEMS_MAX`` is more than every ``maxItems`` of the schema plus one, so length
 limits fire as they would. A real manifest has no list or object this long: for it,
-the pruned copy is the document itself.
+nothing is dropped.
 """
 
 from __future__ import annotations
