@@ -1,4 +1,5 @@
-"""``blockkit diff`` over real consecutive versions of apps in ../shared/corpus/real.
+"""``blockkit diff`` over consecutive versions of apps: the real ones in ../shared/corpus/real
+(where present), and the versions of one app in our own corpus (tests/fixtures/corpus/history).
 
 Each expected result was read off the two files by hand (diff(1) of the pair is
 quoted in the comment).
@@ -17,8 +18,9 @@ import pytest
 from blockkit.diff import compare
 from blockkit.engine import read_path
 
-CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus"
-pytestmark = pytest.mark.skipif(not (CORPUS / "index.json").is_file(), reason="../shared/corpus is not present")
+from tests.conftest import CORPUS, OWN_CORPUS, SHARED_MISSING
+
+needs_shared = pytest.mark.skipif(not (CORPUS / "index.json").is_file(), reason=SHARED_MISSING)
 
 
 def history(repo: str) -> list[dict]:
@@ -70,8 +72,12 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("repo", "old", "new", "status", "expected"), CASES,
-                         ids=[f"{c[0].split('/')[1]}-{c[1]}-{c[2]}" for c in CASES])
+# One skip, not one per case, where the real corpus is absent.
+_CASE_PARAMS = [pytest.param(*c, id=f"{c[0].split('/')[1]}-{c[1]}-{c[2]}") for c in CASES] \
+    if (CORPUS / "index.json").is_file() else [pytest.param(*CASES[0], id="shared", marks=needs_shared)]
+
+
+@pytest.mark.parametrize(("repo", "old", "new", "status", "expected"), _CASE_PARAMS)
 def test_real_history(repo: str, old: str, new: str, status: int, expected: list[tuple[str, str, str]]) -> None:
     old_path, new_path = consecutive(repo, old, new)
     result = run_diff(old_path, new_path)
@@ -82,6 +88,7 @@ def test_real_history(repo: str, old: str, new: str, status: int, expected: list
     assert all(d["layer"] == "diff" for d in file["diagnostics"])
 
 
+@needs_shared
 def test_every_consecutive_pair_compares_cleanly() -> None:
     # No traceback and a verdict for every step of every history in the corpus.
     repos = {e["repo"] for e in json.loads((CORPUS / "index.json").read_text(encoding="utf-8"))
@@ -97,6 +104,7 @@ def test_every_consecutive_pair_compares_cleanly() -> None:
     assert steps > 30
 
 
+@needs_shared
 def test_goods_changes_on_a_real_catalogue(tmp_path: Path) -> None:
     # The monetize starter is the corpus's manifest with a catalogue; its next version is made here.
     old = CORPUS / "real" / "civitai__civitai-app-starters__488bc22__starters_examples_monetize_block.manifest.json"
@@ -113,3 +121,68 @@ def test_goods_changes_on_a_real_catalogue(tmp_path: Path) -> None:
     assert [(d["code"], d["pointer"], d["severity"]) for d in file["diagnostics"]] == [
         ("BK403", "/goods/0/id", "warning"), ("BK404", "/goods/1/priceBuzz", "info")]
     assert run_diff(old, new, "--strict").returncode == 1
+
+
+# Our own app's history: file n -> file n+1, with the exit status and the diff findings.
+OWN_HISTORY = OWN_CORPUS / "history" / "trail-notes"
+OWN_CASES = [
+    # 0.1.0 -> 0.1.1; + tagline: nothing review cares about
+    ("01-0.1.0.json", 0, []),
+    # 0.1.1 -> 0.1.1; + "apps:storage:read", + "apps:storage:write" without a new version
+    ("02-0.1.1.json", 1,
+     [("BK401", "/version", 'version is still "0.1.1" although the manifest changed'),
+      ("BK406", "/scopes/1", 'scope "apps:storage:read" was added: viewers must consent again'),
+      ("BK406", "/scopes/2", 'scope "apps:storage:write" was added: viewers must consent again')]),
+    # 0.1.1 -> 0.2.0; + "ai:write:budgeted" (sensitive, justified), + page budget
+    ("03-0.1.1.json", 0,
+     [("BK407", "/scopes/3", 'sensitive scope "ai:write:budgeted" was added: viewers must consent again and it '
+                             "needs a justification")]),
+    # 0.2.0 -> 0.1.9; - "apps:storage:read"
+    ("04-0.2.0.json", 1,
+     [("BK401", "/version", 'version "0.1.9" is lower than the previous "0.2.0"'),
+      ("BK408", "/scopes", 'scope "apps:storage:read" was removed (it was scopes[1])')]),
+    # 0.1.9 -> 1.0.0; + "goods:purchase:self" (sensitive), + three goods
+    ("05-0.1.9.json", 0,
+     [("BK407", "/scopes/3", 'sensitive scope "goods:purchase:self" was added: viewers must consent again and it '
+                             "needs a justification"),
+      ("BK405", "/goods/0", 'good "map-north" was added: catalogue changes need a new version and re-review'),
+      ("BK405", "/goods/1", 'good "map-south" was added: catalogue changes need a new version and re-review'),
+      ("BK405", "/goods/2", 'good "map-coast" was added: catalogue changes need a new version and re-review')]),
+    # 1.0.0 -> 1.1.0; "map-north" renamed (same title), "map-south" 40 -> 50, "map-coast" removed
+    ("06-1.0.0.json", 0,
+     [("BK402", "/goods", 'good "map-coast" was removed (it was goods[2]): entitlements already sold for it are '
+                          "orphaned"),
+      ("BK403", "/goods/0/id", 'good id "map-north" was renamed to "map-north-ridge": entitlements sold under '
+                               '"map-north" are orphaned'),
+      ("BK404", "/goods/1/priceBuzz", 'price of good "map-south" changed from 40 to 50 Buzz: a new price needs a new '
+                                      "version and re-review")]),
+    # 1.1.0 -> 2.0.0; blockId "trail-notes" -> "trail-notebook"
+    ("07-1.1.0.json", 1,
+     [("BK409", "/blockId", 'blockId changed from "trail-notes" to "trail-notebook": that is a different app')]),
+]
+
+
+def test_our_history_is_covered_step_by_step() -> None:
+    versions = sorted(p.name for p in OWN_HISTORY.glob("*.json"))
+    assert [case[0] for case in OWN_CASES] == versions[:-1]
+
+
+@pytest.mark.parametrize(("old", "status", "expected"), OWN_CASES, ids=[c[0] for c in OWN_CASES])
+def test_own_history(old: str, status: int, expected: list[tuple[str, str, str]]) -> None:
+    versions = sorted(OWN_HISTORY.glob("*.json"))
+    old_path = OWN_HISTORY / old
+    new_path = versions[versions.index(old_path) + 1]
+    result = run_diff(old_path, new_path)
+    assert result.returncode == status, result.stderr
+    (file,) = json.loads(result.stdout)["files"]
+    assert file["path"] == str(new_path)
+    assert [(d["code"], d["pointer"], d["message"]) for d in file["diagnostics"]] == expected
+    assert all(d["layer"] == "diff" for d in file["diagnostics"])
+
+
+def test_every_version_of_our_corpus_compares_cleanly_with_every_other() -> None:
+    # Not only neighbours: any two versions, either way round, give diff findings and no crash.
+    versions = sorted(OWN_HISTORY.glob("*.json"))
+    for before, after in itertools.permutations(versions, 2):
+        findings = compare(read_path(before), read_path(after))
+        assert all(f.code.startswith("BK4") and f.line >= 1 for f in findings)

@@ -194,6 +194,10 @@ OWN_VERDICTS: dict[str, list[tuple[str, str]]] = {
     "manifests/huge-number.json": [("BK102", "/iframe/minHeight")],
     "manifests/invisible-characters.json": [("BK104", "/version")],
     "manifests/empty.json": [("BK002", "")],
+    # Eight versions of one app, for blockkit diff (tests/diff/test_corpus_history.py): each is valid.
+    **{f"history/trail-notes/{name}": [] for name in (
+        "01-0.1.0.json", "02-0.1.1.json", "03-0.1.1.json", "04-0.2.0.json", "05-0.1.9.json", "06-1.0.0.json",
+        "07-1.1.0.json", "08-2.0.0.json")},
     # Cut from documentation: a page snippet with an unjustified budget scope and no iframe; a
     # test fixture with only blockId and justified scopes; a README with placeholder values.
     "embedded/guide-page-app-snippet.json": [("BK203", "/scopes/0"), ("BK219", "/page")],
