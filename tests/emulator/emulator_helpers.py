@@ -124,7 +124,7 @@ def asgi_request(app: Any, method: str, path: str, *, query: str = "", headers: 
             if not any(m["type"] == "http.response.start" for m in messages):
                 raise
 
-    asyncio.run(run())
+    outside_loop(asyncio.run)(run())
     start = next(m for m in messages if m["type"] == "http.response.start")
     raw = b"".join(m.get("body", b"") for m in messages if m["type"] == "http.response.body")
     response_headers = {k.decode(): v.decode() for k, v in start["headers"]}
@@ -132,3 +132,38 @@ def asgi_request(app: Any, method: str, path: str, *, query: str = "", headers: 
     if response_headers.get("content-type", "").startswith("application/json"):
         parsed = json.loads(raw)
     return start["status"], response_headers, parsed
+
+
+def outside_loop(fn: Any) -> Any:
+    """``fn`` run on a fresh thread when this thread already has a running event loop.
+
+    The project's session-wide Chromium (Playwright's sync API) leaves its loop registered as
+    running on the main thread once any browser test has run, and ``asyncio.run`` (ours, or a
+    client library's) then refuses to start. A thread of its own has no running loop.
+    """
+    import asyncio
+    import functools
+    import threading
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return fn(*args, **kwargs)
+        outcome: dict[str, Any] = {}
+
+        def target() -> None:
+            try:
+                outcome["value"] = fn(*args, **kwargs)
+            except BaseException as exc:  # noqa: BLE001 - re-raised on the caller's thread
+                outcome["error"] = exc
+
+        worker = threading.Thread(target=target)
+        worker.start()
+        worker.join()
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome.get("value")
+
+    return wrapper

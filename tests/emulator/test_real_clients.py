@@ -22,6 +22,7 @@ import httpx
 import pytest
 
 from contract import contract
+from emulator_helpers import outside_loop
 
 
 class Traffic:
@@ -90,6 +91,7 @@ def walk_models(api: httpx.Client, **params: Any) -> list[dict[str, Any]]:
 # --- civitapy -----------------------------------------------------------------------------
 
 
+@outside_loop  # civitapy runs asyncio itself
 def test_civitapy_session(base_url: str, api: httpx.Client, landmarks: dict[str, Any], traffic: Traffic) -> None:
     from civitapy import CivitAIClient
 
@@ -156,6 +158,7 @@ def test_civitapy_session(base_url: str, api: httpx.Client, landmarks: dict[str,
     traffic.assert_clean()
 
 
+@outside_loop
 def test_civitapy_member_session(base_url: str, member: dict[str, Any], member_token: str, traffic: Traffic) -> None:
     from civitapy import CivitAIClient
 
