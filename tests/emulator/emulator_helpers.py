@@ -124,7 +124,7 @@ def asgi_request(app: Any, method: str, path: str, *, query: str = "", headers: 
             if not any(m["type"] == "http.response.start" for m in messages):
                 raise
 
-    run_coroutine(run())
+    outside_loop(asyncio.run)(run())
     start = next(m for m in messages if m["type"] == "http.response.start")
     raw = b"".join(m.get("body", b"") for m in messages if m["type"] == "http.response.body")
     response_headers = {k.decode(): v.decode() for k, v in start["headers"]}
@@ -134,32 +134,36 @@ def asgi_request(app: Any, method: str, path: str, *, query: str = "", headers: 
     return start["status"], response_headers, parsed
 
 
-def run_coroutine(coro: Any) -> Any:
-    """``asyncio.run`` on a thread of its own.
+def outside_loop(fn: Any) -> Any:
+    """``fn`` run on a fresh thread when this thread already has a running event loop.
 
-    Playwright's sync API (the session-wide Chromium of the browser tests) keeps an event
-    loop running on the main thread for the rest of the session, and ``asyncio.run``
-    refuses to start inside a running loop; a fresh thread has none.
+    The project's session-wide Chromium (Playwright's sync API) leaves its loop registered as
+    running on the main thread once any browser test has run, and ``asyncio.run`` (ours, or a
+    client library's) then refuses to start. A thread of its own has no running loop.
     """
     import asyncio
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coro).result()
-
-
-def on_a_fresh_thread(test: Any) -> Any:
-    """Run a test body on a thread with no event loop (see ``run_coroutine``).
-
-    Some real clients (civitapy) run their own event loop under their sync API, which
-    fails on a thread where Playwright's loop is already running.
-    """
     import functools
-    from concurrent.futures import ThreadPoolExecutor
+    import threading
 
-    @functools.wraps(test)
+    @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            return pool.submit(test, *args, **kwargs).result()
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return fn(*args, **kwargs)
+        outcome: dict[str, Any] = {}
+
+        def target() -> None:
+            try:
+                outcome["value"] = fn(*args, **kwargs)
+            except BaseException as exc:  # noqa: BLE001 - re-raised on the caller's thread
+                outcome["error"] = exc
+
+        worker = threading.Thread(target=target)
+        worker.start()
+        worker.join()
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome.get("value")
 
     return wrapper

@@ -64,6 +64,7 @@ class OAuthEnv:
         self.auth_url = emu.urls.auth_url
         self.base_url = emu.urls.base_url
         self.http = httpx.Client(timeout=30)
+        self.opened: list[httpx.Client] = [self.http]  # closed at teardown: no descriptors leak across tests
 
     # --- setup ----------------------------------------------------------------------------
     def client(self, *, confidential: bool = True, allowed_scopes: int | None = None,
@@ -90,6 +91,7 @@ class OAuthEnv:
     # --- a person in a browser ----------------------------------------------------------------
     def signed_in(self, username: str) -> httpx.Client:
         browser = httpx.Client(timeout=30, follow_redirects=False)
+        self.opened.append(browser)
         answer = browser.post(self.auth_url + "/login", data={"username": username, "returnUrl": "/"})
         assert answer.status_code == 302, answer.text
         return browser
@@ -167,4 +169,5 @@ def oauth(oauth_emulator: Any) -> Iterator[OAuthEnv]:
     try:
         yield env
     finally:
-        env.http.close()
+        for client in env.opened:
+            client.close()

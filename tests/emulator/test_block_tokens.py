@@ -37,8 +37,11 @@ def _mint_http(oauth: OAuthEnv, instance: str, model_id: int | None, *, browser:
     slot = {"modelId": model_id, "slotId": "model.sidebar_top"} if model_id else {"entityType": "none",
                                                                                  "slotId": "app.page"}
     headers = {"Origin": oauth.base_url if origin == "base" else origin} if origin else {}
-    http = browser or httpx.Client()
-    return http.post(oauth.base_url + "/api/v1/block-tokens", json={"blockInstanceId": instance, "slotContext": slot},
+    if browser is None:
+        with httpx.Client() as http:
+            return http.post(oauth.base_url + "/api/v1/block-tokens",
+                             json={"blockInstanceId": instance, "slotContext": slot}, headers=headers)
+    return browser.post(oauth.base_url + "/api/v1/block-tokens", json={"blockInstanceId": instance, "slotContext": slot},
                      headers=headers)
 
 

@@ -22,6 +22,7 @@ def test_authlib_code_flow_refresh_revoke_userinfo(oauth: OAuthEnv, auth_method:
     member = oauth.user("member")
     app = OAuth2Client(registered.client_id, registered.client_secret, redirect_uri=REDIRECT, scope="65536",
                        code_challenge_method="S256", token_endpoint_auth_method=auth_method)
+    oauth.opened.append(app)
     verifier = secrets.token_urlsafe(64)
     url, state = app.create_authorization_url(oauth.auth_url + AUTHORIZE, code_verifier=verifier)
     assert "code_challenge=" in url and "code_challenge_method=S256" in url
@@ -63,6 +64,7 @@ def test_authlib_client_credentials(oauth: OAuthEnv) -> None:
     owner = oauth.user("creator")
     registered = oauth.client(owner=owner["username"], allowed_scopes=1 | 16384)
     app = OAuth2Client(registered.client_id, registered.client_secret, token_endpoint_auth_method="client_secret_post")
+    oauth.opened.append(app)
     token = app.fetch_token(oauth.auth_url + TOKEN, grant_type="client_credentials")
     assert "refresh_token" not in token and token["scope"] == str(1 | 16384)
     assert app.get(oauth.auth_url + USERINFO).json()["id"] == owner["id"]
@@ -73,6 +75,7 @@ def test_authlib_refuses_a_mismatched_state(oauth: OAuthEnv) -> None:
     registered = oauth.client()
     app = OAuth2Client(registered.client_id, registered.client_secret, redirect_uri=REDIRECT, scope="1",
                        code_challenge_method="S256")
+    oauth.opened.append(app)
     verifier = secrets.token_urlsafe(64)
     url, state = app.create_authorization_url(oauth.auth_url + AUTHORIZE, code_verifier=verifier)
     browser = oauth.signed_in(oauth.user()["username"])

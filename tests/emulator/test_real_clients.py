@@ -22,7 +22,7 @@ import httpx
 import pytest
 
 from contract import contract
-from emulator_helpers import on_a_fresh_thread
+from emulator_helpers import outside_loop
 
 
 class Traffic:
@@ -91,7 +91,7 @@ def walk_models(api: httpx.Client, **params: Any) -> list[dict[str, Any]]:
 # --- civitapy -----------------------------------------------------------------------------
 
 
-@on_a_fresh_thread
+@outside_loop  # civitapy runs asyncio itself
 def test_civitapy_session(base_url: str, api: httpx.Client, landmarks: dict[str, Any], traffic: Traffic) -> None:
     from civitapy import CivitAIClient
 
@@ -109,7 +109,7 @@ def test_civitapy_session(base_url: str, api: httpx.Client, landmarks: dict[str,
     async def paginate() -> list[Any]:
         return [m async for m in client.models_list_paginated_async(limit=2, username=creator["username"])]
 
-    walked = asyncio.run(paginate())  # on the test's own fresh thread
+    walked = asyncio.run(paginate())
     assert [m.id for m in walked] == [m["id"] for m in expected]
     assert len({m.id for m in walked}) == len(walked)
     models_calls = [c for c in traffic.calls if c[1] == "/api/v1/models" and "cursor" in c[2]]
@@ -158,7 +158,7 @@ def test_civitapy_session(base_url: str, api: httpx.Client, landmarks: dict[str,
     traffic.assert_clean()
 
 
-@on_a_fresh_thread
+@outside_loop
 def test_civitapy_member_session(base_url: str, member: dict[str, Any], member_token: str, traffic: Traffic) -> None:
     from civitapy import CivitAIClient
 
