@@ -101,3 +101,26 @@ def test_json_verdict_of_a_good_block(tmp_path: Path) -> None:
     assert verdict["handshakeMs"] > 0 and verdict["attempts"] == 1
     assert verdict["sentTypes"] == ["BLOCK_HELLO", "BLOCK_READY"]
     assert Path(verdict["trace"]).is_file()
+
+
+@pytest.mark.parametrize("how", ["option", "variable"])
+def test_the_named_browser_is_the_one_driven(tmp_path: Path, how: str) -> None:
+    import shutil
+
+    system = shutil.which("chromium")
+    assert system is not None
+    log = tmp_path / "used.log"
+    wrapper = tmp_path / "my chromium"  # a space in the path, as on many desktops
+    wrapper.write_text(f'#!/bin/sh\necho used >> "{log}"\nexec "{system}" "$@"\n')
+    wrapper.chmod(0o755)
+    args = ["--browser", str(wrapper)] if how == "option" else []
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    if how == "variable":
+        env["BLOCKKIT_BROWSER"] = str(wrapper)
+    result = subprocess.run(
+        [sys.executable, "-m", "blockkit.cli", "dev", str(FIXTURES / "handshake"), "--check", "--trace",
+         str(tmp_path / "t.jsonl"), *args],
+        capture_output=True, check=False, text=True, timeout=120, env=env,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert log.read_text().split() == ["used"]

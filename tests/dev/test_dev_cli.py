@@ -86,9 +86,38 @@ def test_bad_flags(args: list[str], fragment: str) -> None:
     assert_one_line_usage_error(run(str(FIXTURES / "handshake"), *args), fragment)
 
 
-def test_check_without_a_browser_is_a_usage_error() -> None:
-    result = run(str(FIXTURES / "handshake"), "--check", env={"BLOCKKIT_CHROMIUM": "/nonexistent/chromium"})
-    assert_one_line_usage_error(result, "needs Chromium")
+def test_check_with_a_browser_variable_naming_nothing_is_a_usage_error() -> None:
+    result = run(str(FIXTURES / "handshake"), "--check", env={"BLOCKKIT_BROWSER": "/nonexistent/chromium"})
+    assert_one_line_usage_error(result, "$BLOCKKIT_BROWSER /nonexistent/chromium: no such file")
+
+
+def test_check_without_any_browser_says_both_ways_to_get_one(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    # An empty PATH and an empty Playwright download folder: no Chromium anywhere. A fresh
+    # process, since the lookup starts Playwright's driver and the browser tests hold one.
+    env = {k: v for k, v in os.environ.items() if k not in ("BLOCKKIT_BROWSER", "BLOCKKIT_CHROMIUM")}
+    env.update(PATH=str(tmp_path), PLAYWRIGHT_BROWSERS_PATH=str(tmp_path))
+    result = subprocess.run(
+        [sys.executable, "-m", "blockkit.cli", "dev", str(FIXTURES / "handshake"), "--check"],
+        env=env, capture_output=True, text=True, timeout=60, check=False,
+    )
+    assert result.returncode == 2 and result.stdout == ""
+    [line] = result.stderr.strip().splitlines()
+    assert line.startswith("blockkit dev: --check found no Chromium")
+    for way in ("python -m playwright install chromium", "apt-get install chromium", "--browser PATH", "$BLOCKKIT_BROWSER"):
+        assert way in line
+
+
+def test_browser_without_check_is_a_usage_error() -> None:
+    assert_one_line_usage_error(run(str(FIXTURES / "handshake"), "--browser", "/usr/bin/chromium"), "add --check")
+
+
+@pytest.mark.parametrize("name", ["evil example", "user@evil.example", "evil.example:99999", "[::1", "a..b", ""])
+def test_a_malformed_allowed_host_is_a_usage_error(name: str) -> None:
+    assert_one_line_usage_error(run(str(FIXTURES / "handshake"), "--allowed-host", name), "--allowed-host")
 
 
 def test_the_command_is_listed() -> None:

@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,9 +30,12 @@ def session(tmp_path: Path) -> Iterator[DevSession]:
         yield running
 
 
-def fetch(url: str, body: Any = None) -> tuple[int, dict[str, str], bytes]:
+def fetch(url: str, body: Any = None, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
+    """GET, or POST ``body`` as JSON the way the host page does: from its own origin."""
     data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(url, data=data, headers={"content-type": "application/json"})
+    parts = urllib.parse.urlsplit(url)
+    sent = {"content-type": "application/json", "origin": f"{parts.scheme}://{parts.netloc}", **(headers or {})}
+    request = urllib.request.Request(url, data=data, headers=sent)
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
             return response.status, dict(response.headers), response.read()
@@ -47,9 +51,11 @@ def test_both_servers_listen_on_loopback_only_on_two_origins(session: DevSession
 
 
 def test_the_block_origin_allows_the_opaque_origin_and_never_caches(session: DevSession) -> None:
-    status, headers, body = fetch(session.block_url + "bridge.js")
+    # The fixture's sandbox has no allow-same-origin: the frame's requests say Origin: null.
+    status, headers, body = fetch(session.block_url + "bridge.js", headers={"origin": "null"})
     assert status == 200 and b"BLOCK_READY" in body
-    assert headers["access-control-allow-origin"] == "*"
+    assert headers["access-control-allow-origin"] == "null"
+    assert headers["vary"] == "origin"
     assert headers["cache-control"] == "no-store"
 
 
@@ -102,7 +108,8 @@ def test_an_unreachable_proxy_target_is_a_clear_502(tmp_path: Path) -> None:
 
 def test_the_command_serves_until_ctrl_c(tmp_path: Path) -> None:
     process = subprocess.Popen(
-        [sys.executable, "-m", "blockkit.cli", "dev", str(FIXTURES / "handshake"), "--trace", str(tmp_path / "t.jsonl")],
+        [sys.executable, "-m", "blockkit.cli", "dev", str(FIXTURES / "handshake"), "--trace", str(tmp_path / "t.jsonl"),
+         "--allowed-host", "Dev.Example.Test"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -116,6 +123,11 @@ def test_the_command_serves_until_ctrl_c(tmp_path: Path) -> None:
         assert host_url and block_url, banner
         assert fetch(host_url.group(0))[0] == 200
         assert fetch(block_url.group(0) + "index.html")[0] == 200
+        # Another name answers only when --allowed-host gives it, and the banner says so.
+        assert "also for   dev.example.test" in [process.stdout.readline() for _ in range(2)][1]
+        port = host_url.group(0).rsplit(":", 1)[1].rstrip("/")
+        assert fetch(host_url.group(0), headers={"host": f"dev.example.test:{port}"})[0] == 200
+        assert fetch(host_url.group(0), headers={"host": f"other.example.test:{port}"})[0] == 403
         # A violation found while serving is said in the terminal as well.
         fetch(host_url.group(0) + "api/inbound", {"t": 1, "jsType": "string", "data": "hi"})
         process.send_signal(signal.SIGINT)

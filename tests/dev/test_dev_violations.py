@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -65,3 +66,16 @@ def test_a_well_behaved_block_using_storage_has_no_violations(host: Any, make_bl
     [got] = trace.messages(events, "out", "APP_STORAGE_GET_RESULT")
     assert got["data"]["payload"] == {"requestId": "s2", "value": {"n": 1}}
     assert run.page.is_hidden("#violations")
+
+
+def test_a_message_over_the_host_apis_limit_is_shown_not_traced_and_not_awaited(host: Any, make_block: Any) -> None:
+    from blockkit.dev.host_app import API_BODY_LIMIT
+
+    huge = {"type": "FETCH_SECRETS", "payload": {"requestId": "big", "blob": "a" * API_BODY_LIMIT}}
+    run = host(make_block(behaviour={"afterReady": [huge, {"type": "FETCH_SECRETS", "payload": {}}]}), timings=TIMINGS)
+    run.wait_outcome("ready")
+    events = run.settle(SETTLE_MS)
+    # The small message after it is still judged; the huge one is neither judged nor awaited.
+    assert [(v["violation"], v["type"]) for v in trace.violations(events)] == [("unknown-type", "FETCH_SECRETS")]
+    assert not any("blob" in json.dumps(e) for e in events)
+    assert run.page.locator("#trace-list li", has_text="message-not-traced").count() == 1

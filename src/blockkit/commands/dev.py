@@ -7,8 +7,10 @@ from typing import TYPE_CHECKING
 
 import click
 
+from blockkit.dev.browser import BROWSER_ENV
 from blockkit.dev.errors import DevError
 from blockkit.dev.protocol import THEMES
+from blockkit.dev.terminal import printable
 
 if TYPE_CHECKING:
     from blockkit.dev.contract import Violation
@@ -36,7 +38,9 @@ def _parse_context(values: tuple[str, ...]) -> dict[str, str]:
 @click.option("--trace", "trace_path", type=click.Path(path_type=Path), help="Protocol trace file (JSONL). Default: DIR/.blockkit/dev-trace.jsonl.")
 @click.option("--block-port", type=click.IntRange(0, 65535), default=0, help="Port of the block origin (default: any free port).")
 @click.option("--host-port", type=click.IntRange(0, 65535), default=0, help="Port of the host page (default: any free port).")
+@click.option("--allowed-host", "allowed_hosts", metavar="NAME", multiple=True, help="Also answer requests for this host name (NAME, NAME:PORT, or .NAME for every name below it). Repeatable. Default: localhost, 127.0.0.1 and [::1] only.")
 @click.option("--check", is_flag=True, help="Run the handshake in headless Chromium, print a verdict, exit 0 or 1.")
+@click.option("--browser", "browser_path", metavar="PATH", help=f"The Chromium --check drives (default: ${BROWSER_ENV}, a chromium on PATH, then Playwright's download).")
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True, help="Verdict format for --check.")
 # Multiplies every host timing; the tests use it to run the 37 s page schedule in seconds.
 @click.option("--time-scale", type=click.FloatRange(min=0, min_open=True), default=1.0, hidden=True)
@@ -50,7 +54,9 @@ def dev(
     trace_path: Path | None,
     block_port: int,
     host_port: int,
+    allowed_hosts: tuple[str, ...],
     check: bool,
+    browser_path: str | None,
     output_format: str,
     time_scale: float,
 ) -> None:
@@ -76,44 +82,60 @@ def dev(
             trace_path=trace_path,
             block_port=block_port,
             host_port=host_port,
+            allowed_hosts=allowed_hosts,
             # Interactive runs say each violation in the terminal too; --check lists them at the end.
             on_violation=None if check else _print_violation,
+            on_note=_print_note,
         )
+        if browser_path is not None and not check:
+            raise DevError("--browser names the Chromium that --check drives; add --check")
         session = DevSession(options)
         if proxy is not None:
             require_dev_server(proxy)
         if check:
-            raise SystemExit(_run_check(session, output_format))
+            raise SystemExit(_run_check(session, output_format, browser_path))
         _serve(session)
     except DevError as exc:
-        click.echo(f"blockkit dev: {exc}", err=True)
+        _say(f"blockkit dev: {exc}", err=True)
         raise SystemExit(EXIT_USAGE) from None
 
 
+def _say(line: str, *, err: bool = False) -> None:
+    # Block names, message types and console text are the block's: never raw to the terminal.
+    click.echo(printable(line), err=err)
+
+
 def _print_violation(violation: Violation) -> None:
-    click.echo(f"violation: {violation.one_line()}", err=True)
+    _say(f"violation: {violation.one_line()}", err=True)
 
 
-def _run_check(session: DevSession, output_format: str) -> int:
+def _print_note(note: str) -> None:
+    _say(f"note: {note}", err=True)
+
+
+def _run_check(session: DevSession, output_format: str, browser_path: str | None) -> int:
     from blockkit.dev.browser import require_browser
     from blockkit.dev.check import run_check
     from blockkit.dev.verdict import exit_code, render_json, render_text
 
-    require_browser()
+    executable = require_browser(browser_path)
     with session:
-        result = run_check(session)
+        result = run_check(session, executable)
+    # render_text escapes what came from the block; JSON escapes every control character.
     click.echo(render_json(result) if output_format == "json" else render_text(result))
     return exit_code(result)
 
 
 def _serve(session: DevSession) -> None:
     for note in session.notes:
-        click.echo(f"note: {note}", err=True)
+        _print_note(note)
     with session:
-        click.echo(f"blockkit dev: {session.manifest.name} on {session.surface.label}")
-        click.echo(f"  host page  {session.host_url}   <- open this")
-        click.echo(f"  block      {session.block_url}   ({session.source.describe()})")
-        click.echo(f"  trace      {session.trace_path}")
+        _say(f"blockkit dev: {session.manifest.name} on {session.surface.label}")
+        _say(f"  host page  {session.host_url}   <- open this")
+        _say(f"  block      {session.block_url}   ({session.source.describe()})")
+        _say(f"  trace      {session.trace_path}")
+        if session.allowed_hosts:
+            _say(f"  also for   {', '.join(session.allowed_hosts)}")
         click.echo("Ctrl-C stops.")
         try:
             session.wait()

@@ -14,9 +14,11 @@ Modules, in the order data flows through them:
 - ``bridge``: the host's answers to block requests (token, storage);
 - ``trace``: the JSONL protocol trace;
 - ``block_app``, ``proxy``, ``host_app``: the two ASGI apps;
+- ``hostcheck``: the Host and Origin guard both apps sit behind (any ASGI app can);
 - ``servers``, ``session``: binding both apps to loopback and running them;
 - ``browser``, ``check``, ``verdict``: headless Chromium, the ``--check`` run
   and its verdict;
+- ``terminal``: what comes from the block, escaped for the developer's terminal;
 - ``errors``: :class:`DevError`, the one-line failure the command prints.
 
 Nothing here imports starlette, uvicorn or playwright at module level except

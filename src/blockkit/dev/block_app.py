@@ -1,9 +1,17 @@
 """The block's origin: its files (built ``outputDir`` or static source) or a proxy.
 
-Every response allows any origin: a block in a sandbox without
-``allow-same-origin`` has an opaque origin, so its module scripts and fetches
-to its own server are cross-origin requests. The platform's block hosting has
-to allow that too, or no built block would load.
+Its pages run in the host's iframe. When the sandbox leaves out
+``allow-same-origin``, the frame's origin is opaque (``null``), so its module
+scripts and fetches to its own server are cross-origin requests: the block's
+files must allow that origin, or no built block would load (the platform's block
+hosting allows it too). They allow it and nothing else: a page on another site
+reads no file of the block folder.
+
+Behind ``--proxy``, the dev server's own CORS answers pass through untouched:
+Vite (since 6.0.9, CVE-2025-24010) allows only local origins, so a page on
+another site cannot read the source or the hot-reload token. Both kinds answer
+only their own host names and take WebSockets only from the host page and the
+frame (:mod:`blockkit.dev.hostcheck`).
 """
 
 from __future__ import annotations
@@ -12,6 +20,8 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from pathlib import Path
 from typing import Any
 
+from blockkit.dev.hostcheck import HostAllowlist, HostGuard, OriginPolicy
+
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -19,13 +29,28 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 BLOCK_RESPONSE_HEADERS = (
-    (b"access-control-allow-origin", b"*"),
     # Always the file on disk: a cached old bundle is the classic dev-loop lie.
     (b"cache-control", b"no-store"),
 )
 
 
-def build_block_app(root: Path | None, proxy_url: str | None) -> ASGIApp:
+def build_block_app(
+    root: Path | None,
+    proxy_url: str | None,
+    *,
+    hosts: HostAllowlist,
+    frame_origins: OriginPolicy,
+    websocket_origins: OriginPolicy,
+    hint: str = "",
+    on_note: Callable[[str], None] | None = None,
+) -> ASGIApp:
+    """The block origin's app.
+
+    ``hosts``: the names it answers to. ``frame_origins``: the origins the block's
+    frame can have, which the static files allow by CORS. ``websocket_origins``:
+    the pages whose WebSockets the proxy forwards. ``on_note`` is told once when
+    the dev server behind ``--proxy`` refuses the frame's origin.
+    """
     from starlette.applications import Starlette
     from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
     from starlette.staticfiles import StaticFiles
@@ -37,13 +62,17 @@ def build_block_app(root: Path | None, proxy_url: str | None) -> ASGIApp:
             websockets_available,
         )
 
-        routes: list[BaseRoute] = [Route("/{path:path}", build_proxy_endpoint(proxy_url), methods=_ALL_METHODS)]
+        endpoint = build_proxy_endpoint(proxy_url, frame_origins=frame_origins, on_note=on_note)
+        routes: list[BaseRoute] = [Route("/{path:path}", endpoint, methods=_ALL_METHODS)]
         if websockets_available():
             routes.append(WebSocketRoute("/{path:path}", build_websocket_endpoint(proxy_url)))
+        app = _hide_dot_paths(Starlette(routes=routes))
     else:
         assert root is not None
-        routes = [Mount("/", app=StaticFiles(directory=root, html=True))]
-    return _with_block_headers(_hide_dot_paths(Starlette(routes=routes)))
+        static = Starlette(routes=[Mount("/", app=StaticFiles(directory=root, html=True))])
+        app = _allow_frame_origins(_hide_dot_paths(static), frame_origins)
+    guarded = HostGuard(_with_block_headers(app), hosts, websocket_origins=websocket_origins, hint=hint)
+    return guarded
 
 
 _ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
@@ -63,6 +92,31 @@ def _with_block_headers(app: ASGIApp) -> ASGIApp:
             await send(message)
 
         await app(scope, receive, send_with_headers)
+
+    return wrapped
+
+
+def _allow_frame_origins(app: ASGIApp, origins: OriginPolicy) -> ASGIApp:
+    """CORS for the static files: the frame's own origin may read them, no other page."""
+
+    async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await app(scope, receive, send)
+            return
+        sent = [v.decode("latin-1") for k, v in scope.get("headers") or [] if k.lower() == b"origin"]
+        allowed = sent[0] if len(sent) == 1 and origins.allows(sent[0]) else None
+
+        async def send_with_cors(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"access-control-allow-origin"]
+                # The answer depends on the Origin: a cache must not hand one page's answer to another.
+                headers.append((b"vary", b"origin"))
+                if allowed is not None:
+                    headers.append((b"access-control-allow-origin", allowed.encode("latin-1")))
+                message["headers"] = headers
+            await send(message)
+
+        await app(scope, receive, send_with_cors)
 
     return wrapped
 

@@ -6,6 +6,7 @@ The result is data (:class:`CheckResult`); ``verdict`` turns it into words.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -50,12 +51,16 @@ class CheckResult:
         return self.outcome == READY and not self.violations and not self.console_errors
 
 
-def run_check(session: DevSession) -> CheckResult:
-    """Open the host page of a started session and watch the handshake to its end."""
+def run_check(session: DevSession, executable: Path | None = None) -> CheckResult:
+    """Open the host page of a started session and watch the handshake to its end.
+
+    ``executable`` is the Chromium to drive (default: :func:`require_browser`'s).
+    """
     from playwright.sync_api import Error as PlaywrightError
     from playwright.sync_api import sync_playwright
 
-    executable = require_browser()
+    if executable is None:
+        executable = require_browser()
     block_origin = _origin(session.block_url)
     errors: list[ConsoleError] = []
 

@@ -4,19 +4,26 @@ The host page drives the bridge (timers, iframe, DOM) in the browser. What can
 be decided without the DOM is decided here, in Python: each inbound message is
 judged against the contract, requests are answered by :class:`Bridge`, and
 everything is written to the trace.
+
+The API takes JSON from the host page only: the server answers its own host
+names, and writes must come from its own origin (:mod:`blockkit.dev.hostcheck`),
+as ``application/json`` of at most :data:`API_BODY_LIMIT` bytes. Anything else
+is a 4xx with a one-line reason, never a traceback.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import secrets
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from blockkit.dev import contract, trace
 from blockkit.dev.bridge import Bridge
+from blockkit.dev.hostcheck import HostAllowlist, HostGuard, OriginPolicy
 from blockkit.dev.init_payload import (
     HostIdentity,
     build_init_payload,
@@ -33,6 +40,12 @@ CONFIG_PLACEHOLDER = "__BLOCKKIT_CONFIG__"
 # Events the host page may report besides inbound messages.
 PAGE_EVENT_KINDS = frozenset({trace.MESSAGE, trace.LIFECYCLE})
 UNANSWERED = "unanswered"
+# One report from the host page. A block message is rarely more than a few KB;
+# the cap keeps a block that posts megabytes from filling memory and the trace.
+API_BODY_LIMIT = 1 << 20
+# Deeper JSON than this is no bridge message (the manifest's own limit is 256 too).
+API_DEPTH_LIMIT = 256
+JSON_MEDIA_TYPE = "application/json"
 
 
 @dataclass
@@ -85,7 +98,8 @@ class HostSetup:
         }
 
 
-def build_host_app(setup: HostSetup) -> Any:
+def build_host_app(setup: HostSetup, *, hosts: HostAllowlist, hint: str = "") -> Any:
+    """The host origin's app, answering only ``hosts`` and taking writes only from its own pages."""
     from starlette.applications import Starlette
     from starlette.requests import Request
     from starlette.responses import HTMLResponse, JSONResponse, Response
@@ -95,14 +109,20 @@ def build_host_app(setup: HostSetup) -> Any:
     bridge = Bridge(declared_scopes=frozenset(setup.manifest.scopes), mint_token=setup.mint_token)
     template = (STATIC_DIR / "host.html").read_text(encoding="utf-8")
 
+    def api(handler: Callable[[dict[str, Any]], dict[str, Any]]) -> Callable[[Request], Awaitable[Response]]:
+        async def endpoint(request: Request) -> Response:
+            try:
+                return JSONResponse(handler(await _json_body(request)))
+            except BadRequest as exc:
+                return JSONResponse({"error": str(exc)}, status_code=exc.status)
+
+        return endpoint
+
     async def host_page(request: Request) -> Response:
         html = template.replace(CONFIG_PLACEHOLDER, _script_json(setup.page_config()))
         return HTMLResponse(html, headers={"cache-control": "no-store"})
 
-    async def inbound(request: Request) -> Response:
-        body = await _json_body(request)
-        if body is None:
-            return JSONResponse({"error": "expected a JSON object"}, status_code=400)
+    def inbound(body: dict[str, Any]) -> dict[str, Any]:
         data = body.get("data")
         js_type = str(body.get("jsType"))
         base = {k: body.get(k) for k in ("t", "attempt", "pageId")}
@@ -122,13 +142,15 @@ def build_host_app(setup: HostSetup) -> Any:
         for violation in found:
             _record_violation(setup, violation, base, recorded["seq"])
         reply = bridge.reply_to(data) if js_type == contract.JS_OBJECT else None
-        return JSONResponse({"violations": [v.as_json() for v in found], "reply": reply})
+        return {"violations": [v.as_json() for v in found], "reply": reply}
 
-    async def page_events(request: Request) -> Response:
-        body = await _json_body(request)
-        events = body.get("events") if body is not None else None
+    def page_events(body: dict[str, Any]) -> dict[str, Any]:
+        events = body.get("events")
         if not isinstance(events, list):
-            return JSONResponse({"error": "expected {events: [...]}"}, status_code=400)
+            raise BadRequest("expected {events: [...]}")
+        for event in events:
+            if isinstance(event, dict) and event.get("kind") == UNANSWERED:
+                _finite_number(event.get("waitedMs"), "waitedMs")
         found: list[contract.Violation] = []
         for event in events:
             if not isinstance(event, dict):
@@ -136,16 +158,16 @@ def build_host_app(setup: HostSetup) -> Any:
             base = {k: event.get(k) for k in ("t", "attempt", "pageId")}
             if event.get("kind") == UNANSWERED:
                 violation = contract.unanswered_request(
-                    event.get("type"), str(event.get("requestId")), float(event.get("waitedMs") or 0)
+                    event.get("type"), str(event.get("requestId")), _finite_number(event.get("waitedMs"), "waitedMs")
                 )
                 _record_violation(setup, violation, base, None)
                 found.append(violation)
             elif event.get("kind") in PAGE_EVENT_KINDS:
                 setup.trace.append(event)
-        return JSONResponse({"violations": [v.as_json() for v in found]})
+        return {"violations": [v.as_json() for v in found]}
 
-    async def token(request: Request) -> Response:
-        return JSONResponse({"token": setup.mint_token()})
+    def token(body: dict[str, Any]) -> dict[str, Any]:
+        return {"token": setup.mint_token()}
 
     async def trace_dump(request: Request) -> Response:
         return JSONResponse({"events": setup.trace.events()})
@@ -153,17 +175,26 @@ def build_host_app(setup: HostSetup) -> Any:
     async def no_favicon(request: Request) -> Response:
         return Response(status_code=204)
 
-    return Starlette(
+    app = Starlette(
         routes=[
             Route("/", host_page),
             Route("/favicon.ico", no_favicon),
-            Route("/api/inbound", inbound, methods=["POST"]),
-            Route("/api/events", page_events, methods=["POST"]),
-            Route("/api/token", token, methods=["POST"]),
+            Route("/api/inbound", api(inbound), methods=["POST"]),
+            Route("/api/events", api(page_events), methods=["POST"]),
+            Route("/api/token", api(token), methods=["POST"]),
             Route("/api/trace", trace_dump),
             Mount("/static", app=StaticFiles(directory=STATIC_DIR)),
         ]
     )
+    return HostGuard(app, hosts, write_origins=OriginPolicy((hosts,)), hint=hint)
+
+
+class BadRequest(Exception):
+    """A host-API request that cannot be taken: the message is the one-line reason."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 def _record_violation(
@@ -183,12 +214,79 @@ def _record_violation(
     )
 
 
-async def _json_body(request: Any) -> dict[str, Any] | None:
+async def _json_body(request: Any) -> dict[str, Any]:
+    """The request's JSON object, read up to :data:`API_BODY_LIMIT` bytes; BadRequest otherwise."""
+    media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if media_type != JSON_MEDIA_TYPE:
+        # Also stops a cross-site form or text/plain fetch from any browser that sends no Origin.
+        raise BadRequest(f"send the body as {JSON_MEDIA_TYPE}", status=415)
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > API_BODY_LIMIT:
+        raise _too_large()
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > API_BODY_LIMIT:
+            raise _too_large()
+        chunks.append(chunk)
     try:
-        body = json.loads(await request.body())
-    except ValueError:
-        return None
-    return body if isinstance(body, dict) else None
+        # NaN, Infinity and 1e400 are no JSON a page's JSON.stringify makes, and the
+        # trace and the API's answers could not carry them.
+        body = json.loads(b"".join(chunks), parse_constant=_no_constant, parse_float=_finite_float)
+    except (ValueError, RecursionError):
+        raise BadRequest("expected a JSON object") from None
+    if not isinstance(body, dict):
+        raise BadRequest("expected a JSON object")
+    if _deeper_than(body, API_DEPTH_LIMIT):
+        raise BadRequest(f"the JSON is nested deeper than {API_DEPTH_LIMIT} levels")
+    return body
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite_float(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number):
+        raise ValueError(f"{text} is out of range")
+    return number
+
+
+def _too_large() -> BadRequest:
+    return BadRequest(f"the body is larger than {API_BODY_LIMIT} bytes, the dev host's limit", status=413)
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    # A loop, not recursion: the depth is what is being checked.
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
+def _finite_number(value: Any, name: str) -> float:
+    """``value`` as a float; 0 when absent; BadRequest when it is not a finite number."""
+    if value is None:
+        return 0.0
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        try:
+            number = float(value)
+        except OverflowError:
+            number = math.inf
+        if math.isfinite(number):
+            return number
+    raise BadRequest(f"{name} must be a finite number")
 
 
 def _script_json(value: Any) -> str:

@@ -4,6 +4,11 @@ HTTP requests always. WebSockets (Vite's hot reload) when the ``websockets``
 package is installed: uvicorn needs it to accept a WebSocket at all. Without
 it, Vite's client cannot connect through the block origin and says so in the
 console, which ``--check`` reports.
+
+Requests get here only past the block origin's Host and Origin checks
+(:mod:`blockkit.dev.hostcheck`). The dev server then sees the path as the
+browser sent it and the page's own ``Origin``, and its answers, CORS headers
+included, come back untouched: its own protections (Vite's, CVE-2025-24010) stand.
 """
 
 from __future__ import annotations
@@ -14,9 +19,10 @@ import socket
 from collections.abc import Awaitable, Callable
 from importlib.util import find_spec
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from blockkit.dev.errors import DevError
+from blockkit.dev.hostcheck import OriginPolicy
 
 # Headers that describe one hop, not the message (RFC 9110 §7.6.1), plus the
 # ones the proxy sets itself.
@@ -68,13 +74,44 @@ def require_dev_server(url: str) -> None:
         ) from None
 
 
-def build_proxy_endpoint(url: str) -> Callable[[Any], Awaitable[Any]]:
+def upstream_target(base: str, scope: Any) -> str:
+    """The request target to send upstream: the path exactly as the browser sent it.
+
+    ``raw_path`` keeps ``%2f`` and ``%2e%2e`` encoded, so the dev server sees the
+    request it would see without the proxy and applies its own path checks to it
+    (the decoded path would turn ``/%2e%2e/x`` into ``/../x``). Bytes outside
+    ASCII are percent-encoded, as http.client sends ASCII only.
+    """
+    raw = scope.get("raw_path") or scope["path"].encode("utf-8")
+    path = quote(raw.decode("latin-1"), safe=_PATH_SAFE, encoding="latin-1")
+    query = scope.get("query_string") or b""
+    return base + path + (f"?{quote(query.decode('latin-1'), safe=_PATH_SAFE, encoding='latin-1')}" if query else "")
+
+
+# Everything printable in ASCII stays as sent; quote() only touches what http.client would refuse.
+_PATH_SAFE = "".join(chr(c) for c in range(0x21, 0x7F))
+
+
+def build_proxy_endpoint(
+    url: str,
+    *,
+    frame_origins: OriginPolicy | None = None,
+    on_note: Callable[[str], None] | None = None,
+) -> Callable[[Any], Awaitable[Any]]:
+    """The HTTP half of the proxy.
+
+    Responses pass through as the dev server sent them, CORS headers included:
+    the dev server decides which pages may read its files. When it refuses the
+    block frame's own origin (``frame_origins``), ``on_note`` hears it once,
+    because the block then cannot load its module scripts.
+    """
     from starlette.concurrency import run_in_threadpool
     from starlette.requests import Request
     from starlette.responses import PlainTextResponse, Response
 
     scheme, host, port, base = parse_proxy_url(url)
     host_header = host if port in (80, 443) else f"{host}:{port}"
+    noted: list[str] = []
 
     def forward(method: str, target: str, headers: dict[str, str], body: bytes) -> tuple[int, list[tuple[str, str]], bytes]:
         connection_type = http.client.HTTPSConnection if scheme == "https" else http.client.HTTPConnection
@@ -86,21 +123,36 @@ def build_proxy_endpoint(url: str) -> Callable[[Any], Awaitable[Any]]:
         finally:
             connection.close()
 
+    def note_refused_frame(origin: str | None, upstream_headers: list[tuple[str, str]]) -> None:
+        if noted or on_note is None or frame_origins is None or not frame_origins.allows(origin):
+            return
+        if any(name.lower() == "access-control-allow-origin" for name, _ in upstream_headers):
+            return
+        noted.append(origin or "")
+        on_note(
+            f"the dev server at {url} does not allow the block frame's origin {origin!r} by CORS, "
+            "so the frame cannot load its module scripts; allow that origin in the dev server "
+            "(Vite: list 'null' in server.cors.origin, as the vite.config.ts of `blockkit new` does)"
+        )
+
     async def endpoint(request: Request) -> Response:
-        target = base + request.url.path + (f"?{request.url.query}" if request.url.query else "")
+        target = upstream_target(base, request.scope)
         headers = {k: v for k, v in request.headers.items() if k.lower() not in _HOP_HEADERS}
-        # Dev servers check Host against their allowlist; this is their own name.
+        # The block origin has checked Host against its own names already (hostcheck);
+        # the dev server is sent a name it answers to, so --allowed-host needs no
+        # second allowlist there. Origin goes through as sent: its CORS decides.
         headers["host"] = host_header
         body = await request.body()
         try:
             status, upstream_headers, content = await run_in_threadpool(
                 forward, request.method, target, headers, body
             )
-        except OSError as exc:
+        except (OSError, http.client.HTTPException) as exc:
             return PlainTextResponse(
                 f"blockkit dev: the dev server at {url} did not answer ({exc}). Is it running?",
                 status_code=502,
             )
+        note_refused_frame(request.headers.get("origin"), upstream_headers)
         response = Response(content=content, status_code=status)
         for name, value in upstream_headers:
             if name.lower() not in _HOP_HEADERS:
@@ -124,8 +176,8 @@ def build_websocket_endpoint(url: str) -> Callable[[Any], Awaitable[None]]:
     ws_scheme = "wss" if scheme == "https" else "ws"
 
     async def endpoint(websocket: WebSocket) -> None:
-        query = websocket.url.query
-        target = f"{ws_scheme}://{host}:{port}{base}{websocket.url.path}" + (f"?{query}" if query else "")
+        # The block origin's HostGuard has checked the handshake's Host and Origin.
+        target = f"{ws_scheme}://{host}:{port}" + upstream_target(base, websocket.scope)
         offered = list(websocket.scope.get("subprotocols") or [])
         origin = websocket.headers.get("origin")
         try:

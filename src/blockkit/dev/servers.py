@@ -25,7 +25,10 @@ SHUTDOWN_TIMEOUT_S = 5
 
 
 def bind_loopback(port: int, what: str) -> socket.socket:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on sockets whose proto says
+    # TCP, and accepted connections inherit it. Without it, Nagle's algorithm and
+    # delayed ACKs hold each reply on a kept-alive connection for about 40 ms.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((LOOPBACK, port))
@@ -53,12 +56,22 @@ class ServerPair:
         self._error: Exception | None = None
 
     @property
+    def block_port(self) -> int:
+        port: int = self.block_socket.getsockname()[1]
+        return port
+
+    @property
+    def host_port(self) -> int:
+        port: int = self.host_socket.getsockname()[1]
+        return port
+
+    @property
     def block_origin(self) -> str:
-        return f"http://{BLOCK_HOST_NAME}:{self.block_socket.getsockname()[1]}"
+        return f"http://{BLOCK_HOST_NAME}:{self.block_port}"
 
     @property
     def host_origin(self) -> str:
-        return f"http://{HOST_HOST_NAME}:{self.host_socket.getsockname()[1]}"
+        return f"http://{HOST_HOST_NAME}:{self.host_port}"
 
     def addresses(self) -> list[tuple[str, int]]:
         """Where the two servers listen: (address, port) of the block, then the host."""
@@ -74,6 +87,8 @@ class ServerPair:
                 access_log=False,
                 lifespan="off",
                 timeout_graceful_shutdown=1,
+                # Nothing sits in front of these servers: X-Forwarded-* from a client is not to be believed.
+                proxy_headers=False,
             )
             return uvicorn.Server(config)
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from blockkit.dev.contract import Violation
 from blockkit.dev.errors import DevError
 from blockkit.dev.host_app import HostSetup, build_host_app
+from blockkit.dev.hostcheck import HostAllowlist, OriginPolicy, check_entry
 from blockkit.dev.init_payload import build_identity
 from blockkit.dev.manifest import DevManifest, load_dev_manifest
 from blockkit.dev.protocol import THEMES
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 
 DEFAULT_TRACE_NAME = Path(".blockkit") / "dev-trace.jsonl"
 BLOCK_ENTRY = "index.html"
+ALLOWED_HOST_HINT = "; start blockkit dev with --allowed-host NAME to add a name"
 
 
 @dataclass
@@ -38,7 +40,11 @@ class DevOptions:
     trace_path: Path | None = None
     block_port: int = 0
     host_port: int = 0
+    # Names both servers answer to besides localhost, 127.0.0.1 and [::1] (--allowed-host).
+    allowed_hosts: tuple[str, ...] = ()
     on_violation: Callable[[Violation], None] | None = None
+    # Told what the developer should know while the servers run (the command prints it).
+    on_note: Callable[[str], None] | None = None
 
 
 @dataclass(frozen=True)
@@ -99,6 +105,7 @@ class DevSession:
             self.manifest, self.surface, options.context, anonymous=options.anonymous
         )
         self.source = resolve_source(self.manifest, options.proxy)
+        self.allowed_hosts = _check_allowed_hosts(options.allowed_hosts)
         self.notes = [*self.manifest.notes, *surface_notes, *_proxy_notes(self.source)]
         self.trace_path = (options.trace_path or self.manifest.block_dir / DEFAULT_TRACE_NAME).absolute()
         self.trace: TraceLog | None = None
@@ -123,8 +130,13 @@ class DevSession:
 
         # Ports first: a run that cannot listen leaves no trace file behind.
         servers = ServerPair(self.options.block_port, self.options.host_port)
+        # The default trace lies in the block's own folder, whose links nobody vouches for.
+        root = None if self.options.trace_path else self.manifest.block_dir.absolute()
         try:
-            self.trace = TraceLog(self.trace_path)
+            self.trace = TraceLog(self.trace_path, root=root)
+        except DevError:
+            servers.stop()
+            raise
         except OSError as exc:
             servers.stop()
             raise DevError(f"cannot write the trace to {self.trace_path}: {exc.strerror or exc}") from None
@@ -140,9 +152,25 @@ class DevSession:
             notes=self.notes,
             on_violation=self.options.on_violation,
         )
+        # Each server answers its own port's loopback names and the --allowed-host names.
+        block_hosts = HostAllowlist(servers.block_port, self.allowed_hosts)
+        host_hosts = HostAllowlist(servers.host_port, self.allowed_hosts)
+        # The block frame's origin: its own, or "null" when the sandbox makes it opaque.
+        frame_origins = OriginPolicy((block_hosts,), opaque=_opaque_frame(self.manifest.iframe.sandbox))
         try:
-            servers.start(build_block_app(self.source.root, self.source.proxy), build_host_app(setup))
+            block_app = build_block_app(
+                self.source.root,
+                self.source.proxy,
+                hosts=block_hosts,
+                frame_origins=frame_origins,
+                # Hot reload's socket is opened by the frame; the host page may open one too.
+                websocket_origins=OriginPolicy((block_hosts, host_hosts), opaque=frame_origins.opaque),
+                hint=ALLOWED_HOST_HINT,
+                on_note=self.options.on_note,
+            )
+            servers.start(block_app, build_host_app(setup, hosts=host_hosts, hint=ALLOWED_HOST_HINT))
         except BaseException:
+            servers.stop()  # closes both sockets; a no-op for servers that never started
             self.trace.close()
             raise
 
@@ -173,6 +201,21 @@ class DevSession:
 
     def events(self) -> list[dict[str, Any]]:
         return self.trace.events() if self.trace is not None else []
+
+
+def _check_allowed_hosts(names: tuple[str, ...]) -> tuple[str, ...]:
+    checked = []
+    for name in names:
+        try:
+            checked.append(check_entry(name))
+        except ValueError as exc:
+            raise DevError(f"--allowed-host {exc}") from None
+    return tuple(checked)
+
+
+def _opaque_frame(sandbox: str) -> bool:
+    # Without allow-same-origin a sandboxed document has an opaque origin, "null" on the wire.
+    return "allow-same-origin" not in sandbox.lower().split()
 
 
 def _proxy_notes(source: BlockSource) -> list[str]:

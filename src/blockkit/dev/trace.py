@@ -8,11 +8,16 @@ arrival order and a wall-clock ``at``. The trace is kept in memory too, for
 
 from __future__ import annotations
 
+import errno
 import json
+import os
+import stat
 import threading
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any
+
+from blockkit.dev.errors import DevError
 
 MESSAGE = "message"
 LIFECYCLE = "lifecycle"
@@ -20,15 +25,21 @@ VIOLATION = "violation"
 
 
 class TraceLog:
-    def __init__(self, path: Path | None) -> None:
+    """The trace of one run, in memory and (when ``path`` is set) in a fresh JSONL file.
+
+    ``root``, when given, is a directory that ``path`` lies in whose contents nobody
+    vouches for (the block's own folder): no directory between it and the file
+    may be a symbolic link either. See :func:`open_fresh`.
+    """
+
+    def __init__(self, path: Path | None, root: Path | None = None) -> None:
         self.path = path
         self._events: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         self._file: IO[str] | None = None
         if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
             # A fresh trace per run: mixing runs would make the timings meaningless.
-            self._file = path.open("w", encoding="utf-8")
+            self._file = open_fresh(path, root)
 
     def append(self, event: dict[str, Any]) -> dict[str, Any]:
         with self._lock:
@@ -52,6 +63,94 @@ class TraceLog:
             if self._file is not None:
                 self._file.close()
                 self._file = None
+
+
+# O_NOFOLLOW is POSIX; where it is missing, the lstat checks below still refuse a link.
+_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+# A FIFO planted as the trace would block a plain open for writing until a reader came.
+_O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+
+
+def open_fresh(path: Path, root: Path | None = None) -> IO[str]:
+    """Open ``path`` as an empty text file to write, never writing through a link.
+
+    The block folder may come from anyone (a cloned repository, an unpacked
+    archive). A planted ``.blockkit/dev-trace.jsonl -> ~/notes.txt`` must not make
+    ``blockkit dev`` truncate the file it points to, nor a planted hard link or
+    FIFO stand in for the trace. So the file is opened with O_NOFOLLOW and must be
+    a regular file with one link; and when ``root`` is given, every directory from
+    ``root`` down to the file is opened the same way, relative to the last one, so
+    no symbolic link on the way is followed either. Raises DevError with a one-line
+    reason, or OSError for an ordinary failure (permissions, disk full).
+    """
+    if root is None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return _open_file(path, path, None)
+    relative = path.relative_to(root)
+    parent_fd = os.open(root, os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC)
+    try:
+        for depth, part in enumerate(relative.parts[:-1], start=1):
+            try:
+                os.mkdir(part, 0o755, dir_fd=parent_fd)
+            except FileExistsError:
+                pass
+            try:
+                child_fd = os.open(part, os.O_RDONLY | _O_DIRECTORY | _O_NOFOLLOW | _O_CLOEXEC, dir_fd=parent_fd)
+            except OSError as exc:
+                # A link there is an ELOOP (O_NOFOLLOW) or, with O_DIRECTORY on some systems, an ENOTDIR.
+                walked = root.joinpath(*relative.parts[:depth])
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR) and walked.is_symlink():
+                    raise _link_refused(path, walked) from None
+                raise
+            os.close(parent_fd)
+            parent_fd = child_fd
+        return _open_file(path, relative.parts[-1], parent_fd)
+    finally:
+        os.close(parent_fd)
+
+
+def _open_file(path: Path, name: str | Path, dir_fd: int | None) -> IO[str]:
+    flags = os.O_WRONLY | os.O_CREAT | _O_NOFOLLOW | _O_NONBLOCK | _O_CLOEXEC
+    try:
+        fd = os.open(name, flags, 0o644, dir_fd=dir_fd)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise _link_refused(path, path) from None
+        if exc.errno == errno.ENXIO:  # a FIFO with no reader
+            raise _not_regular(path) from None
+        raise
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise _not_regular(path)
+        if info.st_nlink > 1:
+            raise DevError(
+                f"refusing to write the trace to {path}: it has {info.st_nlink} hard links, "
+                f"so truncating it would empty another file too; {_WAY_OUT}"
+            )
+        os.ftruncate(fd, 0)
+        return os.fdopen(fd, "w", encoding="utf-8")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+_WAY_OUT = "remove it, or name another trace file with --trace PATH"
+
+
+def _not_regular(path: Path) -> DevError:
+    return DevError(f"refusing to write the trace to {path}: it is not a regular file; {_WAY_OUT}")
+
+
+def _link_refused(path: Path, link: Path) -> DevError:
+    try:
+        target = f" to {os.readlink(link)}"
+    except OSError:
+        target = ""
+    which = "it is" if link == path else f"{link} is"
+    return DevError(f"refusing to write the trace to {path}: {which} a symbolic link{target}; {_WAY_OUT}")
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:

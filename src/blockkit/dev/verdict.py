@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from blockkit.dev.check import COLLAPSED, FAILED, READY, CheckResult
+from blockkit.dev.terminal import printable
 
 HANDSHAKE_COMPLETED = "handshake-completed"
 NEVER_READY = "never-sent-block-ready"
@@ -28,7 +29,8 @@ def exit_code(result: CheckResult) -> int:
 
 
 def render_text(result: CheckResult) -> str:
-    where = f"({result.block_id} on {result.surface})"
+    """The verdict for a terminal: every text that came from the block is escaped (:func:`printable`)."""
+    where = f"({printable(result.block_id)} on {printable(result.surface)})"
     code = verdict_code(result)
     handshake = (
         f"handshake completed in {result.handshake_ms:.0f} ms" if result.handshake_ms is not None else ""
@@ -48,12 +50,12 @@ def render_text(result: CheckResult) -> str:
     if result.violations:
         lines.append(f"contract violations ({len(result.violations)}):")
         lines += [
-            f"  - {v['kind']}{' ' + v['type'] if v.get('type') else ''}: {v['explanation']}"
+            f"  - {v['kind']}{' ' + printable(v['type']) if v.get('type') else ''}: {printable(v['explanation'])}"
             for v in result.violations
         ]
     if result.console_errors:
         lines.append(f"console errors ({len(result.console_errors)}):")
-        lines += [f"  - {e.source}: {e.text}" for e in result.console_errors]
+        lines += [f"  - {e.source}: {printable(e.text)}" for e in result.console_errors]
     if result.trace_path:
         lines.append(f"trace: {result.trace_path}")
     return "\n".join(lines)
@@ -88,4 +90,4 @@ def _gave_up(result: CheckResult) -> str:
 def _what_it_sent(result: CheckResult) -> str:
     if not result.sent_types:
         return "the block sent no message at all"
-    return "the block sent only " + ", ".join(result.sent_types)
+    return "the block sent only " + printable(", ".join(result.sent_types))

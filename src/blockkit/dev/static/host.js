@@ -261,6 +261,14 @@
       data: data,
       origin: event.origin
     }).then(function (result) {
+      if (result && result.error) {
+        // The host server would not take it (a message over its size limit): nothing was
+        // judged or answered, so no reply is awaited either. A warning: --check counts
+        // console errors as the block's.
+        panel.add({ kind: "lifecycle", event: "message-not-traced", reason: result.error, t: t });
+        console.warn("blockkit dev: the host server did not take a message from the block:", result.error);
+        return;
+      }
       showViolations(result);
       // The wait starts once the host has decided, so a busy trace queue is
       // never mistaken for a host that does not answer.

@@ -1,0 +1,115 @@
+"""The trace file never writes through a link planted in the block folder (review row 49)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from blockkit.cli import main
+from blockkit.dev.errors import DevError
+from blockkit.dev.session import DevOptions, DevSession
+from blockkit.dev.trace import TraceLog
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "dev"
+VICTIM_TEXT = "IMPORTANT USER FILE\n"
+
+
+@pytest.fixture
+def block(tmp_path: Path) -> Path:
+    target = tmp_path / "block"
+    shutil.copytree(FIXTURES / "handshake", target)
+    return target
+
+
+@pytest.fixture
+def victim(tmp_path: Path) -> Path:
+    path = tmp_path / "victim.txt"
+    path.write_text(VICTIM_TEXT)
+    return path
+
+
+def start(block: Path, **options: Any) -> DevSession:
+    session = DevSession(DevOptions(block_dir=block, **options))
+    session.start()
+    session.stop()
+    return session
+
+
+def test_a_planted_trace_symlink_is_refused_and_its_target_kept(block: Path, victim: Path) -> None:
+    (block / ".blockkit").mkdir()
+    (block / ".blockkit" / "dev-trace.jsonl").symlink_to(victim)
+    with pytest.raises(DevError, match="is a symbolic link to .*victim.txt; remove it"):
+        start(block)
+    assert victim.read_text() == VICTIM_TEXT
+
+
+def test_a_planted_blockkit_folder_symlink_is_refused(block: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "dev-trace.jsonl").write_text(VICTIM_TEXT)
+    (block / ".blockkit").symlink_to(elsewhere)
+    with pytest.raises(DevError, match=r"\.blockkit is a symbolic link"):
+        start(block)
+    assert (elsewhere / "dev-trace.jsonl").read_text() == VICTIM_TEXT
+
+
+def test_a_dangling_blockkit_symlink_creates_nothing_where_it_points(block: Path, tmp_path: Path) -> None:
+    (block / ".blockkit").symlink_to(tmp_path / "not-yet")
+    with pytest.raises(DevError, match="symbolic link"):
+        start(block)
+    assert not (tmp_path / "not-yet").exists()
+
+
+def test_a_hard_linked_trace_is_refused(block: Path, victim: Path) -> None:
+    (block / ".blockkit").mkdir()
+    os.link(victim, block / ".blockkit" / "dev-trace.jsonl")
+    with pytest.raises(DevError, match="2 hard links"):
+        start(block)
+    assert victim.read_text() == VICTIM_TEXT
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system")
+def test_a_fifo_trace_is_refused_at_once(block: Path) -> None:
+    (block / ".blockkit").mkdir()
+    os.mkfifo(block / ".blockkit" / "dev-trace.jsonl")
+    with pytest.raises(DevError, match="not a regular file"):
+        start(block)
+
+
+def test_a_trace_option_naming_a_symlink_is_refused(block: Path, victim: Path, tmp_path: Path) -> None:
+    link = tmp_path / "trace-link.jsonl"
+    link.symlink_to(victim)
+    with pytest.raises(DevError, match="it is a symbolic link"):
+        start(block, trace_path=link)
+    assert victim.read_text() == VICTIM_TEXT
+
+
+# Were the link followed, the command would serve on: the timeout makes that a failure, not a hang.
+@pytest.mark.timeout(60)
+def test_the_command_says_it_in_one_line(block: Path, victim: Path) -> None:
+    (block / ".blockkit").mkdir()
+    (block / ".blockkit" / "dev-trace.jsonl").symlink_to(victim)
+    result = CliRunner().invoke(main, ["dev", str(block)])
+    assert result.exit_code == 2, result.output
+    [line] = result.output.strip().splitlines()
+    assert line.startswith("blockkit dev: refusing to write the trace to ") and "symbolic link" in line
+    assert victim.read_text() == VICTIM_TEXT
+
+
+def test_an_old_trace_is_replaced_and_missing_folders_are_made(block: Path) -> None:
+    (block / ".blockkit").mkdir()
+    old = block / ".blockkit" / "dev-trace.jsonl"
+    old.write_text('{"seq": 1, "old": true}\n' * 50)
+    session = start(block)
+    assert session.trace_path == old and old.read_text() == ""
+
+    deep = block / "a" / "b" / "t.jsonl"
+    log = TraceLog(deep, root=block)
+    log.append({"kind": "lifecycle", "event": "x"})
+    log.close()
+    assert '"event": "x"' in deep.read_text()
