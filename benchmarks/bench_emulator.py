@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import math
 import os
 import re
 import resource
@@ -212,21 +213,45 @@ def load_models_cursor_walk(info: dict[str, Any], marks: dict[str, Any], duratio
     return out
 
 
+def process_cpu_s(pid: Any) -> float | None:
+    """User + system CPU seconds of a running process (Linux /proc), or None."""
+    try:
+        fields = Path(f"/proc/{int(pid)}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, TypeError, ValueError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def load_images_cursor_walk(info: dict[str, Any], marks: dict[str, Any], duration: int) -> dict[str, Any]:
+    """Walk /images?limit=200 by cursor (nextPage) from the first page to the last, one request at a
+    time, timing each page; stops early after max(duration, 180) s. Anonymous: the public level."""
     url = f"{info['base_url']}/api/v1/images?limit=200"
     if missing := _needs(url):
         return {"skipped": missing}
-    pages = items = 0
+    latencies: list[float] = []
+    items = empty = 0
+    cpu_before = process_cpu_s(info.get("pid"))
     began = time.perf_counter()
-    while url and time.perf_counter() - began < duration:
+    while url and time.perf_counter() - began < max(duration, 180):
+        sent = time.perf_counter()
         status, body = get(url)
+        latencies.append(time.perf_counter() - sent)
         if status != 200:
-            return {"error": f"page {pages + 1} answered {status}"}
-        pages += 1
-        items += len(body.get("items", []))
-        url = body.get("metadata", {}).get("nextPage")
+            return {"error": f"page {len(latencies)} answered {status}"}
+        items += len(body["items"])
+        empty += not body["items"]
+        url = body["metadata"].get("nextPage")
     elapsed = time.perf_counter() - began
-    return {"pages": pages, "items": items, "pages_per_s": round(pages / elapsed, 1)}
+    cpu_after = process_cpu_s(info.get("pid"))
+    latencies.sort()
+    # The server's CPU time per page does not depend on how loaded the machine is.
+    cpu_per_page = (round((cpu_after - cpu_before) / len(latencies) * 1000, 1)
+                    if cpu_before is not None and cpu_after is not None else None)
+    return {"pages": len(latencies), "items": items, "empty_pages": empty, "complete": url is None,
+            "server_cpu_ms_per_page": cpu_per_page,
+            "p50_ms": round(statistics.median(latencies) * 1000, 1),
+            "p99_ms": round(latencies[max(0, math.ceil(len(latencies) * 0.99) - 1)] * 1000, 1),
+            "max_ms": round(latencies[-1] * 1000, 1), "pages_per_s": round(len(latencies) / elapsed, 1)}
 
 
 def load_by_hash(info: dict[str, Any], marks: dict[str, Any], duration: int) -> dict[str, Any]:

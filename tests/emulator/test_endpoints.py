@@ -155,7 +155,9 @@ def valid_values(path: str, param: dict[str, Any], known: dict[str, Any]) -> lis
         return ["a", ""]  # empty counts as absent (D-empty)
     if kind == "array":
         items = resolve(schema["items"])
-        return [",".join(items["enum"][:3])] if "enum" in items else ["a,b"]
+        if "enum" in items:
+            return [",".join(items["enum"][:3])]
+        return ["1,2"] if items.get("type") == "integer" else ["a,b"]
     if "anyOf" in schema and any(s.get("format") for s in schema["anyOf"]):
         return ["2024-01-01", "2024-01-01T00:00:00.000Z"]
     if "anyOf" in schema:

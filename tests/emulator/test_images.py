@@ -15,6 +15,8 @@ import pytest
 from media_env import MediaEnv
 
 from blockkit.emulator.catalogue import feed_cursor
+from blockkit.emulator.catalogue import images as images_api
+from blockkit.emulator.store import images as image_store
 
 PG, PG13, R, X, XXX, BLOCKED = 1, 2, 4, 8, 16, 32
 METRIC = {"Most Reactions": "reaction_count", "Most Comments": "comment_count", "Most Collected": "collected_count"}
@@ -97,8 +99,17 @@ def test_random_is_deterministic_complete_and_not_id_order(media: MediaEnv) -> N
     assert len(first) == len(set(first))
     assert set(first) == feed_oracle(media, PG, ("Public", "Unlisted", "EarlyAccess"))  # Random is exempt
     assert first != sorted(first) and first != sorted(first, reverse=True)
-    other_filters = ids_of(media.walk("/images", limit=100, sort="Random", type="image"))
-    assert [i for i in first if i in set(other_filters)] != other_filters or len(other_filters) < 3
+    # The order is the shuffle rotated by the request's salt, across the wrap-around point.
+    cursor = media.json("/images", limit=1, sort="Random")["metadata"]["nextCursor"]
+    position = feed_cursor.decode(cursor)
+    assert isinstance(position, feed_cursor.FeedPosition)
+    salt = images_api._salt(position.filters, position.data)
+    keys = [image_store.random_order_key(i, salt) for i in first]
+    assert keys == sorted(keys)
+    hashes = [image_store.shuffle_hash(i) for i in first]
+    assert hashes != sorted(hashes), "the rotation moved the start of the shuffle"
+    other = ids_of(media.walk("/images", limit=100, sort="Random", userId=media.data.users["owner"]))
+    assert sorted(other) != other and set(other) <= set(first)
 
 
 # --- rule 1: the exemptions -----------------------------------------------------------------------
@@ -241,8 +252,18 @@ def test_cursor_made_on_other_data_can_no_longer_be_continued(media: MediaEnv) -
     page = media.json("/images", limit=1)
     position = feed_cursor.decode(page["metadata"]["nextCursor"])
     assert isinstance(position, feed_cursor.FeedPosition)
-    foreign = feed_cursor.encode(feed_cursor.FeedPosition(position.filters, "7/large", position.after))
+    foreign = feed_cursor.encode(feed_cursor.FeedPosition(position.filters, "7/large", position.after,
+                                                          position.issued))
     assert bad(media, limit=1, cursor=foreign) == {"error": feed_cursor.STALE}
+
+
+def test_cursor_older_than_a_day_can_no_longer_be_continued(media: MediaEnv) -> None:
+    old = media.json("/images", limit=1, sort="Oldest")["metadata"]["nextCursor"]
+    media.clock.advance(23 * 3600)
+    fresh = media.json("/images", limit=1, sort="Oldest", cursor=old)["metadata"]["nextCursor"]
+    media.clock.advance(3600 + 1)
+    assert bad(media, limit=1, sort="Oldest", cursor=old) == {"error": feed_cursor.STALE}
+    assert media.json("/images", limit=1, sort="Oldest", cursor=fresh)["items"] is not None, "each page issues anew"
 
 
 def test_next_page_is_the_same_request_with_the_next_cursor(media: MediaEnv) -> None:
@@ -402,10 +423,38 @@ def test_repeated_and_undecodable_values_are_400s(media: MediaEnv) -> None:
                    "/api/v1/images?username=a%00b", "/api/v1/images?sort=Newest&sort=Oldest"):
         response = media.client.get(target)
         assert response.status_code == 400, target
-    ok = media.client.get("/api/v1/images?tags=1&tags=2&limit=1")
-    assert ok.status_code == 200, "a list parameter may repeat"
+    repeated = media.client.get("/api/v1/images?tags=1&tags=2&limit=1")
+    assert repeated.status_code == 400, "lists are comma-separated; only the models list may repeat (D-repeated)"
+    assert media.client.get("/api/v1/images?tags=1,2&limit=1").status_code == 200
 
 
 def test_unknown_parameters_are_ignored(media: MediaEnv) -> None:
     plain = media.json("/images", limit=3)
     assert media.client.get("/api/v1/images?limit=3&noSuch=%00&x=%ED%A0%80").json() == plain
+
+
+@pytest.mark.parametrize("sort", ["Most Reactions", "Most Comments", "Newest", "Oldest", "Random"])
+def test_both_query_plans_give_the_same_pages(media: MediaEnv, monkeypatch: pytest.MonkeyPatch, sort: str) -> None:
+    """A filter is either read and sorted or checked along the sort's index (by its size): same answers."""
+    d = media.data
+    token = media.bearer(d.users["owner"])
+    filters: list[dict[str, Any]] = [{"userId": d.users["owner"]}, {"tags": str(d.tags["red"])},
+                                     {"modelId": d.models["m1"]}, {"type": "video"}, {"baseModels": "SD 1.5"},
+                                     {"modelVersionId": d.versions["v1"], "tags": f"{d.tags['red']},{d.tags['blue']}"}]
+    for params in filters:
+        walked = {}
+        for limit in (0, 10 ** 9):
+            monkeypatch.setattr(image_store, "NARROW_LIMIT", limit)
+            walked[limit] = ids_of(media.walk("/images", headers=token, limit=7, sort=sort, **params))
+        assert walked[0] == walked[10 ** 9] and walked[0], (sort, params)
+
+
+def test_urls_are_on_the_origin_the_client_used(media: MediaEnv) -> None:
+    d = media.data
+    response = media.client.get("/api/v1/images", params={"imageId": d.images["video_custom_pg"], "limit": 1},
+                                headers={"Host": "localhost:4321"})
+    item = response.json()["items"][0]
+    assert item["url"].startswith("http://localhost:4321/__emulator/media/")
+    assert item["thumbnail"]["url"].startswith("http://localhost:4321/__emulator/media/")
+    page = media.client.get("/api/v1/images", params={"limit": 1}, headers={"Host": "localhost:4321"}).json()
+    assert page["metadata"]["nextPage"].startswith("http://localhost:4321/api/v1/images?")

@@ -152,8 +152,16 @@ def _same_origin(request: Request) -> bool:
     return origin.lower() in allowed
 
 
+_HOST_ORIGINS: dict[str, set[str]] = {}  # data directory -> extra host page origins
+
+
+def add_host_origin(store: Any, origin: str) -> None:
+    """Let a host page on ``origin`` (blockkit dev's) mint block tokens from this store's emulator."""
+    _HOST_ORIGINS.setdefault(str(store.path), set()).add(origin.rstrip("/").lower())
+
+
 def host_origins(request: Request) -> set[str]:
-    return set(getattr(request.app.state, "block_host_origins", set()))
+    return _HOST_ORIGINS.get(str(emulator(request).store.path), set())
 
 
 async def mint_endpoint(request: Request) -> Response:

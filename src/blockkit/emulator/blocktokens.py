@@ -5,7 +5,9 @@
   the platform computes it) is recorded in ``block_signing_keys``. ``GET
   {base_url}/api/v1/block-tokens/jwks`` publishes the public key.
 - ``mint_block_token(state, ...)`` is the in-process issuer (``blockkit dev`` mints with
-  it); ``POST {base_url}/api/v1/block-tokens`` is the host page's route (same origin
+  it; ``state`` is anything with ``store`` and ``clock``, e.g. a running ``Emulator``);
+  ``blockroutes.add_host_origin(store, origin)`` lets a host page on another origin mint
+  over HTTP; ``POST {base_url}/api/v1/block-tokens`` is the host page's route (same origin
   only, a session optional, body ``{blockInstanceId, slotContext}`` up to 8 KB, 120 a
   minute per IP). Instances are registered with ``register_block_instance``;
   ``revoke_block_instance`` refuses every token of an instance issued until then.

@@ -61,5 +61,4 @@ def build_catalogue_app(state: EmulatorState) -> Starlette:
         exception_handlers=EXCEPTION_HANDLERS,
     )
     app.state.emulator = state
-    app.state.block_host_origins = set()  # blockkit dev adds its host page's origin
     return app

@@ -27,10 +27,11 @@ from pydantic import Field
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+from typing_extensions import NotRequired, TypedDict
 
 from blockkit.emulator.catalogue import links
 from blockkit.emulator.catalogue.errors import ApiError, error_body, json_response, not_found
-from blockkit.emulator.catalogue.pages import CursorMetadata, Out
+from blockkit.emulator.catalogue.pages import CursorMetadata
 from blockkit.emulator.catalogue.params import QueryModel
 from blockkit.emulator.catalogue.query import (
     MAX_ID,
@@ -84,55 +85,55 @@ def parse_cursor(text: str, sort: str) -> tuple[Any, int]:
     return int(value), int(ident)
 
 
-# --- response models ---------------------------------------------------------------------
+# --- response shapes (TypedDicts, see pages.py) -------------------------------------------
 
-class ArticleStats(Out):
-    favorite_count: int = Field(alias="favoriteCount")
-    collected_count: int = Field(alias="collectedCount")
-    comment_count: int = Field(alias="commentCount")
-    like_count: int = Field(alias="likeCount")
-    heart_count: int = Field(alias="heartCount")
-    view_count: int = Field(alias="viewCount")
-    tipped_amount_count: int = Field(alias="tippedAmountCount")
+class ArticleStats(TypedDict):
+    favoriteCount: int
+    collectedCount: int
+    commentCount: int
+    likeCount: int
+    heartCount: int
+    viewCount: int
+    tippedAmountCount: int
 
 
-class ArticleUser(Out):
+class ArticleUser(TypedDict):
     id: int
     username: str
     image: Optional[str]
 
 
-class ArticleTag(Out):
+class ArticleTag(TypedDict):
     id: int
     name: str
-    is_category: bool = Field(alias="isCategory")
+    isCategory: bool
 
 
-class CoverImage(Out):
+class CoverImage(TypedDict):
     id: int
     url: str
-    nsfw_level: int = Field(alias="nsfwLevel")
+    nsfwLevel: int
     width: int
     height: int
 
 
-class ArticleOut(Out):
+class ArticleOut(TypedDict):
     id: int
     title: str
-    published_at: str = Field(alias="publishedAt")
-    created_at: str = Field(alias="createdAt")
-    updated_at: str = Field(alias="updatedAt")
-    nsfw_level: int = Field(alias="nsfwLevel")
+    publishedAt: Optional[str]
+    createdAt: str
+    updatedAt: str
+    nsfwLevel: int
     availability: str
     status: str
     stats: ArticleStats
     user: ArticleUser
     tags: list[ArticleTag]
-    cover_image: Optional[CoverImage] = Field(alias="coverImage")
-    content: Optional[str] = None   # the single shape only
+    coverImage: Optional[CoverImage]
+    content: NotRequired[Optional[str]]   # the single shape only
 
 
-class ArticlesPage(Out):
+class ArticlesPage(TypedDict):
     items: list[ArticleOut]
     metadata: CursorMetadata
 
@@ -143,32 +144,30 @@ def _cover(row: store.ArticleRow, level: int, base_url: str) -> CoverImage | Non
     """The cover when there is one, it is scanned and rated within ``level``; else None."""
     if row.cover_id is None or not row.cover_scanned or not row.cover_level or row.cover_level & ~level:
         return None
-    return CoverImage.model_construct(id=row.cover_id, url=links.absolute(base_url, row.cover_url),
-                                      nsfw_level=row.cover_level, width=row.cover_width or 0,
-                                      height=row.cover_height or 0)
+    return {"id": row.cover_id, "url": links.absolute(base_url, row.cover_url) or "", "nsfwLevel": row.cover_level,
+            "width": row.cover_width or 0, "height": row.cover_height or 0}
 
 
 def article_out(row: store.ArticleRow, tags: list[tuple[int, str, bool]], *, level: int, base_url: str,
                 with_content: bool) -> ArticleOut:
-    fields: dict[str, Any] = dict(
-        id=row.id, title=row.title, published_at=row.published_at, created_at=row.created_at,
-        updated_at=row.updated_at, nsfw_level=row.nsfw_level, availability=row.availability, status=row.status,
-        stats=ArticleStats.model_construct(
-            favorite_count=row.favorite_count, collected_count=row.collected_count, comment_count=row.comment_count,
-            like_count=row.like_count, heart_count=row.heart_count, view_count=row.view_count,
-            tipped_amount_count=row.tipped_amount_count),
-        user=ArticleUser.model_construct(id=row.user_id, username=row.username,
-                                         image=links.absolute(base_url, row.user_image)),
-        tags=[ArticleTag.model_construct(id=t, name=n, is_category=c) for t, n, c in tags],
-        cover_image=_cover(row, level, base_url),
-    )
+    article: ArticleOut = {
+        "id": row.id, "title": row.title, "publishedAt": row.published_at, "createdAt": row.created_at,
+        "updatedAt": row.updated_at, "nsfwLevel": row.nsfw_level, "availability": row.availability,
+        "status": row.status,
+        "stats": {"favoriteCount": row.favorite_count, "collectedCount": row.collected_count,
+                  "commentCount": row.comment_count, "likeCount": row.like_count, "heartCount": row.heart_count,
+                  "viewCount": row.view_count, "tippedAmountCount": row.tipped_amount_count},
+        "user": {"id": row.user_id, "username": row.username, "image": links.absolute(base_url, row.user_image)},
+        "tags": [{"id": t, "name": n, "isCategory": c} for t, n, c in tags],
+        "coverImage": _cover(row, level, base_url),
+    }
     if with_content:
-        fields["content"] = row.content
-    return ArticleOut.model_construct(**fields)
+        article["content"] = row.content
+    return article
 
 
 def list_articles(state: EmulatorState, query: ArticlesQuery, *, restricted: bool,
-                  params: tuple[tuple[str, str], ...]) -> ArticlesPage:
+                  params: tuple[tuple[str, str], ...], base_url: str) -> ArticlesPage:
     level = ALL_LEVELS if query.nsfw else SFW_LEVEL
     if restricted:
         level &= SFW_LEVEL
@@ -180,19 +179,17 @@ def list_articles(state: EmulatorState, query: ArticlesQuery, *, restricted: boo
                                    username=username)
         page = rows[:query.limit]
         tags = store.article_tags(db, [r.id for r in page])
-    base_url = state.urls.base_url
     items = [article_out(r, tags.get(r.id, []), level=level, base_url=base_url, with_content=False) for r in page]
-    metadata = CursorMetadata.model_construct()
+    metadata: CursorMetadata = {}
     if len(rows) > query.limit:
         last = page[-1]
         cursor = f"{last.sort_key}|{last.id}"
         kept = [(k, v) for k, v in params if k != "cursor"] + [("cursor", cursor)]
-        metadata = CursorMetadata.model_construct(next_cursor=cursor,
-                                                  next_page=links.api_url(base_url, "/articles", kept))
-    return ArticlesPage.model_construct(items=items, metadata=metadata)
+        metadata = {"nextCursor": cursor, "nextPage": links.api_url(base_url, "/articles", kept)}
+    return {"items": items, "metadata": metadata}
 
 
-def get_article(state: EmulatorState, article_id: int, *, restricted: bool) -> ArticleOut:
+def get_article(state: EmulatorState, article_id: int, *, restricted: bool, base_url: str) -> ArticleOut:
     level = SFW_LEVEL if restricted else ALL_LEVELS
     now = state.clock.iso()
     with state.store.read() as db:
@@ -201,7 +198,7 @@ def get_article(state: EmulatorState, article_id: int, *, restricted: bool) -> A
                 or row.availability == "Private"):
             raise not_found(NOT_FOUND)
         tags = store.article_tags(db, [row.id]).get(row.id, [])
-    return article_out(row, tags, level=level, base_url=state.urls.base_url, with_content=True)
+    return article_out(row, tags, level=level, base_url=base_url, with_content=True)
 
 
 # --- routes ------------------------------------------------------------------------------
@@ -209,13 +206,14 @@ def get_article(state: EmulatorState, article_id: int, *, restricted: bool) -> A
 def articles_endpoint(request: Request) -> Response:
     query = read_query(request, ArticlesQuery, Shape.ENVELOPE)
     page = list_articles(emulator(request), query, restricted=region_restricted(request),
-                         params=known_pairs(request, ArticlesQuery))
+                         params=known_pairs(request, ArticlesQuery), base_url=links.request_origin(request))
     return json_response(page, headers={"Cache-Control": CACHE_CONTROL})
 
 
 def article_endpoint(request: Request) -> Response:
     article_id = path_id(request.path_params["id"], "article")
-    article = get_article(emulator(request), article_id, restricted=region_restricted(request))
+    article = get_article(emulator(request), article_id, restricted=region_restricted(request),
+                          base_url=links.request_origin(request))
     return json_response(article, headers={"Cache-Control": CACHE_CONTROL})
 
 

@@ -20,16 +20,16 @@ is served (it is reachable by link).
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Optional
+from typing import Annotated, Literal, Optional
 
 from pydantic import BeforeValidator, Field
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+from typing_extensions import NotRequired, TypedDict
 
 from blockkit.emulator.catalogue import links
 from blockkit.emulator.catalogue.errors import ApiError, error_body, json_response, not_found
-from blockkit.emulator.catalogue.pages import Out
 from blockkit.emulator.catalogue.params import QueryModel
 from blockkit.emulator.catalogue.query import Bool, Id, Int, Shape, empty_as_none, known_pairs, path_id, read_query
 from blockkit.emulator.catalogue.viewer import ALL_LEVELS, SFW_LEVEL
@@ -53,38 +53,38 @@ class CollectionsQuery(QueryModel):
     nsfw: Bool = False
 
 
-# --- response models ---------------------------------------------------------------------
+# --- response shapes (TypedDicts, see pages.py) -------------------------------------------
 
-class CollectionUser(Out):
+class CollectionUser(TypedDict):
     id: int
     username: str
 
 
-class CollectionTag(Out):
+class CollectionTag(TypedDict):
     id: int
     name: str
 
 
-class CollectionOut(Out):
+class CollectionOut(TypedDict):
     id: int
     name: str
     description: Optional[str]
     type: str
-    nsfw_level: int = Field(alias="nsfwLevel")
+    nsfwLevel: int
     read: str
-    is_public: bool = Field(alias="isPublic")
-    cover_image_url: Optional[str] = Field(alias="coverImageUrl")
+    isPublic: bool
+    coverImageUrl: Optional[str]
     user: CollectionUser
-    item_count: Optional[int] = Field(None, alias="itemCount")     # list items only
-    tags: Optional[list[CollectionTag]] = None                    # the single shape only
+    itemCount: NotRequired[int]              # list items only
+    tags: NotRequired[list[CollectionTag]]   # the single shape only
 
 
-class CollectionsMetadata(Out):
-    next_cursor: Optional[int] = Field(None, alias="nextCursor")
-    next_page: Optional[str] = Field(None, alias="nextPage")
+class CollectionsMetadata(TypedDict):
+    nextCursor: NotRequired[int]
+    nextPage: NotRequired[str]
 
 
-class CollectionsPage(Out):
+class CollectionsPage(TypedDict):
     items: list[CollectionOut]
     metadata: CollectionsMetadata
 
@@ -97,15 +97,14 @@ def _cover_url(row: store.CollectionRow, level: int, base_url: str) -> str | Non
     return links.absolute(base_url, row.cover_url)
 
 
-def collection_out(row: store.CollectionRow, *, level: int, base_url: str, **extra: Any) -> CollectionOut:
-    return CollectionOut.model_construct(
-        id=row.id, name=row.name, description=row.description, type=row.type, nsfw_level=row.nsfw_level,
-        read=row.read, is_public=row.read == "Public", cover_image_url=_cover_url(row, level, base_url),
-        user=CollectionUser.model_construct(id=row.user_id, username=row.username), **extra)
+def collection_out(row: store.CollectionRow, *, level: int, base_url: str) -> CollectionOut:
+    return {"id": row.id, "name": row.name, "description": row.description, "type": row.type,
+            "nsfwLevel": row.nsfw_level, "read": row.read, "isPublic": row.read == "Public",
+            "coverImageUrl": _cover_url(row, level, base_url), "user": {"id": row.user_id, "username": row.username}}
 
 
 def list_collections(state: EmulatorState, query: CollectionsQuery, *, restricted: bool,
-                     params: tuple[tuple[str, str], ...]) -> CollectionsPage:
+                     params: tuple[tuple[str, str], ...], base_url: str) -> CollectionsPage:
     if query.cursor is not None and query.sort != "Newest":
         raise ApiError(400, error_body(CURSOR_NEEDS_NEWEST))
     level = ALL_LEVELS if query.nsfw else SFW_LEVEL
@@ -119,26 +118,29 @@ def list_collections(state: EmulatorState, query: CollectionsQuery, *, restricte
                                       start_id=query.cursor, query=query.query)
         page = rows[:query.limit]
         counts = store.accepted_counts(db, [r.id for r in page])
-    base_url = state.urls.base_url
-    items = [collection_out(r, level=level, base_url=base_url, item_count=counts.get(r.id, 0)) for r in page]
-    metadata = CollectionsMetadata.model_construct()
+    items = []
+    for row in page:
+        item = collection_out(row, level=level, base_url=base_url)
+        item["itemCount"] = counts.get(row.id, 0)
+        items.append(item)
+    metadata: CollectionsMetadata = {}
     if newest and len(rows) > query.limit:
         next_id = rows[query.limit].id
         kept = [(k, v) for k, v in params if k != "cursor"] + [("cursor", str(next_id))]
-        metadata = CollectionsMetadata.model_construct(next_cursor=next_id,
-                                                       next_page=links.api_url(base_url, "/collections", kept))
-    return CollectionsPage.model_construct(items=items, metadata=metadata)
+        metadata = {"nextCursor": next_id, "nextPage": links.api_url(base_url, "/collections", kept)}
+    return {"items": items, "metadata": metadata}
 
 
-def get_collection(state: EmulatorState, collection_id: int, *, restricted: bool) -> CollectionOut:
+def get_collection(state: EmulatorState, collection_id: int, *, restricted: bool, base_url: str) -> CollectionOut:
     level = SFW_LEVEL if restricted else ALL_LEVELS
     with state.store.read() as db:
         row = store.get_collection(db, collection_id)
         if row is None or row.read == "Private":
             raise not_found(NOT_FOUND)
         tags = store.collection_tags(db, collection_id)
-    return collection_out(row, level=level, base_url=state.urls.base_url,
-                          tags=[CollectionTag.model_construct(id=t, name=n) for t, n in tags])
+    collection = collection_out(row, level=level, base_url=base_url)
+    collection["tags"] = [{"id": t, "name": n} for t, n in tags]
+    return collection
 
 
 # --- routes ------------------------------------------------------------------------------
@@ -146,13 +148,14 @@ def get_collection(state: EmulatorState, collection_id: int, *, restricted: bool
 def collections_endpoint(request: Request) -> Response:
     query = read_query(request, CollectionsQuery, Shape.ENVELOPE)
     page = list_collections(emulator(request), query, restricted=region_restricted(request),
-                            params=known_pairs(request, CollectionsQuery))
+                            params=known_pairs(request, CollectionsQuery), base_url=links.request_origin(request))
     return json_response(page, headers={"Cache-Control": CACHE_CONTROL})
 
 
 def collection_endpoint(request: Request) -> Response:
     collection_id = path_id(request.path_params["id"], "collection")
-    collection = get_collection(emulator(request), collection_id, restricted=region_restricted(request))
+    collection = get_collection(emulator(request), collection_id, restricted=region_restricted(request),
+                                base_url=links.request_origin(request))
     return json_response(collection, headers={"Cache-Control": CACHE_CONTROL})
 
 

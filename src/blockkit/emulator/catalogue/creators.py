@@ -19,10 +19,11 @@ from pydantic import Field
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+from typing_extensions import NotRequired, TypedDict
 
 from blockkit.emulator.catalogue import links
 from blockkit.emulator.catalogue.errors import json_response
-from blockkit.emulator.catalogue.pages import Out, PageMetadata, page_metadata
+from blockkit.emulator.catalogue.pages import PageMetadata, page_metadata
 from blockkit.emulator.catalogue.params import MAX_SAFE_INTEGER, QueryModel
 from blockkit.emulator.catalogue.query import Int, Shape, Text, read_query
 from blockkit.emulator.state import EmulatorState, emulator
@@ -35,19 +36,19 @@ class CreatorsQuery(QueryModel):
     query: Text = None
 
 
-class CreatorOut(Out):
+class CreatorOut(TypedDict):
     username: str
-    model_count: Optional[int] = Field(None, alias="modelCount")
+    modelCount: NotRequired[int]   # only when above zero
     link: str
     image: Optional[str]
 
 
-class CreatorsPage(Out):
+class CreatorsPage(TypedDict):
     items: list[CreatorOut]
     metadata: PageMetadata
 
 
-def list_creators(state: EmulatorState, query: CreatorsQuery) -> CreatorsPage:
+def list_creators(state: EmulatorState, query: CreatorsQuery, *, base_url: str) -> CreatorsPage:
     offset = (query.page - 1) * query.limit
     with state.store.read() as db:
         rows = store.list_creators(db, query=query.query, limit=query.limit + 1, offset=offset)
@@ -57,23 +58,22 @@ def list_creators(state: EmulatorState, query: CreatorsQuery) -> CreatorsPage:
             total = offset + len(rows) + (1 if more else 0)   # a lower bound, exact on the last page
         else:
             total = store.count_creators(db, query=query.query)
-    base_url = state.urls.base_url
-    items = []
+    items: list[CreatorOut] = []
     for row in rows:
-        fields = dict(username=row.username,
-                      link=links.api_url(base_url, "/models", [("username", row.username)]),
-                      image=links.absolute(base_url, row.image))
+        item: CreatorOut = {"username": row.username,
+                            "link": links.api_url(base_url, "/models", [("username", row.username)]),
+                            "image": links.absolute(base_url, row.image)}
         if row.model_count > 0:
-            fields["model_count"] = row.model_count
-        items.append(CreatorOut.model_construct(**fields))
+            item["modelCount"] = row.model_count
+        items.append(item)
     metadata = page_metadata(base_url, "/creators", page=query.page, limit=query.limit, total=total, more=more,
                              query=query.query)
-    return CreatorsPage.model_construct(items=items, metadata=metadata)
+    return {"items": items, "metadata": metadata}
 
 
 def creators_endpoint(request: Request) -> Response:
     query = read_query(request, CreatorsQuery, Shape.ISSUES)
-    return json_response(list_creators(emulator(request), query))
+    return json_response(list_creators(emulator(request), query, base_url=links.request_origin(request)))
 
 
 routes = [Route("/creators", creators_endpoint, methods=["GET"])]

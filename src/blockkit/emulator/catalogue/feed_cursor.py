@@ -2,14 +2,17 @@
 
 A ``feed:`` cursor is opaque to clients: ``feed:<base64url JSON>.<check>``. The JSON
 holds a format version, a hash of the filters it was made under, the data it was
-made on (seed and scale) and the keyset position (sort key and image id of the last
-candidate examined; null for "from the start", which limit=0 hands out). So:
+made on (seed and scale), the keyset position (sort key and image id of the last
+candidate examined; null for "from the start", which limit=0 hands out) and when it
+was issued (emulator clock, whole seconds). So:
 
 - a cursor that does not decode, or whose check does not match, is malformed (400);
 - a cursor followed with other filters answers 400 "cursor cannot be continued with
   these filters" (spec rule 3), not a silently different list;
-- a cursor made on other data (a reset store seeded differently) answers 400
-  "cursor can no longer be continued; start again without it".
+- a cursor issued more than 24 hours ago by the emulator clock, or made on other data
+  (a reset store seeded differently), answers 400 "cursor can no longer be continued;
+  start again without it" (openapi.json, D-feed-expiry). Each page issues a fresh
+  cursor, so a walk that keeps going never expires.
 
 A legacy cursor is ``<offset>|<timestamp>`` (ASCII digits; the timestamp is
 milliseconds since the epoch): the offset into the list of images created up to
@@ -39,6 +42,7 @@ _CHECK_LENGTH = 10
 MALFORMED = "malformed cursor: pass metadata.nextCursor back verbatim, or drop the cursor"
 OTHER_FILTERS = ("cursor cannot be continued with these filters (restore the filters or drop the cursor)")
 STALE = "cursor can no longer be continued; start again without it"
+LIFETIME_S = 24 * 3600
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +50,7 @@ class FeedPosition:
     filters: str          # filter_hash() of the request that made it
     data: str             # store data identity
     after: tuple[Any, int] | None   # (sort key, image id) of the last candidate examined
+    issued: int = 0       # emulator clock, POSIX seconds
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +70,7 @@ def _check(body: str) -> str:
 
 def encode(position: FeedPosition) -> str:
     after = list(position.after) if position.after is not None else None
-    body = base64.urlsafe_b64encode(orjson.dumps([VERSION, position.filters, position.data, after]))
+    body = base64.urlsafe_b64encode(orjson.dumps([VERSION, position.filters, position.data, after, position.issued]))
     text = body.decode().rstrip("=")
     return f"{PREFIX}{text}.{_check(text)}"
 
@@ -98,8 +103,8 @@ def decode(text: str) -> FeedPosition | LegacyPosition:
         data = orjson.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
     except (binascii.Error, ValueError):
         raise malformed() from None
-    if not (isinstance(data, list) and len(data) == 4 and data[0] == VERSION and isinstance(data[1], str)
-            and isinstance(data[2], str)):
+    if not (isinstance(data, list) and len(data) == 5 and data[0] == VERSION and isinstance(data[1], str)
+            and isinstance(data[2], str) and isinstance(data[4], int) and not isinstance(data[4], bool)):
         raise malformed()
     after = data[3]
     if after is not None:
@@ -108,12 +113,12 @@ def decode(text: str) -> FeedPosition | LegacyPosition:
                 and not isinstance(after[0], bool)):
             raise malformed()
         after = (after[0], after[1])
-    return FeedPosition(data[1], data[2], after)
+    return FeedPosition(data[1], data[2], after, data[4])
 
 
-def check_continuable(position: FeedPosition, filters: str, data: str) -> None:
+def check_continuable(position: FeedPosition, filters: str, data: str, now: float) -> None:
     """Raise the spec's 400s for a cursor that cannot be followed with this request."""
-    if position.data != data:
+    if position.data != data or now - position.issued > LIFETIME_S:
         raise ApiError(400, error_body(STALE))
     if position.filters != filters:
         raise ApiError(400, error_body(OTHER_FILTERS))

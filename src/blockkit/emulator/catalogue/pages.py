@@ -1,7 +1,12 @@
-"""What the list responses share: the response-model base and the pagination metadata.
+"""What the media routes' responses share: how they are typed, and the pagination metadata.
 
-Metadata keys a page does not have are left out (the models omit unset fields):
-``nextCursor``/``nextPage`` are absent on the last page.
+Response shapes are TypedDicts whose keys are the spec's field names, built as plain
+dicts and serialised by orjson. Pydantic models were measured first: on the large
+seed, ``model_construct`` plus ``model_dump`` cost about 100-230 us per article
+against about 6 us for a dict, which made a 100-item page spend most of its time
+building models. A key a shape marks ``NotRequired`` is left out when it does not
+apply (``nextCursor``/``nextPage`` on the last page, ``modelCount`` of zero, ...); a
+value that is ``None`` goes out as null.
 """
 
 from __future__ import annotations
@@ -9,40 +14,34 @@ from __future__ import annotations
 import math
 from typing import Optional
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing_extensions import NotRequired, TypedDict
 
 from blockkit.emulator.catalogue import links
 
 
-class Out(BaseModel):
-    """Base of the response models: camelCase aliases, built with model_construct (no re-validation)."""
-
-    model_config = ConfigDict(populate_by_name=True)
-
-
-class CursorMetadata(Out):
+class CursorMetadata(TypedDict):
     """Cursor pagination (images, articles): both keys absent on the last page."""
 
-    next_cursor: Optional[str] = Field(None, alias="nextCursor")
-    next_page: Optional[str] = Field(None, alias="nextPage")
+    nextCursor: NotRequired[str]
+    nextPage: NotRequired[str]
 
 
-class PageMetadata(Out):
+class PageMetadata(TypedDict):
     """Page pagination (creators, tags)."""
 
-    total_items: int = Field(alias="totalItems")
-    current_page: int = Field(alias="currentPage")
-    page_size: int = Field(alias="pageSize")
-    total_pages: int = Field(alias="totalPages")
-    next_page: Optional[str] = Field(None, alias="nextPage")
+    totalItems: int
+    currentPage: int
+    pageSize: int
+    totalPages: int
+    nextPage: NotRequired[str]
 
 
 def page_metadata(base_url: str, path: str, *, page: int, limit: int, total: int, more: bool,
-                  query: str | None) -> PageMetadata:
+                  query: Optional[str]) -> PageMetadata:
     """Totals as given; nextPage (same limit and query, the next page) only when ``more``."""
-    fields: dict[str, object] = dict(total_items=total, current_page=page, page_size=limit,
-                                     total_pages=math.ceil(total / limit) if total else 0)
+    metadata: PageMetadata = {"totalItems": total, "currentPage": page, "pageSize": limit,
+                              "totalPages": math.ceil(total / limit) if total else 0}
     if more:
         params = [("limit", str(limit)), ("page", str(page + 1))] + ([("query", query)] if query else [])
-        fields["next_page"] = links.api_url(base_url, path, params)
-    return PageMetadata.model_construct(**fields)
+        metadata["nextPage"] = links.api_url(base_url, path, params)
+    return metadata

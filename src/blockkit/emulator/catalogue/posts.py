@@ -18,14 +18,14 @@ from __future__ import annotations
 
 from typing import Optional
 
-from pydantic import Field
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+from typing_extensions import TypedDict
 
+from blockkit.emulator.catalogue import links
 from blockkit.emulator.catalogue.errors import json_response, not_found
-from blockkit.emulator.catalogue.images import ImageOut, image_out
-from blockkit.emulator.catalogue.pages import Out
+from blockkit.emulator.catalogue.images import ImageItem, image_out
 from blockkit.emulator.catalogue.query import path_id
 from blockkit.emulator.catalogue.viewer import ALL_LEVELS, SFW_LEVEL, carries_token
 from blockkit.emulator.region import region_restricted
@@ -40,33 +40,33 @@ NOT_FOUND = "Post not found"
 HIDDEN_AVAILABILITY = ("Private", "EarlyAccess")
 
 
-# --- response models ---------------------------------------------------------------------
+# --- response shapes ---------------------------------------------------------------------
 
-class PostUser(Out):
+class PostUser(TypedDict):
     id: int
     username: str
 
 
-class PostTag(Out):
+class PostTag(TypedDict):
     id: int
     name: str
 
 
-class PostOut(Out):
+class PostOut(TypedDict):
     id: int
     title: Optional[str]
     detail: Optional[str]
-    nsfw_level: int = Field(alias="nsfwLevel")
-    published_at: str = Field(alias="publishedAt")
-    model_version_id: Optional[int] = Field(alias="modelVersionId")
+    nsfwLevel: int
+    publishedAt: str
+    modelVersionId: Optional[int]
     user: PostUser
     tags: list[PostTag]
-    images: list[ImageOut]
+    images: list[ImageItem]   # meta always null
 
 
 # --- service -----------------------------------------------------------------------------
 
-def get_post(state: EmulatorState, post_id: int, *, restricted: bool) -> PostOut:
+def get_post(state: EmulatorState, post_id: int, *, restricted: bool, base_url: str) -> PostOut:
     """The post as served to an anonymous request; 404 when it may not be shown."""
     level = SFW_LEVEL if restricted else ALL_LEVELS
     now = state.clock.iso()
@@ -79,24 +79,22 @@ def get_post(state: EmulatorState, post_id: int, *, restricted: bool) -> PostOut
         tags = store.post_tags(db, post_id)
         ids = image_store.post_image_ids(db, post_id, level, MAX_POST_IMAGES)
         rows = image_store.image_rows(db, ids, with_meta=False)
-        stats = image_store.image_stats(db, ids)
-        versions = image_store.image_version_ids(db, ids)
-    base_url = state.urls.base_url
-    return PostOut.model_construct(
-        id=post.id, title=post.title, detail=post.detail, nsfw_level=post.nsfw_level,
-        published_at=post.published_at, model_version_id=post.model_version_id if post.version_published else None,
-        user=PostUser.model_construct(id=post.user_id, username=post.username),
-        tags=[PostTag.model_construct(id=tag_id, name=name) for tag_id, name in tags],
-        images=[image_out(rows[i], stats.get(i), versions.get(i), level=level, base_url=base_url, meta="null")
-                for i in ids if i in rows],
-    )
+    return {
+        "id": post.id, "title": post.title, "detail": post.detail, "nsfwLevel": post.nsfw_level,
+        "publishedAt": post.published_at,
+        "modelVersionId": post.model_version_id if post.version_published else None,
+        "user": {"id": post.user_id, "username": post.username},
+        "tags": [{"id": tag_id, "name": name} for tag_id, name in tags],
+        "images": [image_out(rows[i], level=level, base_url=base_url, meta="null") for i in ids if i in rows],
+    }
 
 
 # --- routes ------------------------------------------------------------------------------
 
 def post_endpoint(request: Request) -> Response:
     post_id = path_id(request.path_params["id"], "post")
-    post = get_post(emulator(request), post_id, restricted=region_restricted(request))
+    post = get_post(emulator(request), post_id, restricted=region_restricted(request),
+                    base_url=links.request_origin(request))
     cache = CACHE_WITH_TOKEN if carries_token(request) else CACHE_ANONYMOUS
     return json_response(post, headers={"Cache-Control": cache})
 

@@ -4,8 +4,8 @@
 NUL, or a one-value parameter given twice, is invalid; unknown parameters are ignored).
 This module adds the value types the media routes need and the four 400 bodies:
 numbers are ASCII digits (a leading '-' parses, then fails the range), booleans are
-true/false (any case) or 1/0, lists are comma-separated and repeatable with no empty
-entries and at most 1000 entries.
+true/false (any case) or 1/0, lists are comma-separated (not repeated: D-repeated) with
+no empty entries and at most 1000 entries.
 
 =============  ==========================================================  =====================
 ``ENVELOPE``   ``{"error": {"issues": [...], "name": "ZodError"}}``         images, articles, collections
@@ -122,6 +122,12 @@ def read_query(request: Any, model: type[T], shape: Shape = Shape.ENVELOPE) -> T
     a one-value parameter are issues; an empty free-text value counts as absent).
     """
     data, problems = query_dict(request, model)
+    for key, value in data.items():
+        # Lists here are comma-separated; only the models list lets a parameter repeat
+        # (openapi.json, D-repeated).
+        if isinstance(value, list) and len(value) > 1:
+            problems.append(issue("Given more than once; comma-separate the values instead", [key],
+                                  code="too_many_values"))
     if not problems:
         try:
             return model.model_validate(data)

@@ -10,7 +10,7 @@ so clients page by items and nextPage, which is present whenever another page
 follows.
 
 Answers are cached server-side for 60 seconds of the emulator clock, per (limit,
-page, query): a tag added meanwhile shows once the entry expires (advance the clock
+page, query, origin): a tag added meanwhile shows once the entry expires (advance the clock
 to see it at once).
 """
 
@@ -25,10 +25,11 @@ from pydantic import Field
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+from typing_extensions import TypedDict
 
 from blockkit.emulator.catalogue import links
 from blockkit.emulator.catalogue.errors import json_response
-from blockkit.emulator.catalogue.pages import Out, PageMetadata, page_metadata
+from blockkit.emulator.catalogue.pages import PageMetadata, page_metadata
 from blockkit.emulator.catalogue.params import MAX_SAFE_INTEGER, QueryModel
 from blockkit.emulator.catalogue.query import Int, Shape, Text, read_query
 from blockkit.emulator.state import EmulatorState, emulator
@@ -45,12 +46,12 @@ class TagsQuery(QueryModel):
     query: Text = None
 
 
-class TagOut(Out):
+class TagOut(TypedDict):
     name: str
     link: str
 
 
-class TagsPage(Out):
+class TagsPage(TypedDict):
     items: list[TagOut]
     metadata: PageMetadata
 
@@ -97,10 +98,10 @@ def cache_for(store_: Store) -> ResponseCache:
         return cache
 
 
-def list_tags(state: EmulatorState, query: TagsQuery) -> TagsPage:
+def list_tags(state: EmulatorState, query: TagsQuery, *, base_url: str) -> TagsPage:
     cache = cache_for(state.store)
     now = state.clock.timestamp()
-    key = (query.limit, query.page, query.query)
+    key = (query.limit, query.page, query.query, base_url)
     cached = cache.get(key, now)
     if cached is not None:
         return cached  # type: ignore[no-any-return]
@@ -109,20 +110,19 @@ def list_tags(state: EmulatorState, query: TagsQuery) -> TagsPage:
         names = store.list_model_tags(db, query=query.query, limit=query.limit + 1, offset=offset)
         total = 0 if query.query else store.count_model_tags(db)
     more = len(names) > query.limit
-    base_url = state.urls.base_url
-    page = TagsPage.model_construct(
-        items=[TagOut.model_construct(name=name, link=links.api_url(base_url, "/models", [("tag", name)]))
-               for name in names[:query.limit]],
-        metadata=page_metadata(base_url, "/tags", page=query.page, limit=query.limit, total=total, more=more,
-                               query=query.query),
-    )
+    page: TagsPage = {
+        "items": [{"name": name, "link": links.api_url(base_url, "/models", [("tag", name)])}
+                  for name in names[:query.limit]],
+        "metadata": page_metadata(base_url, "/tags", page=query.page, limit=query.limit, total=total, more=more,
+                                  query=query.query),
+    }
     cache.put(key, page, now)
     return page
 
 
 def tags_endpoint(request: Request) -> Response:
     query = read_query(request, TagsQuery, Shape.ISSUES)
-    return json_response(list_tags(emulator(request), query))
+    return json_response(list_tags(emulator(request), query, base_url=links.request_origin(request)))
 
 
 routes = [Route("/tags", tags_endpoint, methods=["GET"])]

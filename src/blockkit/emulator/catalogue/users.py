@@ -14,13 +14,12 @@ from __future__ import annotations
 
 from typing import Optional
 
-from pydantic import Field
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+from typing_extensions import TypedDict
 
 from blockkit.emulator.catalogue.errors import json_response
-from blockkit.emulator.catalogue.pages import Out
 from blockkit.emulator.catalogue.params import QueryModel
 from blockkit.emulator.catalogue.query import IdList, Shape, Text, read_query
 from blockkit.emulator.state import EmulatorState, emulator
@@ -34,13 +33,13 @@ class UsersQuery(QueryModel):
     query: Text = None
 
 
-class UserLookupItem(Out):
+class UserLookupItem(TypedDict):
     id: int
     username: str
-    avatar_nsfw: str = Field(alias="avatarNsfw")
+    avatarNsfw: str
 
 
-class UsersPage(Out):
+class UsersPage(TypedDict):
     items: list[UserLookupItem]
 
 
@@ -52,8 +51,7 @@ def lookup_users(state: EmulatorState, query: UsersQuery) -> UsersPage:
     if query.ids is not None and query.query is None:
         order = {user_id: n for n, user_id in reversed(list(enumerate(query.ids)))}
         rows.sort(key=lambda r: order[r.id])
-    return UsersPage.model_construct(items=[
-        UserLookupItem.model_construct(id=r.id, username=r.username, avatar_nsfw=r.avatar_nsfw) for r in rows])
+    return {"items": [{"id": r.id, "username": r.username, "avatarNsfw": r.avatar_nsfw} for r in rows]}
 
 
 def users_endpoint(request: Request) -> Response:
