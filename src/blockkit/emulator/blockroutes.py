@@ -260,7 +260,10 @@ def block_models(request: Request) -> Response:
     level = _ceiling(request)
     viewer = auth.Caller(kind="block", max_browsing_level=level)
     raw = [(k, v) for k, values in raw_params(request).items() for v in values if isinstance(v, str)]
-    page = models.list_models(emulator(request), query, viewer, restricted=False, raw_query=raw)
+    state = emulator(request)
+    cache, generation = models.fragments.cache_for(state.store)  # before the read transaction
+    page = models.list_models(state, query, viewer, restricted=False, raw_query=raw, cache=cache,
+                              generation=generation, base_url=models.origin(request))
     out = orjson.loads(page.render())
     _rebase(out, "/api/v1/models?", "/api/v1/blocks/models?")
     out["maturity"] = {"browsingLevel": level, "sfwOnly": level & ~facts.SFW_BROWSING_LEVEL == 0}
