@@ -33,9 +33,9 @@ class SeededUser:
     is_moderator: bool
 
     def label(self) -> str:
-        role = "moderator" if self.is_moderator else ("member" if self.tier != "free" else "free")
-        extra = "" if self.status == "active" else f", {self.status}"
-        return f"{self.username} ({role}, {self.tier}{extra})"
+        role = "member " + self.tier if self.tier != "free" else "free"
+        extra = (", moderator" if self.is_moderator else "") + ("" if self.status == "active" else f", {self.status}")
+        return f"{self.username} ({role}{extra})"
 
     def as_json(self) -> dict[str, Any]:
         return {"id": self.id, "username": self.username, "tier": self.tier, "status": self.status,
