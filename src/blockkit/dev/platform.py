@@ -8,6 +8,7 @@ developer picked, and lets the block's origin call the block catalogue routes (C
 
 from __future__ import annotations
 
+import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +19,9 @@ from blockkit.dev.manifest import DevManifest
 from blockkit.dev.surface import Surface
 
 DATA_DIR = Path(".blockkit") / "emulator"
+# Set: the local platform's data lives here instead of <block>/.blockkit/emulator/ (a shared
+# store for several blocks, or a scratch one; the tests set it so fixture folders stay clean).
+DATA_ENV = "BLOCKKIT_DEV_DATA"
 BLOCK_TOKEN_KIND = "block"
 # The catalogue routes a block calls with its token; only these get CORS for the block's origin.
 CORS_PREFIXES = ("/api/v1/blocks/", "/api/v1/models/", "/api/v1/models")
@@ -49,7 +53,8 @@ class DevPlatform:
                  data_dir: Path | None = None, block_origins: tuple[str, ...] = ()) -> None:
         self.manifest = manifest
         self.surface = surface
-        self.data_dir = (data_dir or manifest.block_dir / DATA_DIR).absolute()
+        env = os.environ.get(DATA_ENV)
+        self.data_dir = (data_dir or (Path(env) if env else manifest.block_dir / DATA_DIR)).absolute()
         self.block_origins = block_origins
         self._anonymous = anonymous
         self._lock = threading.Lock()
