@@ -134,6 +134,8 @@ def _serve(session: DevSession) -> None:
         _say(f"  host page  {session.host_url}   <- open this")
         _say(f"  block      {session.block_url}   ({session.source.describe()})")
         _say(f"  trace      {session.trace_path}")
+        if session.allowed_hosts:
+            _say(f"  also for   {', '.join(session.allowed_hosts)}")
         if session.platform is not None:
             urls = session.platform.urls
             viewer = session.platform.viewer()
@@ -141,8 +143,6 @@ def _serve(session: DevSession) -> None:
                  f" orchestration {urls.orchestration_url})")
             _say(f"  data       {session.platform.data_dir}")
             _say(f"  viewer     {viewer['username'] if viewer else 'signed out'}   (switch in the host page)")
-        if session.allowed_hosts:
-            _say(f"  also for   {', '.join(session.allowed_hosts)}")
         click.echo("Ctrl-C stops.")
         try:
             session.wait()

@@ -133,11 +133,14 @@ class Bridge:
         request_id = payload.get("requestId")
         if isinstance(request_id, str):
             answer = {"requestId": request_id, **answer}
+        reply = {"type": spec.reply, "payload": answer}
+        if type_ == "REQUEST_TOKEN":  # the host's own answer, not a call brokered to the platform
+            return Outcome(reply=reply)
         failed = answer.get("ok") is False or "error" in answer
         call = {"type": type_, "ok": not failed}
         if failed:
             call["error"] = answer.get("error")
-        return Outcome(reply={"type": spec.reply, "payload": answer}, call=call)
+        return Outcome(reply=reply, call=call)
 
     def _answer(self, type_: str, spec: BlockMessage, payload: dict[str, Any], instance_id: str | None) -> dict[str, Any]:
         if type_ == "REQUEST_TOKEN":

@@ -163,7 +163,9 @@ class DevPlatform:
         except MintRefused as exc:
             raise DevError(f"the local platform refused a block token: {exc}") from None
         self.tokens[instance_id] = minted.token
-        token: dict[str, Any] = {"raw": minted.token, "scopes": list(minted.claims["scopes"]),
+        granted = set(minted.claims["scopes"])
+        # The manifest's order (the emulator signs them sorted): what the block declared, as held.
+        token: dict[str, Any] = {"raw": minted.token, "scopes": [s for s in self.manifest.scopes if s in granted],
                                  "expiresAt": minted.expires_at, "kind": BLOCK_TOKEN_KIND}
         if "buzzBudget" in minted.claims:
             token["buzzBudget"] = minted.claims["buzzBudget"]
