@@ -63,7 +63,9 @@ def test_a_block_completes_the_handshake_on_a_page(host: Any) -> None:
     # The block saw that payload, and the iframe URL carries the fragment hint.
     assert run.frame.locator("#status").inner_text() == f"ready as {payload['blockInstanceId']}"
     src = run.page.get_attribute("#block-frame", "src")
-    assert src == run.session.block_url + "#" + init_fragment("dark", "iframe", payload["blockInstanceId"])
+    assert src == run.session.block_url + "#" + init_fragment(
+        "dark", "iframe", payload["blockInstanceId"], run.session.platform.base_url
+    )
     [ready] = trace.lifecycle(events, "ready")
     assert 0 < ready["handshakeMs"] < PLATFORM_TIMINGS.ready_timeout_ms
     assert run.page.locator("#status").inner_text().startswith("BLOCK_READY after")
