@@ -17,6 +17,24 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "dev"
 VIEWPORT = {"width": 1400, "height": 860}
 
 
+@pytest.fixture(autouse=True)
+def _platform_data(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The local platform's store goes to a scratch folder, never into a fixture block in the tree.
+
+    One folder for the whole session: seeding a store takes a second or two on this machine.
+    """
+    monkeypatch.setenv("BLOCKKIT_DEV_DATA", str(_shared_platform_dir(tmp_path_factory)))
+
+
+_PLATFORM_DIR: list[Path] = []
+
+
+def _shared_platform_dir(factory: pytest.TempPathFactory) -> Path:
+    if not _PLATFORM_DIR:
+        _PLATFORM_DIR.append(factory.mktemp("dev-platform"))
+    return _PLATFORM_DIR[0]
+
+
 @pytest.fixture
 def page(browser: Any) -> Iterator[Any]:
     context = browser.new_context(viewport=VIEWPORT)

@@ -1,83 +1,220 @@
+"""The dev host's bridge answers, from the local platform (a real in-process emulator)."""
+
 from __future__ import annotations
 
+import base64
+import io
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
-from blockkit.dev.bridge import (
-    NOT_SIMULATED_ERROR,
-    SCOPE_ERROR,
-    STORAGE_VALUE_LIMIT_BYTES,
-    Bridge,
-)
+import pytest
 
-TOKEN = {"raw": "x.y.z", "scopes": [], "expiresAt": "2030-01-01T00:00:00.000Z", "kind": "block"}
+from blockkit.dev.bridge import BLOCK_TOKEN_ERROR, CANCELED, SCOPE_ERROR, SIGN_IN_ERROR, Bridge
+from blockkit.dev.manifest import load_dev_manifest
+from blockkit.dev.platform import DevPlatform
+from blockkit.dev.protocol import BLOCK_TO_HOST
+from blockkit.dev.surface import choose_surface
 
-
-def bridge(*scopes: str) -> Bridge:
-    return Bridge(declared_scopes=frozenset(scopes), mint_token=lambda: dict(TOKEN))
-
-
-def ask(b: Bridge, type_: str, **payload: Any) -> dict[str, Any]:
-    reply = b.reply_to({"type": type_, "payload": payload})
-    assert reply is not None
-    return reply
+ALL_SCOPES = [
+    "apps:storage:read", "apps:storage:write", "apps:storage:shared:read", "apps:storage:shared:write",
+    "ai:write:budgeted", "buzz:read:self", "goods:purchase:self", "goods:read:self",
+]
+GOODS = [{"id": "sticker", "title": "Sticker pack", "priceBuzz": 25, "payload": {"pack": 1}}]
+INSTANCE = "bi_test_1"
 
 
-def test_request_token_is_answered_with_the_same_request_id() -> None:
-    reply = ask(bridge(), "REQUEST_TOKEN", requestId="abc")
-    assert reply == {"type": "TOKEN_REFRESH_RESPONSE", "payload": {"requestId": "abc", "token": TOKEN}}
+@pytest.fixture(scope="module")
+def platform_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("platform")
 
 
-def test_storage_round_trip_when_the_scopes_are_declared() -> None:
-    b = bridge("apps:storage:read", "apps:storage:write")
-    assert ask(b, "APP_STORAGE_GET", requestId="1", key="k")["payload"] == {"requestId": "1", "value": None}
-    set_reply = ask(b, "APP_STORAGE_SET", requestId="2", key="k", value={"n": 1})
-    assert set_reply["type"] == "APP_STORAGE_SET_RESULT"
-    assert set_reply["payload"] == {"requestId": "2", "ok": True, "sizeBytes": len('{"n":1}')}
-    assert ask(b, "APP_STORAGE_GET", requestId="3", key="k")["payload"]["value"] == {"n": 1}
-    listed = ask(b, "APP_STORAGE_LIST", requestId="4")["payload"]["keys"]
-    assert [row["key"] for row in listed] == ["k"]
-    assert ask(b, "APP_STORAGE_QUOTA", requestId="5")["payload"]["rowCount"] == 1
-    assert ask(b, "APP_STORAGE_DELETE", requestId="6", key="k")["payload"]["deleted"] is True
-    assert ask(b, "APP_STORAGE_DELETE", requestId="7", key="k")["payload"]["deleted"] is False
+def _block(root: Path, name: str, scopes: list[str], **extra: Any) -> Path:
+    block = root / name
+    block.mkdir(exist_ok=True)
+    document = {"blockId": name, "version": "1.0.0", "name": name, "contentRating": "g", "scopes": scopes,
+                "iframe": {"minHeight": 120, "maxHeight": 480, "resizable": True, "sandbox": "allow-scripts"},
+                "page": {"path": "/", "title": name, "buzzBudgetPerGen": 50}, "goods": GOODS, **extra}
+    (block / "block.manifest.json").write_text(json.dumps(document))
+    (block / "index.html").write_text("<!doctype html>")
+    return block
 
 
-def test_storage_lists_in_pages() -> None:
-    b = bridge("apps:storage:write")
-    for n in range(5):
-        ask(b, "APP_STORAGE_SET", requestId=str(n), key=f"k{n}", value=n)
-    first = ask(b, "APP_STORAGE_LIST", requestId="a", limit=2)["payload"]
-    assert [r["key"] for r in first["keys"]] == ["k0", "k1"] and first["nextCursor"] == "k1"
-    second = ask(b, "APP_STORAGE_LIST", requestId="b", limit=2, cursor="k1")["payload"]
-    assert [r["key"] for r in second["keys"]] == ["k2", "k3"]
+@pytest.fixture(scope="module")
+def started(tmp_path_factory: pytest.TempPathFactory, platform_dir: Path) -> Iterator[Callable[..., Bridge]]:
+    root = tmp_path_factory.mktemp("blocks")
+    platforms: list[DevPlatform] = []
+
+    def make(scopes: list[str] = ALL_SCOPES, surface: str | None = None, name: str = "wired",
+             anonymous: bool = False) -> Bridge:
+        manifest = load_dev_manifest(_block(root, name, scopes, targets=[{"slotId": "model.below_images"}]))
+        chosen, _ = choose_surface(manifest, surface)
+        platform = DevPlatform(manifest, chosen, anonymous=anonymous, data_dir=platform_dir / name).start()
+        platforms.append(platform)
+        platform.register(INSTANCE)
+        platform.mint(INSTANCE)
+        return Bridge(declared_scopes=frozenset(scopes), mint_token=lambda i: platform.mint(i or INSTANCE),
+                      platform=platform, surface_kind=chosen.kind, goods=list(manifest.goods))
+
+    yield make
+    for platform in platforms:
+        platform.stop()
 
 
-def test_a_value_over_the_cap_is_refused() -> None:
-    b = bridge("apps:storage:write")
-    reply = ask(b, "APP_STORAGE_SET", requestId="1", key="k", value="x" * STORAGE_VALUE_LIMIT_BYTES)
-    assert reply["payload"] == {"requestId": "1", "ok": False, "error": "PAYLOAD_TOO_LARGE"}
+@pytest.fixture(scope="module")
+def b(started: Callable[..., Bridge]) -> Bridge:
+    return started()
 
 
-def test_a_request_without_its_scope_gets_an_error_not_silence() -> None:
-    reply = ask(bridge("apps:storage:read"), "APP_STORAGE_SET", requestId="1", key="k", value=1)
-    assert reply["type"] == "APP_STORAGE_SET_RESULT"
-    assert reply["payload"]["requestId"] == "1"
-    assert reply["payload"]["error"].startswith(SCOPE_ERROR)
+def ask(bridge: Bridge, type_: str, **payload: Any) -> dict[str, Any]:
+    reply = bridge.reply_to({"type": type_, "payload": {"requestId": "r", **payload}}, INSTANCE)
+    assert reply is not None and reply["type"] == BLOCK_TO_HOST[type_].reply
+    assert reply["payload"]["requestId"] == "r"
+    return reply["payload"]  # type: ignore[no-any-return]
 
 
-def test_requests_the_dev_host_cannot_simulate_are_still_answered() -> None:
-    reply = ask(bridge(), "OPEN_RESOURCE_PICKER", requestId="p", resourceType="LORA")
-    assert reply["type"] == "RESOURCE_PICKER_RESULT"
-    assert reply["payload"]["error"].startswith(NOT_SIMULATED_ERROR)
+def test_the_token_is_the_emulators_rs256_block_jwt(b: Bridge) -> None:
+    token = ask(b, "REQUEST_TOKEN")["token"]
+    header = json.loads(base64.urlsafe_b64decode(token["raw"].split(".")[0] + "=="))
+    assert header["alg"] == "RS256" and token["kind"] == "block" and token["buzzBudget"] == 50
+    claims = b.platform.claims(INSTANCE)
+    assert claims is not None and claims["sub"] == f"user:{b.platform.viewer_id}"
+    assert claims["blockId"] == "wired" and claims["blockInstanceId"] == INSTANCE
 
 
-def test_no_reply_to_unknown_types_notices_or_broken_envelopes() -> None:
-    b = bridge()
+def test_get_viewer_names_the_chosen_viewer(b: Bridge) -> None:
+    viewer = ask(b, "GET_VIEWER")["viewer"]
+    assert viewer["id"] == b.platform.viewer_id and viewer["signedIn"] is True
+
+
+def test_storage_round_trip_is_persisted_in_the_store(b: Bridge) -> None:
+    assert ask(b, "APP_STORAGE_SET", key="k", value={"n": 1}) == {"requestId": "r", "ok": True, "sizeBytes": 7}
+    assert ask(b, "APP_STORAGE_GET", key="k")["value"] == {"n": 1}
+    assert [row["key"] for row in ask(b, "APP_STORAGE_LIST")["keys"]] == ["k"]
+    assert ask(b, "APP_STORAGE_QUOTA")["rowCount"] == 1
+    assert ask(b, "APP_STORAGE_DELETE", key="k")["deleted"] is True
+
+
+def test_storage_survives_a_restart(started: Callable[..., Bridge]) -> None:
+    first = started(name="restarted")
+    ask(first, "APP_STORAGE_SET", key="kept", value="yes")
+    first.platform.stop()
+    again = started(name="restarted")
+    assert ask(again, "APP_STORAGE_GET", key="kept")["value"] == "yes"
+
+
+def test_a_request_without_its_scope_gets_an_error_not_silence(started: Callable[..., Bridge]) -> None:
+    reply = ask(started(["apps:storage:read"], name="narrow"), "APP_STORAGE_SET", key="k", value=1)
+    assert reply["error"].startswith(SCOPE_ERROR)
+
+
+def test_buzz_balance_and_purchase_dialog(b: Bridge) -> None:
+    before = ask(b, "GET_BUZZ_BALANCE")
+    outcome = b.handle({"type": "OPEN_BUZZ_PURCHASE", "payload": {"requestId": "buy"}}, INSTANCE)
+    assert outcome.reply is None and outcome.dialog is not None and outcome.dialog["packs"]
+    reply = b.finish_dialog("buy", {"amount": 1000})
+    assert reply.reply is not None and reply.reply["payload"]["ok"] is True
+    assert ask(b, "GET_BUZZ_BALANCE")["blue"] == before["blue"] + 1000
+    b.handle({"type": "OPEN_BUZZ_PURCHASE", "payload": {"requestId": "no"}}, INSTANCE)
+    canceled = b.finish_dialog("no", None).reply
+    assert canceled is not None and canceled["payload"] == {"requestId": "no", "ok": False, "error": CANCELED}
+    assert [a["accountType"] for a in ask(b, "GET_BUZZ_ACCOUNTS")["accounts"]]
+    assert any(t["kind"] == "purchase" for t in ask(b, "GET_BUZZ_TRANSACTIONS")["items"])
+    assert ask(b, "GET_DAILY_COMPENSATION")["amount"] == 0
+
+
+def test_a_good_is_bought_through_the_consent_dialog(b: Bridge) -> None:
+    outcome = b.handle({"type": "PURCHASE_GOOD", "payload": {"requestId": "g", "goodId": "sticker"}}, INSTANCE)
+    assert outcome.dialog is not None and outcome.dialog["good"]["title"] == "Sticker pack"
+    assert outcome.dialog["good"]["priceBuzz"] == 25
+    done = b.finish_dialog("g", {}).reply
+    assert done is not None and done["type"] == "GOOD_PURCHASE_RESULT" and done["payload"]["ok"] is True
+    items = ask(b, "GET_ENTITLEMENTS")["items"]
+    assert [i["goodId"] for i in items] == ["sticker"] and items[0]["payload"] == {"pack": 1}
+
+
+def _png() -> str:
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", (64, 64), (200, 40, 40)).save(out, "PNG")
+    return "data:image/png;base64," + base64.b64encode(out.getvalue()).decode()
+
+
+def test_an_upscale_workflow_runs_to_completion(b: Bridge) -> None:
+    workflow = {"steps": [{"$type": "imageUpscaler", "input": {"image": _png(), "numberOfRepeats": 1}}]}
+    estimate = ask(b, "ESTIMATE_WORKFLOW", workflow=workflow)
+    assert estimate["ok"] is True and estimate["cost"]
+    submitted = ask(b, "SUBMIT_WORKFLOW", workflow=workflow)
+    assert submitted["ok"] is True
+    workflow_id = submitted["workflow"]["id"]
+    b.platform.clock.advance(30)
+    status = ask(b, "POLL_WORKFLOW", workflowId=workflow_id)["workflow"]
+    assert status["status"] == "succeeded"
+    assert status["steps"][0]["output"]["blob"]["width"] == 128
+    assert workflow_id in [w["id"] for w in ask(b, "QUERY_APP_WORKFLOWS")["items"]]
+    published = ask(b, "PUBLISH_GENERATION_OUTPUTS", workflowId=workflow_id)
+    assert published["ok"] is True and published["images"][0]["url"]
+
+
+def test_pickers_checkpoints_images_wildcards(b: Bridge, tmp_path: Path) -> None:
+    outcome = b.handle({"type": "OPEN_CHECKPOINT_PICKER", "payload": {"requestId": "p"}}, INSTANCE)
+    assert outcome.dialog is not None and outcome.dialog["items"]
+    picked = outcome.dialog["items"][0]
+    assert all(item["modelType"] == "Checkpoint" for item in outcome.dialog["items"])
+    reply = b.finish_dialog("p", {"modelVersionId": picked["modelVersionId"]}).reply
+    assert reply is not None and reply["payload"]["checkpoint"] == picked
+    assert ask(b, "SET_USER_CHECKPOINT", modelVersionId=picked["modelVersionId"])["ok"] is True
+    assert str(picked["modelVersionId"]) in (b.platform.data_dir / "dev-user-checkpoints.json").read_text()
+    assert ask(b, "GET_WILDCARD_PACK", name="colors")["entries"]
+    assert ask(b, "GET_WILDCARD_PACK", name="nope")["error"] == "NOT_FOUND"
+    assert ask(b, "GET_IMAGES_BY_IDS", ids=[1, 2, 3])["items"] is not None
+    saved = ask(b, "SAVE_IMAGE", url=_png(), filename="out.png")
+    assert saved["ok"] is True and Path(saved["savedTo"]).is_file()
+
+
+def test_shared_boards(b: Bridge) -> None:
+    entry = ask(b, "SHARED_APPEND", board="wall", value={"hi": 1})["item"]
+    assert ask(b, "SHARED_GET_COUNT", board="wall")["count"] == 1
+    assert ask(b, "SHARED_VOTE", entryId=entry["id"])["votes"] == 1
+    assert [i["id"] for i in ask(b, "SHARED_LIST", board="wall")["items"]] == [entry["id"]]
+
+
+def test_an_oauth_kind_token_is_refused_by_the_procedures(b: Bridge) -> None:
+    b.platform.tokens[INSTANCE] = "opaque-oauth-access-token"
+    try:
+        assert ask(b, "GET_BUZZ_BALANCE")["error"] == BLOCK_TOKEN_ERROR
+    finally:
+        b.platform.mint(INSTANCE)
+
+
+def test_a_signed_out_viewer(started: Callable[..., Bridge]) -> None:
+    anon = started(name="anon", anonymous=True)
+    assert ask(anon, "GET_VIEWER")["viewer"] is None
+    assert ask(anon, "GET_BUZZ_BALANCE")["error"] == SIGN_IN_ERROR
+
+
+def test_not_bridged_on_a_model_slot_gets_no_answer_and_a_note(started: Callable[..., Bridge]) -> None:
+    slot = started(surface="model.below_images", name="slotted")
+    outcome = slot.handle({"type": "GET_VIEWER", "payload": {"requestId": "v"}}, INSTANCE)
+    assert outcome.reply is None and outcome.note is not None and "not bridged" in outcome.note
+    assert slot.reply_to({"type": "APP_STORAGE_QUOTA", "payload": {"requestId": "q"}}, INSTANCE) is not None
+
+
+def test_every_inventory_request_gets_a_real_answer_on_the_page(b: Bridge) -> None:
+    for type_, spec in BLOCK_TO_HOST.items():
+        if spec.reply is None:
+            continue
+        outcome = b.handle({"type": type_, "payload": {"requestId": "all"}}, INSTANCE)
+        assert outcome.reply is not None or outcome.dialog is not None, type_
+        text = json.dumps(outcome.reply or {})
+        assert "NOT_SIMULATED" not in text, type_
+        b.dialogs.clear()
+
+
+def test_no_reply_to_unknown_types_notices_or_broken_envelopes(b: Bridge) -> None:
     assert b.reply_to({"type": "FETCH_SECRETS", "payload": {"requestId": "q"}}) is None
     assert b.reply_to({"type": "BLOCK_READY", "payload": {"height": 10}}) is None
     assert b.reply_to("REQUEST_TOKEN") is None
     assert b.reply_to({"payload": {"requestId": "q"}}) is None
-
-
-def test_a_request_without_request_id_is_answered_without_one() -> None:
-    reply = bridge().reply_to({"type": "REQUEST_TOKEN"})
-    assert reply == {"type": "TOKEN_REFRESH_RESPONSE", "payload": {"token": TOKEN}}

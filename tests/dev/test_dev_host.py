@@ -51,14 +51,21 @@ def test_a_block_completes_the_handshake_on_a_page(host: Any) -> None:
     token = payload["token"]
     assert token["scopes"] == manifest["scopes"] and token["kind"] == "block" and token["raw"].count(".") == 2
     assert datetime.fromisoformat(token["expiresAt"].replace("Z", "+00:00")) > datetime.now(timezone.utc)
-    assert payload["context"] == {"slotId": "app.page", "slug": "handshake-demo", "subPath": "/", "viewerUserId": 1}
-    assert payload["viewer"] == {"userId": 1, "username": "dev-viewer"}
+    # The viewer is a seeded user of the local platform, in the platform's shape (PLATFORM.md §8).
+    viewer = run.session.platform.viewer()
+    assert viewer is not None and viewer["signedIn"] is True
+    assert payload["context"] == {"slotId": "app.page", "slug": "handshake-demo", "subPath": "/",
+                                  "viewerUserId": viewer["id"]}
+    assert payload["viewer"] == viewer
+    assert payload["apiBaseUrl"] == run.session.platform.base_url
     assert (payload["blockId"], payload["theme"], payload["renderMode"]) == ("handshake-demo", "dark", "iframe")
 
     # The block saw that payload, and the iframe URL carries the fragment hint.
     assert run.frame.locator("#status").inner_text() == f"ready as {payload['blockInstanceId']}"
     src = run.page.get_attribute("#block-frame", "src")
-    assert src == run.session.block_url + "#" + init_fragment("dark", "iframe", payload["blockInstanceId"])
+    assert src == run.session.block_url + "#" + init_fragment(
+        "dark", "iframe", payload["blockInstanceId"], run.session.platform.base_url
+    )
     [ready] = trace.lifecycle(events, "ready")
     assert 0 < ready["handshakeMs"] < PLATFORM_TIMINGS.ready_timeout_ms
     assert run.page.locator("#status").inner_text().startswith("BLOCK_READY after")

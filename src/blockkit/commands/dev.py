@@ -136,6 +136,13 @@ def _serve(session: DevSession) -> None:
         _say(f"  trace      {session.trace_path}")
         if session.allowed_hosts:
             _say(f"  also for   {', '.join(session.allowed_hosts)}")
+        if session.platform is not None:
+            urls = session.platform.urls
+            viewer = session.platform.viewer()
+            _say(f"  platform   {urls.base_url}/api/v1   (the block's apiBaseUrl; OAuth {urls.auth_url},"
+                 f" orchestration {urls.orchestration_url})")
+            _say(f"  data       {session.platform.data_dir}")
+            _say(f"  viewer     {viewer['username'] if viewer else 'signed out'}   (switch in the host page)")
         click.echo("Ctrl-C stops.")
         try:
             session.wait()

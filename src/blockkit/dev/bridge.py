@@ -1,44 +1,77 @@
-"""The dev host's answers to block requests.
+"""The dev host's answers to block requests, from the local platform (the emulator, in-process).
 
-The host answers what it can at once: tokens, and the per-viewer app storage
-(kept in memory for the session). A request whose scope the manifest does not
-declare gets an error reply, as a save fails on the platform. Requests the dev
-host cannot simulate (generation, pickers, shared boards) get an error that
-says so, so that the block does not hang.
+Every request of the bridge inventory (PLATFORM.md §8) is answered the way the platform's
+host answers it, by the emulator's services, with the claims of the block token the host
+handed this block instance (an OAuth-kind token is refused: the procedures take a block JWT
+only). A request whose scope the manifest does not declare gets an error reply. A message
+the surface's host does not handle ("not bridged" on model slots) gets no answer, as on the
+platform, and an :class:`Outcome` note saying why. Requests that need the developer
+(buying Buzz or a good, the pickers, an image upload) become a host dialog: the reply is
+sent when the developer confirms or cancels (:meth:`Bridge.finish_dialog`).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from blockkit.dev.protocol import BLOCK_TO_HOST, BlockMessage, scopes_satisfied
 
-# The platform's app storage caps: 64 KB a value, 50 MB an app.
+if TYPE_CHECKING:
+    from blockkit.dev.platform import DevPlatform
+
+# The platform's app storage caps (the emulator's appstorage enforces them).
 STORAGE_VALUE_LIMIT_BYTES = 64 * 1024
 STORAGE_QUOTA_BYTES = 50 * 1024 * 1024
-# blockkit's own stand-ins where the platform's numbers are not published.
-STORAGE_QUOTA_ROWS = 10_000
-STORAGE_LIST_PAGE = 100
 
 SCOPE_ERROR = "SCOPE_NOT_DECLARED"
-NOT_SIMULATED_ERROR = "NOT_SIMULATED_IN_BLOCKKIT_DEV"
+BLOCK_TOKEN_ERROR = "BLOCK_TOKEN_REQUIRED"
+SIGN_IN_ERROR = "SIGN_IN_REQUIRED"
+CANCELED = "CANCELED"
+# OPEN_BUZZ_PURCHASE: the amounts the host's dialog offers (our choice).
+BUZZ_PACKS = (1000, 5000, 25000)
+PICKER_LIMIT = 50
+IMAGES_BY_IDS_LIMIT = 100
+SAVED_DIR = Path(".blockkit") / "saved-images"
+CHECKPOINTS_FILE = "dev-user-checkpoints.json"
+# GET_WILDCARD_PACK: blockkit's built-in packs (the platform's packs are not public).
+WILDCARD_PACKS: dict[str, list[str]] = {
+    "colors": ["crimson", "teal", "amber", "violet", "ivory", "charcoal", "cobalt", "sage"],
+    "animals": ["fox", "owl", "otter", "heron", "lynx", "koi", "moth", "stag"],
+    "styles": ["watercolor", "ink sketch", "oil painting", "pixel art", "low poly", "cel shaded"],
+    "lighting": ["golden hour", "overcast", "neon", "candlelight", "moonlight", "studio softbox"],
+}
+# Requests that open a dialog in the host page.
+DIALOG_TYPES = frozenset({"OPEN_BUZZ_PURCHASE", "PURCHASE_GOOD", "OPEN_CHECKPOINT_PICKER",
+                          "OPEN_RESOURCE_PICKER", "OPEN_IMAGE_UPLOAD"})
+
+Reply = dict[str, Any]
 
 
 @dataclass
-class DevStorage:
-    """App storage for one viewer of one block, for as long as ``blockkit dev`` runs."""
+class Outcome:
+    """What the host does with one block message."""
 
-    rows: dict[str, tuple[Any, str]] = field(default_factory=dict)
+    reply: Reply | None = None
+    # A dialog the host page shows; its reply comes from finish_dialog.
+    dialog: dict[str, Any] | None = None
+    # Why no answer comes (not bridged on this surface), for the panel and the terminal.
+    note: str | None = None
+    # The brokered call, for the trace: {type, ok, error?}.
+    call: dict[str, Any] | None = None
 
-    def used_bytes(self) -> int:
-        return sum(_size(value) for value, _ in self.rows.values())
 
-
-Reply = dict[str, Any]
+class BridgeRefusal(Exception):
+    def __init__(self, code: str, message: str = "") -> None:
+        super().__init__(message or code)
+        self.code = code
 
 
 @dataclass
@@ -46,96 +79,414 @@ class Bridge:
     """Host-side request handling for one dev session."""
 
     declared_scopes: frozenset[str]
-    mint_token: Callable[[], dict[str, Any]]
-    storage: DevStorage = field(default_factory=DevStorage)
+    mint_token: Callable[[str | None], dict[str, Any]]
+    platform: DevPlatform
+    surface_kind: str = "page"
+    goods: list[dict[str, Any]] = field(default_factory=list)
+    # requestId -> (instance, type, payload) for dialogs still open.
+    dialogs: dict[str, tuple[str | None, str, dict[str, Any]]] = field(default_factory=dict)
 
-    def reply_to(self, data: Any) -> Reply | None:
-        """The host's reply to the block message ``data``, or None when it sends none."""
+    def reply_to(self, data: Any, instance_id: str | None = None) -> Reply | None:
+        """The immediate reply to ``data``, or None (the compatible form of :meth:`handle`)."""
+        return self.handle(data, instance_id).reply
+
+    def handle(self, data: Any, instance_id: str | None = None) -> Outcome:
         if not isinstance(data, dict) or not isinstance(data.get("type"), str):
-            return None
-        spec = BLOCK_TO_HOST.get(data["type"])
-        if spec is None or spec.reply is None:
-            return None
+            return Outcome()
+        type_ = data["type"]
+        spec = BLOCK_TO_HOST.get(type_)
+        if spec is None:
+            return Outcome()
+        if self.surface_kind == "slot" and not spec.slot_bridged:
+            return Outcome(note=f"{type_} is not bridged on model slots: the platform's model-slot host registers "
+                                "no handler for it, so the block gets no answer (PLATFORM.md §8)")
+        if spec.reply is None:
+            return Outcome()
         raw_payload = data.get("payload")
         payload: dict[str, Any] = raw_payload if isinstance(raw_payload, dict) else {}
-        answer = self._answer(data["type"], spec, payload)
+        request_id = payload.get("requestId")
+        if type_ in DIALOG_TYPES and scopes_satisfied(spec, self.declared_scopes):
+            try:
+                dialog = self._dialog(type_, payload, instance_id)
+            except BridgeRefusal as exc:
+                return self._wrap(spec, payload, {"ok": False, "error": exc.code, "message": str(exc)}, type_)
+            if isinstance(request_id, str):
+                self.dialogs[request_id] = (instance_id, type_, payload)
+            return Outcome(dialog={"type": type_, "requestId": request_id, **dialog})
+        answer = self._answer(type_, spec, payload, instance_id)
+        return self._wrap(spec, payload, answer, type_)
+
+    def finish_dialog(self, request_id: str, choice: dict[str, Any] | None) -> Outcome:
+        """The reply once the developer confirmed (``choice``) or canceled (None) a dialog."""
+        opened = self.dialogs.pop(request_id, None)
+        if opened is None:
+            return Outcome()
+        instance_id, type_, payload = opened
+        spec = BLOCK_TO_HOST[type_]
+        try:
+            answer = self._confirm(type_, payload, instance_id, choice)
+        except BridgeRefusal as exc:
+            answer = {"ok": False, "error": exc.code, "message": str(exc)}
+        return self._wrap(spec, payload, answer, type_)
+
+    def _wrap(self, spec: BlockMessage, payload: dict[str, Any], answer: dict[str, Any], type_: str) -> Outcome:
         request_id = payload.get("requestId")
         if isinstance(request_id, str):
             answer = {"requestId": request_id, **answer}
-        return {"type": spec.reply, "payload": answer}
+        reply = {"type": spec.reply, "payload": answer}
+        if type_ == "REQUEST_TOKEN":  # the host's own answer, not a call brokered to the platform
+            return Outcome(reply=reply)
+        failed = answer.get("ok") is False or "error" in answer
+        call = {"type": type_, "ok": not failed}
+        if failed:
+            call["error"] = answer.get("error")
+        return Outcome(reply=reply, call=call)
 
-    def _answer(self, type_: str, spec: BlockMessage, payload: dict[str, Any]) -> dict[str, Any]:
+    def _answer(self, type_: str, spec: BlockMessage, payload: dict[str, Any], instance_id: str | None) -> dict[str, Any]:
         if type_ == "REQUEST_TOKEN":
-            return {"token": self.mint_token()}
+            return {"token": self.mint_token(instance_id)}
         if not scopes_satisfied(spec, self.declared_scopes):
             needed = " or ".join(sorted(spec.scopes))
-            return {"error": f"{SCOPE_ERROR}: {type_} needs {needed}"}
-        handler = _STORAGE_HANDLERS.get(type_)
-        if handler is not None:
-            return handler(self.storage, payload)
-        return {"error": f"{NOT_SIMULATED_ERROR}: blockkit dev does not simulate {type_}"}
+            return {"ok": False, "error": f"{SCOPE_ERROR}: {type_} needs {needed}"}
+        from blockkit.emulator.orchestration.errors import ServiceError
+
+        try:
+            claims = self._claims(instance_id)
+            return _HANDLERS[type_](self, claims, payload)
+        except BridgeRefusal as exc:
+            return {"ok": False, "error": exc.code, "message": str(exc)}
+        except ServiceError as exc:
+            return {"ok": False, "error": _service_code(exc), "status": exc.status, "message": str(exc)}
+
+    def _claims(self, instance_id: str | None) -> dict[str, Any]:
+        claims = self.platform.claims(instance_id)
+        if claims is None:
+            raise BridgeRefusal(BLOCK_TOKEN_ERROR, "the host's procedures take a block token (JWT) only")
+        return claims
+
+    # --- dialogs -----------------------------------------------------------------------------
+    def _dialog(self, type_: str, payload: dict[str, Any], instance_id: str | None) -> dict[str, Any]:
+        claims = self._claims(instance_id)
+        if type_ == "OPEN_BUZZ_PURCHASE":
+            user = _user(claims)
+            from blockkit.emulator import buzz
+
+            return {"title": "Buy Buzz", "packs": list(BUZZ_PACKS),
+                    "balance": buzz.balance(self.platform.store, self.platform.clock, user)}
+        if type_ == "PURCHASE_GOOD":
+            _user(claims)
+            good = next((g for g in self.goods if g.get("id") == payload.get("goodId")), None)
+            if good is None:
+                raise BridgeRefusal("UNKNOWN_GOOD", f"no good {payload.get('goodId')!r} in the manifest's catalogue")
+            return {"title": "Confirm purchase", "good": {k: good.get(k) for k in ("id", "title", "priceBuzz",
+                                                                                    "description", "kind")}}
+        if type_ in ("OPEN_CHECKPOINT_PICKER", "OPEN_RESOURCE_PICKER"):
+            checkpoints = type_ == "OPEN_CHECKPOINT_PICKER"
+            return {"title": "Pick a checkpoint" if checkpoints else "Pick a resource",
+                    "items": self._catalogue(claims, checkpoints_only=checkpoints)}
+        return {"title": "Upload an image"}  # OPEN_IMAGE_UPLOAD
+
+    def _confirm(self, type_: str, payload: dict[str, Any], instance_id: str | None,
+                 choice: dict[str, Any] | None) -> dict[str, Any]:
+        if choice is None:
+            return {"ok": False, "error": CANCELED}
+        claims = self._claims(instance_id)
+        platform = self.platform
+        from blockkit.emulator.orchestration.errors import ServiceError
+
+        try:
+            if type_ == "OPEN_BUZZ_PURCHASE":
+                from blockkit.emulator import buzz
+
+                amount = choice.get("amount")
+                if amount not in BUZZ_PACKS:
+                    raise BridgeRefusal("BAD_AMOUNT", f"choose one of {BUZZ_PACKS}")
+                balance = buzz.purchase(platform.store, platform.clock, _user(claims), amount)
+                return {"ok": True, "purchased": amount, "balance": balance}
+            if type_ == "PURCHASE_GOOD":
+                from blockkit.emulator import goods
+
+                bought = goods.purchase_good(platform.store, platform.clock, goods.GoodsCaller.from_claims(claims),
+                                             self.goods, payload.get("goodId"))
+                return {"ok": True, **bought}
+            if type_ in ("OPEN_CHECKPOINT_PICKER", "OPEN_RESOURCE_PICKER"):
+                items = self._catalogue(claims, checkpoints_only=type_ == "OPEN_CHECKPOINT_PICKER")
+                picked = next((i for i in items if i["modelVersionId"] == choice.get("modelVersionId")), None)
+                if picked is None:
+                    raise BridgeRefusal("NOT_FOUND", "the picked version is not in the catalogue")
+                key = "checkpoint" if type_ == "OPEN_CHECKPOINT_PICKER" else "resource"
+                return {"ok": True, key: picked}
+            # OPEN_IMAGE_UPLOAD: the file as a data URL (nothing leaves this machine).
+            data_url = choice.get("dataUrl")
+            if not isinstance(data_url, str) or not data_url.startswith("data:image/"):
+                raise BridgeRefusal("BAD_IMAGE", "expected an image file")
+            return {"ok": True, "image": {"url": data_url, "name": str(choice.get("name") or "upload"),
+                                          "width": choice.get("width"), "height": choice.get("height")}}
+        except ServiceError as exc:
+            return {"ok": False, "error": _service_code(exc), "status": exc.status, "message": str(exc)}
+
+    def _catalogue(self, claims: dict[str, Any], *, checkpoints_only: bool) -> list[dict[str, Any]]:
+        level = claims.get("maxBrowsingLevel")
+        ceiling = level if isinstance(level, int) else 1
+        sql = ("SELECT m.id, m.name, m.type, v.id, v.name, v.base_model FROM models m JOIN model_versions v"
+               " ON v.model_id = m.id WHERE m.status = 'Published' AND (m.nsfw_level & ?) = m.nsfw_level"
+               + (" AND m.type = 'Checkpoint'" if checkpoints_only else "") + " ORDER BY m.id, v.id LIMIT ?")
+        with self.platform.store.read() as db:
+            rows = db.execute(sql, (ceiling, PICKER_LIMIT)).fetchall()
+        return [{"modelId": r[0], "modelName": r[1], "modelType": r[2], "modelVersionId": r[3],
+                 "versionName": r[4], "baseModel": r[5]} for r in rows]
 
 
-def _storage_get(storage: DevStorage, payload: dict[str, Any]) -> dict[str, Any]:
-    row = storage.rows.get(str(payload.get("key")))
-    return {"value": row[0] if row else None}
+# --- handlers: (bridge, claims, payload) -> reply payload ------------------------------------------
+
+def _user(claims: dict[str, Any]) -> int:
+    sub = str(claims.get("sub", ""))
+    if not sub.startswith("user:"):
+        raise BridgeRefusal(SIGN_IN_ERROR, "this needs a signed-in viewer")
+    return int(sub.split(":", 1)[1])
 
 
-def _storage_set(storage: DevStorage, payload: dict[str, Any]) -> dict[str, Any]:
-    key = str(payload.get("key"))
-    value = payload.get("value")
-    size = _size(value)
-    others = storage.used_bytes() - (_size(storage.rows[key][0]) if key in storage.rows else 0)
-    if size > STORAGE_VALUE_LIMIT_BYTES or others + size > STORAGE_QUOTA_BYTES:
-        return {"ok": False, "error": "PAYLOAD_TOO_LARGE"}
-    if key not in storage.rows and len(storage.rows) >= STORAGE_QUOTA_ROWS:
-        return {"ok": False, "error": "PAYLOAD_TOO_LARGE"}
-    storage.rows[key] = (value, _now())
-    return {"ok": True, "sizeBytes": size}
+def _service_code(exc: Exception) -> str:
+    return str(getattr(exc, "code", None) or getattr(exc, "error", None) or type(exc).__name__)
 
 
-def _storage_delete(storage: DevStorage, payload: dict[str, Any]) -> dict[str, Any]:
-    deleted = storage.rows.pop(str(payload.get("key")), None) is not None
-    return {"ok": True, "deleted": deleted}
+def _get_viewer(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+    user = b.platform.user(b.platform.viewer_id) if claims.get("sub") != "anon" else None
+    if user is None:
+        return {"viewer": None}
+    return {"viewer": {"id": user.id, "username": user.username, "signedIn": True, "tier": user.tier,
+                       "isModerator": user.is_moderator}}
 
 
-def _storage_list(storage: DevStorage, payload: dict[str, Any]) -> dict[str, Any]:
-    raw_prefix = payload.get("prefix")
-    prefix = raw_prefix if isinstance(raw_prefix, str) else ""
-    keys = sorted(k for k in storage.rows if k.startswith(prefix))
-    cursor = payload.get("cursor")
-    if isinstance(cursor, str):
-        keys = [k for k in keys if k > cursor]
+def _buzz_balance(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+    from blockkit.emulator import buzz
+
+    return buzz.balance(b.platform.store, b.platform.clock, _user(claims))
+
+
+def _buzz_accounts(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+    balance = _buzz_balance(b, claims, payload)
+    return {"accounts": [{"accountType": pool, "balance": amount} for pool, amount in balance.items()]}
+
+
+def _buzz_transactions(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+    from blockkit.emulator import buzz
+
     limit = payload.get("limit")
-    page_size = limit if isinstance(limit, int) and 0 < limit <= STORAGE_LIST_PAGE else STORAGE_LIST_PAGE
-    page = keys[:page_size]
-    result: dict[str, Any] = {"keys": [{"key": k, "updatedAt": storage.rows[k][1]} for k in page]}
-    if len(keys) > page_size:
-        result["nextCursor"] = page[-1]
-    return result
+    cursor = payload.get("cursor")
+    return buzz.transactions(b.platform.store, b.platform.clock, _user(claims),
+                             limit if isinstance(limit, int) and not isinstance(limit, bool) else 50,
+                             cursor if isinstance(cursor, int) and not isinstance(cursor, bool) else None)
 
 
-def _storage_quota(storage: DevStorage, payload: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "usedBytes": storage.used_bytes(),
-        "rowCount": len(storage.rows),
-        "limitBytes": STORAGE_QUOTA_BYTES,
-        "limitRows": STORAGE_QUOTA_ROWS,
-    }
+def _daily_compensation(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+    # The viewer's creator earnings today (UTC, emulator clock): the 70% owner shares of goods sold.
+    user = _user(claims)
+    day = b.platform.clock.now().strftime("%Y-%m-%d")
+    with b.platform.store.read() as db:
+        row = db.execute("SELECT coalesce(sum(owner_amount), 0), count(*) FROM goods_purchases WHERE owner_user_id = ?"
+                         " AND refund_state = 'none' AND substr(created_at, 1, 10) = ?", (user, day)).fetchone()
+    return {"date": day, "accountType": "yellow", "amount": int(row[0]), "sales": int(row[1])}
 
 
-_STORAGE_HANDLERS: dict[str, Callable[[DevStorage, dict[str, Any]], dict[str, Any]]] = {
-    "APP_STORAGE_GET": _storage_get,
-    "APP_STORAGE_SET": _storage_set,
-    "APP_STORAGE_DELETE": _storage_delete,
-    "APP_STORAGE_LIST": _storage_list,
-    "APP_STORAGE_QUOTA": _storage_quota,
+def _workflow_caller(claims: dict[str, Any]) -> Any:
+    from blockkit.emulator.workflows import WorkflowCaller
+
+    return WorkflowCaller.from_claims(claims)
+
+
+def _submit(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+    from blockkit.emulator import workflows
+
+    p = b.platform
+    return {"ok": True, "workflow": workflows.submit(p.store, p.clock, p.urls, _workflow_caller(claims),
+                                                     _workflow_body(payload))}
+
+
+def _estimate(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+    from blockkit.emulator import workflows
+
+    p = b.platform
+    return {"ok": True, **workflows.estimate(p.store, p.clock, p.urls, _workflow_caller(claims),
+                                             _workflow_body(payload))}
+
+
+def _poll(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+    from blockkit.emulator import workflows
+
+    p = b.platform
+    return {"ok": True, "workflow": workflows.poll(p.store, p.clock, p.urls, _workflow_caller(claims),
+                                                   str(payload.get("workflowId")))}
+
+
+def _cancel(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+    from blockkit.emulator import workflows
+
+    p = b.platform
+    return {"ok": True, "workflow": workflows.cancel(p.store, p.clock, p.urls, _workflow_caller(claims),
+                                                     str(payload.get("workflowId")))}
+
+
+def _query(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+    from blockkit.emulator import workflows
+
+    p = b.platform
+    limit = payload.get("limit")
+    size = limit if isinstance(limit, int) and not isinstance(limit, bool) and 0 < limit <= 100 else 20
+    return workflows.query(p.store, p.clock, p.urls, _workflow_caller(claims), size)
+
+
+def _workflow_body(payload: dict[str, Any]) -> Any:
+    # The platform's SUBMIT_WORKFLOW carries the WorkflowTemplate as `workflow`; a bare template works too.
+    body = payload.get("workflow")
+    return body if isinstance(body, dict) else {k: v for k, v in payload.items() if k != "requestId"}
+
+
+def _publish(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+    # Nothing is posted to the catalogue: the answer names the outputs a post would hold.
+    workflow = _poll(b, claims, payload)["workflow"]
+    if workflow.get("status") != "succeeded":
+        raise BridgeRefusal("NOT_FINISHED", f"workflow {payload.get('workflowId')} is {workflow.get('status')}")
+    blobs = [blob for step in workflow.get("steps") or [] for blob in _step_blobs(step)]
+    return {"ok": True, "published": False, "workflowId": workflow.get("id"),
+            "images": [{"id": blob.get("id"), "url": blob.get("url")} for blob in blobs],
+            "note": "blockkit dev does not create posts; these are the outputs a post would hold"}
+
+
+def _step_blobs(step: dict[str, Any]) -> list[dict[str, Any]]:
+    output = step.get("output") or {}
+    if isinstance(output.get("blob"), dict):
+        return [output["blob"]]
+    return [i for i in output.get("images") or [] if isinstance(i, dict)]
+
+
+def _images_by_ids(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+    ids = [i for i in payload.get("ids") or [] if isinstance(i, int) and not isinstance(i, bool)][:IMAGES_BY_IDS_LIMIT]
+    level = claims.get("maxBrowsingLevel")
+    ceiling = level if isinstance(level, int) else 1
+    if not ids:
+        return {"items": []}
+    marks = ",".join("?" * len(ids))
+    with b.platform.store.read() as db:
+        rows = db.execute(f"SELECT id, url, width, height, nsfw_level, user_id FROM images WHERE id IN ({marks})"
+                          " AND nsfw_level != 0 AND (nsfw_level & ?) = nsfw_level", (*ids, ceiling)).fetchall()
+    base = b.platform.base_url
+    return {"items": [{"id": r[0], "url": r[1] if "://" in r[1] else base + r[1], "width": r[2], "height": r[3],
+                       "nsfwLevel": r[4], "userId": r[5]} for r in rows]}
+
+
+def _save_image(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+    # The platform saves to the viewer's device; blockkit dev writes the file under .blockkit/saved-images/.
+    url = payload.get("url") or payload.get("dataUrl")
+    match = re.fullmatch(r"data:image/(png|jpeg|webp);base64,([A-Za-z0-9+/=]+)", url) if isinstance(url, str) else None
+    if match is None:
+        raise BridgeRefusal("BAD_IMAGE", "SAVE_IMAGE takes {url: data:image/png|jpeg|webp;base64,...}")
+    try:
+        data = base64.b64decode(match.group(2), validate=True)
+    except binascii.Error:
+        raise BridgeRefusal("BAD_IMAGE", "the data URL is not base64") from None
+    folder = b.platform.manifest.block_dir / SAVED_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    stem = re.sub(r"[^A-Za-z0-9_.-]", "_", str(payload.get("filename") or "image"))[:64].rsplit(".", 1)[0]
+    path = folder / f"{stem}-{datetime.now(timezone.utc).strftime('%Y%m%dT%H%M%S%f')}.{match.group(1)}"
+    path.write_bytes(data)
+    return {"ok": True, "savedTo": str(path), "bytes": len(data)}
+
+
+def _wildcard_pack(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+    name = payload.get("name")
+    if name not in WILDCARD_PACKS:
+        raise BridgeRefusal("NOT_FOUND", f"packs: {', '.join(sorted(WILDCARD_PACKS))}")
+    return {"ok": True, "name": name, "entries": list(WILDCARD_PACKS[name])}
+
+
+def _checkpoints_path(b: Bridge) -> Path:
+    return b.platform.data_dir / CHECKPOINTS_FILE
+
+
+def _set_user_checkpoint(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+    user = _user(claims)
+    version = payload.get("modelVersionId")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise BridgeRefusal("BAD_REQUEST", "modelVersionId must be a whole number")
+    path = _checkpoints_path(b)
+    try:
+        saved = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        saved = {}
+    key = f"{claims.get('blockId')}:{user}"
+    saved[key] = {"modelVersionId": version, "setAt": b.platform.clock.iso()}
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(saved, indent=1), encoding="utf-8")
+    tmp.replace(path)
+    return {"ok": True, "modelVersionId": version}
+
+
+def _entitlements(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+    from blockkit.emulator import goods
+
+    return goods.entitlements(b.platform.store, b.platform.clock, _user(claims), str(claims.get("appId")))
+
+
+def _storage(name: str, *keys: str) -> Callable[[Bridge, dict[str, Any], dict[str, Any]], dict[str, Any]]:
+    def handler(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+        from blockkit.emulator import appstorage
+
+        args = [payload.get(k) for k in keys]
+        function = getattr(appstorage, name)
+        return function(b.platform.store, b.platform.clock, str(claims.get("blockId")), _user(claims), *args)  # type: ignore[no-any-return]
+
+    return handler
+
+
+def _shared(name: str, *keys: str) -> Callable[[Bridge, dict[str, Any], dict[str, Any]], dict[str, Any]]:
+    def handler(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+        from blockkit.emulator import appstorage
+
+        # An entry is named by entryId (our shape); `key` is taken too, as the SDK's messages name it.
+        args = [payload.get("entryId", payload.get("key")) if k == "entryId" else payload.get(k) for k in keys]
+        function = getattr(appstorage, name)
+        # Shared boards are readable signed out; the emulator's service wants a viewer id (0: nobody).
+        sub = str(claims.get("sub", ""))
+        viewer = int(sub.split(":", 1)[1]) if sub.startswith("user:") else 0
+        if name not in ("shared_list", "shared_get", "shared_count", "shared_counts") and viewer == 0:
+            raise BridgeRefusal(SIGN_IN_ERROR, "writing to a shared board needs a signed-in viewer")
+        return function(b.platform.store, b.platform.clock, str(claims.get("blockId")), viewer, *args)  # type: ignore[no-any-return]
+
+    return handler
+
+
+_HANDLERS: dict[str, Callable[[Bridge, dict[str, Any], dict[str, Any]], dict[str, Any]]] = {
+    "GET_VIEWER": _get_viewer,
+    "GET_BUZZ_BALANCE": _buzz_balance,
+    "GET_BUZZ_ACCOUNTS": _buzz_accounts,
+    "GET_BUZZ_TRANSACTIONS": _buzz_transactions,
+    "GET_DAILY_COMPENSATION": _daily_compensation,
+    "SUBMIT_WORKFLOW": _submit,
+    "ESTIMATE_WORKFLOW": _estimate,
+    "POLL_WORKFLOW": _poll,
+    "CANCEL_WORKFLOW": _cancel,
+    "QUERY_APP_WORKFLOWS": _query,
+    "CANCEL_APP_WORKFLOW": _cancel,
+    "PUBLISH_GENERATION_OUTPUTS": _publish,
+    "GET_IMAGES_BY_IDS": _images_by_ids,
+    "SAVE_IMAGE": _save_image,
+    "GET_WILDCARD_PACK": _wildcard_pack,
+    "SET_USER_CHECKPOINT": _set_user_checkpoint,
+    "GET_ENTITLEMENTS": _entitlements,
+    "APP_STORAGE_GET": _storage("storage_get", "key"),
+    "APP_STORAGE_SET": _storage("storage_set", "key", "value"),
+    "APP_STORAGE_DELETE": _storage("storage_delete", "key"),
+    "APP_STORAGE_LIST": _storage("storage_list", "prefix", "cursor", "limit"),
+    "APP_STORAGE_QUOTA": _storage("storage_quota"),
+    "SHARED_LIST": _shared("shared_list", "board", "cursor", "limit"),
+    "SHARED_GET": _shared("shared_get", "board", "entryId"),
+    "SHARED_GET_COUNT": _shared("shared_count", "board"),
+    "SHARED_GET_COUNTS": _shared("shared_counts", "boards"),
+    "SHARED_APPEND": _shared("shared_append", "board", "value"),
+    "SHARED_UPDATE": _shared("shared_update", "entryId", "value"),
+    "SHARED_VOTE": _shared("shared_vote", "entryId"),
+    "SHARED_UNVOTE": _shared("shared_unvote", "entryId"),
+    "SHARED_WITHDRAW": _shared("shared_withdraw", "entryId"),
+    "SHARED_REPORT": _shared("shared_report", "entryId", "reason"),
 }
-
-
-def _size(value: Any) -> int:
-    return len(json.dumps(value, separators=(",", ":")).encode())
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")

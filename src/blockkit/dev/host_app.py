@@ -23,6 +23,7 @@ from typing import Any
 
 from blockkit.dev import contract, trace
 from blockkit.dev.bridge import Bridge
+from blockkit.dev.errors import DevError
 from blockkit.dev.hostcheck import HostAllowlist, HostGuard, OriginPolicy
 from blockkit.dev.init_payload import (
     HostIdentity,
@@ -30,6 +31,7 @@ from blockkit.dev.init_payload import (
     mint_dev_token,
     new_block_instance_id,
 )
+from blockkit.dev.platform import DevPlatform
 from blockkit.dev.manifest import DevManifest
 from blockkit.dev.protocol import FRAGMENT_KEY, FRAGMENT_VERSION
 from blockkit.dev.surface import Surface
@@ -60,16 +62,49 @@ class HostSetup:
     notes: list[str] = field(default_factory=list)
     # Called with each violation as it is found (the command prints them).
     on_violation: Callable[[contract.Violation], None] | None = None
+    # The local platform (the emulator in this process); None only in unit tests of the page.
+    platform: DevPlatform | None = None
+    # Told what the developer should know (a message not bridged on this surface).
+    on_note: Callable[[str], None] | None = None
+    # pageId -> the block instance that page load registered.
+    instances: dict[str, str] = field(default_factory=dict)
 
-    def mint_token(self) -> dict[str, Any]:
+    def mint_token(self, instance_id: str | None = None) -> dict[str, Any]:
+        if self.platform is not None and instance_id is not None:
+            return self.platform.mint(instance_id)
         return mint_dev_token(self.manifest, self.surface, self.identity.viewer)
+
+    def viewer(self) -> dict[str, Any] | None:
+        return self.platform.viewer() if self.platform is not None else self.identity.viewer
 
     def page_config(self) -> dict[str, Any]:
         """Everything the host page needs, fresh for each page load."""
         block_instance_id = new_block_instance_id()
+        page_id = secrets.token_hex(4)
         manifest = self.manifest
+        identity = self.identity
+        local: dict[str, Any] = {}
+        if self.platform is not None:
+            self.platform.register(block_instance_id)
+            self.instances[page_id] = block_instance_id
+            viewer = self.platform.viewer()
+            context = dict(identity.context)
+            if "viewerUserId" in context:
+                context["viewerUserId"] = viewer["id"] if viewer else None
+            identity = HostIdentity(viewer=viewer, context=context)
+            local = {
+                "apiBaseUrl": self.platform.base_url,
+                "viewerId": self.platform.viewer_id,
+                "users": [u.as_json() for u in self.platform.users],
+            }
+        init = build_init_payload(manifest, identity, token=self.mint_token(block_instance_id if local else None),
+                                  theme=self.theme, block_instance_id=block_instance_id)
+        if local:
+            # blockkit dev only (the platform sends no such member): where the emulated API answers.
+            init["apiBaseUrl"] = local["apiBaseUrl"]
         return {
-            "pageId": secrets.token_hex(4),
+            **local,
+            "pageId": page_id,
             "blockId": manifest.block_id,
             "name": manifest.name,
             "surface": {"kind": self.surface.kind, "slotId": self.surface.slot_id, "label": self.surface.label},
@@ -84,13 +119,7 @@ class HostSetup:
             "theme": self.theme,
             "renderMode": manifest.render_mode,
             "blockInstanceId": block_instance_id,
-            "initPayload": build_init_payload(
-                manifest,
-                self.identity,
-                token=self.mint_token(),
-                theme=self.theme,
-                block_instance_id=block_instance_id,
-            ),
+            "initPayload": init,
             "timings": self.timings.as_json(),
             "fragment": {"key": FRAGMENT_KEY, "version": FRAGMENT_VERSION},
             "notes": list(self.notes),
@@ -106,7 +135,13 @@ def build_host_app(setup: HostSetup, *, hosts: HostAllowlist, hint: str = "") ->
     from starlette.routing import Mount, Route
     from starlette.staticfiles import StaticFiles
 
-    bridge = Bridge(declared_scopes=frozenset(setup.manifest.scopes), mint_token=setup.mint_token)
+    bridge = Bridge(
+        declared_scopes=frozenset(setup.manifest.scopes),
+        mint_token=setup.mint_token,
+        platform=setup.platform,  # type: ignore[arg-type]
+        surface_kind=setup.surface.kind,
+        goods=list(setup.manifest.goods),
+    )
     template = (STATIC_DIR / "host.html").read_text(encoding="utf-8")
 
     def api(handler: Callable[[dict[str, Any]], dict[str, Any]]) -> Callable[[Request], Awaitable[Response]]:
@@ -141,8 +176,45 @@ def build_host_app(setup: HostSetup, *, hosts: HostAllowlist, hint: str = "") ->
         found = contract.check_inbound(js_type, data, setup.manifest.scopes)
         for violation in found:
             _record_violation(setup, violation, base, recorded["seq"])
-        reply = bridge.reply_to(data) if js_type == contract.JS_OBJECT else None
-        return {"violations": [v.as_json() for v in found], "reply": reply}
+        if js_type != contract.JS_OBJECT:
+            return {"violations": [v.as_json() for v in found], "reply": None}
+        outcome = bridge.handle(data, setup.instances.get(str(body.get("pageId"))))
+        if outcome.note is not None:
+            setup.trace.append({"kind": trace.LIFECYCLE, "event": "not-bridged", "type": message_type,
+                                "reason": outcome.note, "causeSeq": recorded["seq"], **base})
+            if setup.on_note is not None:
+                setup.on_note(outcome.note)
+        if outcome.call is not None:
+            _record_call(setup, outcome, base, recorded["seq"])
+        if outcome.dialog is not None:
+            setup.trace.append({"kind": trace.LIFECYCLE, "event": "dialog-opened", "type": message_type,
+                                "causeSeq": recorded["seq"], **base})
+        return {"violations": [v.as_json() for v in found], "reply": outcome.reply, "dialog": outcome.dialog,
+                "note": outcome.note}
+
+    def dialog(body: dict[str, Any]) -> dict[str, Any]:
+        request_id = body.get("requestId")
+        choice = body.get("choice")
+        if not isinstance(request_id, str) or not (choice is None or isinstance(choice, dict)):
+            raise BadRequest("expected {requestId, choice: {...} | null}")
+        outcome = bridge.finish_dialog(request_id, choice)
+        if outcome.call is not None:
+            base = {k: body.get(k) for k in ("t", "attempt", "pageId")}
+            _record_call(setup, outcome, base, None)
+        return {"reply": outcome.reply}
+
+    def choose_viewer(body: dict[str, Any]) -> dict[str, Any]:
+        if setup.platform is None:
+            raise BadRequest("no local platform")
+        user_id = body.get("userId")
+        if user_id is not None and (not isinstance(user_id, int) or isinstance(user_id, bool)):
+            raise BadRequest("userId must be a seeded user's id or null")
+        try:
+            setup.platform.set_viewer(user_id)
+        except DevError as exc:
+            raise BadRequest(str(exc)) from None
+        setup.trace.append({"kind": trace.LIFECYCLE, "event": "viewer-changed", "viewerId": user_id})
+        return {"viewer": setup.platform.viewer()}
 
     def page_events(body: dict[str, Any]) -> dict[str, Any]:
         events = body.get("events")
@@ -167,7 +239,7 @@ def build_host_app(setup: HostSetup, *, hosts: HostAllowlist, hint: str = "") ->
         return {"violations": [v.as_json() for v in found]}
 
     def token(body: dict[str, Any]) -> dict[str, Any]:
-        return {"token": setup.mint_token()}
+        return {"token": setup.mint_token(setup.instances.get(str(body.get("pageId"))))}
 
     async def trace_dump(request: Request) -> Response:
         return JSONResponse({"events": setup.trace.events()})
@@ -182,6 +254,8 @@ def build_host_app(setup: HostSetup, *, hosts: HostAllowlist, hint: str = "") ->
             Route("/api/inbound", api(inbound), methods=["POST"]),
             Route("/api/events", api(page_events), methods=["POST"]),
             Route("/api/token", api(token), methods=["POST"]),
+            Route("/api/dialog", api(dialog), methods=["POST"]),
+            Route("/api/viewer", api(choose_viewer), methods=["POST"]),
             Route("/api/trace", trace_dump),
             Mount("/static", app=StaticFiles(directory=STATIC_DIR)),
         ]
@@ -195,6 +269,13 @@ class BadRequest(Exception):
     def __init__(self, message: str, status: int = 400) -> None:
         super().__init__(message)
         self.status = status
+
+
+def _record_call(setup: HostSetup, outcome: Any, base: dict[str, Any], cause_seq: int | None) -> None:
+    """One brokered call (block -> host -> local platform) and its result, in the trace."""
+    reply = outcome.reply or {}
+    setup.trace.append({"kind": trace.CALL, **outcome.call, "reply": reply.get("type"),
+                        "result": reply.get("payload"), "causeSeq": cause_seq, **base})
 
 
 def _record_violation(

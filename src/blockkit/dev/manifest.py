@@ -53,6 +53,8 @@ class DevManifest:
     app_id: str | None
     # One line per default the dev host had to apply.
     notes: tuple[str, ...]
+    # The goods catalogue (entries that are objects with a string id), as the manifest gives it.
+    goods: tuple[dict[str, Any], ...] = ()
 
     @property
     def block_dir(self) -> Path:
@@ -117,6 +119,8 @@ def _interpret(path: Path, doc: dict[str, Any]) -> DevManifest:
         auth=_string(doc, "auth", DEFAULT_AUTH, notes, quiet_if_missing=True),
         app_id=doc.get("appId") if isinstance(doc.get("appId"), str) else None,
         notes=tuple(notes),
+        goods=tuple(g for g in (doc.get("goods") if isinstance(doc.get("goods"), list) else [])
+                    if isinstance(g, dict) and isinstance(g.get("id"), str)),
     )
 
 

@@ -27,6 +27,8 @@ _SHARED_READ = frozenset({"apps:storage:shared:read", "apps:storage:shared:write
 _SHARED_WRITE = frozenset({"apps:storage:shared:write"})
 _GENERATION = frozenset({"ai:write:budgeted"})
 _BUZZ_READ = frozenset({"buzz:read:self"})
+_GOODS_BUY = frozenset({"goods:purchase:self"})
+_GOODS_READ = frozenset({"goods:read:self"})
 
 
 @dataclass(frozen=True)
@@ -39,14 +41,16 @@ class BlockMessage:
     scopes: frozenset[str] = frozenset()
     # Payload members the host relies on, with their JavaScript type.
     fields: Mapping[str, str] = field(default_factory=dict)
+    # False: the model-slot host registers no handler (PLATFORM.md §8 "not bridged").
+    slot_bridged: bool = True
 
     @property
     def is_request(self) -> bool:
         return self.reply is not None
 
 
-def _request(reply: str, scopes: frozenset[str] = frozenset(), **fields: str) -> BlockMessage:
-    return BlockMessage(reply=reply, scopes=scopes, fields={"requestId": "string", **fields})
+def _request(reply: str, scopes: frozenset[str] = frozenset(), *, slot: bool = True, **fields: str) -> BlockMessage:
+    return BlockMessage(reply=reply, scopes=scopes, fields={"requestId": "string", **fields}, slot_bridged=slot)
 
 
 BLOCK_TO_HOST: Mapping[str, BlockMessage] = MappingProxyType(
@@ -55,7 +59,7 @@ BLOCK_TO_HOST: Mapping[str, BlockMessage] = MappingProxyType(
         "BLOCK_READY": BlockMessage(fields={"height": "number"}),
         "BLOCK_ERROR": BlockMessage(fields={"message": "string", "fatal": "boolean"}),
         "RESIZE_IFRAME": BlockMessage(fields={"height": "number"}),
-        "NAVIGATE": BlockMessage(fields={"path": "string"}),
+        "NAVIGATE": BlockMessage(fields={"path": "string"}, slot_bridged=False),
         "REQUEST_TOKEN": _request("TOKEN_REFRESH_RESPONSE"),
         "REQUEST_SIGN_IN": BlockMessage(),
         "REQUEST_CONSENT": BlockMessage(),
@@ -86,6 +90,18 @@ BLOCK_TO_HOST: Mapping[str, BlockMessage] = MappingProxyType(
         "OPEN_IMAGE_UPLOAD": _request("IMAGE_UPLOAD_RESULT"),
         "SET_USER_CHECKPOINT": _request("USER_CHECKPOINT_SET"),
         "SAVE_IMAGE": _request("SAVE_IMAGE_RESULT"),
+        "GET_VIEWER": _request("VIEWER_RESULT", slot=False),
+        "GET_BUZZ_TRANSACTIONS": _request("BUZZ_TRANSACTIONS_RESULT", _BUZZ_READ, slot=False),
+        "GET_BUZZ_ACCOUNTS": _request("BUZZ_ACCOUNTS_RESULT", _BUZZ_READ, slot=False),
+        "GET_DAILY_COMPENSATION": _request("DAILY_COMPENSATION_RESULT", _BUZZ_READ, slot=False),
+        "QUERY_APP_WORKFLOWS": _request("APP_WORKFLOWS_RESULT", _GENERATION, slot=False),
+        "CANCEL_APP_WORKFLOW": _request("CANCEL_APP_WORKFLOW_RESULT", _GENERATION, slot=False, workflowId="string"),
+        "PUBLISH_GENERATION_OUTPUTS": _request("PUBLISH_RESULT", _GENERATION, workflowId="string"),
+        "GET_IMAGES_BY_IDS": _request("IMAGES_RESULT"),
+        "GET_WILDCARD_PACK": _request("WILDCARD_PACK_RESULT", name="string"),
+        # Goods (our names: the monorepo's handler was not found; README "the dev host").
+        "PURCHASE_GOOD": _request("GOOD_PURCHASE_RESULT", _GOODS_BUY, goodId="string"),
+        "GET_ENTITLEMENTS": _request("ENTITLEMENTS_RESULT", _GOODS_READ),
     }
 )
 
@@ -107,13 +123,17 @@ def scopes_satisfied(spec: BlockMessage, declared: frozenset[str] | set[str]) ->
     return not spec.scopes or bool(spec.scopes & set(declared))
 
 
-def init_fragment(theme: str, render_mode: str, block_instance_id: str) -> str:
-    """The URL fragment hint the host appends to the block's URL (without ``#``)."""
-    return urlencode(
-        {
-            FRAGMENT_KEY: FRAGMENT_VERSION,
-            "theme": theme,
-            "renderMode": render_mode,
-            "blockInstanceId": block_instance_id,
-        }
-    )
+def init_fragment(theme: str, render_mode: str, block_instance_id: str, api_base_url: str | None = None) -> str:
+    """The URL fragment hint the host appends to the block's URL (without ``#``).
+
+    ``apiBaseUrl`` is blockkit dev's addition (the emulated API's origin); the platform sends none.
+    """
+    params = {
+        FRAGMENT_KEY: FRAGMENT_VERSION,
+        "theme": theme,
+        "renderMode": render_mode,
+        "blockInstanceId": block_instance_id,
+    }
+    if api_base_url:
+        params["apiBaseUrl"] = api_base_url
+    return urlencode(params)

@@ -14,6 +14,7 @@ from blockkit.dev.host_app import HostSetup, build_host_app
 from blockkit.dev.hostcheck import HostAllowlist, OriginPolicy, check_entry
 from blockkit.dev.init_payload import build_identity
 from blockkit.dev.manifest import DevManifest, load_dev_manifest
+from blockkit.dev.platform import DevPlatform
 from blockkit.dev.protocol import THEMES
 from blockkit.dev.surface import Surface, choose_surface
 from blockkit.dev.timings import PLATFORM_TIMINGS, HostTimings
@@ -45,6 +46,8 @@ class DevOptions:
     on_violation: Callable[[Violation], None] | None = None
     # Told what the developer should know while the servers run (the command prints it).
     on_note: Callable[[str], None] | None = None
+    # The local platform's data; None: <block dir>/.blockkit/emulator/.
+    platform_dir: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -110,6 +113,7 @@ class DevSession:
         self.trace_path = (options.trace_path or self.manifest.block_dir / DEFAULT_TRACE_NAME).absolute()
         self.trace: TraceLog | None = None
         self._servers: ServerPair | None = None
+        self.platform: DevPlatform | None = None
 
     @property
     def timings(self) -> HostTimings:
@@ -141,6 +145,15 @@ class DevSession:
             servers.stop()
             raise DevError(f"cannot write the trace to {self.trace_path}: {exc.strerror or exc}") from None
         self._servers = servers
+        # The block's frame calls the emulated catalogue from its origin ("null" when sandboxed opaque).
+        block_origins = (servers.block_origin, *(["null"] if _opaque_frame(self.manifest.iframe.sandbox) else []))
+        try:
+            self.platform = DevPlatform(self.manifest, self.surface, anonymous=self.options.anonymous,
+                                        data_dir=self.options.platform_dir, block_origins=block_origins).start()
+        except BaseException:
+            servers.stop()
+            self.trace.close()
+            raise
         setup = HostSetup(
             manifest=self.manifest,
             surface=self.surface,
@@ -151,6 +164,8 @@ class DevSession:
             trace=self.trace,
             notes=self.notes,
             on_violation=self.options.on_violation,
+            platform=self.platform,
+            on_note=self.options.on_note,
         )
         # Each server answers its own port's loopback names and the --allowed-host names.
         block_hosts = HostAllowlist(servers.block_port, self.allowed_hosts)
@@ -171,6 +186,7 @@ class DevSession:
             servers.start(block_app, build_host_app(setup, hosts=host_hosts, hint=ALLOWED_HOST_HINT))
         except BaseException:
             servers.stop()  # closes both sockets; a no-op for servers that never started
+            self.platform.stop()
             self.trace.close()
             raise
 
@@ -178,6 +194,9 @@ class DevSession:
         if self._servers is not None:
             self._servers.stop()
             self._servers = None
+        if self.platform is not None:
+            self.platform.stop()
+            self.platform = None
         if self.trace is not None:
             self.trace.close()
 

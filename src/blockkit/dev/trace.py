@@ -22,6 +22,8 @@ from blockkit.dev.errors import DevError
 MESSAGE = "message"
 LIFECYCLE = "lifecycle"
 VIOLATION = "violation"
+# A request the host brokered to the local platform, with its result.
+CALL = "call"
 
 
 class TraceLog:

@@ -33,8 +33,11 @@ TEMP_PREFIX = "blockkit-emulator-"
 class Emulator:
     """Start with ``start()`` (or ``with``); ``urls``, ``data_dir``, ``store`` and ``clock`` then hold."""
 
-    def __init__(self, options: EmulatorOptions, *, note: Callable[[str], None] | None = None) -> None:
+    def __init__(self, options: EmulatorOptions, *, note: Callable[[str], None] | None = None,
+                 wrap_catalogue: Callable[[Any], Any] | None = None) -> None:
         self.options = options
+        # blockkit dev wraps the catalogue origin (CORS for its block origin); None: as is.
+        self._wrap_catalogue = wrap_catalogue
         self._note = note or (lambda text: None)
         self.server: EmulatorServer | None = None
         self.store: Store | None = None
@@ -64,6 +67,8 @@ class Emulator:
                 self._note(line)
             self.clock = Clock(self.store)
             apps = build_apps(self.store, self.clock, self.options, self.server.urls)
+            if self._wrap_catalogue is not None:
+                apps = (self._wrap_catalogue(apps[0]), *apps[1:])
             self.server.start(apps)
         except BaseException:
             self.stop()

@@ -101,6 +101,8 @@
     params.set("theme", state.theme);
     params.set("renderMode", config.renderMode);
     params.set("blockInstanceId", config.blockInstanceId);
+    // blockkit dev only: where the emulated API answers (the platform sends no such hint).
+    if (config.apiBaseUrl) params.set("apiBaseUrl", config.apiBaseUrl);
     return params.toString();
   }
 
@@ -274,6 +276,19 @@
       // never mistaken for a host that does not answer.
       if (payload && typeof payload.requestId === "string") track(type, payload.requestId, t);
       if (result.reply && state.iframe === frame) send(result.reply.type, result.reply.payload);
+      if (result.note) {
+        panel.add({ kind: "lifecycle", event: "not-bridged", type: type, reason: result.note, t: t });
+      }
+      if (result.dialog && state.iframe === frame) {
+        // The developer answers now: the request's wait is the developer's, not the host's.
+        settle(result.dialog.requestId);
+        dialogs.open(result.dialog, function (choice) {
+          post("/api/dialog", { requestId: result.dialog.requestId, choice: choice, pageId: config.pageId })
+            .then(function (answer) {
+              if (answer.reply && state.iframe === frame) send(answer.reply.type, answer.reply.payload);
+            }, reportFailure);
+        });
+      }
     }, reportFailure);
 
     if (type === "BLOCK_HELLO") postInit("hello");
@@ -373,7 +388,7 @@
   }
 
   function pushToken(why) {
-    return post("/api/token", {}).then(function (result) {
+    return post("/api/token", { pageId: config.pageId }).then(function (result) {
       // A later BLOCK_INIT (a retry, a reload) carries the newest token too.
       config.initPayload.token = result.token;
       send("TOKEN_REFRESH", { token: result.token }, why);
@@ -388,7 +403,8 @@
       else node.setAttribute(name, attrs[name]);
     });
     (children || []).forEach(function (child) {
-      if (child) node.appendChild(child);
+      if (typeof child === "string") node.appendChild(document.createTextNode(child));
+      else if (child) node.appendChild(child);
     });
     return node;
   }
@@ -602,6 +618,92 @@
   function seconds(ms) {
     return ms >= 1000 ? ms / 1000 + " s" : Math.round(ms) + " ms";
   }
+
+  // ---- dialogs: what the platform asks the viewer (buy Buzz, buy a good, pick, upload) ----
+  var dialogs = (function () {
+    var box = document.getElementById("host-dialog");
+    function close() { box.hidden = true; box.replaceChildren(); }
+    function button(text, cls, onClick) {
+      var b = el("button", { type: "button", class: cls }, [text]);
+      b.addEventListener("click", onClick);
+      return b;
+    }
+    return {
+      open: function (dialog, answer) {
+        var done = false;
+        function finish(choice) {
+          if (done) return;
+          done = true;
+          close();
+          answer(choice);
+        }
+        var body = [el("h2", {}, [dialog.title || dialog.type])];
+        var confirm = null;
+        if (dialog.type === "OPEN_BUZZ_PURCHASE") {
+          var b = dialog.balance || {};
+          body.push(el("p", { class: "muted" }, ["Balance: " + (b.blue || 0) + " blue · " + (b.green || 0) +
+            " green · " + (b.yellow || 0) + " yellow (emulated checkout: no money moves)"]));
+          var select = el("select", { id: "dialog-amount" }, dialog.packs.map(function (n) {
+            return el("option", { value: String(n) }, [n + " Buzz"]);
+          }));
+          body.push(select);
+          confirm = function () { return { amount: Number(select.value) }; };
+        } else if (dialog.type === "PURCHASE_GOOD") {
+          var good = dialog.good;
+          body.push(el("p", { class: "dialog-good" }, [good.title]));
+          if (good.description) body.push(el("p", { class: "muted" }, [good.description]));
+          body.push(el("p", { class: "dialog-price" }, [good.priceBuzz + " Buzz"]));
+          body.push(el("p", { class: "muted" }, ["The block asks to charge the viewer. Confirm to buy."]));
+          confirm = function () { return {}; };
+        } else if (dialog.type === "OPEN_IMAGE_UPLOAD") {
+          var input = el("input", { type: "file", accept: "image/*", id: "dialog-file" });
+          body.push(input);
+          confirm = function () { return null; };
+          input.addEventListener("change", function () {
+            var file = input.files && input.files[0];
+            if (!file) return;
+            var reader = new FileReader();
+            reader.onload = function () { finish({ dataUrl: String(reader.result), name: file.name }); };
+            reader.readAsDataURL(file);
+          });
+        } else {
+          var list = el("select", { id: "dialog-pick", size: "8" }, dialog.items.map(function (item) {
+            return el("option", { value: String(item.modelVersionId) },
+              [item.modelName + " · " + item.versionName + " (" + item.modelType + ", " + item.baseModel + ")"]);
+          }));
+          if (list.options.length) list.options[0].selected = true;
+          body.push(list);
+          confirm = function () { return { modelVersionId: Number(list.value) }; };
+        }
+        var actions = [button("Cancel", "dialog-cancel", function () { finish(null); })];
+        if (dialog.type !== "OPEN_IMAGE_UPLOAD") {
+          actions.push(button(dialog.type === "PURCHASE_GOOD" ? "Buy" : "Confirm", "dialog-confirm",
+            function () { finish(confirm()); }));
+        }
+        body.push(el("div", { class: "dialog-actions" }, actions));
+        box.replaceChildren(el("div", { class: "dialog-card", role: "dialog", "data-type": dialog.type }, body));
+        box.hidden = false;
+      }
+    };
+  })();
+
+  // ---- the viewer switcher: who looks at the block ------------------------------------
+  // Signing in or out reloads the platform's page, so a new viewer gets a fresh page load:
+  // a new block instance, a new token and a new BLOCK_INIT.
+  (function () {
+    var select = document.getElementById("viewer-switch");
+    if (!select || !config.users) return;
+    var options = [el("option", { value: "" }, ["signed out"])].concat(config.users.map(function (user) {
+      return el("option", { value: String(user.id) }, [user.label]);
+    }));
+    select.replaceChildren.apply(select, options);
+    select.value = config.viewerId == null ? "" : String(config.viewerId);
+    select.hidden = false;
+    select.addEventListener("change", function () {
+      var userId = select.value === "" ? null : Number(select.value);
+      post("/api/viewer", { userId: userId }).then(function () { window.location.reload(); }, reportFailure);
+    });
+  })();
 
   // ---- start -----------------------------------------------------------------------
   // Tests and `blockkit dev --check` read the host's state here.

@@ -1,0 +1,223 @@
+"""The local platform behind ``blockkit dev``: the emulator, in this process.
+
+``blockkit dev`` starts an :class:`~blockkit.emulator.runtime.Emulator` with its data
+under ``<block>/.blockkit/emulator/`` (seeded small on first use, kept across runs), registers
+each page load's block instance, mints the emulator's RS256 block tokens for the viewer the
+developer picked, and lets the block's origin call the block catalogue routes (CORS).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from blockkit.dev.errors import DevError
+from blockkit.dev.manifest import DevManifest
+from blockkit.dev.surface import Surface
+
+DATA_DIR = Path(".blockkit") / "emulator"
+# Set: the local platform's data lives here instead of <block>/.blockkit/emulator/ (a shared
+# store for several blocks, or a scratch one; the tests set it so fixture folders stay clean).
+DATA_ENV = "BLOCKKIT_DEV_DATA"
+BLOCK_TOKEN_KIND = "block"
+# The catalogue routes a block calls with its token; only these get CORS for the block's origin.
+CORS_PREFIXES = ("/api/v1/blocks/", "/api/v1/models/", "/api/v1/models")
+CORS_MAX_AGE = "600"
+
+
+@dataclass(frozen=True)
+class SeededUser:
+    id: int
+    username: str
+    tier: str
+    status: str
+    is_moderator: bool
+
+    def label(self) -> str:
+        role = "member " + self.tier if self.tier != "free" else "free"
+        extra = (", moderator" if self.is_moderator else "") + ("" if self.status == "active" else f", {self.status}")
+        return f"{self.username} ({role}{extra})"
+
+    def as_json(self) -> dict[str, Any]:
+        return {"id": self.id, "username": self.username, "tier": self.tier, "status": self.status,
+                "isModerator": self.is_moderator, "label": self.label()}
+
+
+class DevPlatform:
+    """The emulator for one ``blockkit dev`` run, and who is looking at the block."""
+
+    def __init__(self, manifest: DevManifest, surface: Surface, *, anonymous: bool = False,
+                 data_dir: Path | None = None, block_origins: tuple[str, ...] = ()) -> None:
+        self.manifest = manifest
+        self.surface = surface
+        env = os.environ.get(DATA_ENV)
+        self.data_dir = (data_dir or (Path(env) if env else manifest.block_dir / DATA_DIR)).absolute()
+        self.block_origins = block_origins
+        self._anonymous = anonymous
+        self._lock = threading.Lock()
+        self.viewer_id: int | None = None
+        self.users: list[SeededUser] = []
+        self._emulator: Any = None
+        self._state: Any = None
+        # The newest token handed to each block instance: the bridge's procedures run with it.
+        self.tokens: dict[str, str] = {}
+
+    # --- lifecycle -------------------------------------------------------------------------
+    def start(self) -> DevPlatform:
+        from blockkit.emulator.errors import EmulatorError
+        from blockkit.emulator.options import EmulatorOptions
+        from blockkit.emulator.runtime import Emulator
+        from blockkit.emulator.state import EmulatorState
+        from blockkit.emulator.store import users as users_store
+
+        try:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            emulator = Emulator(EmulatorOptions(data=self.data_dir, scale="small"),
+                                wrap_catalogue=lambda app: BlockCors(app, self.block_origins))
+            emulator.start()
+        except (EmulatorError, OSError) as exc:
+            raise DevError(f"cannot start the local platform in {self.data_dir}: {exc}") from None
+        self._emulator = emulator
+        self._state = EmulatorState(emulator.store, emulator.clock, emulator.options, emulator.urls)
+        with emulator.store.read() as db:
+            rows = users_store.list_users(db)
+        self.users = [SeededUser(r.id, r.username, r.tier, r.status, r.is_moderator)
+                      for r in rows if r.id > 0 and not r.deleted and r.status != "banned"]
+        if not self._anonymous:
+            # The first active signed-in member who is no moderator: what most viewers are.
+            active = [u for u in self.users if u.status == "active"]
+            plain = [u for u in active if not u.is_moderator]
+            self.viewer_id = (plain or active)[0].id if active else None
+        return self
+
+    def stop(self) -> None:
+        if self._emulator is not None:
+            self._emulator.stop()
+            self._emulator = None
+
+    # --- what the services need ------------------------------------------------------------
+    @property
+    def state(self) -> Any:
+        if self._state is None:
+            raise DevError("the local platform is not started")
+        return self._state
+
+    @property
+    def store(self) -> Any:
+        return self.state.store
+
+    @property
+    def clock(self) -> Any:
+        return self.state.clock
+
+    @property
+    def urls(self) -> Any:
+        return self.state.urls
+
+    @property
+    def base_url(self) -> str:
+        return str(self.urls.base_url)
+
+    @property
+    def app_id(self) -> str:
+        return self.manifest.app_id or f"dev-app-{self.manifest.block_id}"
+
+    # --- the viewer ---------------------------------------------------------------------------
+    def user(self, user_id: int | None) -> SeededUser | None:
+        return next((u for u in self.users if u.id == user_id), None)
+
+    def set_viewer(self, user_id: int | None) -> None:
+        if user_id is not None and self.user(user_id) is None:
+            raise DevError(f"no seeded user with id {user_id}")
+        with self._lock:
+            self.viewer_id = user_id
+
+    def viewer(self) -> dict[str, Any] | None:
+        """BLOCK_INIT's viewer: ``{id, username, signedIn: true}`` or None (PLATFORM.md §8)."""
+        user = self.user(self.viewer_id)
+        return None if user is None else {"id": user.id, "username": user.username, "signedIn": True}
+
+    # --- instances and tokens -------------------------------------------------------------------
+    def register(self, instance_id: str) -> None:
+        from blockkit.emulator.blocktokens import KNOWN_SCOPES, register_block_instance
+
+        scopes = [s for s in self.manifest.scopes if s in KNOWN_SCOPES]
+        is_page = self.surface.kind == "page"
+        budget = (self.manifest.page or {}).get("buzzBudgetPerGen") if is_page else None
+        register_block_instance(
+            self.store, self.clock.iso(), instance_id=instance_id, block_id=self.manifest.block_id,
+            app_id=self.app_id, scopes=scopes, slot_id=self.surface.slot_id,
+            model_id=None if is_page else 1,
+            buzz_budget_per_gen=budget if isinstance(budget, int) and not isinstance(budget, bool) else None,
+            installed_by=self.viewer_id)
+
+    def mint(self, instance_id: str) -> dict[str, Any]:
+        """BLOCK_INIT's ``token``: ``{raw, scopes, expiresAt, buzzBudget?, kind: "block"}``."""
+        from blockkit.emulator.blocktokens import MintRefused, mint_block_token
+
+        try:
+            minted = mint_block_token(self.state, instance_id=instance_id, user_id=self.viewer_id)
+        except MintRefused as exc:
+            raise DevError(f"the local platform refused a block token: {exc}") from None
+        self.tokens[instance_id] = minted.token
+        granted = set(minted.claims["scopes"])
+        # The manifest's order (the emulator signs them sorted): what the block declared, as held.
+        token: dict[str, Any] = {"raw": minted.token, "scopes": [s for s in self.manifest.scopes if s in granted],
+                                 "expiresAt": minted.expires_at, "kind": BLOCK_TOKEN_KIND}
+        if "buzzBudget" in minted.claims:
+            token["buzzBudget"] = minted.claims["buzzBudget"]
+        return token
+
+    def claims(self, instance_id: str | None) -> dict[str, Any] | None:
+        """The verified claims of the block token the instance holds; None when it holds no block JWT."""
+        from blockkit.emulator.blocktokens import looks_like_jwt, verify
+
+        raw = self.tokens.get(instance_id or "")
+        if raw is None or not looks_like_jwt(raw):
+            return None  # an opaque OAuth token is no block token: the bridge's procedures refuse it
+        claims = verify(raw, self.state)
+        if claims is None:  # expired since: mint afresh, as the host's refresh would have
+            self.mint(instance_id or "")
+            claims = verify(self.tokens[instance_id or ""], self.state)
+        return claims
+
+
+class BlockCors:
+    """CORS for the block's origin on the block catalogue routes only (ASGI middleware).
+
+    The block calls ``{apiBaseUrl}/api/v1/blocks/models`` with ``Authorization: Bearer``: a
+    cross-origin request with a preflight. Only the dev block origin(s) get an answer;
+    ``null`` is among them when the sandbox makes the frame's origin opaque.
+    """
+
+    def __init__(self, app: Any, origins: tuple[str, ...]) -> None:
+        self.app = app
+        self.origins = frozenset(origins)
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or not scope["path"].startswith(CORS_PREFIXES):
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        origin = headers.get(b"origin", b"").decode("latin-1")
+        if origin not in self.origins:
+            await self.app(scope, receive, send)
+            return
+        allow = [(b"access-control-allow-origin", origin.encode("latin-1")), (b"vary", b"Origin")]
+        if scope["method"] == "OPTIONS" and b"access-control-request-method" in headers:
+            await send({"type": "http.response.start", "status": 204, "headers": [
+                *allow, (b"access-control-allow-methods", b"GET"),
+                (b"access-control-allow-headers", b"authorization, content-type"),
+                (b"access-control-max-age", CORS_MAX_AGE.encode())]})
+            await send({"type": "http.response.body", "body": b""})
+            return
+
+        async def send_with_cors(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), *allow]}
+            await send(message)
+
+        await self.app(scope, receive, send_with_cors)
