@@ -49,7 +49,7 @@ _FALSE = frozenset({"false", "0"})
 _DIGITS = re.compile(r"[0-9]+", re.ASCII)
 
 
-def _query_bool(value: Any) -> Any:
+def query_bool(value: Any) -> Any:
     if isinstance(value, str):
         lowered = value.lower()
         if lowered in _TRUE:
@@ -85,7 +85,7 @@ def _comma_list(value: Any) -> Any:
     return out
 
 
-QueryBool = Annotated[bool, BeforeValidator(_query_bool)]
+QueryBool = Annotated[bool, BeforeValidator(query_bool)]
 QueryInt = Annotated[int, BeforeValidator(_query_int)]
 QueryId = Annotated[int, BeforeValidator(_query_int), Field(ge=1, le=MAX_ID)]
 QueryText = Annotated[str, Field(max_length=MAX_TEXT)]

@@ -25,14 +25,13 @@ from pydantic import BeforeValidator, Field, ValidationError
 
 from blockkit.emulator.catalogue.errors import ApiError, error_body, issue, validation_body
 from blockkit.emulator.catalogue.params import MAX_ID, MAX_TEXT, QueryModel, issues_of, query_dict
+from blockkit.emulator.catalogue.params import query_bool as strict_bool  # one reading of booleans for every family
 
 T = TypeVar("T", bound=QueryModel)
 
 MAX_LIST_ENTRIES = 1000          # entries in one list parameter (ids, tags, baseModels)
 
 _INT = re.compile(r"-?[0-9]{1,30}")
-_TRUE = frozenset({"true", "1"})
-_FALSE = frozenset({"false", "0"})
 
 
 class Shape(enum.Enum):
@@ -49,17 +48,6 @@ def strict_int(value: Any) -> Any:
         if not _INT.fullmatch(value):
             raise ValueError("Expected an integer (ASCII digits)")
         return int(value)
-    return value
-
-
-def strict_bool(value: Any) -> Any:
-    if isinstance(value, str):
-        lowered = value.lower()
-        if lowered in _TRUE:
-            return True
-        if lowered in _FALSE:
-            return False
-        raise ValueError("Expected true or false")
     return value
 
 
