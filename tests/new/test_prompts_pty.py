@@ -22,6 +22,9 @@ def _spawn(tmp_path: Path, *args: str) -> pexpect.spawn:
         encoding="utf-8",
         timeout=20,
         dimensions=(50, 200),
+        # poll(), not select(): late in a full run descriptor numbers pass FD_SETSIZE (1024),
+        # where select() fails with "filedescriptor out of range".
+        use_poll=True,
     )
     child.logfile_read = sys.stdout  # shown by pytest on failure
     return child
