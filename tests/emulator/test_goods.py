@@ -63,7 +63,7 @@ def test_justification_never_copied_and_unlock_gates_nothing(o) -> None:
     (G(MEMBER, "a", "b"), CATALOGUE, "not-sold", 404, "not_found"),
     (G(MEMBER, "a", "b"), None, "gem-pack", 400, "no_catalogue"),
     (G(MEMBER, "a", "b"), [{"id": "x", "priceBuzz": "5"}], "x", 400, "bad_good"),
-    (G(FREE, "a", "b"), CATALOGUE, "unlock", 402, "insufficient_buzz"),   # free holds 700
+    (G(FREE, "a", "b"), CATALOGUE, "unlock", 403, "insufficient_buzz"),   # free holds 700
 ])
 def test_purchase_refusals(o, caller: G, catalogue: object, good_id: str, status: int, code: str) -> None:
     with pytest.raises(ServiceError) as err:

@@ -21,7 +21,8 @@ Cost: ``imaging.price`` of every output image (4 Buzz per output megapixel, roun
 the ``ai:write:budgeted`` scope is needed (403); the total may not exceed the token's per-generation
 budget (buzzBudget, default 10, at most 1000; 403 ``budget_exceeded``); ``accountType`` is a
 preference under the maturity clamp (``buzz.pool_order``); a mature workflow (allowMatureContent)
-needs a caller that may see mature content, else it is clamped to safe-for-work; short of Buzz is 402.
+needs a caller that may see mature content, else it is clamped to safe-for-work; short of Buzz is 403
+(``buzz.charge``; the orchestrator's status for it).
 
 Time (the emulator clock): every workflow is ``unassigned`` for 2 s, then each step is
 ``processing`` for its duration (3 s an upscale, 4 s a generated image) one after another,
