@@ -7,7 +7,10 @@ Python API (``blockkit dev`` calls these in-process with the block token's claim
 - ``estimate(store, clock, urls, caller, payload) -> {"cost", "transactions", "spentAccountType"}``;
 - ``poll(store, clock, urls, caller, workflow_id) -> Workflow``;
 - ``cancel(store, clock, urls, caller, workflow_id) -> Workflow`` (refunds what was charged);
-- ``query(store, clock, urls, caller, limit=20) -> {"items": [Workflow]}`` (the app's workflows).
+- ``query(store, clock, urls, caller, limit=20) -> {"items": [Workflow]}`` (the app's workflows);
+- ``WorkflowCaller.api_key(user_id)``: the orchestration origin's caller (``POST/GET/PUT
+  /v2/consumer/workflows``, Bearer API key): no block, no per-generation budget (that budget is a
+  block token's claim), mature content when the workflow asks for it (``allowMatureContent``).
 
 The payload is a WorkflowTemplate of @civitai/client: ``{steps: [{$type, name?, input, metadata?}],
 tags?, metadata?, allowMatureContent?, accountType?}``. Step types:
@@ -69,6 +72,11 @@ class WorkflowCaller:
     scopes: frozenset[str] = field(default_factory=lambda: frozenset({BUDGET_SCOPE}))
     buzz_budget: int | None = None     # the token's buzzBudget claim (None: the default)
     mature: bool = False               # the block may see mature content (its maxBrowsingLevel)
+    budgeted: bool = True              # a block token's per-generation budget applies (not to an API key)
+
+    @classmethod
+    def api_key(cls, user_id: int) -> WorkflowCaller:
+        return cls(user_id=user_id, mature=True, budgeted=False)
 
     @classmethod
     def from_claims(cls, claims: dict[str, Any]) -> WorkflowCaller:
@@ -137,7 +145,7 @@ def _price(plan: list[dict[str, Any]]) -> int:
 def _authorise(caller: WorkflowCaller, total: int) -> None:
     if BUDGET_SCOPE not in caller.scopes:
         raise ServiceError(403, "missing_scope", f"workflows need the {BUDGET_SCOPE} scope")
-    if total > caller.budget():
+    if caller.budgeted and total > caller.budget():
         raise ServiceError(403, "budget_exceeded", f"this workflow costs {total} Buzz; the block's budget per"
                                                    f" generation is {caller.budget()}")
 
