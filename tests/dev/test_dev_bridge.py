@@ -122,8 +122,9 @@ def test_buzz_balance_and_purchase_dialog(b: Bridge) -> None:
     b.handle({"type": "OPEN_BUZZ_PURCHASE", "payload": {"requestId": "no"}}, INSTANCE)
     canceled = b.finish_dialog("no", None).reply
     assert canceled is not None and canceled["payload"] == {"requestId": "no", "purchased": False}
-    assert [a["accountType"] for a in ask(b, "GET_BUZZ_ACCOUNTS")["accounts"]]
-    assert any(t["kind"] == "purchase" for t in ask(b, "GET_BUZZ_TRANSACTIONS")["items"])
+    assert [a["accountType"] for a in ask(b, "GET_BUZZ_ACCOUNTS")["result"]["accounts"]] == ["blue", "green", "yellow"]
+    ledger = ask(b, "GET_BUZZ_TRANSACTIONS", params={"limit": 5})["result"]
+    assert any(t["kind"] == "purchase" for t in ledger["transactions"]) and "cursor" in ledger
     assert ask(b, "GET_DAILY_COMPENSATION")["amount"] == 0
 
 

@@ -280,17 +280,22 @@ def _buzz_balance(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) ->
 
 def _buzz_accounts(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
     balance = _buzz_balance(b, claims, payload)["balance"]
-    return {"accounts": [{"accountType": pool, "balance": amount} for pool, amount in balance.items()]}
+    # The platform's BUZZ_ACCOUNTS_RESULT: {result: {accounts: [{accountType, balance}]}}.
+    return {"result": {"accounts": [{"accountType": pool, "balance": amount} for pool, amount in balance.items()]}}
 
 
 def _buzz_transactions(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
     from blockkit.emulator import buzz
 
-    limit = payload.get("limit")
-    cursor = payload.get("cursor")
-    return buzz.transactions(b.platform.store, b.platform.clock, _user(claims),
+    # The platform's request carries {params: {limit?, cursor?, ...}} and its reply {result: {cursor,
+    # transactions}}; the transaction rows are ours (buzz.transactions), not the platform's ledger rows.
+    params = payload.get("params") if isinstance(payload.get("params"), dict) else payload
+    limit = params.get("limit")
+    cursor = params.get("cursor")
+    page = buzz.transactions(b.platform.store, b.platform.clock, _user(claims),
                              limit if isinstance(limit, int) and not isinstance(limit, bool) else 50,
                              cursor if isinstance(cursor, int) and not isinstance(cursor, bool) else None)
+    return {"result": {"cursor": page["nextCursor"], "transactions": page["items"]}}
 
 
 def _daily_compensation(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
