@@ -19,7 +19,7 @@ from blockkit.dev.surface import choose_surface
 
 ALL_SCOPES = [
     "apps:storage:read", "apps:storage:write", "apps:storage:shared:read", "apps:storage:shared:write",
-    "ai:write:budgeted", "buzz:read:self", "goods:purchase:self", "goods:read:self",
+    "ai:write:budgeted", "buzz:read:self", "goods:purchase:self", "goods:read:self", "user:read:self",
 ]
 GOODS = [{"id": "sticker", "title": "Sticker pack", "priceBuzz": 25, "payload": {"pack": 1}}]
 INSTANCE = "bi_test_1"
@@ -81,6 +81,11 @@ def test_the_token_is_the_emulators_rs256_block_jwt(b: Bridge) -> None:
     claims = b.platform.claims(INSTANCE)
     assert claims is not None and claims["sub"] == f"user:{b.platform.viewer_id}"
     assert claims["blockId"] == "wired" and claims["blockInstanceId"] == INSTANCE
+
+
+def test_get_viewer_needs_user_read_self(started: Callable[..., Bridge]) -> None:
+    narrow = started(["apps:storage:read"], name="noviewer")
+    assert ask(narrow, "GET_VIEWER") == {"requestId": "r", "error": "block lacks user:read:self scope"}
 
 
 def test_get_viewer_names_the_chosen_viewer(b: Bridge) -> None:
@@ -221,7 +226,10 @@ def test_an_oauth_kind_token_is_refused_by_the_procedures(b: Bridge) -> None:
 
 def test_a_signed_out_viewer(started: Callable[..., Bridge]) -> None:
     anon = started(name="anon", anonymous=True)
-    assert ask(anon, "GET_VIEWER") == {"requestId": "r", "error": "viewer read requires an authenticated viewer"}
+    # An error either way, never a viewer: the emulator's anonymous token carries no :self scope.
+    answer = ask(anon, "GET_VIEWER")
+    assert "viewer" not in answer and answer["error"] in ("viewer read requires an authenticated viewer",
+                                                          "block lacks user:read:self scope")
     assert ask(anon, "GET_BUZZ_BALANCE")["error"] == SIGN_IN_ERROR
     # App storage: a signed-out viewer reads nothing and may not write (the platform's answers).
     assert ask(anon, "APP_STORAGE_GET", key="k") == {"requestId": "r", "value": None}

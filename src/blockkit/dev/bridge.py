@@ -260,7 +260,10 @@ def _service_code(exc: Exception) -> str:
 
 
 def _get_viewer(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
-    # The platform's blocks.getMyViewer: {id, username, status, buzzBudget}; a signed-out viewer is an error.
+    # The platform's blocks.getMyViewer: {id, username, status, buzzBudget}; it needs user:read:self, and
+    # a signed-out viewer is an error.
+    if "user:read:self" not in (claims.get("scopes") or ()):
+        return {"error": "block lacks user:read:self scope"}
     user = b.platform.user(b.platform.viewer_id) if claims.get("sub") != "anon" else None
     if user is None:
         return {"error": "viewer read requires an authenticated viewer"}
