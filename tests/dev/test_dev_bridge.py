@@ -139,8 +139,15 @@ def test_a_good_is_bought_through_the_consent_dialog(b: Bridge) -> None:
     assert outcome.dialog["good"]["priceBuzz"] == 25
     done = b.finish_dialog("g", {}).reply
     assert done is not None and done["type"] == "GOOD_PURCHASE_RESULT" and done["payload"]["ok"] is True
-    items = ask(b, "GET_ENTITLEMENTS")["items"]
+    items = ask(b, "GET_ENTITLEMENTS")["entitlements"]
     assert [i["goodId"] for i in items] == ["sticker"] and items[0]["payload"] == {"pack": 1}
+
+
+def test_the_dev_platform_registers_the_goods_for_the_purchase_route(b: Bridge) -> None:
+    from blockkit.emulator import goods
+
+    found = goods.catalogue(b.platform.store, b.platform.app_id)
+    assert found is not None and [g["id"] for g in found[0]] == ["sticker"]
 
 
 def _png() -> str:
