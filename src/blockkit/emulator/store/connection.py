@@ -60,7 +60,7 @@ def describe_sqlite_error(path: Path, exc: sqlite3.Error, busy_timeout_ms: int =
 class _Held:
     """One thread's connection; closing it when the holder is dropped (the thread ended) frees its descriptors."""
 
-    __slots__ = ("conn", "__weakref__")
+    __slots__ = ("__weakref__", "conn")
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
