@@ -11,7 +11,12 @@ from typing import Any
 
 import pytest
 
-from blockkit.dev.bridge import BLOCK_TOKEN_ERROR, CANCELED, SCOPE_ERROR, SIGN_IN_ERROR, Bridge
+from blockkit.dev.bridge import (
+    BLOCK_TOKEN_ERROR,
+    SCOPE_ERROR,
+    SIGN_IN_ERROR,
+    Bridge,
+)
 from blockkit.dev.manifest import load_dev_manifest
 from blockkit.dev.platform import DevPlatform
 from blockkit.dev.protocol import BLOCK_TO_HOST
@@ -19,7 +24,7 @@ from blockkit.dev.surface import choose_surface
 
 ALL_SCOPES = [
     "apps:storage:read", "apps:storage:write", "apps:storage:shared:read", "apps:storage:shared:write",
-    "ai:write:budgeted", "buzz:read:self", "goods:purchase:self", "goods:read:self",
+    "ai:write:budgeted", "buzz:read:self", "goods:purchase:self", "goods:read:self", "user:read:self",
 ]
 GOODS = [{"id": "sticker", "title": "Sticker pack", "priceBuzz": 25, "payload": {"pack": 1}}]
 INSTANCE = "bi_test_1"
@@ -83,9 +88,16 @@ def test_the_token_is_the_emulators_rs256_block_jwt(b: Bridge) -> None:
     assert claims["blockId"] == "wired" and claims["blockInstanceId"] == INSTANCE
 
 
+def test_get_viewer_needs_user_read_self(started: Callable[..., Bridge]) -> None:
+    narrow = started(["apps:storage:read"], name="noviewer")
+    assert ask(narrow, "GET_VIEWER") == {"requestId": "r", "error": "block lacks user:read:self scope"}
+
+
 def test_get_viewer_names_the_chosen_viewer(b: Bridge) -> None:
     viewer = ask(b, "GET_VIEWER")["viewer"]
-    assert viewer["id"] == b.platform.viewer_id and viewer["signedIn"] is True
+    # The platform's blocks.getMyViewer shape.
+    assert viewer == {"id": b.platform.viewer_id, "username": b.platform.user(b.platform.viewer_id).username,
+                      "status": "active", "buzzBudget": 50}
 
 
 def test_storage_round_trip_is_persisted_in_the_store(b: Bridge) -> None:
@@ -110,17 +122,19 @@ def test_a_request_without_its_scope_gets_an_error_not_silence(started: Callable
 
 
 def test_buzz_balance_and_purchase_dialog(b: Bridge) -> None:
-    before = ask(b, "GET_BUZZ_BALANCE")
+    before = ask(b, "GET_BUZZ_BALANCE")["balance"]
+    assert set(before) == {"blue", "green", "yellow"}
     outcome = b.handle({"type": "OPEN_BUZZ_PURCHASE", "payload": {"requestId": "buy"}}, INSTANCE)
     assert outcome.reply is None and outcome.dialog is not None and outcome.dialog["packs"]
     reply = b.finish_dialog("buy", {"amount": 1000})
-    assert reply.reply is not None and reply.reply["payload"]["ok"] is True
-    assert ask(b, "GET_BUZZ_BALANCE")["blue"] == before["blue"] + 1000
+    assert reply.reply is not None and reply.reply["payload"]["purchased"] is True
+    assert ask(b, "GET_BUZZ_BALANCE")["balance"]["blue"] == before["blue"] + 1000
     b.handle({"type": "OPEN_BUZZ_PURCHASE", "payload": {"requestId": "no"}}, INSTANCE)
     canceled = b.finish_dialog("no", None).reply
-    assert canceled is not None and canceled["payload"] == {"requestId": "no", "ok": False, "error": CANCELED}
-    assert [a["accountType"] for a in ask(b, "GET_BUZZ_ACCOUNTS")["accounts"]]
-    assert any(t["kind"] == "purchase" for t in ask(b, "GET_BUZZ_TRANSACTIONS")["items"])
+    assert canceled is not None and canceled["payload"] == {"requestId": "no", "purchased": False}
+    assert [a["accountType"] for a in ask(b, "GET_BUZZ_ACCOUNTS")["result"]["accounts"]] == ["blue", "green", "yellow"]
+    ledger = ask(b, "GET_BUZZ_TRANSACTIONS", params={"limit": 5})["result"]
+    assert any(t["kind"] == "purchase" for t in ledger["transactions"]) and "cursor" in ledger
     assert ask(b, "GET_DAILY_COMPENSATION")["amount"] == 0
 
 
@@ -130,8 +144,15 @@ def test_a_good_is_bought_through_the_consent_dialog(b: Bridge) -> None:
     assert outcome.dialog["good"]["priceBuzz"] == 25
     done = b.finish_dialog("g", {}).reply
     assert done is not None and done["type"] == "GOOD_PURCHASE_RESULT" and done["payload"]["ok"] is True
-    items = ask(b, "GET_ENTITLEMENTS")["items"]
+    items = ask(b, "GET_ENTITLEMENTS")["entitlements"]
     assert [i["goodId"] for i in items] == ["sticker"] and items[0]["payload"] == {"pack": 1}
+
+
+def test_the_dev_platform_registers_the_goods_for_the_purchase_route(b: Bridge) -> None:
+    from blockkit.emulator import goods
+
+    found = goods.catalogue(b.platform.store, b.platform.app_id)
+    assert found is not None and [g["id"] for g in found[0]] == ["sticker"]
 
 
 def _png() -> str:
@@ -143,19 +164,39 @@ def _png() -> str:
 
 
 def test_an_upscale_workflow_runs_to_completion(b: Bridge) -> None:
+    # The platform's replies carry a BlockWorkflowSnapshot: {requestId, snapshot}.
     workflow = {"steps": [{"$type": "imageUpscaler", "input": {"image": _png(), "numberOfRepeats": 1}}]}
-    estimate = ask(b, "ESTIMATE_WORKFLOW", workflow=workflow)
-    assert estimate["ok"] is True and estimate["cost"]
-    submitted = ask(b, "SUBMIT_WORKFLOW", workflow=workflow)
-    assert submitted["ok"] is True
-    workflow_id = submitted["workflow"]["id"]
+    estimate = ask(b, "ESTIMATE_WORKFLOW", body=workflow)
+    assert set(estimate) == {"requestId", "snapshot"}
+    assert estimate["snapshot"]["workflowId"] == "whatif" and estimate["snapshot"]["cost"]["total"] >= 1
+    submitted = ask(b, "SUBMIT_WORKFLOW", body=workflow)["snapshot"]
+    assert submitted["status"] == "pending" and submitted["spentAccountType"] in ("blue", "green")
+    workflow_id = submitted["workflowId"]
+    assert ask(b, "POLL_WORKFLOW", workflowId=workflow_id)["snapshot"].get("imageUrls") is None
     b.platform.clock.advance(30)
-    status = ask(b, "POLL_WORKFLOW", workflowId=workflow_id)["workflow"]
-    assert status["status"] == "succeeded"
-    assert status["steps"][0]["output"]["blob"]["width"] == 128
+    status = ask(b, "POLL_WORKFLOW", workflowId=workflow_id)["snapshot"]
+    assert status["status"] == "succeeded" and status["workflowId"] == workflow_id
+    assert len(status["imageUrls"]) == 1 and status["imageUrls"][0].startswith("http")
     assert workflow_id in [w["id"] for w in ask(b, "QUERY_APP_WORKFLOWS")["items"]]
     published = ask(b, "PUBLISH_GENERATION_OUTPUTS", workflowId=workflow_id)
     assert published["ok"] is True and published["images"][0]["url"]
+
+
+def test_the_platforms_text_to_image_body_and_failure_snapshots(b: Bridge) -> None:
+    body = {"kind": "textToImage", "modelId": 1, "modelVersionId": 1, "params": {"prompt": "a fox", "width": 512,
+                                                                               "height": 512}}
+    submitted = ask(b, "SUBMIT_WORKFLOW", body=body)["snapshot"]
+    assert submitted["status"] == "pending" and submitted["cost"] == {"total": 2}
+    over = ask(b, "SUBMIT_WORKFLOW", body={**body, "params": {"prompt": "big", "width": 2048, "height": 2048,
+                                                                               "quantity": 4}})
+    assert over["snapshot"]["workflowId"] == "failed" and over["snapshot"]["status"] == "failed"
+    assert over["snapshot"]["error"].startswith("insufficient buzz budget: estimate ")
+    assert over["snapshot"]["cost"]["total"] > 50
+    missing = ask(b, "POLL_WORKFLOW", workflowId="wf-nope")["snapshot"]
+    assert missing["status"] == "failed" and missing["error"]
+    outcome = b.handle({"type": "SUBMIT_WORKFLOW", "payload": {"requestId": "x", "body": {"kind": "customComfy"}}},
+                       INSTANCE)
+    assert outcome.call == {"type": "SUBMIT_WORKFLOW", "ok": False, "error": outcome.reply["payload"]["snapshot"]["error"]}
 
 
 def test_pickers_checkpoints_images_wildcards(b: Bridge, tmp_path: Path) -> None:
@@ -174,11 +215,17 @@ def test_pickers_checkpoints_images_wildcards(b: Bridge, tmp_path: Path) -> None
     assert saved["ok"] is True and Path(saved["savedTo"]).is_file()
 
 
-def test_shared_boards(b: Bridge) -> None:
-    entry = ask(b, "SHARED_APPEND", board="wall", value={"hi": 1})["item"]
-    assert ask(b, "SHARED_GET_COUNT", board="wall")["count"] == 1
-    assert ask(b, "SHARED_VOTE", entryId=entry["id"])["votes"] == 1
-    assert [i["id"] for i in ask(b, "SHARED_LIST", board="wall")["items"]] == [entry["id"]]
+def test_shared_storage_in_the_platforms_shapes(b: Bridge) -> None:
+    key = ask(b, "SHARED_APPEND", value={"title": "hi", "data": {"n": 1}})["key"]
+    assert ask(b, "SHARED_VOTE", key=key) == {"requestId": "r", "count": 1}
+    assert ask(b, "SHARED_GET_COUNT", key=key)["count"] == 1
+    assert ask(b, "SHARED_GET_COUNTS", keys=[key])["counts"] == {key: 1}
+    item = ask(b, "SHARED_GET", key=key)["item"]
+    assert item["authorUserId"] == b.platform.viewer_id and item["viewerVoted"] is True
+    assert [i["key"] for i in ask(b, "SHARED_LIST")["items"]] == [key]
+    assert ask(b, "SHARED_UPDATE", key=key, value={"title": "edited"}) == {"requestId": "r", "ok": True}
+    assert ask(b, "SHARED_REPORT", key=key, reason="spam") == {"requestId": "r", "ok": True}
+    assert ask(b, "SHARED_WITHDRAW", key=key) == {"requestId": "r", "ok": True, "deleted": True}
 
 
 def test_an_oauth_kind_token_is_refused_by_the_procedures(b: Bridge) -> None:
@@ -191,8 +238,16 @@ def test_an_oauth_kind_token_is_refused_by_the_procedures(b: Bridge) -> None:
 
 def test_a_signed_out_viewer(started: Callable[..., Bridge]) -> None:
     anon = started(name="anon", anonymous=True)
-    assert ask(anon, "GET_VIEWER")["viewer"] is None
+    # An error either way, never a viewer: the emulator's anonymous token carries no :self scope.
+    answer = ask(anon, "GET_VIEWER")
+    assert "viewer" not in answer and answer["error"] in ("viewer read requires an authenticated viewer",
+                                                          "block lacks user:read:self scope")
     assert ask(anon, "GET_BUZZ_BALANCE")["error"] == SIGN_IN_ERROR
+    # App storage: a signed-out viewer reads nothing and may not write (the platform's answers).
+    assert ask(anon, "APP_STORAGE_GET", key="k") == {"requestId": "r", "value": None}
+    assert ask(anon, "APP_STORAGE_SET", key="k", value=1)["error"] == "storage requires an authenticated viewer"
+    assert ask(anon, "SHARED_LIST")["items"] == []
+    assert ask(anon, "SHARED_APPEND", value={"title": "t"})["error"].startswith("shared storage writes require")
 
 
 def test_not_bridged_on_a_model_slot_gets_no_answer_and_a_note(started: Callable[..., Bridge]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from pathlib import Path
@@ -96,6 +97,30 @@ def test_each_thread_gets_its_own_connection(tmp_path: Path) -> None:
             t.join()
         assert len({id(c) for c in seen}) == 3  # one per thread, reused within it
         assert store.connection() not in seen
+
+
+def _descriptors() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="counts descriptors through /proc")
+def test_a_finished_threads_connection_is_closed_with_it(tmp_path: Path) -> None:
+    # Worker threads come and go (a new event loop per TestClient request, anyio's idle workers);
+    # the store once kept every dead thread's connection open, two descriptors each.
+    with Store.open(tmp_path) as store:
+        def read_once() -> None:
+            with store.read() as db:
+                db.execute("SELECT 1").fetchone()
+
+        read_once()
+        before = _descriptors()
+        for _ in range(40):
+            thread = threading.Thread(target=read_once)
+            thread.start()
+            thread.join()
+        assert _descriptors() - before <= 2, "connections of finished threads are still open"
+        assert len(store._held) == 1  # only the main thread's
+        read_once()  # the store still serves
 
 
 def test_a_failed_write_rolls_back(tmp_path: Path) -> None:

@@ -1,5 +1,6 @@
-"""Goods: catalogue-only sales at the manifest price, the daily ceiling, the 30/70 split, entitlements
-(payload verbatim, never the justification), app_unlock gates nothing, refunds; GET /blocks/entitlements."""
+"""Goods, by the platform's rules: catalogue-only sales at the manifest price, one ownership per good,
+the daily ceiling, the floored 70% owner share paid in the buyer's colours, entitlements (payload
+verbatim, never the justification), refunds; GET /blocks/entitlements, POST /blocks/goods/purchase."""
 
 from __future__ import annotations
 
@@ -32,24 +33,50 @@ def test_purchase_records_ledger_split_and_entitlement(o) -> None:
     before = buzz.balance(o.store, o.clock, MEMBER)
     owner_before = buzz.balance(o.store, o.clock, OWNER)
     out = goods.purchase_good(o.store, o.clock, G(MEMBER, "app1", "blk"), CATALOGUE, "gem-pack", owner_user_id=OWNER)
-    p = out["purchase"]
-    assert (p["priceBuzz"], p["platformAmount"], p["ownerAmount"]) == (100, 30, 70)
-    assert p["refundState"] == "none" and p["userId"] == MEMBER and p["appId"] == "app1" and p["blockId"] == "blk"
-    assert p["purchasedAt"] == o.clock.iso()[:11] + p["purchasedAt"][11:]
+    assert out["ok"] is True and set(out["purchase"]) == {"id", "goodId", "priceBuzz"}
+    assert out["purchase"]["goodId"] == "gem-pack" and out["purchase"]["priceBuzz"] == 100
+    assert out["entitlement"] == {"goodId": "gem-pack", "kind": "good", "payload": CATALOGUE[0]["payload"],
+                                  "grantedAt": out["entitlement"]["grantedAt"]}
+    assert out["entitlement"]["grantedAt"][:16] == o.clock.iso()[:16]
+    (row,) = goods.ledger(o.store, MEMBER)
+    assert (row["priceBuzz"], row["platformAmount"], row["ownerAmount"]) == (100, 30, 70)
+    assert row["refundState"] == "none" and row["userId"] == MEMBER and row["appId"] == "app1"
     assert buzz.balance(o.store, o.clock, MEMBER)["blue"] == before["blue"] - 100
-    assert buzz.balance(o.store, o.clock, OWNER)["yellow"] == owner_before["yellow"] + 70
-    ent = goods.entitlements(o.store, o.clock, MEMBER, "app1")["items"]
+    # The buyer paid all in blue, so the owner's 70 is paid in blue.
+    assert buzz.balance(o.store, o.clock, OWNER)["blue"] == owner_before["blue"] + 70
+    ent = goods.entitlements(o.store, o.clock, MEMBER, "app1")["entitlements"]
     assert [e["goodId"] for e in ent] == ["gem-pack"] and ent[0]["payload"] == CATALOGUE[0]["payload"]
 
 
-@pytest.mark.parametrize("price, platform, owner", [(2, 0, 2), (3, 0, 3), (10, 3, 7), (99, 29, 70), (50000, 15000, 35000)])
-def test_split(price: int, platform: int, owner: int) -> None:
+@pytest.mark.parametrize("price, platform, owner", [(2, 1, 1), (3, 1, 2), (10, 3, 7), (25, 8, 17), (99, 30, 69),
+                                                    (50000, 15000, 35000)])
+def test_split_floors_the_owners_share(price: int, platform: int, owner: int) -> None:
     assert goods.split(price) == (platform, owner)
+
+
+def test_paid_blue_then_yellow_never_green_and_the_owner_in_the_same_colours(o) -> None:
+    with o.store.write() as db:
+        buzz.open_accounts(db, MEMBER, o.clock.iso())
+        db.execute("UPDATE buzz_accounts SET balance = CASE pool WHEN 'blue' THEN 40 WHEN 'yellow' THEN 500"
+                   " ELSE 10000 END WHERE user_id = ?", (MEMBER,))
+    owner_before = buzz.balance(o.store, o.clock, OWNER)
+    goods.purchase_good(o.store, o.clock, G(MEMBER, "app1", "blk"), CATALOGUE, "gem-pack", owner_user_id=OWNER)
+    assert buzz.balance(o.store, o.clock, MEMBER) == {"blue": 0, "green": 10000, "yellow": 440}
+    owner_after = buzz.balance(o.store, o.clock, OWNER)
+    # 70 owed: blue floor(70 * 40 / 100) = 28, the rest (42) yellow.
+    assert (owner_after["blue"] - owner_before["blue"], owner_after["yellow"] - owner_before["yellow"]) == (28, 42)
+    with o.store.write() as db:
+        db.execute("UPDATE buzz_accounts SET balance = 0 WHERE user_id = ? AND pool != 'green'", (FREE,))
+        buzz.open_accounts(db, FREE, o.clock.iso())
+        db.execute("UPDATE buzz_accounts SET balance = 0 WHERE user_id = ? AND pool != 'green'", (FREE,))
+    with pytest.raises(ServiceError) as err:   # green alone never pays for a good
+        goods.purchase_good(o.store, o.clock, G(FREE, "app1", "blk"), CATALOGUE, "gem-pack")
+    assert (err.value.status, err.value.code) == (400, "insufficient_funds")
 
 
 def test_justification_never_copied_and_unlock_gates_nothing(o) -> None:
     out = goods.purchase_good(o.store, o.clock, G(MEMBER, "app1", "blk"), CATALOGUE, "unlock")
-    assert out["entitlement"]["kind"] == "app_unlock" and out["entitlement"]["payload"] is None
+    assert out["entitlement"]["kind"] == "app_unlock" and out["entitlement"]["payload"] == {}
     assert "justification" not in str(out) and "for moderators" not in str(out)
     with o.store.read() as db:
         assert "for moderators" not in str([tuple(r) for r in db.execute("SELECT * FROM goods_purchases")])
@@ -58,12 +85,13 @@ def test_justification_never_copied_and_unlock_gates_nothing(o) -> None:
 
 
 @pytest.mark.parametrize("caller, catalogue, good_id, status, code", [
-    (G(None, "a", "b"), CATALOGUE, "gem-pack", 401, "sign_in_required"),
+    (G(None, "a", "b"), CATALOGUE, "gem-pack", 403, "sign_in_required"),
     (G(MEMBER, "a", "b", frozenset({"goods:read:self"})), CATALOGUE, "gem-pack", 403, "missing_scope"),
-    (G(MEMBER, "a", "b"), CATALOGUE, "not-sold", 404, "not_found"),
-    (G(MEMBER, "a", "b"), None, "gem-pack", 400, "no_catalogue"),
-    (G(MEMBER, "a", "b"), [{"id": "x", "priceBuzz": "5"}], "x", 400, "bad_good"),
-    (G(FREE, "a", "b"), CATALOGUE, "unlock", 402, "insufficient_buzz"),   # free holds 700
+    (G(MEMBER, "a", "b"), CATALOGUE, "not-sold", 404, "good_not_found"),
+    (G(MEMBER, "a", "b"), None, "gem-pack", 404, "good_not_found"),
+    (G(MEMBER, "a", "b"), [{"id": "x", "priceBuzz": "5"}], "x", 404, "good_not_found"),
+    (G(MEMBER, "a", "b"), [{"id": "x", "priceBuzz": 60000}], "x", 400, "price_over_cap"),
+    (G(FREE, "a", "b"), CATALOGUE, "unlock", 400, "insufficient_funds"),   # free holds 500 blue
 ])
 def test_purchase_refusals(o, caller: G, catalogue: object, good_id: str, status: int, code: str) -> None:
     with pytest.raises(ServiceError) as err:
@@ -72,17 +100,36 @@ def test_purchase_refusals(o, caller: G, catalogue: object, good_id: str, status
     assert goods.ledger(o.store, MEMBER) == []
 
 
-def test_price_comes_from_the_catalogue_only(o) -> None:
-    out = goods.purchase_good(o.store, o.clock, G(MEMBER, "a", "b"), [{"id": "g", "priceBuzz": 7, "title": "G"}], "g")
+def test_price_comes_from_the_catalogue_only_and_a_stale_price_refuses(o) -> None:
+    cat = [{"id": "g", "priceBuzz": 7, "title": "G"}]
+    with pytest.raises(ServiceError) as err:
+        goods.purchase_good(o.store, o.clock, G(MEMBER, "a", "b"), cat, "g", expected_price=5)
+    assert (err.value.status, err.value.code) == (409, "price_changed") and "7 Buzz" in err.value.detail
+    out = goods.purchase_good(o.store, o.clock, G(MEMBER, "a", "b"), cat, "g", expected_price=7)
     assert out["purchase"]["priceBuzz"] == 7
 
 
-def test_daily_ceiling_across_apps_resets_on_the_utc_day(o) -> None:
+def test_a_good_is_owned_once_and_the_owner_cannot_buy(o) -> None:
+    first = goods.purchase_good(o.store, o.clock, G(MEMBER, "a", "b"), CATALOGUE, "gem-pack")
+    with pytest.raises(ServiceError) as err:
+        goods.purchase_good(o.store, o.clock, G(MEMBER, "a", "b"), CATALOGUE, "gem-pack")
+    assert (err.value.status, err.value.code) == (409, "already_owned")
+    assert goods.purchase_good(o.store, o.clock, G(MEMBER, "other-app", "b"), CATALOGUE, "gem-pack")  # per app
+    goods.refund(o.store, o.clock, first["purchase"]["id"])
+    assert goods.purchase_good(o.store, o.clock, G(MEMBER, "a", "b"), CATALOGUE, "gem-pack")  # re-buyable
+    with pytest.raises(ServiceError) as err:
+        goods.purchase_good(o.store, o.clock, G(OWNER, "a", "b"), CATALOGUE, "gem-pack", owner_user_id=OWNER)
+    assert (err.value.status, err.value.code) == (400, "self_purchase")
+
+
+def test_daily_ceiling_across_apps_resets_on_the_utc_day(o, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(goods, "DAILY_CEILING", 10_000)  # the platform's is 150,000; the rule is the same
     buzz.purchase(o.store, o.clock, MEMBER, 50_000)
     goods.purchase_good(o.store, o.clock, G(MEMBER, "app1", "b"), CATALOGUE, "big")
     with pytest.raises(ServiceError) as err:   # 9000 + 2000 > 10000, in another app
         goods.purchase_good(o.store, o.clock, G(MEMBER, "app2", "b"), CATALOGUE, "unlock")
-    assert (err.value.status, err.value.code) == (429, "daily_ceiling")
+    assert (err.value.status, err.value.code) == (400, "daily_ceiling")
+    assert err.value.detail == "Daily purchase limit reached (10000 Buzz). Try again tomorrow."
     goods.purchase_good(o.store, o.clock, G(MEMBER, "app2", "b"), CATALOGUE, "gem-pack")  # 9100: fits
     now = o.clock.now()
     o.advance((24 - now.hour) * 3600 - now.minute * 60 - now.second + 1)  # past the next UTC midnight
@@ -93,12 +140,12 @@ def test_refund_flips_state_returns_buzz_and_drops_entitlement(o) -> None:
     before = buzz.balance(o.store, o.clock, MEMBER)
     pid = goods.purchase_good(o.store, o.clock, G(MEMBER, "a", "b"), CATALOGUE, "gem-pack",
                               owner_user_id=OWNER)["purchase"]["id"]
-    owner_mid = buzz.balance(o.store, o.clock, OWNER)["yellow"]
+    owner_mid = buzz.balance(o.store, o.clock, OWNER)["blue"]
     row = goods.refund(o.store, o.clock, pid)
     assert row["refundState"] == "refunded" and row["refundedAt"]
     assert buzz.balance(o.store, o.clock, MEMBER) == before
-    assert buzz.balance(o.store, o.clock, OWNER)["yellow"] == owner_mid - 70
-    assert goods.entitlements(o.store, o.clock, MEMBER, "a")["items"] == []
+    assert buzz.balance(o.store, o.clock, OWNER)["blue"] == owner_mid - 70
+    assert goods.entitlements(o.store, o.clock, MEMBER, "a")["entitlements"] == []
     assert [r["refundState"] for r in goods.ledger(o.store, MEMBER)] == ["refunded"]
     with pytest.raises(ServiceError) as err:
         goods.refund(o.store, o.clock, pid)
@@ -107,19 +154,22 @@ def test_refund_flips_state_returns_buzz_and_drops_entitlement(o) -> None:
 
 def _block_token(o, scopes: list[str], user_id: int | None, app: str = "app1") -> str:
     state = EmulatorState(o.store, o.clock, EmulatorOptions(), URLS)
-    blocktokens.register_block_instance(o.store, o.clock.iso(), instance_id=f"inst-{app}-{len(scopes)}",
+    instance = f"inst-{app}-{len(scopes)}-{user_id}"
+    blocktokens.register_block_instance(o.store, o.clock.iso(), instance_id=instance,
                                         block_id="blk", app_id=app, scopes=scopes)
-    return blocktokens.mint_block_token(state, instance_id=f"inst-{app}-{len(scopes)}", user_id=user_id).token
+    return blocktokens.mint_block_token(state, instance_id=instance, user_id=user_id).token
 
 
 def test_entitlements_route(o) -> None:
     goods.purchase_good(o.store, o.clock, G(MEMBER, "app1", "blk"), CATALOGUE, "gem-pack")
-    goods.purchase_good(o.store, o.clock, G(MEMBER, "other", "blk"), CATALOGUE, "gem-pack")
+    goods.purchase_good(o.store, o.clock, G(MEMBER, "other", "blk"), CATALOGUE, "big")
     token = _block_token(o, ["goods:read:self"], MEMBER)
     r = o.api.get("/api/v1/blocks/entitlements", headers={"Authorization": f"Bearer {token}"})
     assert r.status_code == 200, r.text
-    assert [(e["goodId"], e["appId"]) for e in r.json()["items"]] == [("gem-pack", "app1")]
-    assert r.json()["items"][0]["payload"] == CATALOGUE[0]["payload"]
+    assert r.json() == {"entitlements": [{"goodId": "gem-pack", "kind": "good", "payload": CATALOGUE[0]["payload"],
+                                          "grantedAt": r.json()["entitlements"][0]["grantedAt"]}]}
+    anon = _block_token(o, ["goods:read:self"], None)
+    assert o.api.get("/api/v1/blocks/entitlements", headers={"Authorization": f"Bearer {anon}"}).status_code == 403
     no_scope = _block_token(o, ["user:read:self"], MEMBER)
     assert o.api.get("/api/v1/blocks/entitlements", headers={"Authorization": f"Bearer {no_scope}"}).status_code == 403
     assert o.api.get("/api/v1/blocks/entitlements").status_code == 401
@@ -128,4 +178,46 @@ def test_entitlements_route(o) -> None:
     oauth = {"Authorization": f"Bearer {raw}"}
     assert o.api.get("/api/v1/blocks/entitlements", headers=oauth).status_code == 400
     r = o.api.get("/api/v1/blocks/entitlements?appId=other", headers=oauth)
-    assert [e["appId"] for e in r.json()["items"]] == ["other"]
+    assert [e["goodId"] for e in r.json()["entitlements"]] == ["big"]
+
+
+PURCHASE = "/api/v1/blocks/goods/purchase"
+
+
+def test_purchase_route(o) -> None:
+    goods.register_catalogue(o.store, o.clock, "app1", "blk", CATALOGUE, owner_user_id=OWNER)
+    auth = {"Authorization": f"Bearer {_block_token(o, ['goods:purchase:self'], MEMBER)}"}
+    r = o.api.post(PURCHASE, headers=auth, json={"goodId": "gem-pack", "expectedPriceBuzz": 100, "extra": 1})
+    assert r.status_code == 200, r.text
+    assert r.json()["ok"] is True and r.json()["purchase"]["priceBuzz"] == 100
+    assert r.json()["entitlement"]["goodId"] == "gem-pack"
+    again = o.api.post(PURCHASE, headers=auth, json={"goodId": "gem-pack"})
+    assert again.status_code == 409 and again.json() == {"ok": False, "error": "You already own this item",
+                                                         "reason": "already_owned"}
+    stale = o.api.post(PURCHASE, headers=auth, json={"goodId": "unlock", "expectedPriceBuzz": 5})
+    assert stale.status_code == 409 and stale.json()["reason"] == "price_changed"
+    missing = o.api.post(PURCHASE, headers=auth, json={"goodId": "nope"})
+    assert missing.status_code == 404 and missing.json() == {"ok": False, "error": "This item is not available"}
+    for bad in ({"goodId": "Bad Id"}, {"goodId": "unlock", "expectedPriceBuzz": 0}, [1],
+                {"goodId": "unlock", "idempotencyKey": "no spaces"}):
+        answer = o.api.post(PURCHASE, headers=auth, json=bad)
+        assert answer.status_code == 400 and answer.json()["error"] == "Invalid request body", bad
+    assert o.api.post(PURCHASE, headers=auth, content=b"x" * 5000).status_code == 413
+    anon = {"Authorization": f"Bearer {_block_token(o, ['goods:purchase:self'], None)}"}
+    assert o.api.post(PURCHASE, headers=anon, json={"goodId": "gem-pack"}).status_code == 403
+    reader = {"Authorization": f"Bearer {_block_token(o, ['goods:read:self'], MEMBER)}"}
+    assert o.api.post(PURCHASE, headers=reader, json={"goodId": "gem-pack"}).status_code == 403
+    assert o.api.post(PURCHASE, json={"goodId": "gem-pack"}).status_code == 401
+    other_app = {"Authorization": f"Bearer {_block_token(o, ['goods:purchase:self'], MEMBER, app='unregistered')}"}
+    assert o.api.post(PURCHASE, headers=other_app, json={"goodId": "gem-pack"}).status_code == 404
+
+
+def test_purchase_route_idempotency_key(o) -> None:
+    goods.register_catalogue(o.store, o.clock, "app1", "blk", CATALOGUE)
+    auth = {"Authorization": f"Bearer {_block_token(o, ['goods:purchase:self'], MEMBER)}"}
+    first = o.api.post(PURCHASE, headers=auth, json={"goodId": "gem-pack", "idempotencyKey": "k-1"})
+    replay = o.api.post(PURCHASE, headers=auth, json={"goodId": "gem-pack", "idempotencyKey": "k-1"})
+    assert first.status_code == replay.status_code == 200 and first.json() == replay.json()  # replayed, not 409
+    assert len(goods.ledger(o.store, MEMBER)) == 1
+    other = o.api.post(PURCHASE, headers=auth, json={"goodId": "unlock", "idempotencyKey": "k-1"})
+    assert other.status_code == 422

@@ -100,11 +100,14 @@ def test_upscaler_401(o, headers: dict[str, str]) -> None:
     problem(o.orch.post(URL, headers=headers, json={"image": b64(png(8, 8))}), 401)
 
 
-def test_upscaler_402_when_short_of_buzz(o) -> None:
+def test_upscaler_403_when_short_of_buzz(o) -> None:
+    # The orchestrator answers 403 when the payer is short (the platform maps that status to
+    # its insufficient-funds error); never 402.
     with o.store.write() as db:
         buzz.open_accounts(db, POOR, o.clock.iso())
         db.execute("UPDATE buzz_accounts SET balance = 0 WHERE user_id = ?", (POOR,))
-    problem(o.orch.post(URL, headers=o.auth(POOR), json={"image": b64(png(8, 8))}), 402)
+    answer = o.orch.post(URL, headers=o.auth(POOR), json={"image": b64(png(8, 8))})
+    assert answer.status_code == 403 and isinstance(answer.json(), str) and "Buzz" in answer.json()
 
 
 def test_mature_upscale_draws_yellow(o) -> None:

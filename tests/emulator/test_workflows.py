@@ -134,7 +134,7 @@ def test_default_budget_10_and_claim(o) -> None:
         WC.from_claims({"sub": "anon"})
 
 
-def test_insufficient_buzz_402_and_estimate(o) -> None:
+def test_insufficient_buzz_403_and_estimate(o) -> None:
     with o.store.write() as db:
         buzz.open_accounts(db, FREE, o.clock.iso())
         db.execute("UPDATE buzz_accounts SET balance = 0 WHERE user_id = ?", (FREE,))
@@ -142,7 +142,7 @@ def test_insufficient_buzz_402_and_estimate(o) -> None:
     assert est["cost"]["total"] == 2 and est["transactions"]["insufficientBuzz"] is True
     with pytest.raises(ServiceError) as err:
         call(o, workflows.submit, WC(FREE), t2i())
-    assert err.value.status == 402
+    assert (err.value.status, err.value.code) == (403, "insufficient_buzz")
     with o.store.read() as db:
         assert db.execute("SELECT count(*) FROM workflows").fetchone()[0] == 0
 

@@ -136,10 +136,12 @@ class Bridge:
         reply = {"type": spec.reply, "payload": answer}
         if type_ == "REQUEST_TOKEN":  # the host's own answer, not a call brokered to the platform
             return Outcome(reply=reply)
-        failed = answer.get("ok") is False or "error" in answer
+        snapshot = answer.get("snapshot")
+        failed = answer.get("ok") is False or "error" in answer or (
+            isinstance(snapshot, dict) and snapshot.get("status") == "failed")
         call = {"type": type_, "ok": not failed}
         if failed:
-            call["error"] = answer.get("error")
+            call["error"] = answer.get("error") or (snapshot or {}).get("error")
         return Outcome(reply=reply, call=call)
 
     def _answer(self, type_: str, spec: BlockMessage, payload: dict[str, Any], instance_id: str | None) -> dict[str, Any]:
@@ -189,7 +191,8 @@ class Bridge:
     def _confirm(self, type_: str, payload: dict[str, Any], instance_id: str | None,
                  choice: dict[str, Any] | None) -> dict[str, Any]:
         if choice is None:
-            return {"ok": False, "error": CANCELED}
+            # The platform's BUZZ_PURCHASE_RESULT says only whether Buzz was bought.
+            return {"purchased": False} if type_ == "OPEN_BUZZ_PURCHASE" else {"ok": False, "error": CANCELED}
         claims = self._claims(instance_id)
         platform = self.platform
         from blockkit.emulator.orchestration.errors import ServiceError
@@ -202,7 +205,8 @@ class Bridge:
                 if amount not in BUZZ_PACKS:
                     raise BridgeRefusal("BAD_AMOUNT", f"choose one of {BUZZ_PACKS}")
                 balance = buzz.purchase(platform.store, platform.clock, _user(claims), amount)
-                return {"ok": True, "purchased": amount, "balance": balance}
+                # {purchased} is the platform's reply; amount and balance are blockkit dev's additions.
+                return {"purchased": True, "amount": amount, "balance": balance}
             if type_ == "PURCHASE_GOOD":
                 from blockkit.emulator import goods
 
@@ -246,37 +250,55 @@ def _user(claims: dict[str, Any]) -> int:
     return int(sub.split(":", 1)[1])
 
 
+def _viewer(claims: dict[str, Any]) -> int | None:
+    sub = str(claims.get("sub", ""))
+    return int(sub.split(":", 1)[1]) if sub.startswith("user:") else None
+
+
 def _service_code(exc: Exception) -> str:
     return str(getattr(exc, "code", None) or getattr(exc, "error", None) or type(exc).__name__)
 
 
 def _get_viewer(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+    # The platform's blocks.getMyViewer: {id, username, status, buzzBudget}; it needs user:read:self, and
+    # a signed-out viewer is an error.
+    if "user:read:self" not in (claims.get("scopes") or ()):
+        return {"error": "block lacks user:read:self scope"}
     user = b.platform.user(b.platform.viewer_id) if claims.get("sub") != "anon" else None
     if user is None:
-        return {"viewer": None}
-    return {"viewer": {"id": user.id, "username": user.username, "signedIn": True, "tier": user.tier,
-                       "isModerator": user.is_moderator}}
+        return {"error": "viewer read requires an authenticated viewer"}
+    if user.status == "banned":
+        return {"error": "banned"}
+    return {"viewer": {"id": user.id, "username": user.username,
+                       "status": "muted" if user.status == "muted" else "active",
+                       "buzzBudget": claims.get("buzzBudget")}}
 
 
 def _buzz_balance(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
     from blockkit.emulator import buzz
 
-    return buzz.balance(b.platform.store, b.platform.clock, _user(claims))
+    # The platform's BUZZ_BALANCE_RESULT: {balance: {blue, green, yellow}}.
+    return {"balance": buzz.balance(b.platform.store, b.platform.clock, _user(claims))}
 
 
 def _buzz_accounts(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
-    balance = _buzz_balance(b, claims, payload)
-    return {"accounts": [{"accountType": pool, "balance": amount} for pool, amount in balance.items()]}
+    balance = _buzz_balance(b, claims, payload)["balance"]
+    # The platform's BUZZ_ACCOUNTS_RESULT: {result: {accounts: [{accountType, balance}]}}.
+    return {"result": {"accounts": [{"accountType": pool, "balance": amount} for pool, amount in balance.items()]}}
 
 
 def _buzz_transactions(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
     from blockkit.emulator import buzz
 
-    limit = payload.get("limit")
-    cursor = payload.get("cursor")
-    return buzz.transactions(b.platform.store, b.platform.clock, _user(claims),
+    # The platform's request carries {params: {limit?, cursor?, ...}} and its reply {result: {cursor,
+    # transactions}}; the transaction rows are ours (buzz.transactions), not the platform's ledger rows.
+    params = payload.get("params") if isinstance(payload.get("params"), dict) else payload
+    limit = params.get("limit")
+    cursor = params.get("cursor")
+    page = buzz.transactions(b.platform.store, b.platform.clock, _user(claims),
                              limit if isinstance(limit, int) and not isinstance(limit, bool) else 50,
                              cursor if isinstance(cursor, int) and not isinstance(cursor, bool) else None)
+    return {"result": {"cursor": page["nextCursor"], "transactions": page["items"]}}
 
 
 def _daily_compensation(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
@@ -295,31 +317,52 @@ def _workflow_caller(claims: dict[str, Any]) -> Any:
     return WorkflowCaller.from_claims(claims)
 
 
+def _snapshot_reply(run: Callable[[], dict[str, Any]], *, quote: bool = False) -> dict[str, Any]:
+    # The platform's WORKFLOW_SUBMITTED / ESTIMATE_RESULT / WORKFLOW_STATUS / WORKFLOW_CANCELED:
+    # {snapshot}; every refusal is a failed snapshot, never an error field beside it.
+    from blockkit.emulator import workflows
+    from blockkit.emulator.orchestration.errors import ServiceError
+
+    try:
+        result = run()
+    except (ServiceError, BridgeRefusal) as exc:
+        return {"snapshot": workflows.failure_snapshot(exc)}
+    return {"snapshot": workflows.estimate_snapshot(result) if quote else workflows.snapshot(result)}
+
+
 def _submit(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
     from blockkit.emulator import workflows
 
     p = b.platform
-    return {"ok": True, "workflow": workflows.submit(p.store, p.clock, p.urls, _workflow_caller(claims),
-                                                     _workflow_body(payload))}
+    return _snapshot_reply(lambda: workflows.submit(p.store, p.clock, p.urls, _workflow_caller(claims),
+                                                    workflows.template_of(_workflow_body(payload))))
 
 
 def _estimate(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
     from blockkit.emulator import workflows
 
     p = b.platform
-    return {"ok": True, **workflows.estimate(p.store, p.clock, p.urls, _workflow_caller(claims),
-                                             _workflow_body(payload))}
+    return _snapshot_reply(lambda: workflows.estimate(p.store, p.clock, p.urls, _workflow_caller(claims),
+                                                      workflows.template_of(_workflow_body(payload))), quote=True)
 
 
 def _poll(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
     from blockkit.emulator import workflows
 
     p = b.platform
-    return {"ok": True, "workflow": workflows.poll(p.store, p.clock, p.urls, _workflow_caller(claims),
-                                                   str(payload.get("workflowId")))}
+    return _snapshot_reply(lambda: workflows.poll(p.store, p.clock, p.urls, _workflow_caller(claims),
+                                                  str(payload.get("workflowId"))))
 
 
 def _cancel(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+    from blockkit.emulator import workflows
+
+    p = b.platform
+    return _snapshot_reply(lambda: workflows.cancel(p.store, p.clock, p.urls, _workflow_caller(claims),
+                                                    str(payload.get("workflowId"))))
+
+
+def _cancel_app_workflow(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
     from blockkit.emulator import workflows
 
     p = b.platform
@@ -337,14 +380,19 @@ def _query(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[s
 
 
 def _workflow_body(payload: dict[str, Any]) -> Any:
-    # The platform's SUBMIT_WORKFLOW carries the WorkflowTemplate as `workflow`; a bare template works too.
-    body = payload.get("workflow")
-    return body if isinstance(body, dict) else {k: v for k, v in payload.items() if k != "requestId"}
+    # The platform's SUBMIT_WORKFLOW carries its body as `body`; `workflow` and a bare template work too.
+    for name in ("body", "workflow"):
+        if isinstance(payload.get(name), dict):
+            return payload[name]
+    return {k: v for k, v in payload.items() if k not in ("requestId", "idempotencyKey")}
 
 
 def _publish(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
     # Nothing is posted to the catalogue: the answer names the outputs a post would hold.
-    workflow = _poll(b, claims, payload)["workflow"]
+    from blockkit.emulator import workflows
+
+    p = b.platform
+    workflow = workflows.poll(p.store, p.clock, p.urls, _workflow_caller(claims), str(payload.get("workflowId")))
     if workflow.get("status") != "succeeded":
         raise BridgeRefusal("NOT_FINISHED", f"workflow {payload.get('workflowId')} is {workflow.get('status')}")
     blobs = [blob for step in workflow.get("steps") or [] for blob in _step_blobs(step)]
@@ -434,7 +482,8 @@ def _storage(name: str, *keys: str) -> Callable[[Bridge, dict[str, Any], dict[st
 
         args = [payload.get(k) for k in keys]
         function = getattr(appstorage, name)
-        return function(b.platform.store, b.platform.clock, str(claims.get("blockId")), _user(claims), *args)  # type: ignore[no-any-return]
+        # A signed-out viewer reads nothing and may not write (the service answers as the platform does).
+        return function(b.platform.store, b.platform.clock, str(claims.get("blockId")), _viewer(claims), *args)  # type: ignore[no-any-return]
 
     return handler
 
@@ -443,15 +492,10 @@ def _shared(name: str, *keys: str) -> Callable[[Bridge, dict[str, Any], dict[str
     def handler(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
         from blockkit.emulator import appstorage
 
-        # An entry is named by entryId (our shape); `key` is taken too, as the SDK's messages name it.
-        args = [payload.get("entryId", payload.get("key")) if k == "entryId" else payload.get(k) for k in keys]
+        args = [payload.get(k) for k in keys]
         function = getattr(appstorage, name)
-        # Shared boards are readable signed out; the emulator's service wants a viewer id (0: nobody).
-        sub = str(claims.get("sub", ""))
-        viewer = int(sub.split(":", 1)[1]) if sub.startswith("user:") else 0
-        if name not in ("shared_list", "shared_get", "shared_count", "shared_counts") and viewer == 0:
-            raise BridgeRefusal(SIGN_IN_ERROR, "writing to a shared board needs a signed-in viewer")
-        return function(b.platform.store, b.platform.clock, str(claims.get("blockId")), viewer, *args)  # type: ignore[no-any-return]
+        # Readable signed out; a signed-out write is refused by the service, in the platform's words.
+        return function(b.platform.store, b.platform.clock, str(claims.get("blockId")), _viewer(claims), *args)  # type: ignore[no-any-return]
 
     return handler
 
@@ -467,7 +511,7 @@ _HANDLERS: dict[str, Callable[[Bridge, dict[str, Any], dict[str, Any]], dict[str
     "POLL_WORKFLOW": _poll,
     "CANCEL_WORKFLOW": _cancel,
     "QUERY_APP_WORKFLOWS": _query,
-    "CANCEL_APP_WORKFLOW": _cancel,
+    "CANCEL_APP_WORKFLOW": _cancel_app_workflow,
     "PUBLISH_GENERATION_OUTPUTS": _publish,
     "GET_IMAGES_BY_IDS": _images_by_ids,
     "SAVE_IMAGE": _save_image,
@@ -479,14 +523,15 @@ _HANDLERS: dict[str, Callable[[Bridge, dict[str, Any], dict[str, Any]], dict[str
     "APP_STORAGE_DELETE": _storage("storage_delete", "key"),
     "APP_STORAGE_LIST": _storage("storage_list", "prefix", "cursor", "limit"),
     "APP_STORAGE_QUOTA": _storage("storage_quota"),
-    "SHARED_LIST": _shared("shared_list", "board", "cursor", "limit"),
-    "SHARED_GET": _shared("shared_get", "board", "entryId"),
-    "SHARED_GET_COUNT": _shared("shared_count", "board"),
-    "SHARED_GET_COUNTS": _shared("shared_counts", "boards"),
-    "SHARED_APPEND": _shared("shared_append", "board", "value"),
-    "SHARED_UPDATE": _shared("shared_update", "entryId", "value"),
-    "SHARED_VOTE": _shared("shared_vote", "entryId"),
-    "SHARED_UNVOTE": _shared("shared_unvote", "entryId"),
-    "SHARED_WITHDRAW": _shared("shared_withdraw", "entryId"),
-    "SHARED_REPORT": _shared("shared_report", "entryId", "reason"),
+    # The platform's request fields (PageBlockHost.tsx): entries are named by the server's `key`.
+    "SHARED_LIST": _shared("shared_list", "prefix", "cursor", "limit"),
+    "SHARED_GET": _shared("shared_get", "key"),
+    "SHARED_GET_COUNT": _shared("shared_count", "key"),
+    "SHARED_GET_COUNTS": _shared("shared_counts", "keys"),
+    "SHARED_APPEND": _shared("shared_append", "value"),
+    "SHARED_UPDATE": _shared("shared_update", "key", "value"),
+    "SHARED_VOTE": _shared("shared_vote", "key"),
+    "SHARED_UNVOTE": _shared("shared_unvote", "key"),
+    "SHARED_WITHDRAW": _shared("shared_withdraw", "key"),
+    "SHARED_REPORT": _shared("shared_report", "key", "reason"),
 }

@@ -142,8 +142,11 @@ class DevPlatform:
 
     # --- instances and tokens -------------------------------------------------------------------
     def register(self, instance_id: str) -> None:
+        from blockkit.emulator import goods
         from blockkit.emulator.blocktokens import KNOWN_SCOPES, register_block_instance
 
+        # The app's goods, so POST /api/v1/blocks/goods/purchase prices from the server side.
+        goods.register_catalogue(self.store, self.clock, self.app_id, self.manifest.block_id, list(self.manifest.goods))
         scopes = [s for s in self.manifest.scopes if s in KNOWN_SCOPES]
         is_page = self.surface.kind == "page"
         budget = (self.manifest.page or {}).get("buzzBudgetPerGen") if is_page else None
@@ -209,7 +212,7 @@ class BlockCors:
         allow = [(b"access-control-allow-origin", origin.encode("latin-1")), (b"vary", b"Origin")]
         if scope["method"] == "OPTIONS" and b"access-control-request-method" in headers:
             await send({"type": "http.response.start", "status": 204, "headers": [
-                *allow, (b"access-control-allow-methods", b"GET"),
+                *allow, (b"access-control-allow-methods", b"GET, POST"),
                 (b"access-control-allow-headers", b"authorization, content-type"),
                 (b"access-control-max-age", CORS_MAX_AGE.encode())]})
             await send({"type": "http.response.body", "body": b""})

@@ -3,7 +3,8 @@
 Routes (under /api/v1): ``POST /block-tokens`` (the host page mints), ``GET
 /block-tokens/jwks``, ``GET /blocks/models`` and ``GET /blocks/images`` (public data,
 clamped by the token's signed maxBrowsingLevel; any valid block token), ``GET /blocks/me``
-(deprecated; ``user:read:self``).
+(deprecated; ``user:read:self``). The goods routes (``/blocks/entitlements``,
+``/blocks/goods/purchase``) are in ``catalogue/entitlements.py``; their scopes are checked here.
 
 ``BlockScopeMiddleware`` plays the platform's block-scope wrapper on the routes that take
 a block token (``BLOCK_ROUTES``): a bearer that looks like a JWT is verified (401
@@ -45,6 +46,7 @@ BLOCK_ROUTES: tuple[tuple[re.Pattern[str], str, bool], ...] = (
     (re.compile(r"/api/v1/blocks/images"), ANY_TOKEN, False),
     (re.compile(r"/api/v1/blocks/me"), "user:read:self", False),
     (re.compile(r"/api/v1/blocks/entitlements"), "goods:read:self", True),  # also OAuth tokens
+    (re.compile(r"/api/v1/blocks/goods/purchase"), "goods:purchase:self", False),
 )
 
 

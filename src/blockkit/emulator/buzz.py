@@ -97,15 +97,22 @@ def pool_order(account_type: object, *, mature: bool) -> tuple[str, ...]:
 
 def charge(db: sqlite3.Connection, now: str, user_id: int, amount: int, order: tuple[str, ...], *, kind: str,
            reference: str | None, description: str | None) -> dict[str, int]:
-    """Debit ``amount`` across ``order`` (first pool first); {pool: debited}. 402-style refusal when short."""
+    """Debit ``amount`` across ``order`` (first pool first); {pool: debited}. 403 when short.
+
+    Short of Buzz is a 403, as the orchestration service answers it: the platform's client maps
+    the orchestrator's 403 to its "not enough funds" error (civitai/civitai
+    ``src/server/services/orchestrator/workflows.ts``, ``throwInsufficientFundsError``). There is
+    no 402 anywhere on that path. Over HTTP the body is a JSON string, the type @civitai/client's
+    OpenAPI gives SubmitWorkflow's (and CreateFund's) 403.
+    """
     open_accounts(db, user_id, now)
     if amount <= 0:
         return {}
     held = buzz_store.balances(db, user_id)
     available = sum(held[p] for p in order)
     if available < amount:
-        raise ServiceError(402, "insufficient_buzz", f"this costs {amount} Buzz and the viewer holds {available}"
-                                                     f" in the pools it may use ({', '.join(order)})")
+        raise ServiceError(403, "insufficient_buzz", f"this costs {amount} Buzz and the viewer holds {available}"
+                                                     f" in the pools it may use ({', '.join(order)})", plain=True)
     debits: dict[str, int] = {}
     left = amount
     for pool in order:

@@ -1,23 +1,35 @@
 """Goods: purchases from a manifest's catalogue, the sales ledger, entitlements, refunds.
 
-Python API (``blockkit dev`` calls these in-process):
+Python API (``blockkit dev`` and the block routes call these):
 
 - ``GoodsCaller(user_id, app_id, block_id, scopes)`` (``GoodsCaller.from_claims(claims)``);
-- ``purchase_good(store, clock, caller, manifest_goods, good_id, *, owner_user_id=None) -> Purchase``;
-- ``entitlements(store, clock, user_id, app_id=None) -> {"items": [Entitlement]}``;
+- ``register_catalogue(store, clock, app_id, block_id, goods, owner_user_id=None)``: the goods an
+  app sells and who owns the app (what the platform reads from the approved app block);
+- ``catalogue(store, app_id) -> (goods, owner_user_id) | None``;
+- ``purchase_good(store, clock, caller, manifest_goods, good_id, *, owner_user_id=None,
+  expected_price=None) -> {"ok": True, "purchase": {id, goodId, priceBuzz}, "entitlement"}``;
+- ``entitlements(store, clock, user_id, app_id) -> {"entitlements": [{goodId, kind, payload,
+  grantedAt}]}``;
 - ``ledger(store, user_id, app_id=None) -> [LedgerRow]`` (refunded rows too);
 - ``refund(store, clock, purchase_id) -> LedgerRow`` (an emulator control: the buyer gets the price back).
 
-Rules (spec goods rules 1-6): only a good of the manifest's catalogue can be sold, at its
-``priceBuzz`` (the caller never names a price); the purchase needs ``goods:purchase:self``
-and a signed-in viewer; a viewer's goods purchases across every app are capped per UTC day of
-the emulator clock (``DAILY_CEILING``; 429 ``daily_ceiling``); the price is paid from the
-viewer's pools (blue, then yellow, then green), split 30/70 (the platform's 30 percent rounded
-down, the owner gets the rest), recorded on the ledger row; the owner's share is credited at once to the
-owner's yellow pool when ``owner_user_id`` is known; the entitlement carries the good's
-``payload`` verbatim and never its ``justification``; an ``app_unlock`` is recorded like any
-good and gates nothing. A refund flips ``refundState`` to ``refunded``, returns the buyer's
-Buzz, takes the owner's share back (as far as it is still there) and drops the entitlement.
+The rules are the platform's (civitai/civitai ``src/pages/api/v1/blocks/goods/purchase.ts``,
+``src/server/services/blocks/block-goods.service.ts``, ``block-goods-rate-limit.ts``,
+``src/shared/constants/block-goods.constants.ts``): only a good of the catalogue is sold, at
+its ``priceBuzz`` (``expected_price``, when sent, only refuses: 409 ``price_changed``); a good
+is owned once (409 ``already_owned`` until refunded); the app's owner cannot buy their own
+good (400 ``self_purchase``); it needs ``goods:purchase:self`` and a signed-in viewer; a
+viewer's goods spending across every app is capped per UTC day of the emulator clock at
+``DAILY_CEILING`` (a 400); the price is paid from blue, then yellow (green never); short of
+Buzz is 400 ``insufficient_funds``. The owner gets ``floor(70%)`` at once, the platform the
+rest, and the owner's share is paid in the colours the buyer paid, the blue part prorated and
+floored, the remainder in yellow. The entitlement carries the good's ``payload`` verbatim
+(``{}`` when none) and never its ``justification``; an ``app_unlock`` gates nothing. A refund
+returns the buyer's Buzz, takes the owner's share back (as far as it is still there) and
+revokes the entitlement, after which the good can be bought again.
+
+A refusal is a :class:`ServiceError` whose ``code`` is the platform's ``reason`` and whose
+``detail`` is its message.
 """
 
 from __future__ import annotations
@@ -31,7 +43,7 @@ import orjson
 
 from blockkit.emulator import buzz
 from blockkit.emulator.clock import format_timestamp
-from blockkit.emulator.orchestration.errors import ServiceError, bad_request, not_found
+from blockkit.emulator.orchestration.errors import ServiceError, not_found
 from blockkit.emulator.store import buzz as buzz_store
 from blockkit.emulator.store import goods as goods_store
 
@@ -41,9 +53,10 @@ if TYPE_CHECKING:
 
 PURCHASE_SCOPE = "goods:purchase:self"
 READ_SCOPE = "goods:read:self"
-DAILY_CEILING = 10_000          # Buzz per viewer per UTC day across all apps (our decision)
-PLATFORM_PERCENT = 30
-GOODS_POOLS = ("blue", "yellow", "green")
+DAILY_CEILING = 150_000         # Buzz per viewer per UTC day across all apps (the platform's BLOCK_GOOD_CAP_PER_DAY)
+OWNER_PERCENT = 70
+MAX_PRICE = 50_000
+GOODS_POOLS = ("blue", "yellow")  # the platform's payWith: blue first, then yellow
 
 
 @dataclass(frozen=True)
@@ -61,9 +74,32 @@ class GoodsCaller:
 
 
 def split(price: int) -> tuple[int, int]:
-    """(platform, owner): 30 percent to the platform (rounded down), the rest to the owner."""
-    platform = price * PLATFORM_PERCENT // 100
-    return platform, price - platform
+    """(platform, owner): the owner's 70 percent is floored, the platform takes the remainder."""
+    owner = price * OWNER_PERCENT // 100
+    return price - owner, owner
+
+
+def owner_legs(owner: int, price: int, debits: dict[str, int]) -> dict[str, int]:
+    """The owner's share by colour: blue in proportion to the blue the buyer paid (floored), the rest yellow."""
+    blue = owner * debits.get("blue", 0) // price if price else 0
+    return {pool: amount for pool, amount in (("blue", blue), ("yellow", owner - blue)) if amount}
+
+
+def register_catalogue(store: Store, clock: Clock, app_id: str, block_id: str, manifest_goods: object,
+                       owner_user_id: int | None = None) -> None:
+    """Record the goods ``app_id`` sells (its manifest's ``goods``) and its owner."""
+    goods = manifest_goods if isinstance(manifest_goods, list) else []
+    with store.write() as db:
+        db.execute("INSERT INTO goods_catalogues (app_id, block_id, owner_user_id, goods, updated_at)"
+                   " VALUES (?, ?, ?, ?, ?) ON CONFLICT (app_id) DO UPDATE SET block_id = excluded.block_id,"
+                   " owner_user_id = excluded.owner_user_id, goods = excluded.goods, updated_at = excluded.updated_at",
+                   (app_id, block_id, owner_user_id, orjson.dumps(goods).decode(), clock.iso()))
+
+
+def catalogue(store: Store, app_id: str) -> tuple[list[dict[str, Any]], int | None] | None:
+    with store.read() as db:
+        row = db.execute("SELECT goods, owner_user_id FROM goods_catalogues WHERE app_id = ?", (app_id,)).fetchone()
+    return None if row is None else (orjson.loads(row[0]), row[1])
 
 
 def _day(now: datetime) -> tuple[str, str]:
@@ -71,16 +107,17 @@ def _day(now: datetime) -> tuple[str, str]:
     return format_timestamp(start), format_timestamp(start + timedelta(days=1))
 
 
+NOT_AVAILABLE = "This item is not available"
+
+
 def _good(manifest_goods: object, good_id: object) -> dict[str, Any]:
-    if not isinstance(manifest_goods, list):
-        raise bad_request("no_catalogue", "the block's manifest declares no goods")
-    for good in manifest_goods:
+    # An unknown good, no catalogue, or a good without a valid price: the platform's one 404.
+    for good in manifest_goods if isinstance(manifest_goods, list) else []:
         if isinstance(good, dict) and good.get("id") == good_id:
             price = good.get("priceBuzz")
-            if isinstance(price, bool) or not isinstance(price, int) or price < 1:
-                raise bad_request("bad_good", f"good {good_id!r} has no valid priceBuzz")
-            return good
-    raise not_found(f"good {good_id!r} is not in the manifest's catalogue")
+            if not isinstance(price, bool) and isinstance(price, int) and price >= 1:
+                return good
+    raise ServiceError(404, "good_not_found", NOT_AVAILABLE)
 
 
 def _ledger_row(row: dict[str, Any]) -> dict[str, Any]:
@@ -92,35 +129,50 @@ def _ledger_row(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def _entitlement(row: dict[str, Any]) -> dict[str, Any]:
-    return {"id": row["id"], "goodId": row["good_id"], "kind": row["kind"], "title": row["title"],
-            "priceBuzz": row["price"], "payload": orjson.loads(row["payload"]) if row["payload"] else None,
-            "appId": row["app_id"], "blockId": row["block_id"], "purchasedAt": row["created_at"]}
+    """The platform's SerializedEntitlement."""
+    return {"goodId": row["good_id"], "kind": row["kind"],
+            "payload": orjson.loads(row["payload"]) if row["payload"] else {}, "grantedAt": row["created_at"]}
 
 
 def purchase_good(store: Store, clock: Clock, caller: GoodsCaller, manifest_goods: object, good_id: object, *,
-                  owner_user_id: int | None = None) -> dict[str, Any]:
+                  owner_user_id: int | None = None, expected_price: object = None) -> dict[str, Any]:
     if caller.user_id is None:
-        raise ServiceError(401, "sign_in_required", "buying a good needs a signed-in viewer")
+        raise ServiceError(403, "sign_in_required", "Anonymous block tokens may not buy items")
     if PURCHASE_SCOPE not in caller.scopes:
-        raise ServiceError(403, "missing_scope", f"buying a good needs the {PURCHASE_SCOPE} scope")
+        raise ServiceError(403, "missing_scope", f"missing required scope: {PURCHASE_SCOPE}")
     good = _good(manifest_goods, good_id)
     price = int(good["priceBuzz"])
+    if price > MAX_PRICE:
+        raise ServiceError(400, "price_over_cap", NOT_AVAILABLE)
+    if expected_price is not None and expected_price != price:
+        raise ServiceError(409, "price_changed", f"The price changed to {price} Buzz. Check the new price and try"
+                                                 " again.")
+    if owner_user_id is not None and owner_user_id == caller.user_id:
+        raise ServiceError(400, "self_purchase", "You cannot buy your own app\u2019s items")
     now_dt = clock.now()
     now = format_timestamp(now_dt)
     platform, owner = split(price)
     purchase_id = str(uuid.uuid4())
     with store.write() as db:
+        if goods_store.owns(db, caller.user_id, caller.app_id, str(good["id"])):
+            raise ServiceError(409, "already_owned", "You already own this item")
         start, end = _day(now_dt)
         spent = goods_store.spent_between(db, caller.user_id, start, end)
         if spent + price > DAILY_CEILING:
-            raise ServiceError(429, "daily_ceiling", f"the viewer's daily goods ceiling is {DAILY_CEILING} Buzz"
-                                                     f" across all apps; {spent} spent today (UTC), this costs {price}")
-        debits = buzz.charge(db, now, caller.user_id, price, GOODS_POOLS, kind="good", reference=purchase_id,
-                             description=f"{caller.app_id}: {good.get('title', good['id'])}")
+            raise ServiceError(400, "daily_ceiling", f"Daily purchase limit reached ({DAILY_CEILING} Buzz). Try"
+                                                     " again tomorrow.")
+        try:
+            debits = buzz.charge(db, now, caller.user_id, price, GOODS_POOLS, kind="good", reference=purchase_id,
+                                 description=f"{caller.app_id}: {good.get('title', good['id'])}")
+        except ServiceError as exc:
+            if exc.code == "insufficient_buzz":
+                raise ServiceError(400, "insufficient_funds", "You do not have enough Buzz to buy this item") from None
+            raise
         if owner_user_id is not None:
             buzz.open_accounts(db, owner_user_id, now)
-            buzz_store.move(db, owner_user_id, "yellow", owner, "good_sale", purchase_id,
-                            f"sale of {good['id']} (70%)", now)
+            for pool, amount in owner_legs(owner, price, debits).items():
+                buzz_store.move(db, owner_user_id, pool, amount, "good_sale", purchase_id,
+                                f"sale of {good['id']} (70%)", now)
         row = {"id": purchase_id, "user_id": caller.user_id, "app_id": caller.app_id, "block_id": caller.block_id,
                "good_id": good["id"], "kind": good.get("kind") or "good", "title": good.get("title") or good["id"],
                "price": price, "platform_amount": platform, "owner_amount": owner, "owner_user_id": owner_user_id,
@@ -128,13 +180,15 @@ def purchase_good(store: Store, clock: Clock, caller: GoodsCaller, manifest_good
                "debits": orjson.dumps(debits).decode(), "created_at": now, "refund_state": "none",
                "refunded_at": None}
         goods_store.insert(db, row)
-    return {"purchase": _ledger_row(row), "entitlement": _entitlement(row)}
+    return {"ok": True, "purchase": {"id": purchase_id, "goodId": row["good_id"], "priceBuzz": price},
+            "entitlement": _entitlement(row)}
 
 
 def entitlements(store: Store, clock: Clock, user_id: int, app_id: str | None = None) -> dict[str, Any]:
+    """What the viewer owns from the app (refunded goods left out): ``{"entitlements": [...]}``."""
     with store.read() as db:
         rows = goods_store.for_user(db, user_id, app_id, include_refunded=False)
-    return {"items": [_entitlement(r) for r in rows]}
+    return {"entitlements": [_entitlement(r) for r in rows]}
 
 
 def ledger(store: Store, user_id: int, app_id: str | None = None) -> list[dict[str, Any]]:
@@ -153,11 +207,12 @@ def refund(store: Store, clock: Clock, purchase_id: str) -> dict[str, Any]:
         buzz.refund(db, now, row["user_id"], orjson.loads(row["debits"]), reference=purchase_id,
                     description="good refunded")
         if row["owner_user_id"] is not None:
-            held = buzz_store.balances(db, row["owner_user_id"])["yellow"]
-            back = min(held, row["owner_amount"])
-            if back:
-                buzz_store.move(db, row["owner_user_id"], "yellow", -back, "good_refund", purchase_id,
-                                "sale refunded", now)
+            held = buzz_store.balances(db, row["owner_user_id"])
+            for pool, amount in owner_legs(row["owner_amount"], row["price"], orjson.loads(row["debits"])).items():
+                back = min(held[pool], amount)
+                if back:
+                    buzz_store.move(db, row["owner_user_id"], pool, -back, "good_refund", purchase_id,
+                                    "sale refunded", now)
         goods_store.mark_refunded(db, purchase_id, now)
         row = goods_store.find(db, purchase_id)
     assert row is not None

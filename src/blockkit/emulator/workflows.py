@@ -7,7 +7,16 @@ Python API (``blockkit dev`` calls these in-process with the block token's claim
 - ``estimate(store, clock, urls, caller, payload) -> {"cost", "transactions", "spentAccountType"}``;
 - ``poll(store, clock, urls, caller, workflow_id) -> Workflow``;
 - ``cancel(store, clock, urls, caller, workflow_id) -> Workflow`` (refunds what was charged);
-- ``query(store, clock, urls, caller, limit=20) -> {"items": [Workflow]}`` (the app's workflows).
+- ``query(store, clock, urls, caller, limit=20) -> {"items": [Workflow]}`` (the app's workflows);
+- ``snapshot(workflow)``, ``estimate_snapshot(quote)``, ``failure_snapshot(exc)``: the
+  BlockWorkflowSnapshot the platform's host relays over the bridge (``{workflowId, status,
+  cost?: {total}, imageUrls?, spentAccountType?, error?}``; civitai/civitai
+  ``src/server/services/blocks/workflow.service.ts``, ``snapshotFromWorkflow``);
+- ``template_of(body)``: the WorkflowTemplate for a bridge body: a template (``steps``) as is, or
+  the platform's ``{kind: "textToImage", modelVersionId?, params: {prompt, ...}}``;
+- ``WorkflowCaller.api_key(user_id)``: the orchestration origin's caller (``POST/GET/PUT
+  /v2/consumer/workflows``, Bearer API key): no block, no per-generation budget (that budget is a
+  block token's claim), mature content when the workflow asks for it (``allowMatureContent``).
 
 The payload is a WorkflowTemplate of @civitai/client: ``{steps: [{$type, name?, input, metadata?}],
 tags?, metadata?, allowMatureContent?, accountType?}``. Step types:
@@ -21,7 +30,8 @@ Cost: ``imaging.price`` of every output image (4 Buzz per output megapixel, roun
 the ``ai:write:budgeted`` scope is needed (403); the total may not exceed the token's per-generation
 budget (buzzBudget, default 10, at most 1000; 403 ``budget_exceeded``); ``accountType`` is a
 preference under the maturity clamp (``buzz.pool_order``); a mature workflow (allowMatureContent)
-needs a caller that may see mature content, else it is clamped to safe-for-work; short of Buzz is 402.
+needs a caller that may see mature content, else it is clamped to safe-for-work; short of Buzz is 403
+(``buzz.charge``; the orchestrator's status for it).
 
 Time (the emulator clock): every workflow is ``unassigned`` for 2 s, then each step is
 ``processing`` for its duration (3 s an upscale, 4 s a generated image) one after another,
@@ -68,6 +78,11 @@ class WorkflowCaller:
     scopes: frozenset[str] = field(default_factory=lambda: frozenset({BUDGET_SCOPE}))
     buzz_budget: int | None = None     # the token's buzzBudget claim (None: the default)
     mature: bool = False               # the block may see mature content (its maxBrowsingLevel)
+    budgeted: bool = True              # a block token's per-generation budget applies (not to an API key)
+
+    @classmethod
+    def api_key(cls, user_id: int) -> WorkflowCaller:
+        return cls(user_id=user_id, mature=True, budgeted=False)
 
     @classmethod
     def from_claims(cls, claims: dict[str, Any]) -> WorkflowCaller:
@@ -136,9 +151,12 @@ def _price(plan: list[dict[str, Any]]) -> int:
 def _authorise(caller: WorkflowCaller, total: int) -> None:
     if BUDGET_SCOPE not in caller.scopes:
         raise ServiceError(403, "missing_scope", f"workflows need the {BUDGET_SCOPE} scope")
-    if total > caller.budget():
-        raise ServiceError(403, "budget_exceeded", f"this workflow costs {total} Buzz; the block's budget per"
-                                                   f" generation is {caller.budget()}")
+    if caller.budgeted and total > caller.budget():
+        # The platform's words for it (blocks.router submitWorkflow), with the quote kept for the snapshot.
+        refusal = ServiceError(403, "budget_exceeded", f"insufficient buzz budget: estimate {total} exceeds"
+                                                       f" budget {caller.budget()}")
+        refusal.quote = total  # type: ignore[attr-defined]
+        raise refusal
 
 
 def _mature(caller: WorkflowCaller, payload: dict[str, Any]) -> bool:
@@ -302,3 +320,65 @@ def query(store: Store, clock: Clock, urls: Urls, caller: WorkflowCaller, limit:
     with store.read() as db:
         rows = orch_store.list_workflows(db, caller.user_id, caller.app_id, max(1, min(int(limit), 100)))
     return {"items": [_render(row, clock) for row in rows]}
+
+
+# --- the bridge's snapshot -------------------------------------------------------------------
+
+# The orchestrator's states the block contract does not name, mapped as the platform maps them.
+SNAPSHOT_STATUS = {"unassigned": "pending", "preparing": "pending", "scheduled": "pending",
+                   "processing": "processing", "succeeded": "succeeded", "failed": "failed",
+                   "expired": "expired", "canceled": "canceled"}
+
+
+def snapshot(workflow: dict[str, Any]) -> dict[str, Any]:
+    """A Workflow as the bridge carries it: id, public status, total cost, the available output URLs."""
+    urls: list[str] = []
+    for step in workflow.get("steps") or []:
+        output = step.get("output") or {}
+        # textToImage's images, as the platform extracts them; an upscale's single blob too (our
+        # choice: the platform's bridge has no upscaler, and a block here would see nothing else).
+        for blob in [*(output.get("images") or []), *([output["blob"]] if isinstance(output.get("blob"), dict) else [])]:
+            if blob.get("available") and isinstance(blob.get("url"), str) and blob["url"]:
+                urls.append(blob["url"])
+    out: dict[str, Any] = {"workflowId": workflow.get("id") or "whatif",
+                           "status": SNAPSHOT_STATUS.get(workflow.get("status", ""), "pending")}
+    total = (workflow.get("cost") or {}).get("total")
+    if isinstance(total, int):
+        out["cost"] = {"total": total}
+    if urls:
+        out["imageUrls"] = urls
+    if workflow.get("spentAccountType"):
+        out["spentAccountType"] = workflow["spentAccountType"]
+    return out
+
+
+def estimate_snapshot(quote: dict[str, Any]) -> dict[str, Any]:
+    """ESTIMATE_RESULT's snapshot: a quote, never polled (``workflowId`` "whatif", as the platform sends)."""
+    return snapshot({"status": "unassigned", **quote})
+
+
+def failure_snapshot(exc: BaseException) -> dict[str, Any]:
+    """The platform's failure snapshot: ``{workflowId: "failed", status: "failed", error, cost?}``."""
+    detail = getattr(exc, "detail", None) or str(exc) or "workflow request failed"
+    out: dict[str, Any] = {"workflowId": "failed", "status": "failed"}
+    quote = getattr(exc, "quote", None)
+    if isinstance(quote, int):
+        out["cost"] = {"total": quote}
+    out["error"] = detail
+    return out
+
+
+def template_of(body: object) -> object:
+    """The WorkflowTemplate a bridge body stands for (a body the service then checks like any other)."""
+    if not isinstance(body, dict) or "steps" in body or body.get("kind") is None:
+        return body
+    if body["kind"] != "textToImage":
+        raise bad_request("unsupported_kind", f"kind {body['kind']!r} is not emulated (textToImage, or a"
+                                              " WorkflowTemplate with steps)")
+    params = body.get("params")
+    if not isinstance(params, dict):
+        raise bad_request("bad_body", "a textToImage body carries params {prompt, width?, height?, seed?, quantity?}")
+    step_input = {k: params[k] for k in ("prompt", "negativePrompt", "width", "height", "seed", "quantity")
+                  if params.get(k) is not None}
+    return {"steps": [{"$type": "textToImage", "name": "0", "input": step_input}],
+            **({"accountType": body["accountType"]} if "accountType" in body else {})}

@@ -6,13 +6,22 @@ plain JSON string, as the spec gives CreateFund):
 ====================================================  ===========================================
 ``POST /v2/consumer/funds``                           CreateFund: FundTemplate -> 201 FundResponse
 ``POST /v2/consumer/recipes/imageUpscaler``           ImageUpscalerInput -> 200 ImageUpscalerOutput
+``POST /v2/consumer/workflows``                       SubmitWorkflow: WorkflowTemplate -> 200 Workflow
+                                                      (``?whatif=true``: the cost, nothing runs)
+``GET  /v2/consumer/workflows``                       QueryWorkflows: ``{next, items: [Workflow]}``
+``GET  /v2/consumer/workflows/{workflowId}``          GetWorkflow: 200 Workflow, 404 ProblemDetails
+``PUT  /v2/consumer/workflows/{workflowId}``          UpdateWorkflow ``{status: "canceled"}`` -> 204
 ``GET  /__emulator/funds/{id}``                       the fund (404 once expired); emulator operation
 ``POST /__emulator/funds/{id}/deposits``              ``{accountType, amount}`` from the key owner
 ``GET  /__emulator/blobs/{id}.{ext}``                 a stored blob (public, as a signed URL would be)
 ====================================================  ===========================================
 
-The services behind them (``funds``, ``upscaler``) take (store, clock, ...) and are what
-``blockkit dev`` calls in-process; the routes parse, authenticate and serialise.
+The services behind them (``funds``, ``upscaler``, ``blockkit.emulator.workflows``) take
+(store, clock, ...) and are what ``blockkit dev`` calls in-process; the routes parse,
+authenticate and serialise. The workflow routes are @civitai/client's operations, for a
+block's own backend holding an API key (the bridge's SUBMIT/POLL/CANCEL_WORKFLOW reach the
+same service with the block token's claims); the key's owner pays, with no per-generation
+budget, and sees only their own workflows.
 """
 
 from __future__ import annotations
@@ -27,7 +36,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from blockkit.emulator import auth
+from blockkit.emulator import auth, workflows
 from blockkit.emulator.catalogue.errors import EXCEPTION_HANDLERS, json_response
 from blockkit.emulator.orchestration import funds, media, upscaler
 from blockkit.emulator.orchestration.errors import (
@@ -123,6 +132,69 @@ async def upscaler_endpoint(request: Request) -> Response:
     return json_response(out)
 
 
+MAX_TAKE = 100
+
+
+async def submit_workflow_endpoint(request: Request) -> Response:
+    state = emulator(request)
+    user_id = await run_in_threadpool(key_owner, request)
+    whatif = flag(request, "whatif")
+    _wait(request)
+    template = await read_json(request, optional=False)
+    caller = workflows.WorkflowCaller.api_key(user_id)
+    if whatif:
+        quote = await run_in_threadpool(workflows.estimate, state.store, state.clock, state.urls, caller, template)
+        return json_response({"status": "unassigned", "createdAt": state.clock.iso(), **quote,
+                              "tags": template.get("tags") or [], "metadata": template.get("metadata") or {}})
+    return json_response(await run_in_threadpool(workflows.submit, state.store, state.clock, state.urls, caller,
+                                                  template))
+
+
+def _wait(request: Request) -> None:
+    # `wait` (seconds to hold the answer for completion) is accepted and not held: the
+    # emulator's time is its clock, which a request does not move.
+    values = request.query_params.getlist("wait")
+    if values and (len(values) > 1 or not values[0].isdigit()):
+        raise bad_request("bad_query", "wait must be a whole number of seconds")
+
+
+async def get_workflow_endpoint(request: Request) -> Response:
+    state = emulator(request)
+    user_id = await run_in_threadpool(key_owner, request)
+    _wait(request)
+    return json_response(await run_in_threadpool(workflows.poll, state.store, state.clock, state.urls,
+                                                  workflows.WorkflowCaller.api_key(user_id),
+                                                  request.path_params["workflowId"]))
+
+
+async def update_workflow_endpoint(request: Request) -> Response:
+    state = emulator(request)
+    user_id = await run_in_threadpool(key_owner, request)
+    body = await read_json(request, optional=False)
+    if not isinstance(body, dict) or set(body) - {"status", "metadata", "tags"} or body.get("status") != "canceled":
+        raise bad_request("bad_body", "UpdateWorkflowRequest: {\"status\": \"canceled\"} is what the emulator"
+                                      " updates")
+    try:
+        await run_in_threadpool(workflows.cancel, state.store, state.clock, state.urls,
+                                workflows.WorkflowCaller.api_key(user_id), request.path_params["workflowId"])
+    except ServiceError as exc:
+        if exc.code == "already_finished":  # the client lists 400, 401 and 404 for this operation
+            raise bad_request("already_finished", exc.detail) from None
+        raise
+    return Response(status_code=204)
+
+
+async def query_workflows_endpoint(request: Request) -> Response:
+    state = emulator(request)
+    user_id = await run_in_threadpool(key_owner, request)
+    take = request.query_params.get("take", "20")
+    if not take.isdigit() or not 1 <= int(take) <= MAX_TAKE:
+        raise bad_request("bad_query", f"take must be a whole number from 1 to {MAX_TAKE}")
+    page = await run_in_threadpool(workflows.query, state.store, state.clock, state.urls,
+                                   workflows.WorkflowCaller.api_key(user_id), int(take))
+    return json_response({"next": "", "items": page["items"]})  # one page: no further cursor
+
+
 def nothing_here(request: Request) -> Response:
     raise not_found(f"no route {request.method} {request.url.path} on the orchestration origin")
 
@@ -130,6 +202,10 @@ def nothing_here(request: Request) -> Response:
 routes = [
     Route("/v2/consumer/funds", create_fund_endpoint, methods=["POST"]),
     Route("/v2/consumer/recipes/imageUpscaler", upscaler_endpoint, methods=["POST"]),
+    Route("/v2/consumer/workflows", submit_workflow_endpoint, methods=["POST"]),
+    Route("/v2/consumer/workflows", query_workflows_endpoint, methods=["GET"]),
+    Route("/v2/consumer/workflows/{workflowId}", get_workflow_endpoint, methods=["GET"]),
+    Route("/v2/consumer/workflows/{workflowId}", update_workflow_endpoint, methods=["PUT"]),
     Route("/__emulator/funds/{id}", get_fund_endpoint, methods=["GET"]),
     Route("/__emulator/funds/{id}/deposits", deposit_endpoint, methods=["POST"]),
     *media.blob_routes,

@@ -3,7 +3,9 @@
 - ``{base_url}/__emulator/media/<path>``: the seed's media paths. An image is drawn from its
   path (``imaging.procedural``) at the width and height the catalogue gives it (512 x 512 when
   none is stored; avatars 128 x 128), encoded by its extension (JPEG, PNG, WebP) and cached in
-  ``<data>/media-cache/``. An ``.mp3`` answers a one-second silent WAV (``audio/wav``).
+  ``<data>/media-cache/``. An ``.mp3`` answers a one-second silent WAV (``audio/wav``). An ``.mp4``
+  (the seed's videos) is a real H.264 MP4 (``video/mp4``, ``video.mp4``): the path's picture at
+  the catalogue's width and height, for the catalogue's duration (2 s when none is stored).
 - ``{orchestration_url}/__emulator/blobs/<id>.<ext>``: a stored blob's file from ``<data>/blobs/``.
 
 ``resolve_local(urls, store, url)`` reads either kind for an input URL without any network.
@@ -26,7 +28,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from blockkit.emulator.catalogue.errors import not_found
-from blockkit.emulator.orchestration import imaging
+from blockkit.emulator.orchestration import imaging, video
 from blockkit.emulator.state import emulator
 from blockkit.emulator.store import orchestration as orch_store
 
@@ -42,6 +44,8 @@ AVATAR_SIDE = 128
 _MEDIA_PATH = re.compile(r"[A-Za-z0-9_-]+(?:/[A-Za-z0-9_-]+)*\.(jpeg|jpg|png|webp|mp3|mp4)", re.ASCII)
 _BLOB_NAME = re.compile(r"([0-9a-f-]{36})\.(png|jpeg|webp)", re.ASCII)
 CACHE = {"Cache-Control": "public, max-age=31536000, immutable"}
+DEFAULT_VIDEO_SECONDS = 2.0
+MAX_VIDEO_SECONDS = 600.0
 
 
 def blob_dir(store: Store) -> Path:
@@ -94,6 +98,14 @@ def _stored_size(store: Store, path: str) -> tuple[int, int]:
     return max(1, round(width * scale)), max(1, round(height * scale))
 
 
+def _video_seconds(store: Store, path: str) -> float:
+    stored = f"{MEDIA_PREFIX.rstrip('/')}/{path}"
+    with store.read() as db:
+        row = db.execute("SELECT duration FROM images WHERE url = ? LIMIT 1", (stored,)).fetchone()
+    seconds = float(row[0]) if row is not None and row[0] else DEFAULT_VIDEO_SECONDS
+    return min(max(seconds, 0.04), MAX_VIDEO_SECONDS)
+
+
 def _silence() -> bytes:
     out = io.BytesIO()
     with wave.open(out, "wb") as handle:
@@ -112,14 +124,13 @@ def read_media(store: Store, path: str) -> tuple[bytes, str] | None:
     ext = match.group(1)
     if ext == "mp3":
         return _silence(), "audio/wav"
-    if ext == "mp4":
-        return None  # no video encoder here: see the README (not done)
     cache = store.path.parent / "media-cache" / path
-    media_type = imaging.FORMATS[ext][1]
+    media_type = "video/mp4" if ext == "mp4" else imaging.FORMATS[ext][1]
     if cache.is_file():
         return cache.read_bytes(), media_type
     width, height = _stored_size(store, path)
-    data = imaging.encode(imaging.procedural(path, width, height), ext)
+    picture = imaging.procedural(path, width, height)
+    data = video.mp4(picture, _video_seconds(store, path)) if ext == "mp4" else imaging.encode(picture, ext)
     cache.parent.mkdir(parents=True, exist_ok=True)
     tmp = cache.with_suffix(cache.suffix + f".{uuid.uuid4().hex}.tmp")
     tmp.write_bytes(data)

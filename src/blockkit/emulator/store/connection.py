@@ -3,7 +3,10 @@
 Starlette runs sync endpoints in a thread pool, so each thread gets its own
 connection (``Store.connection()``); WAL lets those readers run while the CLI or
 a request writes, and ``busy_timeout`` makes a writer wait for another instead
-of failing at once. Every problem with the file itself (not SQLite, corrupt,
+of failing at once. A thread's connection is closed when the thread ends (the
+thread-local holder is dropped then): worker threads come and go with each event
+loop, and a store that kept every dead thread's connection held two descriptors
+(the file and its WAL) per thread until ``close()``. Every problem with the file itself (not SQLite, corrupt,
 locked, another application's database, a schema newer than this blockkit) is
 raised as one :class:`StoreError` with a one-line message.
 """
@@ -13,6 +16,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -53,6 +57,24 @@ def describe_sqlite_error(path: Path, exc: sqlite3.Error, busy_timeout_ms: int =
     return f"{path}: {text}"
 
 
+class _Held:
+    """One thread's connection; closing it when the holder is dropped (the thread ended) frees its descriptors."""
+
+    __slots__ = ("__weakref__", "conn")
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def close(self) -> None:
+        try:
+            self.conn.close()
+        except sqlite3.Error:  # a connection mid-statement in a dying thread: nothing to save
+            pass
+
+    def __del__(self) -> None:
+        self.close()
+
+
 class Store:
     """The data directory's database. Open with :meth:`open`; close with :meth:`close`."""
 
@@ -61,7 +83,8 @@ class Store:
         self.busy_timeout_ms = default_busy_timeout_ms() if busy_timeout_ms is None else busy_timeout_ms
         self._local = threading.local()
         self._lock = threading.Lock()
-        self._connections: list[sqlite3.Connection] = []
+        # Only the living threads' holders: a holder leaves this set when its thread ends.
+        self._held: weakref.WeakSet[_Held] = weakref.WeakSet()
         self._closed = False
 
     # --- opening ----------------------------------------------------------------------
@@ -106,13 +129,15 @@ class Store:
 
     def connection(self) -> sqlite3.Connection:
         """This thread's connection (made on first use)."""
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
+        held = getattr(self._local, "held", None)
+        if held is None:
             if self._closed:
                 raise StoreError(f"{self.path}: the store is closed")
-            conn = self._connect()
-            self._local.conn = conn
-        return conn
+            held = _Held(self._connect())
+            with self._lock:
+                self._held.add(held)
+            self._local.held = held
+        return held.conn
 
     def _connect(self) -> sqlite3.Connection:
         try:
@@ -138,8 +163,6 @@ class Store:
         except sqlite3.Error as exc:
             conn.close()
             raise StoreError(describe_sqlite_error(self.path, exc, self.busy_timeout_ms)) from None
-        with self._lock:
-            self._connections.append(conn)
         return conn
 
     # --- transactions -----------------------------------------------------------------
@@ -201,13 +224,10 @@ class Store:
     def close(self) -> None:
         """Close every thread's connection. Idempotent."""
         with self._lock:
-            connections, self._connections = self._connections, []
+            held, self._held = list(self._held), weakref.WeakSet()
             self._closed = True
-        for conn in connections:
-            try:
-                conn.close()
-            except sqlite3.Error:  # a connection mid-statement in a dying thread: nothing to save
-                pass
+        for one in held:
+            one.close()
         self._local = threading.local()
 
     def __enter__(self) -> Store:

@@ -27,6 +27,12 @@ def spent_between(db: sqlite3.Connection, user_id: int, start: str, end: str) ->
     return int(row[0])
 
 
+def owns(db: sqlite3.Connection, user_id: int, app_id: str, good_id: str) -> bool:
+    """Whether the user holds an unrefunded purchase of the good from the app (a good is owned once)."""
+    return db.execute("SELECT 1 FROM goods_purchases WHERE user_id = ? AND app_id = ? AND good_id = ?"
+                      " AND refund_state = 'none' LIMIT 1", (user_id, app_id, good_id)).fetchone() is not None
+
+
 def for_user(db: sqlite3.Connection, user_id: int, app_id: str | None, include_refunded: bool) -> list[dict[str, Any]]:
     rows = db.execute(f"SELECT {COLUMNS} FROM goods_purchases WHERE user_id = ? AND (? IS NULL OR app_id = ?)"
                       " AND (? OR refund_state = 'none') ORDER BY created_at, id",
