@@ -168,6 +168,8 @@ const REQUEST_TIMEOUT_MS = 10000;
 // A dialog waits for the viewer (confirm or cancel), so it gets much longer.
 const DIALOG_TIMEOUT_MS = 10 * 60000;
 const POLL_INTERVAL_MS = 1000;
+// waitForWorkflow's default limit: a queue and a few steps, with room to spare.
+const WAIT_TIMEOUT_MS = 10 * 60000;
 // Workflow statuses after which polling stops.
 export const FINISHED_STATUSES = ['succeeded', 'failed', 'canceled', 'expired'];
 
@@ -401,8 +403,9 @@ export function connect(options = {}) {
   }
 
   /**
-   * A request once the host is known: refused at once in a preview, and a
-   * refusal ({ok: false, error} or {error}) becomes a BridgeError.
+   * A request once BLOCK_INIT has come (so it goes to the pinned host origin only):
+   * refused at once in a preview, and a refusal ({ok: false, error} or {error})
+   * becomes a BridgeError.
    * @param {string} type
    * @param {Record<string, unknown>} [payload]
    * @param {RequestOptions} [options]
@@ -473,7 +476,7 @@ export function connect(options = {}) {
    */
   async function waitForWorkflow(workflowId, options = {}) {
     const interval = options.intervalMs ?? POLL_INTERVAL_MS;
-    const limit = options.timeoutMs ?? DIALOG_TIMEOUT_MS;
+    const limit = options.timeoutMs ?? WAIT_TIMEOUT_MS;
     const started = Date.now();
     for (;;) {
       const workflow = workflowOf(await request('POLL_WORKFLOW', { workflowId }));
