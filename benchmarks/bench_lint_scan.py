@@ -49,6 +49,7 @@ WITNESSES: dict[str, tuple[str, ...]] = {
     "per-viewer app storage 1": ("useAppStorage <Record<string, T>> (",),
     "per-viewer app storage 2": ("'APP_STORAGE_GET'",),
     "per-viewer app storage 3": ("blocks/app-storage/",),
+    "per-viewer app storage 4": ("storageDelete <T> (", "storageGet("),
     "shared app storage 1": ("useSharedStorage<T>(",),
     "shared app storage 2": ('"SHARED_GET_COUNTS"',),
     "shared app storage 3": ("blocks/shared-storage/",),

@@ -205,6 +205,11 @@ def _hook_call(hook: str) -> str:
     return rf"{_word(hook)}\s{{0,64}}(?:<[^()]{{0,256}}>\s{{0,64}})?\("
 
 
+# The declaration that marks the bridge module `blockkit new` writes (templates/_shared/
+# bridge.js). It offers every storage message without using any, like a dependency:
+# the storage scan skips its message names and counts calls of its helpers instead.
+BLOCKKIT_BRIDGE_MARKER = "BRIDGE_ID = 'blockkit-bridge/1'"
+
 STORAGE_STORES: tuple[StorageStore, ...] = (
     StorageStore(
         name="per-viewer app storage",
@@ -213,6 +218,9 @@ STORAGE_STORES: tuple[StorageStore, ...] = (
             _hook_call("useAppStorage"),  # a call, not just an import
             r"""["'`]APP_STORAGE_(?:GET|SET|DELETE|LIST|QUOTA)["'`]""",
             _word("blocks/app-storage/"),
+            # Calls of the helpers of the bridge `blockkit new` writes: bridge.storageGet(...),
+            # storageSet, storageDelete (one pattern: each costs a pass over every file).
+            rf"{_word('storage')}(?:[GS]et|Delete)\s{{0,64}}(?:<[^()]{{0,256}}>\s{{0,64}})?\(",
         ),
     ),
     StorageStore(

@@ -4,8 +4,10 @@
 // BLOCK_READY {height}; after 10 s without an answer a page shows a failure card
 // and a model slot collapses. This module answers for you, keeps the token fresh,
 // follows the host's theme, and resizes the frame on model slots (the page host
-// ignores resize requests). Written by `blockkit new`; it is yours to change.
-// Every message is {type, payload}.
+// ignores resize requests). It also wraps the host's request messages (viewer,
+// goods, workflows, app storage) and calls to the platform's API with the
+// block's token. Written by `blockkit new`; it is yours to change.
+// Every message is {type, payload}; a request carries a requestId its reply echoes.
 
 /**
  * @typedef {object} BlockToken
@@ -43,6 +45,55 @@
  * @property {number} [maxBrowsingLevel]
  * @property {number} [effectiveBrowsingLevel]
  * @property {boolean} [standalone] set by this bridge when no host frames the block
+ * @property {string} [apiBaseUrl] sent by `blockkit dev` only: where its local platform answers
+ */
+
+/**
+ * GET_VIEWER's answer: who is looking at the block.
+ * @typedef {object} Viewer
+ * @property {number} id
+ * @property {string} username
+ * @property {boolean} signedIn
+ * @property {string} [tier]
+ * @property {boolean} [isModerator]
+ */
+
+/**
+ * @typedef {object} WorkflowStep
+ * @property {string} $type e.g. "imageUpscaler" or "textToImage"
+ * @property {string} [name]
+ * @property {Record<string, unknown>} input
+ * @property {string} [status]
+ * @property {Record<string, any> | null} [output] e.g. {blob: {url, width, height}} for an upscale
+ */
+
+/**
+ * A WorkflowTemplate to submit: {steps: [{$type, input}]}, as the orchestration service takes it.
+ * @typedef {object} WorkflowTemplate
+ * @property {WorkflowStep[]} steps
+ * @property {string[]} [tags]
+ * @property {Record<string, unknown>} [metadata]
+ * @property {boolean} [allowMatureContent]
+ * @property {'blue' | 'green' | 'yellow'} [accountType] the Buzz pool to pay from first
+ */
+
+/**
+ * @typedef {object} Workflow
+ * @property {string} id
+ * @property {string} status "unassigned", "processing", "succeeded", "failed", "canceled" or "expired"
+ * @property {WorkflowStep[]} steps
+ */
+
+/**
+ * @typedef {object} RequestOptions
+ * @property {number} [timeoutMs] give up after this long (0: wait for ever)
+ */
+
+/**
+ * @typedef {object} WaitOptions
+ * @property {number} [intervalMs] between polls (default 1000)
+ * @property {number} [timeoutMs] give up after this long (default 10 minutes; 0: never)
+ * @property {(workflow: Workflow) => void} [onStatus] called with every polled status
  */
 
 /**
@@ -70,12 +121,58 @@
  * @property {(path: string) => void} navigate
  * @property {(message: string, fatal?: boolean) => void} reportError
  * @property {() => void} disconnect
+ * @property {(type: string, payload?: Record<string, unknown>, options?: RequestOptions) => Promise<Record<string, any>>} request
+ *   send any request message of the host's inventory; resolves with its reply's payload
+ * @property {() => Promise<Viewer | null>} getViewer null when the viewer is signed out
+ * @property {() => string} apiBaseUrl where the platform's API answers, without a trailing slash
+ * @property {(path: string, init?: RequestInit) => Promise<Response>} fetchApi fetch(apiBaseUrl + path) with the block's token
+ * @property {(goodId: string, options?: RequestOptions) => Promise<Record<string, any>>} purchaseGood
+ *   PURCHASE_GOOD: the host asks the viewer to confirm; resolves with {ok, purchase, entitlement}
+ * @property {() => Promise<{items: Record<string, any>[]}>} getEntitlements
+ * @property {(workflow: WorkflowTemplate) => Promise<Workflow>} submitWorkflow
+ * @property {(workflowId: string) => Promise<Workflow>} pollWorkflow
+ * @property {(workflowId: string) => Promise<Workflow>} cancelWorkflow
+ * @property {(workflowId: string, options?: WaitOptions) => Promise<Workflow>} waitForWorkflow
+ *   poll until the workflow finishes (any status in FINISHED_STATUSES)
+ * @property {(key: string) => Promise<unknown>} storageGet the stored value, or null
+ * @property {(key: string, value: unknown) => Promise<Record<string, any>>} storageSet
+ * @property {(key: string) => Promise<Record<string, any>>} storageDelete
  */
+
+/**
+ * A refused or unanswered request. `code` is the host's error code
+ * (e.g. "CANCELED" when the viewer closed a dialog, "SCOPE_NOT_DECLARED",
+ * "SIGN_IN_REQUIRED"), or "TIMEOUT", "NO_HOST", "HTTP_<status>".
+ */
+export class BridgeError extends Error {
+  /**
+   * @param {string} code
+   * @param {string} message
+   * @param {Record<string, any>} [reply] the reply's payload, when there was one
+   */
+  constructor(code, message, reply) {
+    super(message);
+    this.name = 'BridgeError';
+    this.code = code;
+    this.reply = reply;
+  }
+}
 
 export const BRIDGE_ID = 'blockkit-bridge/1';
 export const PAGE_SLOT = 'app.page';
+// The platform's API origin (the host of the manifest schema's $id). The real host
+// sends no apiBaseUrl; `blockkit dev` sends its local platform's.
+export const PLATFORM_API_BASE = 'https://civitai.com';
 // A request the host never answers would hang the block; give up after this.
 const REQUEST_TIMEOUT_MS = 10000;
+// A dialog waits for the viewer (confirm or cancel), so it gets much longer.
+const DIALOG_TIMEOUT_MS = 10 * 60000;
+const POLL_INTERVAL_MS = 1000;
+// waitForWorkflow's default limit: a queue and a few steps, with room to spare.
+const WAIT_TIMEOUT_MS = 10 * 60000;
+// Workflow statuses after which polling stops.
+export const FINISHED_STATUSES = ['succeeded', 'failed', 'canceled', 'expired'];
+
 // Refresh a little early so a call in flight never carries an expired token.
 const TOKEN_MARGIN_MS = 60000;
 
@@ -140,8 +237,15 @@ export function connect(options = {}) {
   let state = { init: null, token: null, theme: null, subPath: null, suspended: false };
   /** @type {Set<() => void>} */
   const listeners = new Set();
-  /** @type {Map<string, (token: BlockToken) => void>} */
+  // Requests in flight, by requestId: the host's reply echoes it.
+  /** @type {Map<string, (payload: Record<string, any>) => void>} */
   const pending = new Map();
+  /** @type {(init: BlockInit) => void} */
+  let initArrived = () => {};
+  /** @type {Promise<BlockInit>} */
+  const whenInit = new Promise((resolve) => {
+    initArrived = resolve;
+  });
   /** @type {'waiting' | 'starting' | 'ready' | 'failed'} */
   let phase = 'waiting';
   // Learnt from the first BLOCK_INIT; until then nothing secret is sent.
@@ -194,6 +298,10 @@ export function connect(options = {}) {
     phase = 'starting';
     update({ init, token: init.token ?? null, theme: init.theme ?? null, subPath: init.context?.subPath ?? null });
     applyTheme(init.theme);
+    initArrived(init);
+    // Only `blockkit dev` sends apiBaseUrl: there the bridge is also window.blockkit,
+    // so the helpers can be tried from the devtools console of the block's frame.
+    if (init.apiBaseUrl) /** @type {any} */ (globalThis).blockkit = bridge;
     Promise.resolve()
       .then(() => options.onInit?.(init))
       .then(
@@ -244,11 +352,6 @@ export function connect(options = {}) {
         return onInit(payload, event.origin);
       case 'TOKEN_REFRESH':
         return setToken(payload.token);
-      case 'TOKEN_REFRESH_RESPONSE': {
-        const settle = pending.get(payload.requestId);
-        if (settle) settle(payload.token);
-        return;
-      }
       case 'THEME_CHANGE':
         applyTheme(payload.theme);
         return update({ theme: payload.theme ?? null });
@@ -258,6 +361,11 @@ export function connect(options = {}) {
         return update({ suspended: true });
       case 'RESUME':
         return update({ suspended: false });
+      default: {
+        // A reply (TOKEN_REFRESH_RESPONSE, VIEWER_RESULT, ...): it echoes its request's id.
+        const settle = typeof payload.requestId === 'string' ? pending.get(payload.requestId) : undefined;
+        if (settle) settle(payload);
+      }
     }
   }
 
@@ -266,30 +374,119 @@ export function connect(options = {}) {
     return `${BRIDGE_ID}:${Date.now().toString(36)}:${requestCount}`;
   }
 
-  /** @param {number} [timeoutMs] */
-  function requestToken(timeoutMs = REQUEST_TIMEOUT_MS) {
+  /**
+   * Post a request and resolve with its reply's payload (requestId removed).
+   * @param {string} type
+   * @param {Record<string, unknown>} payload
+   * @param {number} timeoutMs 0: no time limit
+   * @returns {Promise<Record<string, any>>}
+   */
+  function send(type, payload, timeoutMs) {
     const requestId = nextRequestId();
-    return /** @type {Promise<BlockToken>} */ (
-      new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          pending.delete(requestId);
-          reject(new Error(`the host did not answer REQUEST_TOKEN within ${timeoutMs} ms`));
-        }, timeoutMs);
-        pending.set(requestId, (token) => {
-          clearTimeout(timer);
-          pending.delete(requestId);
-          setToken(token);
-          resolve(token);
-        });
-        post('REQUEST_TOKEN', { requestId });
-      })
-    );
+    return new Promise((resolve, reject) => {
+      const timer =
+        timeoutMs > 0
+          ? setTimeout(() => {
+              pending.delete(requestId);
+              reject(new BridgeError('TIMEOUT', `the host did not answer ${type} within ${timeoutMs} ms`));
+            }, timeoutMs)
+          : undefined;
+      pending.set(requestId, (reply) => {
+        clearTimeout(timer);
+        pending.delete(requestId);
+        const answer = { ...reply };
+        delete answer.requestId;
+        resolve(answer);
+      });
+      post(type, { ...payload, requestId });
+    });
+  }
+
+  /**
+   * A request once BLOCK_INIT has come (so it goes to the pinned host origin only):
+   * refused at once in a preview, and a refusal ({ok: false, error} or {error})
+   * becomes a BridgeError.
+   * @param {string} type
+   * @param {Record<string, unknown>} [payload]
+   * @param {RequestOptions} [options]
+   */
+  async function request(type, payload = {}, options = {}) {
+    const init = state.init ?? (await whenInit);
+    if (init.standalone) throw new BridgeError('NO_HOST', `no host frames this block, so nobody answers ${type}`);
+    const reply = await send(type, payload, options.timeoutMs ?? REQUEST_TIMEOUT_MS);
+    if (reply.ok === false || typeof reply.error === 'string') {
+      const code = String(reply.error ?? 'REFUSED');
+      throw new BridgeError(code, `${type} refused: ${reply.message ?? code}`, reply);
+    }
+    return reply;
+  }
+
+  /**
+   * @param {number} [timeoutMs]
+   * @returns {Promise<BlockToken>}
+   */
+  function requestToken(timeoutMs = REQUEST_TIMEOUT_MS) {
+    return send('REQUEST_TOKEN', {}, timeoutMs).then((reply) => {
+      const token = /** @type {BlockToken} */ (reply.token);
+      setToken(token);
+      return token;
+    });
   }
 
   async function getToken() {
     const token = state.token;
     if (token && Date.parse(token.expiresAt) - Date.now() > TOKEN_MARGIN_MS) return token;
     return requestToken();
+  }
+
+  async function getViewer() {
+    const init = state.init ?? (await whenInit);
+    // The model-slot host does not bridge GET_VIEWER (it would never answer);
+    // BLOCK_INIT's viewer, deprecated but still sent, says the same there.
+    if (init.standalone || init.context?.slotId !== PAGE_SLOT) return /** @type {Viewer | null} */ (init.viewer ?? null);
+    const reply = await request('GET_VIEWER');
+    return /** @type {Viewer | null} */ (reply.viewer ?? null);
+  }
+
+  function apiBaseUrl() {
+    return (state.init?.apiBaseUrl ?? PLATFORM_API_BASE).replace(/\/+$/, '');
+  }
+
+  /**
+   * @param {string} path e.g. "/api/v1/blocks/models?limit=3"
+   * @param {RequestInit} [options]
+   */
+  async function fetchApi(path, options = {}) {
+    const init = state.init ?? (await whenInit);
+    if (init.standalone) throw new BridgeError('NO_HOST', 'a preview has no token to call the API with');
+    const token = await getToken();
+    const headers = new Headers(options.headers);
+    headers.set('Authorization', `Bearer ${token.raw}`);
+    return fetch(`${apiBaseUrl()}${path}`, { ...options, headers });
+  }
+
+  /** @param {Record<string, any>} reply */
+  function workflowOf(reply) {
+    return /** @type {Workflow} */ (reply.workflow);
+  }
+
+  /**
+   * @param {string} workflowId
+   * @param {WaitOptions} [options]
+   */
+  async function waitForWorkflow(workflowId, options = {}) {
+    const interval = options.intervalMs ?? POLL_INTERVAL_MS;
+    const limit = options.timeoutMs ?? WAIT_TIMEOUT_MS;
+    const started = Date.now();
+    for (;;) {
+      const workflow = workflowOf(await request('POLL_WORKFLOW', { workflowId }));
+      options.onStatus?.(workflow);
+      if (FINISHED_STATUSES.includes(workflow.status)) return workflow;
+      if (limit > 0 && Date.now() - started > limit) {
+        throw new BridgeError('TIMEOUT', `workflow ${workflowId} is still ${workflow.status} after ${limit} ms`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, interval));
+    }
   }
 
   applyTheme(readFragmentHint()?.theme);
@@ -301,7 +498,8 @@ export function connect(options = {}) {
     post('BLOCK_HELLO', { bridge: BRIDGE_ID });
   }
 
-  return {
+  /** @type {Bridge} */
+  const bridge = {
     getState: () => state,
     subscribe(listener) {
       listeners.add(listener);
@@ -316,5 +514,20 @@ export function connect(options = {}) {
       observer?.disconnect();
       observer = null;
     },
+    request,
+    getViewer,
+    apiBaseUrl,
+    fetchApi,
+    purchaseGood: (goodId, options = {}) =>
+      request('PURCHASE_GOOD', { goodId }, { timeoutMs: options.timeoutMs ?? DIALOG_TIMEOUT_MS }),
+    getEntitlements: () => request('GET_ENTITLEMENTS').then((reply) => ({ items: reply.items ?? [] })),
+    submitWorkflow: (workflow) => request('SUBMIT_WORKFLOW', { workflow }).then(workflowOf),
+    pollWorkflow: (workflowId) => request('POLL_WORKFLOW', { workflowId }).then(workflowOf),
+    cancelWorkflow: (workflowId) => request('CANCEL_WORKFLOW', { workflowId }).then(workflowOf),
+    waitForWorkflow,
+    storageGet: (key) => request('APP_STORAGE_GET', { key }).then((reply) => reply.value ?? null),
+    storageSet: (key, value) => request('APP_STORAGE_SET', { key, value }),
+    storageDelete: (key) => request('APP_STORAGE_DELETE', { key }),
   };
+  return bridge;
 }

@@ -303,3 +303,34 @@ def test_many_unclosed_comments_take_linear_time(text: str, suffix: str) -> None
     stripped = strip_comments(text, suffix)
     assert time.monotonic() - started < 5
     assert stripped == text  # unclosed comments are left as code
+
+
+# --- blockkit's own bridge -------------------------------------------------------------
+
+
+def _bridge_source() -> str:
+    from blockkit.resources import templates_dir
+
+    return (templates_dir() / "_shared" / "bridge.js").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("app, expected", [
+    ("import { connect } from './bridge.js';\nconnect();\n", False),
+    ("const bridge = connect();\nawait bridge.storageSet('note', 'hi');\n", True),
+    ("const bridge = connect();\nconst v = await bridge.storageGet ('note');\n", True),
+    ("const bridge = connect();\nawait bridge.request('APP_STORAGE_LIST', {});\n", True),
+], ids=["offered-not-used", "storageSet-call", "storageGet-call", "generic-request"])
+def test_the_blockkit_bridge_offers_storage_without_using_it(lint, app: str, expected: bool) -> None:
+    # bridge.js names every APP_STORAGE_* message; only the block's calls are a use.
+    bridge = _bridge_source()
+    assert "APP_STORAGE_GET" in bridge  # else this test proves nothing
+    found = [f for f in lint(clean(), {"bridge.js": bridge, "app.js": app}) if f.code == "BK319"]
+    assert bool(found) is expected
+    assert all("app.js" in f.message for f in found)
+
+
+def test_a_copy_of_the_storage_messages_outside_the_bridge_still_counts(lint) -> None:
+    bridge = _bridge_source()
+    found = [f for f in lint(clean(), {"bridge.js": bridge, "mine.js": "send('APP_STORAGE_SET');\n"})
+             if f.code == "BK319"]
+    assert found and "mine.js" in found[0].message

@@ -197,3 +197,190 @@ test('opened in a plain tab, it renders a preview and posts nothing', async () =
   assert.equal(seen.context.slotId, 'model.below_images');
   assert.equal(world.sent.length, 0);
 });
+
+// --- the request helpers -------------------------------------------------------------
+
+const { BridgeError, PLATFORM_API_BASE, FINISHED_STATUSES } = await import(pathToFileURL(process.env.BRIDGE_PATH).href);
+
+// Answer the newest request of `type` with `payload` (the reply echoes its requestId).
+function answer(world, type, replyType, payload) {
+  const request = world.sent.filter((m) => m.type === type).at(-1);
+  assert.ok(request, `no ${type} was sent`);
+  world.deliver(replyType, { requestId: request.payload.requestId, ...payload });
+  return request;
+}
+
+async function started(slotId = 'app.page', extra = {}) {
+  const world = fakeWorld();
+  const bridge = connect();
+  world.deliver('BLOCK_INIT', init(slotId, extra));
+  await tick();
+  return { world, bridge };
+}
+
+test('getViewer sends GET_VIEWER {requestId} on the page and resolves VIEWER_RESULT.viewer', async () => {
+  const { world, bridge } = await started();
+  const pending = bridge.getViewer();
+  await tick();
+  const request = answer(world, 'GET_VIEWER', 'VIEWER_RESULT', { viewer: { id: 7, username: 'ada', signedIn: true } });
+  assert.deepEqual(Object.keys(request.payload), ['requestId']);
+  assert.equal(request.targetOrigin, HOST);
+  assert.deepEqual(await pending, { id: 7, username: 'ada', signedIn: true });
+  const signedOut = bridge.getViewer();
+  await tick();
+  answer(world, 'GET_VIEWER', 'VIEWER_RESULT', { viewer: null });
+  assert.equal(await signedOut, null);
+});
+
+test('on a model slot getViewer answers from BLOCK_INIT: the slot host does not bridge GET_VIEWER', async () => {
+  const viewer = { id: 3, username: 'slot-viewer', signedIn: true };
+  const { world, bridge } = await started('model.sidebar_top', { viewer });
+  assert.deepEqual(await bridge.getViewer(), viewer);
+  assert.ok(!world.types().includes('GET_VIEWER'));
+});
+
+test('a request waits for BLOCK_INIT before it posts, so it goes to the pinned origin only', async () => {
+  const world = fakeWorld();
+  const bridge = connect();
+  const pending = bridge.storageGet('note');
+  await tick();
+  assert.ok(!world.types().includes('APP_STORAGE_GET'));
+  world.deliver('BLOCK_INIT', init());
+  await tick();
+  const request = answer(world, 'APP_STORAGE_GET', 'APP_STORAGE_GET_RESULT', { value: { n: 1 } });
+  assert.equal(request.targetOrigin, HOST);
+  assert.deepEqual(request.payload.key, 'note');
+  assert.deepEqual(await pending, { n: 1 });
+});
+
+test('a reply with another requestId, or from another origin, settles nothing', async () => {
+  const { world, bridge } = await started();
+  let settled = false;
+  const pending = bridge.storageGet('k').then((value) => { settled = true; return value; });
+  await tick();
+  const request = world.sent.at(-1);
+  world.deliver('APP_STORAGE_GET_RESULT', { requestId: 'other', value: 'wrong' });
+  world.deliver('APP_STORAGE_GET_RESULT', { requestId: request.payload.requestId, value: 'evil' }, { origin: 'https://evil.example' });
+  await tick();
+  assert.equal(settled, false);
+  world.deliver('APP_STORAGE_GET_RESULT', { requestId: request.payload.requestId, value: null });
+  assert.equal(await pending, null);
+});
+
+test('storageSet and storageDelete send APP_STORAGE_SET {key, value} and APP_STORAGE_DELETE {key}', async () => {
+  const { world, bridge } = await started();
+  const saving = bridge.storageSet('note', { text: 'hi' });
+  await tick();
+  const set = answer(world, 'APP_STORAGE_SET', 'APP_STORAGE_SET_RESULT', { ok: true, sizeBytes: 13 });
+  assert.deepEqual({ key: set.payload.key, value: set.payload.value }, { key: 'note', value: { text: 'hi' } });
+  assert.deepEqual(await saving, { ok: true, sizeBytes: 13 });
+  const deleting = bridge.storageDelete('note');
+  await tick();
+  answer(world, 'APP_STORAGE_DELETE', 'APP_STORAGE_DELETE_RESULT', { ok: true, deleted: true });
+  assert.deepEqual(await deleting, { ok: true, deleted: true });
+});
+
+test('a refusal {ok: false, error} rejects with a BridgeError carrying the code', async () => {
+  const { world, bridge } = await started();
+  const saving = bridge.storageSet('big', 'x');
+  await tick();
+  answer(world, 'APP_STORAGE_SET', 'APP_STORAGE_SET_RESULT', { ok: false, error: 'PAYLOAD_TOO_LARGE' });
+  await assert.rejects(saving, (error) => error instanceof BridgeError && error.code === 'PAYLOAD_TOO_LARGE');
+});
+
+test('purchaseGood sends PURCHASE_GOOD {goodId}, waits past the usual timeout, and a cancel rejects CANCELED', async () => {
+  const { world, bridge } = await started();
+  const buying = bridge.purchaseGood('supporter-pack');
+  await tick();
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  const request = answer(world, 'PURCHASE_GOOD', 'GOOD_PURCHASE_RESULT',
+    { ok: true, purchase: { id: 'p1' }, entitlement: { goodId: 'supporter-pack' } });
+  assert.equal(request.payload.goodId, 'supporter-pack');
+  assert.equal((await buying).entitlement.goodId, 'supporter-pack');
+  const again = bridge.purchaseGood('supporter-pack');
+  await tick();
+  answer(world, 'PURCHASE_GOOD', 'GOOD_PURCHASE_RESULT', { ok: false, error: 'CANCELED' });
+  await assert.rejects(again, { code: 'CANCELED' });
+  const owned = bridge.getEntitlements();
+  await tick();
+  answer(world, 'GET_ENTITLEMENTS', 'ENTITLEMENTS_RESULT', { items: [{ goodId: 'supporter-pack' }] });
+  assert.deepEqual((await owned).items, [{ goodId: 'supporter-pack' }]);
+});
+
+test('submit, poll and cancel a workflow: {workflow} out, the reply\'s workflow back', async () => {
+  const { world, bridge } = await started();
+  const template = { steps: [{ $type: 'imageUpscaler', input: { image: 'data:image/png;base64,AA==', numberOfRepeats: 1 } }] };
+  const submitting = bridge.submitWorkflow(template);
+  await tick();
+  const submit = answer(world, 'SUBMIT_WORKFLOW', 'WORKFLOW_SUBMITTED', { ok: true, workflow: { id: 'wf1', status: 'unassigned', steps: [] } });
+  assert.deepEqual(submit.payload.workflow, template);
+  assert.equal((await submitting).id, 'wf1');
+  const polling = bridge.pollWorkflow('wf1');
+  await tick();
+  assert.equal(answer(world, 'POLL_WORKFLOW', 'WORKFLOW_STATUS', { ok: true, workflow: { id: 'wf1', status: 'processing' } }).payload.workflowId, 'wf1');
+  assert.equal((await polling).status, 'processing');
+  const canceling = bridge.cancelWorkflow('wf1');
+  await tick();
+  answer(world, 'CANCEL_WORKFLOW', 'WORKFLOW_CANCELED', { ok: true, workflow: { id: 'wf1', status: 'canceled' } });
+  assert.equal((await canceling).status, 'canceled');
+});
+
+test('waitForWorkflow polls until a finished status and reports each one', async () => {
+  const { world, bridge } = await started();
+  const seen = [];
+  const waiting = bridge.waitForWorkflow('wf2', { intervalMs: 1, onStatus: (w) => seen.push(w.status) });
+  for (const status of ['unassigned', 'processing', 'succeeded']) {
+    await tick();
+    answer(world, 'POLL_WORKFLOW', 'WORKFLOW_STATUS', { ok: true, workflow: { id: 'wf2', status, steps: [] } });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  assert.equal((await waiting).status, 'succeeded');
+  assert.deepEqual(seen, ['unassigned', 'processing', 'succeeded']);
+  assert.equal(world.types().filter((t) => t === 'POLL_WORKFLOW').length, 3);
+  assert.ok(FINISHED_STATUSES.includes('failed') && FINISHED_STATUSES.includes('canceled'));
+});
+
+test('a helper the host never answers rejects with TIMEOUT', async () => {
+  const { bridge } = await started();
+  await assert.rejects(bridge.request('GET_BUZZ_BALANCE', {}, { timeoutMs: 20 }),
+    (error) => error.code === 'TIMEOUT' && /did not answer GET_BUZZ_BALANCE within 20 ms/.test(error.message));
+});
+
+test('fetchApi calls apiBaseUrl + path with the block token; without apiBaseUrl, the platform\'s base', async () => {
+  const calls = [];
+  globalThis.fetch = async (url, options) => {
+    calls.push({ url, auth: options.headers.get('Authorization'), method: options.method });
+    return { ok: true, status: 200 };
+  };
+  let { bridge } = await started('app.page', { apiBaseUrl: 'http://127.0.0.1:4100/' });
+  assert.equal(bridge.apiBaseUrl(), 'http://127.0.0.1:4100');
+  await bridge.fetchApi('/api/v1/blocks/models?limit=3');
+  ({ bridge } = await started());
+  assert.equal(bridge.apiBaseUrl(), PLATFORM_API_BASE);
+  await bridge.fetchApi('/api/v1/blocks/entitlements', { method: 'GET' });
+  assert.deepEqual(calls, [
+    { url: 'http://127.0.0.1:4100/api/v1/blocks/models?limit=3', auth: 'Bearer jwt-1', method: undefined },
+    { url: `${PLATFORM_API_BASE}/api/v1/blocks/entitlements`, auth: 'Bearer jwt-1', method: 'GET' },
+  ]);
+  delete globalThis.fetch;
+});
+
+test('under blockkit dev (apiBaseUrl sent) the bridge is window.blockkit; on the platform it is not', async () => {
+  delete globalThis.blockkit;
+  await started();
+  assert.equal(globalThis.blockkit, undefined);
+  const { bridge } = await started('app.page', { apiBaseUrl: 'http://127.0.0.1:4100' });
+  assert.equal(globalThis.blockkit, bridge);
+  delete globalThis.blockkit;
+});
+
+test('in a preview the helpers refuse at once with NO_HOST and post nothing', async () => {
+  const world = fakeWorld();
+  window.parent = window;
+  const bridge = connect();
+  await tick();
+  await assert.rejects(bridge.storageGet('k'), { code: 'NO_HOST' });
+  await assert.rejects(bridge.fetchApi('/api/v1/blocks/models'), { code: 'NO_HOST' });
+  assert.equal(await bridge.getViewer(), null);
+  assert.equal(world.sent.length, 0);
+});

@@ -65,6 +65,8 @@ def test_real_install_and_build(tmp_path: Path, template: str, manager: str) -> 
     assert 'id="root"' in html and "boot-skeleton" in html
     bundle = "".join(p.read_text() for p in (dist / "assets").glob("*.js"))
     assert BRIDGE_ID in bundle and "BLOCK_READY" in bundle
+    # The two real calls every scaffold makes survive the build.
+    assert "GET_VIEWER" in bundle and "/api/v1/blocks/models" in bundle
 
 
 def _browser_ready() -> bool:

@@ -21,7 +21,13 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Optional
 
 from blockkit.lint.code import is_source, line_of, strip_comments
-from blockkit.platform import MANIFEST_FILENAME, PACKAGE_DEPENDENCY_SECTIONS, READY_MESSAGE, STORAGE_STORES
+from blockkit.platform import (
+    BLOCKKIT_BRIDGE_MARKER,
+    MANIFEST_FILENAME,
+    PACKAGE_DEPENDENCY_SECTIONS,
+    READY_MESSAGE,
+    STORAGE_STORES,
+)
 from blockkit.rules.base import RuleContext
 
 # Folders that hold dependencies, build output or tooling, never the block's own
@@ -273,6 +279,8 @@ class _Scanner:
             match = _READY.search(code)
             if match:
                 self.result.ready = CodeHit(relative, line_of(code, match.start()), match.group())
+        if BLOCKKIT_BRIDGE_MARKER in code:
+            return  # blockkit's bridge offers storage; the block's calls of its helpers are the use
         for name, patterns in _STORE_PATTERNS:
             if name not in self.result.storage:
                 matches = [match for match in (pattern.search(code) for pattern in patterns) if match]

@@ -160,7 +160,9 @@ def storage_scope_missing(manifest: dict[str, Any], ctx: RuleContext) -> Iterato
     Reads the block's own source files (as BK318 does, comments removed) for the
     two app stores: per-viewer storage (calls of `useAppStorage()`, type arguments
     of up to 256 characters included, the `APP_STORAGE_*` messages, the
-    `blocks/app-storage/` routes) and shared storage
+    `blocks/app-storage/` routes, calls of `storageGet`, `storageSet` and
+    `storageDelete`, the helpers of the bridge `blockkit new` writes, whose own
+    message names do not count) and shared storage
     (calls of `useSharedStorage()`, the `SHARED_*` messages, the
     `blocks/shared-storage/` routes). Reports each store the code uses while `scopes` declares none of its
     scopes: `apps:storage:read` / `apps:storage:write`, or

@@ -1,0 +1,217 @@
+"""Each template `blockkit new` writes, run by ``blockkit dev`` on the local platform in headless
+Chromium: the block shows the viewer and models read with its token, buys a good through the
+host's dialog, upscales a picture to completion, and keeps app storage across a restart.
+
+One scaffold (and, for vite and react, one real ``npm ci`` and build) per template, shared by
+its flows; the local platform's store is shared by the whole module.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from blockkit.dev.session import DevOptions, DevSession
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+TEMPLATES = ("static", "vite", "react")
+SCOPES = "ai:write:budgeted,apps:storage:read,apps:storage:write"
+JUSTIFY = "ai:write:budgeted=Upscales the viewer's picture."
+BUDGET = "20"
+GOOD = {"id": "supporter-pack", "title": "Supporter pack", "priceBuzz": 100}  # what --goods writes
+INPUT_SIZE = 64  # the picture the block upscales, square
+VIEWPORT = {"width": 1400, "height": 860}
+WAIT_MS = 20_000
+
+
+def _run(command: list[str], cwd: Path | None = None, timeout: float = 300) -> None:
+    result = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False)
+    assert result.returncode == 0, f"{' '.join(command)} failed:\n{result.stdout}\n{result.stderr}"
+
+
+@pytest.fixture(scope="module")
+def platform_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("templates-platform")
+
+
+@pytest.fixture(scope="module", params=TEMPLATES)
+def scaffold(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    template = str(request.param)
+    if template != "static" and shutil.which("npm") is None:
+        pytest.skip("npm is not installed")
+    block = tmp_path_factory.mktemp(f"template-{template}") / f"{template}-flows"
+    _run([sys.executable, "-m", "blockkit.cli", "new", str(block), "--template", template, "--defaults", "--goods",
+          "--scope", SCOPES, "--justify", JUSTIFY, "--buzz-budget", BUDGET])
+    manifest = json.loads((block / "block.manifest.json").read_text())
+    assert {k: manifest["goods"][0][k] for k in GOOD} == GOOD
+    if template != "static":
+        # As the other npm tests do: from the shipped lockfile, the local npm cache first.
+        _run(["npm", "ci", "--prefer-offline", "--no-audit", "--no-fund"], cwd=block, timeout=600)
+        _run(["npm", "run", "build"], cwd=block)  # tsc --noEmit, then vite build into dist/
+    return block
+
+
+class Running:
+    """``blockkit dev`` on one scaffold with its host page open; restartable on the same store."""
+
+    def __init__(self, block: Path, platform_dir: Path, browser: Any) -> None:
+        self.block = block
+        self.platform_dir = platform_dir
+        self.context = browser.new_context(viewport=VIEWPORT)
+        self.page = self.context.new_page()
+        self.session: DevSession | None = None
+        self.start()
+
+    def start(self) -> None:
+        session = DevSession(DevOptions(block_dir=self.block, platform_dir=self.platform_dir,
+                                        trace_path=self.block.parent / "trace.jsonl"))
+        session.start()
+        self.session = session
+        self.page.goto(session.host_url)
+        self.page.wait_for_function("() => window.__blockkit && window.__blockkit.outcome !== 'pending'",
+                                    timeout=WAIT_MS, polling=50)
+        assert self.page.evaluate("() => window.__blockkit.outcome") == "ready"
+        # The bridge puts itself on window.blockkit when BLOCK_INIT carries apiBaseUrl (blockkit dev).
+        self.frame.wait_for_function("() => !!window.blockkit", timeout=WAIT_MS)
+
+    def stop(self) -> None:
+        if self.session is not None:
+            self.session.stop()
+            self.session = None
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+
+    @property
+    def platform(self) -> Any:
+        assert self.session is not None and self.session.platform is not None
+        return self.session.platform
+
+    @property
+    def frame(self) -> Any:
+        frame = self.page.wait_for_selector("#block-frame", state="attached").content_frame()
+        assert frame is not None
+        return frame
+
+    def text(self, selector: str, predicate: str = "t") -> str:
+        self.frame.wait_for_function(
+            f"() => {{ const e = document.querySelector({selector!r}); const t = e && e.textContent; return {predicate}; }}",
+            timeout=WAIT_MS)
+        return str(self.frame.eval_on_selector(selector, "e => e.textContent"))
+
+    def calls(self) -> list[dict[str, Any]]:
+        """The calls the host brokered so far, from the trace."""
+        assert self.session is not None
+        self.page.evaluate("() => window.__blockkit.flush()")
+        return [e for e in self.session.events() if e.get("kind") == "call"]
+
+    def close(self) -> None:
+        self.stop()
+        self.context.close()
+
+
+@pytest.fixture(scope="module")
+def running(scaffold: Path, platform_dir: Path, browser: Any) -> Iterator[Running]:
+    run = Running(scaffold, platform_dir, browser)
+    yield run
+    run.close()
+
+
+def _models_for(run: Running) -> list[str]:
+    """The first models of the catalogue read from Python with the block instance's token."""
+    (token,) = run.platform.tokens.values()
+    request = urllib.request.Request(f"{run.platform.base_url}/api/v1/blocks/models?limit=3",
+                                     headers={"Authorization": f"Bearer {token}"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        names = [item["name"] for item in json.load(response)["items"]]
+    with run.platform.store.read() as db:
+        seeded = {row[0] for row in db.execute("SELECT name FROM models")}
+    assert names and set(names) <= seeded, (names, "are not the emulator's seeded models")
+    return names
+
+
+def test_the_block_shows_the_viewer_and_models_read_with_its_token(running: Running) -> None:
+    viewer = running.platform.viewer()
+    assert viewer is not None
+    assert running.text("#viewer", "t && t !== 'Loading…'") == viewer["username"]
+    running.frame.wait_for_selector("#models li", timeout=WAIT_MS)
+    shown = running.frame.eval_on_selector_all("#models li", "items => items.map(i => i.textContent)")
+    assert shown == _models_for(running)
+    # The viewer came through the bridge (GET_VIEWER), not from BLOCK_INIT's deprecated copy.
+    assert "GET_VIEWER" in [c["type"] for c in running.calls() if c["ok"]]
+
+
+def test_the_block_buys_a_good_through_the_host_dialog(running: Running) -> None:
+    from blockkit.emulator import buzz
+
+    platform = running.platform
+    before = sum(buzz.balance(platform.store, platform.clock, platform.viewer_id).values())
+    running.frame.click(f"button[data-good={GOOD['id']}]")  # the scaffold's Buy: bridge.purchaseGood
+    dialog = running.page.wait_for_selector(".dialog-card[data-type=PURCHASE_GOOD]", timeout=WAIT_MS)
+    assert GOOD["title"] in dialog.text_content() and f"{GOOD['priceBuzz']} Buzz" in dialog.text_content()
+    assert running.text("#shop-status", "t").startswith("Confirm")  # nothing bought before the yes
+    running.page.click(".dialog-confirm")
+    assert running.text("#shop-status", "t && !t.startsWith('Confirm')") == f"Bought {GOOD['title']}."
+    after = sum(buzz.balance(platform.store, platform.clock, platform.viewer_id).values())
+    assert after == before - GOOD["priceBuzz"]
+    # The entitlement, read from the frame with the block's token.
+    status, body = running.frame.evaluate("""async () => {
+        const response = await blockkit.fetchApi('/api/v1/blocks/entitlements');
+        return [response.status, await response.json()];
+    }""")
+    assert status == 200, body
+    assert GOOD["id"] in [item["goodId"] for item in body["items"]]
+
+
+def test_the_block_upscales_a_picture_to_completion(running: Running) -> None:
+    submitted = running.frame.evaluate("""async (size) => {
+        const canvas = document.createElement('canvas');
+        canvas.width = canvas.height = size;
+        const g = canvas.getContext('2d');
+        g.fillStyle = '#36c'; g.fillRect(0, 0, size, size); g.fillStyle = '#fc3'; g.fillRect(8, 8, size / 2, size / 2);
+        const workflow = await blockkit.submitWorkflow({ steps: [{ $type: 'imageUpscaler',
+            input: { image: canvas.toDataURL('image/png'), numberOfRepeats: 1 } }] });
+        return { id: workflow.id, status: workflow.status };
+    }""", INPUT_SIZE)
+    assert submitted["status"] not in ("succeeded", "failed", "canceled"), submitted
+    # The block polls; while the emulator's clock stands still the workflow stays unfinished.
+    running.frame.evaluate("""(id) => {
+        window.statuses = [];
+        window.upscaled = blockkit.waitForWorkflow(id, { intervalMs: 100, onStatus: (w) => statuses.push(w.status) });
+    }""", submitted["id"])
+    running.frame.wait_for_function("() => statuses.length >= 2", timeout=WAIT_MS)
+    running.platform.clock.advance(30)  # 2 s queued, then 3 s an upscale
+    result = running.frame.evaluate("""async () => {
+        const done = await upscaled;
+        const blob = done.steps[0].output.blob;
+        const img = document.createElement('img');
+        img.id = 'upscaled';
+        img.src = blob.url;
+        document.getElementById('root').append(img);
+        await img.decode();
+        return { status: done.status, statuses, width: img.naturalWidth, height: img.naturalHeight };
+    }""")
+    assert result["statuses"][0] in ("unassigned", "processing") and result["statuses"][-1] == "succeeded", result
+    assert result["status"] == "succeeded", result
+    assert (result["width"], result["height"]) == (2 * INPUT_SIZE, 2 * INPUT_SIZE)
+    assert {"SUBMIT_WORKFLOW", "POLL_WORKFLOW"} <= {c["type"] for c in running.calls()}
+
+
+def test_storage_survives_a_restart_of_blockkit_dev(running: Running) -> None:
+    first_instance = next(iter(running.platform.tokens))
+    value = {"note": f"kept from {first_instance}"}
+    saved = running.frame.evaluate("(value) => blockkit.storageSet('note', value)", value)
+    assert saved["ok"] is True, saved
+    running.restart()  # stop blockkit dev, start it again on the same store
+    assert next(iter(running.platform.tokens)) != first_instance  # a new page load, a new instance
+    assert running.frame.evaluate("() => blockkit.storageGet('note')") == value
