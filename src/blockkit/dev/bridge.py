@@ -35,6 +35,14 @@ SCOPE_ERROR = "SCOPE_NOT_DECLARED"
 BLOCK_TOKEN_ERROR = "BLOCK_TOKEN_REQUIRED"
 SIGN_IN_ERROR = "SIGN_IN_REQUIRED"
 CANCELED = "CANCELED"
+# REQUEST_TOKEN from a page load this run did not register (a tab left open across a restart).
+UNKNOWN_PAGE_ERROR = "UNKNOWN_BLOCK_INSTANCE"
+# The local platform refused to mint (the viewer's account, the install).
+TOKEN_REFUSED = "TOKEN_REFUSED"
+# A handler failed where the platform would answer 500.
+PLATFORM_ERROR = "PLATFORM_ERROR"
+# Workflow statuses that end without outputs through no choice of the block's (the client OpenAPI's).
+FAILED_WORKFLOW_STATUSES = frozenset({"failed", "expired"})
 # OPEN_BUZZ_PURCHASE: the amounts the host's dialog offers (our choice).
 BUZZ_PACKS = (1000, 5000, 25000)
 PICKER_LIMIT = 50
@@ -110,9 +118,17 @@ class Bridge:
                 dialog = self._dialog(type_, payload, instance_id)
             except BridgeRefusal as exc:
                 return self._wrap(spec, payload, {"ok": False, "error": exc.code, "message": str(exc)}, type_)
+            except Exception as exc:  # noqa: BLE001 - the platform answers a 500; the block gets an error reply
+                return self._wrap(spec, payload, _platform_error(exc), type_)
             if isinstance(request_id, str):
                 self.dialogs[request_id] = (instance_id, type_, payload)
             return Outcome(dialog={"type": type_, "requestId": request_id, **dialog})
+        if type_ == "REQUEST_TOKEN" and not isinstance(request_id, str):
+            # PLATFORM.md §8: without a requestId the host pushes TOKEN_REFRESH instead.
+            answer = self._answer(type_, spec, payload, instance_id)
+            if "token" in answer:
+                return Outcome(reply={"type": "TOKEN_REFRESH", "payload": answer})
+            return self._wrap(spec, payload, answer, type_)
         answer = self._answer(type_, spec, payload, instance_id)
         return self._wrap(spec, payload, answer, type_)
 
@@ -127,6 +143,8 @@ class Bridge:
             answer = self._confirm(type_, payload, instance_id, choice)
         except BridgeRefusal as exc:
             answer = {"ok": False, "error": exc.code, "message": str(exc)}
+        except Exception as exc:  # noqa: BLE001 - the platform answers a 500; the block gets an error reply
+            answer = _platform_error(exc)
         return self._wrap(spec, payload, answer, type_)
 
     def _wrap(self, spec: BlockMessage, payload: dict[str, Any], answer: dict[str, Any], type_: str) -> Outcome:
@@ -134,17 +152,22 @@ class Bridge:
         if isinstance(request_id, str):
             answer = {"requestId": request_id, **answer}
         reply = {"type": spec.reply, "payload": answer}
-        if type_ == "REQUEST_TOKEN":  # the host's own answer, not a call brokered to the platform
-            return Outcome(reply=reply)
         failed = answer.get("ok") is False or "error" in answer
+        if type_ == "REQUEST_TOKEN" and not failed:  # the host's own answer, not a call brokered to the platform
+            return Outcome(reply=reply)
         call = {"type": type_, "ok": not failed}
         if failed:
             call["error"] = answer.get("error")
+        workflow = answer.get("workflow")
+        if isinstance(workflow, dict) and workflow.get("status") in FAILED_WORKFLOW_STATUSES:
+            # A reply that went through, about a workflow that ended without outputs.
+            call.update(ok=False, error=f"workflow_{workflow['status']}",
+                        message=f"workflow {workflow.get('id')} is {workflow['status']}")
         return Outcome(reply=reply, call=call)
 
     def _answer(self, type_: str, spec: BlockMessage, payload: dict[str, Any], instance_id: str | None) -> dict[str, Any]:
         if type_ == "REQUEST_TOKEN":
-            return {"token": self.mint_token(instance_id)}
+            return self._token(instance_id)
         if not scopes_satisfied(spec, self.declared_scopes):
             needed = " or ".join(sorted(spec.scopes))
             return {"ok": False, "error": f"{SCOPE_ERROR}: {type_} needs {needed}"}
@@ -157,6 +180,21 @@ class Bridge:
             return {"ok": False, "error": exc.code, "message": str(exc)}
         except ServiceError as exc:
             return {"ok": False, "error": _service_code(exc), "status": exc.status, "message": str(exc)}
+        except Exception as exc:  # noqa: BLE001 - the platform answers a 500; the block gets an error reply
+            return _platform_error(exc)
+
+    def _token(self, instance_id: str | None) -> dict[str, Any]:
+        """The emulator's RS256 block token for the instance the page load registered; never another kind."""
+        from blockkit.dev.errors import DevError
+
+        if instance_id is None:
+            return {"ok": False, "error": UNKNOWN_PAGE_ERROR,
+                    "message": "this host page was loaded by another blockkit dev run (or names no page): "
+                               "reload it for a block instance and token of this run"}
+        try:
+            return {"token": self.mint_token(instance_id)}
+        except DevError as exc:
+            return {"ok": False, "error": TOKEN_REFUSED, "message": str(exc)}
 
     def _claims(self, instance_id: str | None) -> dict[str, Any]:
         claims = self.platform.claims(instance_id)
@@ -244,6 +282,10 @@ def _user(claims: dict[str, Any]) -> int:
     if not sub.startswith("user:"):
         raise BridgeRefusal(SIGN_IN_ERROR, "this needs a signed-in viewer")
     return int(sub.split(":", 1)[1])
+
+
+def _platform_error(exc: Exception) -> dict[str, Any]:
+    return {"ok": False, "error": PLATFORM_ERROR, "status": 500, "message": f"{type(exc).__name__}: {exc}"}
 
 
 def _service_code(exc: Exception) -> str:
