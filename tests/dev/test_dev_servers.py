@@ -183,3 +183,19 @@ def test_the_command_serves_until_ctrl_c(tmp_path: Path) -> None:
     assert process.returncode == 0
     assert "Traceback" not in err and "stopping" in out
     assert "violation: envelope: the message is a string" in err
+
+
+def test_the_frames_catalogue_calls_are_traced_with_their_status(session: DevSession) -> None:
+    assert session.platform is not None
+    base = session.platform.base_url
+    page = page_id(session)
+    raw = json.loads(fetch(session.host_url + "api/token", {"pageId": page})[2])["token"]["raw"]
+    ok = fetch(base + "/api/v1/blocks/models?limit=2", headers={"origin": "null", "authorization": f"Bearer {raw}"})
+    refused = fetch(base + "/api/v1/blocks/models", headers={"origin": "null", "authorization": "Bearer not-a-token"})
+    # Another site's request is none of the block's business: not traced.
+    fetch(base + "/api/v1/blocks/models", headers={"origin": "https://elsewhere.example"})
+    assert ok[0] == 200 and refused[0] >= 400
+    calls = [e for e in session.events() if e.get("kind") == "call" and e.get("via") == "http"]
+    assert [(c["type"], c["ok"], c["status"]) for c in calls] == [
+        ("GET /api/v1/blocks/models", True, 200), ("GET /api/v1/blocks/models", False, refused[0])]
+    assert calls[0]["query"] == "limit=2" and calls[1]["error"] == f"HTTP {refused[0]}" and calls[1]["message"]

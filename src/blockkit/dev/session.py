@@ -147,9 +147,16 @@ class DevSession:
         self._servers = servers
         # The block's frame calls the emulated catalogue from its origin ("null" when sandboxed opaque).
         block_origins = (servers.block_origin, *(["null"] if _opaque_frame(self.manifest.iframe.sandbox) else []))
+        trace_log = self.trace
+
+        def on_call(call: dict[str, Any]) -> None:
+            # The block's own calls to the emulated catalogue, beside the bridge's in the trace.
+            trace_log.append({"kind": "call", **call})
+
         try:
             self.platform = DevPlatform(self.manifest, self.surface, anonymous=self.options.anonymous,
-                                        data_dir=self.options.platform_dir, block_origins=block_origins).start()
+                                        data_dir=self.options.platform_dir, block_origins=block_origins,
+                                        on_call=on_call).start()
         except BaseException:
             servers.stop()
             self.trace.close()

@@ -389,6 +389,12 @@
 
   function pushToken(why) {
     return post("/api/token", { pageId: config.pageId }).then(function (result) {
+      if (!result || result.error) {
+        // No token of another kind stands in: the block keeps the one it has.
+        panel.add({ kind: "lifecycle", event: "token-refused", reason: result && result.error, t: now() });
+        console.warn("blockkit dev: no new token:", result && result.error);
+        return;
+      }
       // A later BLOCK_INIT (a retry, a reload) carries the newest token too.
       config.initPayload.token = result.token;
       send("TOKEN_REFRESH", { token: result.token }, why);
