@@ -11,7 +11,13 @@ from typing import Any
 
 import pytest
 
-from blockkit.dev.bridge import BLOCK_TOKEN_ERROR, CANCELED, SCOPE_ERROR, SIGN_IN_ERROR, Bridge
+from blockkit.dev.bridge import (
+    BLOCK_TOKEN_ERROR,
+    CANCELED,
+    SCOPE_ERROR,
+    SIGN_IN_ERROR,
+    Bridge,
+)
 from blockkit.dev.manifest import load_dev_manifest
 from blockkit.dev.platform import DevPlatform
 from blockkit.dev.protocol import BLOCK_TO_HOST

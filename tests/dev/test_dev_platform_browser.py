@@ -4,13 +4,12 @@ picture to completion, and keeps app storage across a restart of the dev session
 
 from __future__ import annotations
 
-import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "dev" / "wired"
-SHOTS = os.environ.get("BLOCKKIT_SCREENSHOTS")  # a folder: save the dialog and the upscale there
 
 
 def _text(frame: Any, selector: str, predicate: str, timeout: float = 15_000) -> str:
@@ -37,10 +36,9 @@ def test_a_block_uses_the_local_platform_end_to_end(host: Callable[..., Any], tm
     frame.click("#buy")
     dialog = run.page.wait_for_selector(".dialog-card[data-type=PURCHASE_GOOD]")
     assert "Sticker pack" in dialog.text_content() and "40 Buzz" in dialog.text_content()
-    if SHOTS:
-        run.page.screenshot(path=str(Path(SHOTS) / "dev-purchase-dialog.png"))
     run.page.click(".dialog-confirm")
-    assert _text(frame, "#entitlements", "t !== 'none'") == "sticker-pack"
+    # The store is shared by the session's tests: other tests may have bought one before.
+    assert "sticker-pack" in _text(frame, "#entitlements", "t !== 'none'").split(", ")
     after = __import__("blockkit.emulator.buzz", fromlist=["balance"]).balance(platform.store, platform.clock, viewer["id"])
     assert sum(after.values()) == sum(balance.values()) - 40
 
@@ -52,8 +50,6 @@ def test_a_block_uses_the_local_platform_end_to_end(host: Callable[..., Any], tm
     frame.wait_for_function("() => { const i = document.querySelector('#upscaled'); return i && i.complete && i.naturalWidth > 0; }",
                             timeout=15_000)
     assert frame.eval_on_selector("#upscaled", "i => i.naturalWidth") == 256
-    if SHOTS:
-        run.page.screenshot(path=str(Path(SHOTS) / "dev-upscale-finished.png"))
 
     # The trace holds each brokered call with its result.
     calls = [e for e in run.events() if e.get("kind") == "call"]
