@@ -498,6 +498,21 @@
     hideReposts.addEventListener("change", function () {
       list.classList.toggle("hide-reposts", hideReposts.checked);
     });
+    // Whether the panel follows the newest row: decided when the developer scrolls, so that adding
+    // a row never reads the layout (a forced reflow per message slowed every bridge round trip).
+    var stuck = true;
+    var scrollPending = false;
+    list.addEventListener("scroll", function () {
+      stuck = list.scrollTop + list.clientHeight >= list.scrollHeight - 24;
+    });
+    function follow() {
+      if (!stuck || scrollPending) return;
+      scrollPending = true;
+      requestAnimationFrame(function () {
+        scrollPending = false;
+        if (stuck) list.scrollTop = list.scrollHeight;
+      });
+    }
 
     function when(t) {
       var origin = state.firstMountAt === null ? 0 : state.firstMountAt;
@@ -554,10 +569,9 @@
       ]);
       if (event.why === "repost") row.classList.add("repost");
       if (event.kind === "unanswered") row.classList.add("row-bad");
-      var stick = list.scrollTop + list.clientHeight >= list.scrollHeight - 24;
       list.appendChild(row);
       while (list.childElementCount > MAX_PANEL_ROWS) list.removeChild(list.firstChild);
-      if (stick) list.scrollTop = list.scrollHeight;
+      follow();
     }
 
     function addViolation(violation) {
@@ -575,6 +589,7 @@
         el("span", { class: "summary", text: (violation.message_type ? violation.message_type + ": " : "") + violation.explanation })
       ]);
       list.appendChild(row);
+      follow();
     }
 
     function facts() {
