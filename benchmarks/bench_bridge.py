@@ -5,8 +5,9 @@
 Inside the block's sandboxed frame, in real headless Chromium, the block sends one request,
 awaits its reply, and sends the next, timing each with ``performance.now()``. The path is the
 real one: ``postMessage`` to the host page, its POST to the host server (contract check, trace
-line, the bridge), the emulator's service on its SQLite store, the reply posted back to the
-frame (and the host page's trace report of that reply, which the next request queues behind).
+lines, the bridge), the emulator's service on its SQLite store, the reply posted back to the
+frame, and the live trace panel's rows. (The host page's report of the reply rides along with
+the next request's POST.)
 
 Target (issue 12): p50 <= 20 ms.
 
@@ -104,7 +105,7 @@ def summary(values: list[float]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=300, help="round trips to time (after %d warm-up ones)" % WARMUP)
+    parser.add_argument("--runs", type=int, default=300, help=f"round trips to time (after {WARMUP} warm-up ones)")
     parser.add_argument("--type", default="GET_BUZZ_BALANCE", choices=["GET_BUZZ_BALANCE", "GET_VIEWER"])
     parser.add_argument("--browser", help="the Chromium to drive (default: as blockkit dev --check finds it)")
     args = parser.parse_args(argv)

@@ -79,3 +79,33 @@ def test_the_viewer_switcher_signs_out_and_in(host: Callable[..., Any], tmp_path
         run.page.select_option("#viewer-switch", str(moderator.id))
     run.wait_outcome("ready")
     assert _text(run.frame, "#viewer", "t !== '?'") == moderator.username
+
+
+def test_replies_reach_the_trace_in_order_after_their_requests(host: Callable[..., Any], tmp_path: Path) -> None:
+    # The host page reports what it posted to the block together with the block's next message:
+    # the trace must still read request, call, reply, in that order, for every request.
+    block = tmp_path / "wired"
+    shutil.copytree(FIXTURE, block)
+    run = host(block)
+    run.wait_outcome("ready")
+    _text(run.frame, "#balance", "t !== '?'")
+    for _ in range(3):
+        run.frame.click("#pick-resource")
+        run.page.wait_for_selector(".dialog-card[data-type=OPEN_RESOURCE_PICKER]")
+        run.page.click(".dialog-cancel")
+        run.page.wait_for_selector("#host-dialog .dialog-card", state="detached")
+    events = run.events()
+    seqs = [e["seq"] for e in events]
+    assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
+    requests = {e["data"]["payload"]["requestId"]: e for e in events if e.get("kind") == "message"
+                and e.get("dir") == "in" and isinstance((e.get("data") or {}).get("payload"), dict)
+                and "requestId" in e["data"]["payload"]}
+    replies = [e for e in events if e.get("kind") == "message" and e.get("dir") == "out"
+               and isinstance((e.get("data") or {}).get("payload"), dict) and "requestId" in e["data"]["payload"]]
+    assert len(replies) >= 6 and {r["data"]["payload"]["requestId"] for r in replies} == set(requests)
+    for reply in replies:
+        request = requests[reply["data"]["payload"]["requestId"]]
+        assert request["seq"] < reply["seq"] and request["t"] <= reply["t"]
+    # In the order they happened on the page: a reply reported late would come after a later request.
+    times = [e["t"] for e in events if e.get("kind") == "message"]
+    assert times == sorted(times)

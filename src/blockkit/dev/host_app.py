@@ -165,6 +165,10 @@ def build_host_app(setup: HostSetup, *, hosts: HostAllowlist, hint: str = "") ->
         return HTMLResponse(html, headers={"cache-control": "no-store"})
 
     def inbound(body: dict[str, Any]) -> dict[str, Any]:
+        before = body.get("before")
+        if isinstance(before, list) and before:
+            # What the host posted to the block before this message arrived (host.js's outbox).
+            page_events({"events": before})
         data = body.get("data")
         js_type = str(body.get("jsType"))
         base = {k: body.get(k) for k in ("t", "attempt", "pageId")}
