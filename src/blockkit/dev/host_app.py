@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from blockkit.dev import contract, trace
-from blockkit.dev.bridge import Bridge
+from blockkit.dev.bridge import CANCELED, Bridge
 from blockkit.dev.errors import DevError
 from blockkit.dev.hostcheck import HostAllowlist, HostGuard, OriginPolicy
 from blockkit.dev.init_payload import (
@@ -67,6 +67,8 @@ class HostSetup:
     on_note: Callable[[str], None] | None = None
     # pageId -> the block instance that page load registered.
     instances: dict[str, str] = field(default_factory=dict)
+    # Told each brokered call that failed (a cancelled dialog is none).
+    on_failed_call: Callable[[dict[str, Any]], None] | None = None
 
     def mint_token(self, instance_id: str | None) -> dict[str, Any]:
         """The local platform's RS256 block token for a registered instance; DevError otherwise.
@@ -293,8 +295,12 @@ class BadRequest(Exception):
 def _record_call(setup: HostSetup, outcome: Any, base: dict[str, Any], cause_seq: int | None) -> None:
     """One brokered call (block -> host -> local platform) and its result, in the trace."""
     reply = outcome.reply or {}
-    setup.trace.append({"kind": trace.CALL, **outcome.call, "reply": reply.get("type"),
-                        "result": reply.get("payload"), "causeSeq": cause_seq, **base})
+    recorded = setup.trace.append({"kind": trace.CALL, **outcome.call, "reply": reply.get("type"),
+                                   "result": reply.get("payload"), "causeSeq": cause_seq, **base})
+    if setup.on_failed_call is not None and not outcome.call["ok"] and outcome.call.get("error") != CANCELED:
+        result = recorded["result"] if isinstance(recorded["result"], dict) else {}
+        setup.on_failed_call({**outcome.call, "message": outcome.call.get("message", result.get("message")),
+                              "status": result.get("status")})
 
 
 def _record_violation(
