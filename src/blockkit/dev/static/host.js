@@ -785,6 +785,8 @@
       sendOutbox();
       var current = queue;
       return current.then(function () {
+        // A reply the last answer made (a dialog's) sits in the outbox now: report it too.
+        sendOutbox();
         return current === queue ? true : flush();
       });
     }
