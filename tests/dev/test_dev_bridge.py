@@ -197,7 +197,11 @@ def test_the_platforms_text_to_image_body_and_failure_snapshots(b: Bridge) -> No
     assert missing["status"] == "failed" and missing["error"]
     outcome = b.handle({"type": "SUBMIT_WORKFLOW", "payload": {"requestId": "x", "body": {"kind": "customComfy"}}},
                        INSTANCE)
-    assert outcome.call == {"type": "SUBMIT_WORKFLOW", "ok": False, "error": outcome.reply["payload"]["snapshot"]["error"]}
+    # The trace gets the service's code and status; the block gets the platform's failed snapshot only.
+    snapshot = outcome.reply["payload"]["snapshot"]
+    assert outcome.call == {"type": "SUBMIT_WORKFLOW", "ok": False, "error": "unsupported_kind",
+                            "message": snapshot["error"], "status": 400}
+    assert set(outcome.reply["payload"]) == {"requestId", "snapshot"}
 
 
 def test_pickers_checkpoints_images_wildcards(b: Bridge, tmp_path: Path) -> None:
@@ -294,9 +298,9 @@ def test_a_workflow_that_ended_failed_is_a_failed_call(b: Bridge, monkeypatch: p
     from blockkit.dev import bridge as bridge_module
 
     monkeypatch.setitem(bridge_module._HANDLERS, "POLL_WORKFLOW",
-                        lambda *args: {"ok": True, "workflow": {"id": "w9", "status": "failed"}})
+                        lambda *args: {"snapshot": {"workflowId": "w9", "status": "failed"}})
     outcome = b.handle({"type": "POLL_WORKFLOW", "payload": {"requestId": "p", "workflowId": "w9"}}, INSTANCE)
-    assert outcome.reply is not None and outcome.reply["payload"]["workflow"]["status"] == "failed"
+    assert outcome.reply is not None and outcome.reply["payload"]["snapshot"]["status"] == "failed"
     assert outcome.call == {"type": "POLL_WORKFLOW", "ok": False, "error": "workflow_failed",
                             "message": "workflow w9 is failed"}
 
