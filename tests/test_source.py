@@ -232,3 +232,22 @@ def test_utf8_length_counts_what_a_file_would_hold(text: str, size: int) -> None
     from blockkit.source import utf8_length
 
     assert utf8_length(text) == size
+
+
+def test_long_digit_runs_are_found_wherever_they_lie() -> None:
+    import random
+    import re
+
+    from blockkit.source import _DOUBLE_DIGITS_MAX, has_long_digit_run
+
+    exact = re.compile(f"[0-9]{{{_DOUBLE_DIGITS_MAX}}}")
+    rng = random.Random(14)
+    for _ in range(3000):
+        run = rng.choice([_DOUBLE_DIGITS_MAX - 1, _DOUBLE_DIGITS_MAX, _DOUBLE_DIGITS_MAX + 1, rng.randrange(1, 700)])
+        before = "".join(rng.choice('a "1,') for _ in range(rng.randrange(0, 900)))
+        after = "".join(rng.choice('b "2]') for _ in range(rng.randrange(0, 900)))
+        text = before + "7" * run + after
+        assert has_long_digit_run(text) == bool(exact.search(text)), (len(before), run)
+    assert not has_long_digit_run("")
+    assert has_long_digit_run("9" * _DOUBLE_DIGITS_MAX)
+    assert not has_long_digit_run("9" * (_DOUBLE_DIGITS_MAX - 1))

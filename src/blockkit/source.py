@@ -63,7 +63,25 @@ def _reject_constant(name: str) -> Any:
 
 # More digits than this and an integer is beyond every finite double.
 _DOUBLE_DIGITS_MAX = 309
-_LONG_DIGITS = re.compile(f"[0-9]{{{_DOUBLE_DIGITS_MAX}}}")
+_DIGIT = re.compile("[0-9]")
+_DIGIT_RUN = re.compile("[0-9]*")
+
+
+def has_long_digit_run(text: str) -> bool:
+    """Whether ``text`` holds _DOUBLE_DIGITS_MAX ASCII digits in a row.
+
+    A regex search for such a run tries every offset of the text, which cost more than
+    parsing it. A run that long covers at least one offset that is a multiple of
+    _DOUBLE_DIGITS_MAX, so only the runs through those offsets are measured.
+    """
+    stride = _DOUBLE_DIGITS_MAX
+    for found in _DIGIT.finditer(text[::stride]):
+        at = found.start() * stride
+        right = _DIGIT_RUN.match(text, at).end() - at  # type: ignore[union-attr]
+        left = _DIGIT_RUN.match(text[max(0, at - stride):at][::-1]).end()  # type: ignore[union-attr]
+        if left + right >= stride:
+            return True
+    return False
 
 
 def _parse_int(digits: str) -> Any:
@@ -597,7 +615,7 @@ class Source:
     """A manifest's text, its parsed document, the problems met while reading it, and positions."""
 
     __slots__ = ("path", "text", "data", "problems", "has_duplicates", "repeated_names", "_spans", "_scan",
-                 "_line_starts")
+                 "_line_starts", "parsed", "_lazy")
 
     def __init__(self, path: str, text: Optional[str], data: Any, problems: list[ParseProblem],
                  has_duplicates: bool = False, spans: Optional[Spans] = None) -> None:
@@ -611,6 +629,10 @@ class Source:
         self._spans = spans
         self._scan: Optional[_ValidScan] = None
         self._line_starts: Optional[list[int]] = None
+        # Set by read_text when json.loads accepted the whole text: positions may then come
+        # from blockkit.lazyspans, without the tree.
+        self.parsed = False
+        self._lazy: Any = None
 
     @property
     def has_document(self) -> bool:
@@ -639,6 +661,18 @@ class Source:
 
     def span(self, pointer: str, at: str = "value") -> tuple[int, int]:
         """Offsets for a pointer; falls back to the nearest ancestor that has a position."""
+        if self._spans is None and self.parsed and not self.has_duplicates:
+            lazy = self._lazy
+            if lazy is None:
+                from blockkit.lazyspans import LAZY_TEXT_MAX, LazySpans
+
+                text = self.text or ""
+                lazy = self._lazy = LazySpans(text, _content_start(text)) if len(text) <= LAZY_TEXT_MAX else False
+            if lazy:
+                try:
+                    return lazy.span(pointer, at)
+                except Exception:  # pragma: no cover - text json.loads accepted; the tree answers all the same
+                    self._lazy = False
         spans = self.spans
         node, complete = spans.resolve(pointer)
         if node < 0:
@@ -655,6 +689,11 @@ class Source:
 
     def position(self, offset: int) -> tuple[int, int]:
         """1-based (line, column) of a character offset; columns count characters."""
+        if self._line_starts is None and self._lazy:
+            # A small text and few findings: count at C speed instead of building the table of line starts.
+            text = self.text or ""
+            if "\r" not in text:
+                return text.count("\n", 0, offset) + 1, offset - text.rfind("\n", 0, offset)
         if self._line_starts is None:
             text = self.text or ""
             starts = [0]
@@ -764,7 +803,7 @@ def read_text(text: str, path: str = "<string>", problems: Optional[list[ParsePr
     try:
         # Python reads a shorter integer literal as JSON.parse does: call _parse_int (a Python call for
         # every integer of the document) only when there may be a longer one.
-        long_int = _parse_int if _LONG_DIGITS.search(text) else None
+        long_int = _parse_int if has_long_digit_run(text) else None
         data = json.loads(text[start:] if start else text, object_pairs_hook=hook,
                           parse_constant=_reject_constant, parse_int=long_int)
     except (ValueError, RecursionError):
@@ -775,6 +814,7 @@ def read_text(text: str, path: str = "<string>", problems: Optional[list[ParsePr
         problems.append(spans.problem)
         return Source(path, text, None, problems, spans=spans)
     source = Source(path, text, data, problems, has_duplicates=hook.seen)
+    source.parsed = True
     if not hook.nested:
         source.repeated_names = hook.repeated
     # The depth limit must not depend on Python's recursion limit, so enforce it ourselves;
@@ -785,6 +825,7 @@ def read_text(text: str, path: str = "<string>", problems: Optional[list[ParsePr
         if deep.problem is not None:
             problems.append(deep.problem)
             source.data = None
+            source.parsed = False
     return source
 
 
