@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Union
+from typing import Optional, Union
 
 # Larger texts use the full tree (blockkit.source.Spans). Real manifests are a few kilobytes.
 LAZY_TEXT_MAX = 64 * 1024
@@ -37,114 +37,139 @@ _SCALAR = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[^ \t\n\r,:\]}]+')
 # Skips one value at C speed. Integers go to float: a literal of thousands of digits must not fail here.
 _SKIP = json.JSONDecoder(parse_int=float).scan_once
 
-# An object's members: name -> (name start, value start); an array's items: value starts.
-Children = Union[dict[str, tuple[int, int]], list[int]]
+class _Opened:
+    """The children of one container read so far, and where reading goes on (-1: read to its end).
+
+    An object's members: name -> (name start, value start); an array's items: value starts.
+    """
+
+    __slots__ = ("kids", "pos")
+
+    def __init__(self, kids: Union[dict[str, tuple[int, int]], list[int]], pos: int) -> None:
+        self.kids = kids
+        self.pos = pos
 
 
 class LazySpans:
-    """``span(pointer, at)`` with the answers of ``Source.span``, opening only what a pointer needs."""
+    """``span(pointer, at)`` with the answers of ``Source.span``, reading only what a pointer needs.
 
-    __slots__ = ("text", "root", "children", "ends")
+    A container is read member by member until the wanted one is found, and later
+    lookups go on from there: with no repeated names, the first member of a name is
+    the only one. A name that is not there reads the container to its end.
+    """
+
+    __slots__ = ("text", "root", "opened", "ends")
 
     def __init__(self, text: str, start: int) -> None:
         self.text = text
         self.root = _WS.match(text, start).end()
-        self.children: dict[int, Children] = {}  # container value start -> its children
+        self.opened: dict[int, _Opened] = {}  # container value start -> its children so far
         self.ends: dict[int, int] = {}  # container value start -> the offset after it
 
-    def _open(self, node: int) -> Children | None:
-        kids = self.children.get(node)
-        if kids is not None:
-            return kids
-        text = self.text
-        opener = text[node:node + 1]
-        ends = self.ends
-        if opener == "{":
-            members: dict[str, tuple[int, int]] = {}
-            pos = node + 1
-            member = _MEMBER.match
-            while True:
-                found = member(text, pos)
-                if found is None:
-                    break
-                if found.lastindex == 2:  # a scalar, skipped by the match
-                    value, pos = found.span(2)
-                else:  # a container, skipped by the C scanner
-                    value = found.start(3)
-                    pos = ends[value] = _SKIP(text, value)[1]
-                raw = found.group(1)
-                members[json.loads(raw) if "\\" in raw else raw[1:-1]] = (found.start(1), value)
-            kids = members
-        elif opener == "[":
-            items: list[int] = []
-            pos = node + 1
-            item = _ITEM.match
-            while True:
-                found = item(text, pos)
-                if found is None:
-                    break
-                if found.lastindex == 1:
-                    value, pos = found.span(1)
-                else:
-                    value = found.start(2)
-                    pos = ends[value] = _SKIP(text, value)[1]
-                items.append(value)
-            kids = items
-        else:
-            return None
-        closed = _CLOSE.match(text, pos)
-        if closed is None:  # not the valid JSON this needs: let the caller use the tree
-            raise ValueError("container not closed")
-        ends[node] = closed.end()
-        self.children[node] = kids
-        return kids
+    def _member(self, node: int, name: str) -> Optional[tuple[int, int]]:
+        """(name start, value start) of member ``name`` of the object at ``node``, or None."""
+        opened = self.opened.get(node)
+        if opened is None:
+            opened = self.opened[node] = _Opened({}, node + 1)
+        members: dict[str, tuple[int, int]] = opened.kids  # type: ignore[assignment]
+        found_member = members.get(name)
+        if found_member is not None or opened.pos < 0:
+            return found_member
+        text, ends, member = self.text, self.ends, _MEMBER.match
+        pos = opened.pos
+        while True:
+            found = member(text, pos)
+            if found is None:
+                self._close(node, pos)
+                opened.pos = -1
+                return None
+            if found.lastindex == 2:  # a scalar, skipped by the match
+                value, pos = found.span(2)
+            else:  # a container, skipped by the C scanner
+                value = found.start(3)
+                pos = ends[value] = _SKIP(text, value)[1]
+            raw = found.group(1)
+            key = json.loads(raw) if "\\" in raw else raw[1:-1]
+            members[key] = entry = (found.start(1), value)
+            if key == name:
+                opened.pos = pos
+                return entry
 
-    def _value_span(self, node: int) -> tuple[int, int]:
-        text = self.text
-        if text[node:node + 1] in ("{", "["):
-            end = self.ends.get(node)
-            if end is None:
-                end = self.ends[node] = _SKIP(text, node)[1]
-            return (node, end)
-        found = _SCALAR.match(text, node)
-        return (node, found.end() if found else node)
+    def _item(self, node: int, index: int) -> Optional[int]:
+        """The value start of item ``index`` of the array at ``node``, or None."""
+        opened = self.opened.get(node)
+        if opened is None:
+            opened = self.opened[node] = _Opened([], node + 1)
+        items: list[int] = opened.kids  # type: ignore[assignment]
+        if index < len(items):
+            return items[index]
+        if opened.pos < 0:
+            return None
+        text, ends, item = self.text, self.ends, _ITEM.match
+        pos = opened.pos
+        while True:
+            found = item(text, pos)
+            if found is None:
+                self._close(node, pos)
+                opened.pos = -1
+                return None
+            if found.lastindex == 1:
+                value, pos = found.span(1)
+            else:
+                value = found.start(2)
+                pos = ends[value] = _SKIP(text, value)[1]
+            items.append(value)
+            if len(items) > index:
+                opened.pos = pos
+                return value
+
+    def _close(self, node: int, pos: int) -> None:
+        closed = _CLOSE.match(self.text, pos)
+        if closed is None:  # not the valid JSON this needs: the caller uses the tree
+            raise ValueError("container not closed")
+        self.ends[node] = closed.end()
 
     def span(self, pointer: str, at: str = "value") -> tuple[int, int]:
         """Offsets for a pointer; falls back to the nearest ancestor that has a position."""
+        text = self.text
         node, key, complete = self.root, -1, True
         if pointer:
             if pointer[0] != "/":
                 complete = False
             else:
                 for token in pointer[1:].split("/"):
-                    kids = self._open(node)
-                    if kids is None:
-                        complete = False
-                        break
-                    if isinstance(kids, dict):
+                    opener = text[node:node + 1]
+                    if opener == "{":
                         if "~" in token:
                             token = token.replace("~1", "/").replace("~0", "~")
-                        child = kids.get(token)
+                        child = self._member(node, token)
                         if child is None:
                             complete = False
                             break
                         key, node = child
-                    else:
+                    elif opener == "[":
                         # Array indices as JSON Pointer writes them: decimal, no sign, no leading zero.
                         if not (token.isascii() and token.isdigit()) or (len(token) > 1 and token[0] == "0"):
                             complete = False
                             break
-                        index = int(token)
-                        if index >= len(kids):
+                        item = self._item(node, int(token))
+                        if item is None:
                             complete = False
                             break
-                        key, node = -1, kids[index]
+                        key, node = -1, item
+                    else:  # a scalar has no children
+                        complete = False
+                        break
         if complete and at == "key" and key >= 0:
-            found = _SCALAR.match(self.text, key)
+            found = _SCALAR.match(text, key)
             return (key, found.end() if found else key)
-        found_span = self._value_span(node)
-        if at == "open" or (not complete and found_span[1] - found_span[0] > 1):
-            # a container reached by fallback: mark its opening character only
-            start = found_span[0]
-            return (start, start + 1) if self.text[start:start + 1] in "{[" else found_span
-        return found_span
+        if text[node:node + 1] in ("{", "["):
+            if at == "open" or not complete:
+                # a container reached by fallback: mark its opening character only
+                return (node, node + 1)
+            end = self.ends.get(node)
+            if end is None:
+                end = self.ends[node] = _SKIP(text, node)[1]
+            return (node, end)
+        found = _SCALAR.match(text, node)
+        return (node, found.end() if found else node)
