@@ -38,6 +38,7 @@ def _checks(layer: str) -> list[Rule]:
 
 def warm_up(layers: Collection[str] = ALL_LAYERS) -> None:
     """Load the rules of ``layers`` and build the fast schema validator now (before forking workers)."""
+    import blockkit.prune  # noqa: F401  (imported on the first invalid manifest otherwise, in every worker)
     from blockkit.schema import fast_validator
 
     for layer in layers:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import threading
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Mapping
@@ -59,6 +60,27 @@ class _Dup:
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(name)
+
+
+# Per thread: (a _Dup, the decode of a JSONDecoder that reports to it), without and with _parse_int.
+# json.loads with options builds a decoder and its C scanner on every call, which costs as much
+# as a small manifest's other parsing work; the _Dup is emptied for each parse.
+_parsers = threading.local()
+
+
+def _parser(long_ints: bool) -> tuple[_Dup, Any]:
+    cache = getattr(_parsers, "cache", None)
+    if cache is None:
+        cache = _parsers.cache = {}
+    found = cache.get(long_ints)
+    if found is None:
+        hook = _Dup()
+        decoder = json.JSONDecoder(object_pairs_hook=hook, parse_constant=_reject_constant,
+                                   parse_int=_parse_int if long_ints else None)
+        found = cache[long_ints] = (hook, decoder.decode)
+    hook = found[0]
+    hook.seen, hook.repeated, hook.nested = False, 0, False
+    return found
 
 
 # More digits than this and an integer is beyond every finite double.
@@ -799,13 +821,11 @@ def read_text(text: str, path: str = "<string>", problems: Optional[list[ParsePr
         problems.append(("BK003", "file starts with a byte order mark (U+FEFF); JSON.parse rejects it",
                          "save the file as UTF-8 without BOM (blockkit fix removes it)", 0, 1))
         start = 1
-    hook = _Dup()
     try:
         # Python reads a shorter integer literal as JSON.parse does: call _parse_int (a Python call for
         # every integer of the document) only when there may be a longer one.
-        long_int = _parse_int if has_long_digit_run(text) else None
-        data = json.loads(text[start:] if start else text, object_pairs_hook=hook,
-                          parse_constant=_reject_constant, parse_int=long_int)
+        hook, decode = _parser(has_long_digit_run(text))
+        data = decode(text[start:] if start else text)
     except (ValueError, RecursionError):
         # The C parser failed (or hit Python's recursion limit): let the scanner say precisely why.
         spans = scan(text, start, max_depth=LIMITS.nesting_max)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from difflib import get_close_matches
 from typing import Any, Iterator
 
 from blockkit.jsstr import quote
@@ -93,6 +92,8 @@ def unknown_slot(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     for pointer, slot in _slot_ids(manifest):
         if slot in MODEL_SLOTS or slot == PAGE_SLOT:
             continue
+        from difflib import get_close_matches  # only for a slot that is not known
+
         close = get_close_matches(slot, MODEL_SLOTS, n=1, cutoff=0.6)
         hint = f"did you mean \"{close[0]}\"?" if close else f"known model slots: {', '.join(MODEL_SLOTS)}"
         yield Hit(pointer, f"slot {quote(slot)} is not a registered model slot", hint=hint)
