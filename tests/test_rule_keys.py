@@ -50,12 +50,13 @@ def _keyed_rules() -> list[Any]:
 @pytest.mark.parametrize("rule", _keyed_rules(), ids=lambda rule: rule.code)
 def test_a_rule_without_its_keys_finds_nothing(rule: Any) -> None:
     checked = 0
-    for manifest in _manifests():
+    for number, manifest in enumerate(_manifests()):
         bare = {key: value for key, value in manifest.items() if key not in rule.keys}
         variants = [bare]
-        for key in list(bare)[:12]:
-            for odd in ODD_VALUES:
-                variants.append({**bare, key: odd})
+        if number < 12:  # odd values under every other key, on a few manifests (the test stays quick)
+            for key in bare:
+                for odd in ODD_VALUES:
+                    variants.append({**bare, key: odd})
         for document in variants:
             text = json.dumps(document, indent=2)
             for context in CONTEXTS:
