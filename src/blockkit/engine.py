@@ -356,7 +356,8 @@ def _run_rules(layer: str, document: dict[str, Any], rule_context: RuleContext,
                     stopped.add(rule.code)
                     break
         except Exception as exc:  # a bug in a rule must not hide the rest of the verdict
-            found.append((REGISTRY["BK000"], Hit("", f"rule {rule.code} ({rule.name}) failed: {type(exc).__name__}: {exc}")))
+            message = f"rule {rule.code} ({rule.name}) failed: {type(exc).__name__}: {exc}"
+            found.append((REGISTRY["BK000"], Hit("", message)))
             continue
         found.extend(produced)
     return found
