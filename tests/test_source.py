@@ -232,3 +232,52 @@ def test_utf8_length_counts_what_a_file_would_hold(text: str, size: int) -> None
     from blockkit.source import utf8_length
 
     assert utf8_length(text) == size
+
+
+def test_long_digit_runs_are_found_wherever_they_lie() -> None:
+    import random
+    import re
+
+    from blockkit.source import _DOUBLE_DIGITS_MAX, has_long_digit_run
+
+    exact = re.compile(f"[0-9]{{{_DOUBLE_DIGITS_MAX}}}")
+    rng = random.Random(14)
+    for _ in range(3000):
+        run = rng.choice([_DOUBLE_DIGITS_MAX - 1, _DOUBLE_DIGITS_MAX, _DOUBLE_DIGITS_MAX + 1, rng.randrange(1, 700)])
+        before = "".join(rng.choice('a "1,') for _ in range(rng.randrange(0, 900)))
+        after = "".join(rng.choice('b "2]') for _ in range(rng.randrange(0, 900)))
+        text = before + "7" * run + after
+        assert has_long_digit_run(text) == bool(exact.search(text)), (len(before), run)
+    assert not has_long_digit_run("")
+    assert has_long_digit_run("9" * _DOUBLE_DIGITS_MAX)
+    assert not has_long_digit_run("9" * (_DOUBLE_DIGITS_MAX - 1))
+
+
+def test_the_reused_parser_starts_afresh_for_every_text() -> None:
+    import threading
+
+    repeated = read_text('{"a": 1, "a": {"b": 2}}')
+    assert repeated.has_duplicates and repeated.repeated_names is None  # a repeated name holds an object
+    clean = read_text('{"a": 1, "b": [1, 2]}')
+    assert not clean.has_duplicates and clean.repeated_names == 0
+    assert read_text('{"x": 1, "x": 2, "y": 3, "y": 4}').repeated_names == 2
+    assert read_text('{"a": 1}').repeated_names == 0
+    read_text('{"a": 1, "a": ')  # a parse that fails half way leaves nothing behind either
+    assert read_text('{"a": 1}').repeated_names == 0
+    long_int = read_text('{"n": ' + "9" * 400 + ', "n": 1}')
+    assert long_int.repeated_names == 1 and long_int.data == {"n": 1}
+    assert read_text('{"n": ' + "9" * 400 + "}").data == {"n": float("inf")}
+
+    results: list[bool] = []
+
+    def parse(text: str, duplicates: bool) -> None:
+        for _ in range(300):
+            results.append(read_text(text).has_duplicates == duplicates)
+
+    threads = [threading.Thread(target=parse, args=('{"a": 1, "a": 2}', True)),
+               threading.Thread(target=parse, args=('{"a": 1, "b": 2}', False))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(results) == 600 and all(results)

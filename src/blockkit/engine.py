@@ -6,7 +6,7 @@ import os
 import stat
 import threading
 from pathlib import Path
-from typing import Any, Collection, Iterable, Iterator, Optional
+from typing import Any, Collection, Iterator, Optional
 
 from blockkit.context import Context
 from blockkit.jsstr import quote
@@ -38,12 +38,23 @@ def _checks(layer: str) -> list[Rule]:
 
 def warm_up(layers: Collection[str] = ALL_LAYERS) -> None:
     """Load the rules of ``layers`` and build the fast schema validator now (before forking workers)."""
+    import blockkit.prune  # noqa: F401  (imported on the first invalid manifest otherwise, in every worker)
     from blockkit.schema import fast_validator
 
     for layer in layers:
         if layer != "parse":
             _checks(layer)
     fast_validator()
+
+
+_default: list[Context] = []
+
+
+def _default_context() -> Context:
+    """One Context() for every call without one (it is frozen; building it checks its values each time)."""
+    if not _default:
+        _default.append(Context())
+    return _default[0]
 
 
 class UnreadableFile(Exception):
@@ -144,7 +155,7 @@ def check(
     layers: Collection[str] = VALIDATION_LAYERS,
     project_dir: Optional[Path] = None,
 ) -> FileReport:
-    context = context or Context()
+    context = context or _default_context()
     report = FileReport(path=source.path, text=source.text, data=source.data)
     hits: list[tuple[Rule, Hit]] = []
     # Findings counted but never built: code -> (how many, the first one's (start offset, pointer)).
@@ -328,22 +339,28 @@ def _is_ambiguous(spans: Any, node: int, memo: dict[int, bool]) -> bool:
 
 
 def _run_rules(layer: str, document: dict[str, Any], rule_context: RuleContext,
-               context: Context, stopped: set[str]) -> Iterable[tuple[Rule, Hit]]:
+               context: Context, stopped: set[str]) -> list[tuple[Rule, Hit]]:
+    found: list[tuple[Rule, Hit]] = []
+    present = document.keys()
+    submit_only = not context.runs("approve")
     for rule in _checks(layer):
-        if not context.runs(rule.stage):
+        if submit_only and rule.stage != "submit":
             continue
+        if rule.keys is not None and present.isdisjoint(rule.keys):
+            continue  # none of the keys it reads: nothing to find (Rule.keys)
         try:
             produced = []
             for hit in rule.check(document, rule_context):  # type: ignore[misc]
-                produced.append(hit)
+                produced.append((rule, hit))
                 if len(produced) == RULE_FINDINGS_MAX:
                     stopped.add(rule.code)
                     break
         except Exception as exc:  # a bug in a rule must not hide the rest of the verdict
-            yield REGISTRY["BK000"], Hit("", f"rule {rule.code} ({rule.name}) failed: {type(exc).__name__}: {exc}")
+            message = f"rule {rule.code} ({rule.name}) failed: {type(exc).__name__}: {exc}"
+            found.append((REGISTRY["BK000"], Hit("", message)))
             continue
-        for hit in produced:
-            yield rule, hit
+        found.extend(produced)
+    return found
 
 
 def _finding(source: Source, rule: Rule, hit: Hit) -> Finding:

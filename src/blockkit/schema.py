@@ -19,13 +19,15 @@ import math
 import re
 import threading
 from functools import lru_cache
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from blockkit.jsstr import QUOTE_MAX, cut, quote, show, without_lone_surrogates
 from blockkit.platform import SCHEMA_ID, SCOPE_SHAPE, SUBMIT_CHECKED_FIELDS
-from blockkit.prune import Pruned, prune
 from blockkit.resources import schema_path
 from blockkit.rules.base import Hit, declare, pointer_join
+
+if TYPE_CHECKING:
+    from blockkit.prune import Pruned
 
 _lock = threading.Lock()
 
@@ -324,6 +326,8 @@ def schema_hits(document: Any) -> Iterator[tuple[str, Hit, str]]:
     """
     if passes_fast(document):
         return
+    from blockkit.prune import prune  # only for a document that fails the schema
+
     pruned = prune(document, load_schema())
     try:
         errors: Any = _fast_errors(document, pruned)

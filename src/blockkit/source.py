@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import threading
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Mapping
@@ -61,9 +62,48 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(name)
 
 
+# Per thread: (a _Dup, the decode of a JSONDecoder that reports to it), without and with _parse_int.
+# json.loads with options builds a decoder and its C scanner on every call, which costs as much
+# as a small manifest's other parsing work; the _Dup is emptied for each parse.
+_parsers = threading.local()
+
+
+def _parser(long_ints: bool) -> tuple[_Dup, Any]:
+    cache = getattr(_parsers, "cache", None)
+    if cache is None:
+        cache = _parsers.cache = {}
+    found = cache.get(long_ints)
+    if found is None:
+        hook = _Dup()
+        decoder = json.JSONDecoder(object_pairs_hook=hook, parse_constant=_reject_constant,
+                                   parse_int=_parse_int if long_ints else None)
+        found = cache[long_ints] = (hook, decoder.decode)
+    hook = found[0]
+    hook.seen, hook.repeated, hook.nested = False, 0, False
+    return found
+
+
 # More digits than this and an integer is beyond every finite double.
 _DOUBLE_DIGITS_MAX = 309
-_LONG_DIGITS = re.compile(f"[0-9]{{{_DOUBLE_DIGITS_MAX}}}")
+_DIGIT = re.compile("[0-9]")
+_DIGIT_RUN = re.compile("[0-9]*")
+
+
+def has_long_digit_run(text: str) -> bool:
+    """Whether ``text`` holds _DOUBLE_DIGITS_MAX ASCII digits in a row.
+
+    A regex search for such a run tries every offset of the text, which cost more than
+    parsing it. A run that long covers at least one offset that is a multiple of
+    _DOUBLE_DIGITS_MAX, so only the runs through those offsets are measured.
+    """
+    stride = _DOUBLE_DIGITS_MAX
+    for found in _DIGIT.finditer(text[::stride]):
+        at = found.start() * stride
+        right = _DIGIT_RUN.match(text, at).end() - at  # type: ignore[union-attr]
+        left = _DIGIT_RUN.match(text[max(0, at - stride):at][::-1]).end()  # type: ignore[union-attr]
+        if left + right >= stride:
+            return True
+    return False
 
 
 def _parse_int(digits: str) -> Any:
@@ -597,7 +637,7 @@ class Source:
     """A manifest's text, its parsed document, the problems met while reading it, and positions."""
 
     __slots__ = ("path", "text", "data", "problems", "has_duplicates", "repeated_names", "_spans", "_scan",
-                 "_line_starts")
+                 "_line_starts", "parsed", "_lazy")
 
     def __init__(self, path: str, text: Optional[str], data: Any, problems: list[ParseProblem],
                  has_duplicates: bool = False, spans: Optional[Spans] = None) -> None:
@@ -611,6 +651,10 @@ class Source:
         self._spans = spans
         self._scan: Optional[_ValidScan] = None
         self._line_starts: Optional[list[int]] = None
+        # Set by read_text when json.loads accepted the whole text: positions may then come
+        # from blockkit.lazyspans, without the tree.
+        self.parsed = False
+        self._lazy: Any = None
 
     @property
     def has_document(self) -> bool:
@@ -639,6 +683,18 @@ class Source:
 
     def span(self, pointer: str, at: str = "value") -> tuple[int, int]:
         """Offsets for a pointer; falls back to the nearest ancestor that has a position."""
+        if self._spans is None and self.parsed and not self.has_duplicates:
+            lazy = self._lazy
+            if lazy is None:
+                from blockkit.lazyspans import LAZY_TEXT_MAX, LazySpans
+
+                text = self.text or ""
+                lazy = self._lazy = LazySpans(text, _content_start(text)) if len(text) <= LAZY_TEXT_MAX else False
+            if lazy:
+                try:
+                    return lazy.span(pointer, at)
+                except Exception:  # pragma: no cover - text json.loads accepted; the tree answers all the same
+                    self._lazy = False
         spans = self.spans
         node, complete = spans.resolve(pointer)
         if node < 0:
@@ -655,6 +711,11 @@ class Source:
 
     def position(self, offset: int) -> tuple[int, int]:
         """1-based (line, column) of a character offset; columns count characters."""
+        if self._line_starts is None and self._lazy:
+            # A small text and few findings: count at C speed instead of building the table of line starts.
+            text = self.text or ""
+            if "\r" not in text:
+                return text.count("\n", 0, offset) + 1, offset - text.rfind("\n", 0, offset)
         if self._line_starts is None:
             text = self.text or ""
             starts = [0]
@@ -760,13 +821,11 @@ def read_text(text: str, path: str = "<string>", problems: Optional[list[ParsePr
         problems.append(("BK003", "file starts with a byte order mark (U+FEFF); JSON.parse rejects it",
                          "save the file as UTF-8 without BOM (blockkit fix removes it)", 0, 1))
         start = 1
-    hook = _Dup()
     try:
         # Python reads a shorter integer literal as JSON.parse does: call _parse_int (a Python call for
         # every integer of the document) only when there may be a longer one.
-        long_int = _parse_int if _LONG_DIGITS.search(text) else None
-        data = json.loads(text[start:] if start else text, object_pairs_hook=hook,
-                          parse_constant=_reject_constant, parse_int=long_int)
+        hook, decode = _parser(has_long_digit_run(text))
+        data = decode(text[start:] if start else text)
     except (ValueError, RecursionError):
         # The C parser failed (or hit Python's recursion limit): let the scanner say precisely why.
         spans = scan(text, start, max_depth=LIMITS.nesting_max)
@@ -775,6 +834,7 @@ def read_text(text: str, path: str = "<string>", problems: Optional[list[ParsePr
         problems.append(spans.problem)
         return Source(path, text, None, problems, spans=spans)
     source = Source(path, text, data, problems, has_duplicates=hook.seen)
+    source.parsed = True
     if not hook.nested:
         source.repeated_names = hook.repeated
     # The depth limit must not depend on Python's recursion limit, so enforce it ourselves;
@@ -785,6 +845,7 @@ def read_text(text: str, path: str = "<string>", problems: Optional[list[ParsePr
         if deep.problem is not None:
             problems.append(deep.problem)
             source.data = None
+            source.parsed = False
     return source
 
 

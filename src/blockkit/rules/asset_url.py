@@ -14,7 +14,7 @@ HTTPS = "https"
 _SCHEMA_PREFIX = "https://"
 
 
-@rule("BK222", "asset-url-not-public", layer="server", severity="error")
+@rule("BK222", "asset-url-not-public", layer="server", severity="error", keys=("assetBundleUrl",))
 def asset_url_not_public(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """`assetBundleUrl` does not point at a public https host.
 
@@ -57,7 +57,7 @@ def asset_url_not_public(manifest: dict[str, Any], ctx: RuleContext) -> Iterator
                   hint="serve the bundle from a public host name on the app's origin")
 
 
-@rule("BK223", "asset-url-off-origin", layer="server", severity="error")
+@rule("BK223", "asset-url-off-origin", layer="server", severity="error", keys=("assetBundleUrl",))
 def asset_url_off_origin(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """`assetBundleUrl` is not on one of the app's allowed origins.
 

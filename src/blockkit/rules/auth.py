@@ -9,7 +9,7 @@ from blockkit.platform import OAUTH_AUTH, STORAGE_SCOPE_PREFIX
 from blockkit.rules.base import Hit, RuleContext, declared_scopes, rule
 
 
-@rule("BK206", "oauth-with-storage-scope", layer="server", severity="error", stage="submit")
+@rule("BK206", "oauth-with-storage-scope", layer="server", severity="error", stage="submit", keys=("auth",))
 def oauth_with_storage_scope(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """`auth: "oauth"` is combined with an `apps:storage:*` scope.
 

@@ -77,6 +77,10 @@ class Rule:
     doc: RuleDoc
     check: Optional[Check] = None
     fixable: Optional[Literal["safe", "unsafe"]] = None
+    # The top-level keys the check reads: it finds nothing in a manifest that has none of them,
+    # so the engine does not call it (None: always called). tests/test_rule_keys.py holds each
+    # rule to its claim.
+    keys: Optional[frozenset[str]] = None
 
     @property
     def summary(self) -> str:
@@ -120,8 +124,12 @@ def rule(
     severity: Severity,
     stage: Stage = "approve",
     fixable: Optional[Literal["safe", "unsafe"]] = None,
+    keys: Optional[Iterable[str]] = None,
 ) -> Callable[[Check], Check]:
-    """Register the decorated function as the check of rule ``code``."""
+    """Register the decorated function as the check of rule ``code``.
+
+    ``keys``: the top-level keys without which the check finds nothing (see ``Rule.keys``).
+    """
 
     def decorate(check: Check) -> Check:
         register(
@@ -134,6 +142,7 @@ def rule(
                 doc=parse_doc(code, check.__doc__),
                 check=check,
                 fixable=fixable,
+                keys=None if keys is None else frozenset(keys),
             )
         )
         return check

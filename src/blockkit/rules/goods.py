@@ -15,7 +15,7 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-@rule("BK207", "goods-need-purchase-scope", layer="server", severity="error")
+@rule("BK207", "goods-need-purchase-scope", layer="server", severity="error", keys=("goods",))
 def goods_need_purchase_scope(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """A goods catalogue is declared without the `goods:purchase:self` scope.
 
@@ -42,7 +42,7 @@ def goods_need_purchase_scope(manifest: dict[str, Any], ctx: RuleContext) -> Ite
                                  "\"scopeJustifications\"")
 
 
-@rule("BK208", "duplicate-good-id", layer="server", severity="error")
+@rule("BK208", "duplicate-good-id", layer="server", severity="error", keys=("goods",))
 def duplicate_good_id(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """Two goods share an id.
 
@@ -80,7 +80,7 @@ def _app_unlocks(manifest: dict[str, Any]) -> Iterator[tuple[int, dict[str, Any]
             yield index, good
 
 
-@rule("BK209", "multiple-app-unlocks", layer="server", severity="error", stage="submit")
+@rule("BK209", "multiple-app-unlocks", layer="server", severity="error", stage="submit", keys=("goods",))
 def multiple_app_unlocks(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """More than one good has kind `app_unlock`.
 
@@ -108,7 +108,7 @@ def multiple_app_unlocks(manifest: dict[str, Any], ctx: RuleContext) -> Iterator
                   hint="make it an ordinary good (\"kind\": \"good\") or remove it")
 
 
-@rule("BK210", "app-unlock-price", layer="server", severity="error", stage="submit")
+@rule("BK210", "app-unlock-price", layer="server", severity="error", stage="submit", keys=("goods",))
 def app_unlock_price(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """An `app_unlock` good costs more than 5000 Buzz.
 
@@ -136,7 +136,7 @@ def app_unlock_price(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit
                       hint=f"set \"priceBuzz\" to {cap} or less")
 
 
-@rule("BK211", "app-unlock-unjustified", layer="server", severity="error", stage="submit")
+@rule("BK211", "app-unlock-unjustified", layer="server", severity="error", stage="submit", keys=("goods",))
 def app_unlock_unjustified(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """An `app_unlock` good has no justification.
 
@@ -167,7 +167,7 @@ def app_unlock_unjustified(manifest: dict[str, Any], ctx: RuleContext) -> Iterat
                       hint="write 1-500 characters for moderators")
 
 
-@rule("BK212", "good-justification-length", layer="server", severity="error")
+@rule("BK212", "good-justification-length", layer="server", severity="error", keys=("goods",))
 def good_justification_length(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """A good's justification is blank or longer than 500 characters after trimming.
 
@@ -211,7 +211,7 @@ def serialized_size(value: Any) -> int:
     return len(js_stringify(value).encode("utf-8"))
 
 
-@rule("BK213", "good-payload-too-large", layer="server", severity="error")
+@rule("BK213", "good-payload-too-large", layer="server", severity="error", keys=("goods",))
 def good_payload_too_large(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """A good's payload is over 2048 bytes serialised.
 

@@ -23,7 +23,7 @@ def default_iframe_json() -> str:
     return json.dumps(dict(IFRAME_DEFAULTS))
 
 
-@rule("BK214", "sandbox-token-not-allowed", layer="server", severity="error")
+@rule("BK214", "sandbox-token-not-allowed", layer="server", severity="error", keys=("iframe",))
 def sandbox_token_not_allowed(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """A sandbox token is not allowed at the app's trust tier.
 
@@ -46,12 +46,13 @@ def sandbox_token_not_allowed(manifest: dict[str, Any], ctx: RuleContext) -> Ite
     ## Fix
     "sandbox": "allow-scripts allow-forms"
     """
-    iframe = manifest.get("iframe")
-    sandbox = iframe.get("sandbox") if isinstance(iframe, dict) else None
-    if not isinstance(sandbox, str):
+    sandbox, tokens = _sandbox_tokens(manifest, ctx)
+    if sandbox is None:
         return
     tier = ctx.context.tier
     allowed = SANDBOX_TOKENS_BY_TIER.get(tier, frozenset())
+    if allowed.issuperset(tokens):
+        return
     for start, token in _tokens_with_offsets(sandbox):
         if token in allowed:
             continue
@@ -67,6 +68,18 @@ def sandbox_token_not_allowed(manifest: dict[str, Any], ctx: RuleContext) -> Ite
                     else _lookalike_hint(token) or f"allowed at {tier}: {', '.join(sorted(allowed))}")
         yield Hit(SANDBOX_POINTER, message, hint=hint,
                   span=string_span(ctx, SANDBOX_POINTER, start, start + len(token)))
+
+
+def _sandbox_tokens(manifest: dict[str, Any], ctx: RuleContext) -> tuple[Optional[str], list[str]]:
+    """(iframe.sandbox, its tokens), or (None, []) when it is not a string; split once per manifest."""
+    iframe = manifest.get("iframe")
+    sandbox = iframe.get("sandbox") if isinstance(iframe, dict) else None
+    if not isinstance(sandbox, str):
+        return None, []
+    cached = ctx.cache.get(SANDBOX_POINTER)
+    if cached is None or cached[0] is not sandbox:
+        cached = ctx.cache[SANDBOX_POINTER] = (sandbox, js_split_whitespace(sandbox))
+    return cached
 
 
 def _lookalike_hint(token: str) -> Optional[str]:
@@ -93,7 +106,7 @@ def _lowest_tier_allowing(token: str) -> Optional[str]:
     return next((tier for tier in TRUST_TIERS if token in SANDBOX_TOKENS_BY_TIER[tier]), None)
 
 
-@rule("BK215", "sandbox-same-origin-with-scripts", layer="server", severity="error")
+@rule("BK215", "sandbox-same-origin-with-scripts", layer="server", severity="error", keys=("iframe",))
 def sandbox_same_origin_with_scripts(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """`allow-same-origin` is combined with `allow-scripts`.
 
@@ -113,11 +126,7 @@ def sandbox_same_origin_with_scripts(manifest: dict[str, Any], ctx: RuleContext)
     ## Fix
     "sandbox": "allow-scripts"
     """
-    iframe = manifest.get("iframe")
-    sandbox = iframe.get("sandbox") if isinstance(iframe, dict) else None
-    if not isinstance(sandbox, str):
-        return
-    tokens = set(js_split_whitespace(sandbox))
+    _, tokens = _sandbox_tokens(manifest, ctx)
     first, second = FORBIDDEN_SANDBOX_PAIR
     if first in tokens and second in tokens:
         yield Hit(SANDBOX_POINTER, f"iframe.sandbox combines \"{first}\" with \"{second}\", which lets the block "
@@ -168,7 +177,7 @@ def _height(value: Any) -> Optional[float]:
     return None
 
 
-@rule("BK217", "iframe-height-order", layer="server", severity="error")
+@rule("BK217", "iframe-height-order", layer="server", severity="error", keys=("iframe",))
 def iframe_height_order(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """`iframe.maxHeight` is smaller than `iframe.minHeight`.
 

@@ -7,7 +7,7 @@ from typing import Any, Iterator
 from blockkit.jsstr import utf16_len
 from blockkit.platform import LIMITS
 from blockkit.rules.base import Hit, RuleContext, as_dict, as_list, pointer_join, rule
-from blockkit.rules.server_support import human_path, iter_goods
+from blockkit.rules.server_support import human_path, iter_goods, only_ascii_strings
 
 # Top-level string fields and their caps. The tagline (trimmed) is BK201 and a
 # good's justification (trimmed) is BK212; `name` has no cap.
@@ -72,6 +72,8 @@ def too_long_in_utf16(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hi
     ## Fix
     Shorten the string; count an emoji as two characters.
     """
+    if only_ascii_strings(ctx):
+        return  # an ASCII string is as long in UTF-16 units as in code points, which the schema caps
     for path, value, cap in capped_strings(manifest):
         if not isinstance(value, str) or len(value) > cap:
             continue  # other types: BK102; over the cap in code points: BK105

@@ -13,7 +13,7 @@ from blockkit.urls import check_repository
 _REPORTED_ELSEWHERE = frozenset({"scheme", "length"})
 
 
-@rule("BK202", "invalid-repository-link", layer="server", severity="error")
+@rule("BK202", "invalid-repository-link", layer="server", severity="error", keys=("repository",))
 def invalid_repository_link(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """The repository link is not a plain link to a repository on an accepted host.
 

@@ -19,7 +19,7 @@ def _first_occurrences(manifest: dict[str, Any]) -> Iterator[tuple[int, str]]:
             yield index, scope
 
 
-@rule("BK203", "sensitive-scope-unjustified", layer="server", severity="error", stage="submit")
+@rule("BK203", "sensitive-scope-unjustified", layer="server", severity="error", stage="submit", keys=("scopes",))
 def sensitive_scope_unjustified(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """A sensitive scope has no justification.
 
@@ -43,11 +43,16 @@ def sensitive_scope_unjustified(manifest: dict[str, Any], ctx: RuleContext) -> I
     ## Fix
     "scopeJustifications": {"buzz:read:self": "Shows the viewer's balance before a paid generation."}
     """
-    justifications = manifest.get("scopeJustifications")
-    table = as_dict(justifications)
-    for index, scope in _first_occurrences(manifest):
-        if scope not in SENSITIVE_SCOPES:
+    scopes = manifest.get("scopes")
+    if not isinstance(scopes, list):
+        return
+    table = as_dict(manifest.get("scopeJustifications"))
+    seen: set[str] = set()
+    for index, scope in enumerate(scopes):
+        # The first occurrence of each sensitive scope (as _first_occurrences, without a generator).
+        if not isinstance(scope, str) or scope not in SENSITIVE_SCOPES or scope in seen:
             continue
+        seen.add(scope)
         text = table.get(scope)
         if scope not in table or not isinstance(text, str):
             if scope in table and schema_reports_approve(ctx):
@@ -63,7 +68,8 @@ def sensitive_scope_unjustified(manifest: dict[str, Any], ctx: RuleContext) -> I
                       hint="say what the block does with the scope; moderators read it")
 
 
-@rule("BK204", "justification-for-undeclared-scope", layer="server", severity="error", stage="submit")
+@rule("BK204", "justification-for-undeclared-scope", layer="server", severity="error", stage="submit",
+      keys=("scopeJustifications",))
 def justification_for_undeclared_scope(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """A scopeJustifications key names a scope the manifest does not declare.
 
@@ -84,7 +90,7 @@ def justification_for_undeclared_scope(manifest: dict[str, Any], ctx: RuleContex
     ## Fix
     Add the scope to `scopes` if the block uses it; otherwise delete the justification.
     """
-    declared = {scope for _, scope in _first_occurrences(manifest)}
+    declared = {scope for scope in as_list(manifest.get("scopes")) if isinstance(scope, str)}
     for key in as_dict(manifest.get("scopeJustifications")):
         if key in declared:
             continue
@@ -95,7 +101,7 @@ def justification_for_undeclared_scope(manifest: dict[str, Any], ctx: RuleContex
                   hint=f"add {quote(key)} to \"scopes\", or delete this justification")
 
 
-@rule("BK205", "scope-not-granted", layer="server", severity="error")
+@rule("BK205", "scope-not-granted", layer="server", severity="error", keys=("scopes",))
 def scope_not_granted(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """A declared scope is outside what review granted.
 

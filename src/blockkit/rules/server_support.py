@@ -7,7 +7,7 @@ from typing import Any, Iterator, Optional
 from blockkit.rules.base import RuleContext, as_dict, as_list, pointer_join
 from blockkit.schema import human_path
 
-__all__ = ["human_path", "schema_reports_approve", "iter_goods", "string_span"]
+__all__ = ["human_path", "schema_reports_approve", "iter_goods", "string_span", "only_ascii_strings"]
 
 
 def schema_reports_approve(ctx: RuleContext) -> bool:
@@ -18,6 +18,16 @@ def schema_reports_approve(ctx: RuleContext) -> bool:
     then the schema is silent there and the server rule must speak for itself.
     """
     return ctx.context.runs("approve")
+
+
+def only_ascii_strings(ctx: RuleContext) -> bool:
+    """Whether every string of the manifest (names too) is ASCII, read off its source text.
+
+    An ASCII text without a \\u escape decodes to ASCII strings only: the other escapes
+    stand for ASCII characters. False when there is no text to read.
+    """
+    text = ctx.text
+    return text is not None and text.isascii() and "\\u" not in text
 
 
 def iter_goods(manifest: dict[str, Any]) -> Iterator[tuple[int, dict[str, Any]]]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from difflib import get_close_matches
 from typing import Any, Iterator
 
 from blockkit.jsstr import quote
@@ -11,7 +10,7 @@ from blockkit.rules.base import Hit, RuleContext, as_list, pointer_join, rule
 from blockkit.rules.iframe import default_iframe_json
 
 
-@rule("BK218", "render-mode-needs-tier", layer="server", severity="error")
+@rule("BK218", "render-mode-needs-tier", layer="server", severity="error", keys=("renderMode",))
 def render_mode_needs_tier(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """`renderMode` needs a higher trust tier than the app has.
 
@@ -40,7 +39,7 @@ def render_mode_needs_tier(manifest: dict[str, Any], ctx: RuleContext) -> Iterat
                   hint="use \"iframe\" (the default) until review raises the tier")
 
 
-@rule("BK219", "page-without-iframe", layer="server", severity="error")
+@rule("BK219", "page-without-iframe", layer="server", severity="error", keys=("page",))
 def page_without_iframe(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """`page` is declared without an `iframe` object.
 
@@ -71,7 +70,7 @@ def _slot_ids(manifest: dict[str, Any]) -> Iterator[tuple[str, str]]:
                 yield pointer_join("/targets", index, "slotId"), slot
 
 
-@rule("BK220", "unknown-slot", layer="server", severity="error")
+@rule("BK220", "unknown-slot", layer="server", severity="error", keys=("targets",))
 def unknown_slot(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """A target names a slot the platform does not have.
 
@@ -93,12 +92,14 @@ def unknown_slot(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     for pointer, slot in _slot_ids(manifest):
         if slot in MODEL_SLOTS or slot == PAGE_SLOT:
             continue
+        from difflib import get_close_matches  # only for a slot that is not known
+
         close = get_close_matches(slot, MODEL_SLOTS, n=1, cutoff=0.6)
         hint = f"did you mean \"{close[0]}\"?" if close else f"known model slots: {', '.join(MODEL_SLOTS)}"
         yield Hit(pointer, f"slot {quote(slot)} is not a registered model slot", hint=hint)
 
 
-@rule("BK221", "page-slot-as-target", layer="server", severity="error")
+@rule("BK221", "page-slot-as-target", layer="server", severity="error", keys=("targets",))
 def page_slot_as_target(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """The page slot `app.page` is used as a target.
 

@@ -9,7 +9,7 @@ from blockkit.platform import LIMITS
 from blockkit.rules.base import Hit, RuleContext, rule
 
 
-@rule("BK201", "tagline-too-long", layer="server", severity="error")
+@rule("BK201", "tagline-too-long", layer="server", severity="error", keys=("tagline",))
 def tagline_too_long(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """The trimmed tagline is longer than 140 UTF-16 code units.
 
