@@ -8,7 +8,10 @@ naming the extra, and the emulator says so once at startup.
 
 from __future__ import annotations
 
+import os
+import signal
 import struct
+import subprocess
 import sys
 import uuid
 from pathlib import Path
@@ -18,6 +21,7 @@ import pytest
 
 from blockkit.emulator.orchestration import imaging, video
 
+ROOT = Path(__file__).resolve().parents[2]
 H264_PROFILES = {66: "Baseline", 77: "Main", 100: "High"}  # what every browser's H.264 decoder plays
 
 
@@ -201,17 +205,50 @@ def test_without_pyav_a_cached_video_is_still_served(media: Any, monkeypatch: py
     assert again.status_code == 200 and again.content == made.content
 
 
-@pytest.mark.usefixtures("without_pyav")
-def test_without_pyav_the_emulator_says_so_once_at_startup(tmp_path: Path) -> None:
-    from blockkit.emulator.options import EmulatorOptions
-    from blockkit.emulator.runtime import Emulator
+NOTE = "seeded videos (.mp4) need PyAV: pip install 'blockkit[video]' (until then they answer 501)"
 
-    assert not video.available()
-    notes: list[str] = []
-    with Emulator(EmulatorOptions(data=tmp_path / "data"), note=notes.append):
-        pass
-    said = [n for n in notes if "video" in n]
-    assert said == ["seeded videos (.mp4) need PyAV: pip install 'blockkit[video]' (until then they answer 501)"]
+
+@pytest.fixture
+def env_without_pyav(tmp_path: Path) -> dict[str, str]:
+    """A subprocess environment in which ``import av`` fails (a sitecustomize hides it)."""
+    from emulator_helpers import subprocess_env
+
+    hide = tmp_path / "hide-pyav"
+    hide.mkdir()
+    (hide / "sitecustomize.py").write_text('import sys\nsys.modules["av"] = None\n')
+    env = subprocess_env()
+    env["PYTHONPATH"] = os.pathsep.join((str(hide), env["PYTHONPATH"]))
+    return env
+
+
+def test_without_pyav_emulator_start_says_so_once_and_videos_answer_501(start_emulator: Any,
+                                                                        env_without_pyav: dict[str, str]) -> None:
+    from emulator_helpers import get_json
+
+    started = start_emulator(env=env_without_pyav)
+    status, body = get_json(f"{started.info['base_url']}/__emulator/media/started-without-pyav.mp4")
+    code, _out, err = started.stop()
+    assert (status, body) == (501, {"error": "seeded videos (.mp4) need PyAV: pip install 'blockkit[video]'"})
+    assert code == 0 and [line for line in err.splitlines() if "PyAV" in line] == [f"blockkit emulator: {NOTE}"], err
+
+
+def test_without_pyav_blockkit_dev_says_so_once(tmp_path: Path, env_without_pyav: dict[str, str]) -> None:
+    block = tmp_path / "block"
+    block.mkdir()
+    (block / "block.manifest.json").write_bytes((ROOT / "examples" / "hello-block" / "block.manifest.json").read_bytes())
+    (block / "index.html").write_text("<!doctype html><title>hello</title>\n")
+    env = dict(env_without_pyav, BLOCKKIT_DEV_DATA=str(tmp_path / "platform"))
+    process = subprocess.Popen([sys.executable, "-m", "blockkit", "dev", str(block), "--trace",
+                                str(tmp_path / "trace.jsonl")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, env=env)
+    try:
+        assert process.stdout is not None
+        lines = [process.stdout.readline() for _ in range(8)]  # up to "Ctrl-C stops."
+        assert lines[-1].strip() == "Ctrl-C stops.", lines
+    finally:
+        process.send_signal(signal.SIGINT)
+        _out, err = process.communicate(timeout=30)
+    assert [line for line in err.splitlines() if "PyAV" in line] == [f"note: {NOTE}"], err
 
 
 def test_the_test_install_has_pyav_so_there_is_no_startup_note() -> None:
