@@ -66,10 +66,16 @@ def facts(data: bytes) -> dict[str, Any]:
     offsets = struct.unpack(f">{chunks}I", data[stco + 8:stco + 8 + 4 * chunks])
     mdat = top["mdat"]
     assert offsets[0] == mdat[0] and sum(sizes) == mdat[1] - mdat[0], "the samples fill mdat exactly"
+    stts = stbl["stts"][0]
+    runs = struct.unpack(">I", data[stts + 4:stts + 8])[0]
+    pairs = struct.unpack(f">{2 * runs}I", data[stts + 8:stts + 8 + 8 * runs])
+    ticks = [delta for count, delta in zip(pairs[::2], pairs[1::2]) for _ in range(count)]
+    mdhd, _ = path_to(data, "moov", "trak", "mdia", "mdhd")
+    track_timescale = struct.unpack(">I", data[mdhd + 12:mdhd + 16])[0]
     stss = stbl["stss"][0] if "stss" in stbl else None  # absent: every sample is a sync sample
     first_sync = struct.unpack(">I", data[stss + 8:stss + 12])[0] if stss is not None else 1
     return {"seconds": duration / timescale, "size": (width, height), "profile": data[avcc + 1], "samples": count,
-            "first_sync": first_sync}
+            "first_sync": first_sync, "sample_ticks": ticks, "timescale": track_timescale}
 
 
 def decoded_first_frame(path: Path) -> Any:
@@ -96,6 +102,7 @@ def test_the_mp4_is_whole_and_says_its_size_and_duration(tmp_path: Path, size: t
     assert got["size"] == size and got["seconds"] == pytest.approx(seconds, abs=0.001)
     assert got["profile"] in H264_PROFILES and got["first_sync"] == 1  # the first sample is a keyframe
     assert got["samples"] == len(video.frame_durations(seconds)) == max(1, -(-round(seconds * 1000) // 1000))
+    assert got["sample_ticks"] == [round(d * got["timescale"] / 1000) for d in video.frame_durations(seconds)]
     video.write_mp4(picture, seconds, tmp_path / "b.mp4")
     assert (tmp_path / "b.mp4").read_bytes() == data  # deterministic
     # It shows the path's picture (lossy: close, not equal), not some other one.
@@ -109,6 +116,9 @@ def test_frames_come_one_a_second_and_the_last_takes_the_remainder() -> None:
     assert video.frame_durations(7.3) == [1000] * 7 + [300]
     assert video.frame_durations(2.0) == [1000, 1000]
     assert video.frame_durations(0.0001) == [1]
+    long = video.frame_durations(600.0)  # the cap: 60 frames, not 600
+    assert len(long) == 60 and sum(long) == 600_000 and set(long) == {10_000}
+    assert sum(video.frame_durations(61.5)) == 61_500 and len(video.frame_durations(61.5)) == 60
 
 
 def test_an_odd_size_is_rounded_up_to_even(tmp_path: Path) -> None:
@@ -260,3 +270,26 @@ def _urls() -> Any:
     from blockkit.emulator.state import Urls
 
     return Urls("http://testserver", "http://auth.invalid", "http://orch.invalid")
+
+
+def test_pyav_is_imported_only_when_a_video_is_drawn(tmp_path: Path) -> None:
+    # The startup check is a find_spec and images need no PyAV: ~100 MB of FFmpeg stays unloaded.
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "import blockkit.commands.dev, blockkit.emulator.server, blockkit.emulator.runtime\n"
+        "from blockkit.emulator.orchestration import media, video\n"
+        "from blockkit.emulator.store import Store\n"
+        "video.missing_note()\n"
+        f"store = Store.open(Path({str(tmp_path)!r}))\n"
+        "media.read_media(store, 'still.jpeg')\n"
+        "print('av' in sys.modules)\n"
+        "media.read_media(store, 'moving.mp4')\n"
+        "print('av' in sys.modules)\n"
+        "store.close()\n"
+    )
+    from emulator_helpers import subprocess_env
+
+    result = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, env=subprocess_env(),
+                            timeout=60)
+    assert result.stdout.split() == ["False", "True"], result.stdout + result.stderr

@@ -13,8 +13,9 @@ What is encoded, and why:
 =====================  ==========================================================================
 picture                the path's procedural picture (one still), at the catalogue's width and
                        height rounded up to even (4:2:0 needs even sides)
-frames                 one a second (time base 1/1000 s); the last one lasts the remainder, so
-                       the track is exactly the catalogue's duration to the millisecond
+frames                 one a second, at most 60 (longer videos space them out; the picture is
+                       still); time base 1/1000 s; the last frame lasts the remainder, so the
+                       track is exactly the catalogue's duration to the millisecond
 codec                  libx264, ``yuv420p``, no B-frames (no reordering, no ``ctts``), preset
                        ``veryfast``: identical frames after the first cost a few bytes each
 determinism            ``threads=1`` and ``+bitexact``: the same request gives the same bytes
@@ -41,6 +42,7 @@ NO_ENCODER = "seeded videos (.mp4) need an H.264 encoder: PyAV's FFmpeg has no l
 ENCODER = "libx264"
 TICKS = 1000          # time base: milliseconds
 FRAME_TICKS = 1000    # one frame a second: a still picture needs no more
+MAX_FRAMES = 60       # past a minute, frames are spaced out (each 720p frame costs ~10 ms to encode)
 ENCODER_OPTIONS = {"preset": "veryfast", "crf": "23", "bf": "0", "threads": "1"}
 MUXER_OPTIONS = {"movflags": "+faststart", "fflags": "+bitexact"}
 
@@ -63,10 +65,11 @@ def missing_note() -> str | None:
 
 
 def frame_durations(seconds: float) -> list[int]:
-    """Each frame's duration in milliseconds: whole seconds, then the remainder (at least one frame)."""
+    """Each frame's duration in milliseconds: one a second (fewer past a minute), the last the remainder."""
     total = max(1, round(seconds * TICKS))
-    frames = max(1, math.ceil(total / FRAME_TICKS))
-    return [FRAME_TICKS] * (frames - 1) + [total - FRAME_TICKS * (frames - 1)]
+    step = max(FRAME_TICKS, math.ceil(total / MAX_FRAMES))
+    frames = max(1, math.ceil(total / step))
+    return [step] * (frames - 1) + [total - step * (frames - 1)]
 
 
 def write_mp4(image: Image.Image, seconds: float, path: Path) -> None:
