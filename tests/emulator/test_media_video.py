@@ -206,6 +206,16 @@ def test_without_pyav_a_video_answers_501_naming_the_extra(media: Any) -> None:
     assert media.raw.get("/__emulator/media/no-extra.jpeg").status_code == 200
 
 
+def test_a_pyav_without_libx264_answers_501_saying_so(media: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A PyAV built against a system FFmpeg may lack libx264; Chromium will not play the alternatives in .mp4.
+    import av
+
+    monkeypatch.setattr(av, "codecs_available", set(av.codecs_available) - {"libx264"})
+    answer = media.raw.get(f"/__emulator/media/no-x264-{uuid.uuid4().hex}.mp4")
+    assert answer.status_code == 501
+    assert answer.json() == {"error": "seeded videos (.mp4) need an H.264 encoder: PyAV's FFmpeg has no libx264"}
+
+
 def test_without_pyav_a_cached_video_is_still_served(media: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     url = f"/__emulator/media/cached-{uuid.uuid4().hex}.mp4"
     made = media.raw.get(url)

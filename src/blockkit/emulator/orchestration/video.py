@@ -17,9 +17,9 @@ frames                 one a second, at most 60 (longer videos space them out; t
                        still); time base 1/1000 s; the last frame lasts the remainder, so the
                        track is exactly the catalogue's duration to the millisecond
 codec                  libx264, ``yuv420p``, no B-frames (no reordering, no ``ctts``), preset
-                       ``veryfast``: identical frames after the first cost a few bytes each
-determinism            ``threads=1`` and ``+bitexact``: the same request gives the same bytes
-                       on any machine with the same PyAV
+                       ``veryfast``, CRF 23: a 12 s 720p video is ~80 KB, encoded in ~0.15 s
+determinism            ``threads=1`` (x264's output otherwise follows the thread count, so the
+                       machine's cores) and ``+bitexact``: the same request, the same bytes
 container              MP4 with ``moov`` before ``mdat`` (``+faststart``: plays while loading);
                        faststart re-reads the file, so the muxer writes to a path, not memory
 =====================  ==========================================================================
