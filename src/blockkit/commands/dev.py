@@ -134,6 +134,8 @@ def _run_check(session: DevSession, output_format: str, browser_path: str | None
 
 
 def _serve(session: DevSession) -> None:
+    from blockkit.emulator.orchestration import video
+
     for note in session.notes:
         _print_note(note)
     with session:
@@ -150,6 +152,9 @@ def _serve(session: DevSession) -> None:
                  f" orchestration {urls.orchestration_url})")
             _say(f"  data       {session.platform.data_dir}")
             _say(f"  viewer     {viewer['username'] if viewer else 'signed out'}   (switch in the host page)")
+            missing = video.missing_note()
+            if missing is not None:
+                _print_note(missing)
         click.echo("Ctrl-C stops.")
         try:
             session.wait()

@@ -53,6 +53,7 @@ class Emulator:
 
     def start(self) -> Emulator:
         from blockkit.emulator import seed
+        from blockkit.emulator.orchestration import video
 
         # Sockets first: a busy port fails before any work, and port 0 knows its URLs.
         self.server = EmulatorServer(self.options)
@@ -73,6 +74,9 @@ class Emulator:
         except BaseException:
             self.stop()
             raise
+        missing = video.missing_note()  # a find_spec, not an import: PyAV loads only for a video
+        if missing is not None:
+            self._note(missing)
         return self
 
     def ready_info(self) -> dict[str, Any]:

@@ -4,8 +4,10 @@
   path (``imaging.procedural``) at the width and height the catalogue gives it (512 x 512 when
   none is stored; avatars 128 x 128), encoded by its extension (JPEG, PNG, WebP) and cached in
   ``<data>/media-cache/``. An ``.mp3`` answers a one-second silent WAV (``audio/wav``). An ``.mp4``
-  (the seed's videos) is a real H.264 MP4 (``video/mp4``, ``video.mp4``): the path's picture at
-  the catalogue's width and height, for the catalogue's duration (2 s when none is stored).
+  (the seed's videos) is a real H.264 MP4 (``video/mp4``, encoded by PyAV in ``video.py``): the
+  path's picture at the catalogue's width and height, for the catalogue's duration (2 s when none
+  is stored), cached likewise. Without the ``video`` extra it answers 501 ``{"error": "seeded
+  videos (.mp4) need PyAV: pip install 'blockkit[video]'"}`` (not cached).
 - ``{orchestration_url}/__emulator/blobs/<id>.<ext>``: a stored blob's file from ``<data>/blobs/``.
 
 ``resolve_local(urls, store, url)`` reads either kind for an input URL without any network.
@@ -27,7 +29,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from blockkit.emulator.catalogue.errors import not_found
+from blockkit.emulator.catalogue.errors import ApiError, error_body, not_found
 from blockkit.emulator.orchestration import imaging, video
 from blockkit.emulator.state import emulator
 from blockkit.emulator.store import orchestration as orch_store
@@ -117,7 +119,10 @@ def _silence() -> bytes:
 
 
 def read_media(store: Store, path: str) -> tuple[bytes, str] | None:
-    """The bytes and media type of a seed media path (drawn once, then cached), or None."""
+    """The bytes and media type of a seed media path (drawn once, then cached), or None.
+
+    Raises :class:`video.VideoUnavailable` for an uncached ``.mp4`` without the ``video`` extra.
+    """
     match = _MEDIA_PATH.fullmatch(path)
     if not match:
         return None
@@ -130,11 +135,18 @@ def read_media(store: Store, path: str) -> tuple[bytes, str] | None:
         return cache.read_bytes(), media_type
     width, height = _stored_size(store, path)
     picture = imaging.procedural(path, width, height)
-    data = video.mp4(picture, _video_seconds(store, path)) if ext == "mp4" else imaging.encode(picture, ext)
     cache.parent.mkdir(parents=True, exist_ok=True)
     tmp = cache.with_suffix(cache.suffix + f".{uuid.uuid4().hex}.tmp")
-    tmp.write_bytes(data)
-    tmp.replace(cache)
+    try:
+        if ext == "mp4":
+            video.write_mp4(picture, _video_seconds(store, path), tmp)  # the muxer re-reads its file
+            data = tmp.read_bytes()
+        else:
+            data = imaging.encode(picture, ext)
+            tmp.write_bytes(data)
+        tmp.replace(cache)
+    finally:
+        tmp.unlink(missing_ok=True)
     return data, media_type
 
 
@@ -148,7 +160,7 @@ def resolve_local(urls: Urls, store: Store, url: str) -> bytes | None:
     if parts.query or parts.fragment:
         return None
     if origin == urls.base_url and parts.path.startswith(MEDIA_PREFIX):
-        found = read_media(store, parts.path[len(MEDIA_PREFIX):])
+        found = _read_or_none(store, parts.path[len(MEDIA_PREFIX):])
     elif origin == urls.orchestration_url and parts.path.startswith(BLOB_PREFIX):
         found = read_blob(store, parts.path[len(BLOB_PREFIX):])
     else:
@@ -156,8 +168,18 @@ def resolve_local(urls: Urls, store: Store, url: str) -> bytes | None:
     return None if found is None else found[0]
 
 
+def _read_or_none(store: Store, path: str) -> tuple[bytes, str] | None:
+    try:
+        return read_media(store, path)
+    except video.VideoUnavailable:
+        return None  # an input URL to a video the emulator cannot draw: unreadable, like a missing one
+
+
 async def media_endpoint(request: Request) -> Response:
-    found = await run_in_threadpool(read_media, emulator(request).store, request.path_params["path"])
+    try:
+        found = await run_in_threadpool(read_media, emulator(request).store, request.path_params["path"])
+    except video.VideoUnavailable as exc:
+        raise ApiError(501, error_body(str(exc))) from None
     if found is None:
         raise not_found()
     return Response(found[0], media_type=found[1], headers=CACHE)
