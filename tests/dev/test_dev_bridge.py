@@ -13,6 +13,7 @@ import pytest
 
 from blockkit.dev.bridge import (
     BLOCK_TOKEN_ERROR,
+    CANCELED,
     SCOPE_ERROR,
     SIGN_IN_ERROR,
     Bridge,
@@ -196,7 +197,11 @@ def test_the_platforms_text_to_image_body_and_failure_snapshots(b: Bridge) -> No
     assert missing["status"] == "failed" and missing["error"]
     outcome = b.handle({"type": "SUBMIT_WORKFLOW", "payload": {"requestId": "x", "body": {"kind": "customComfy"}}},
                        INSTANCE)
-    assert outcome.call == {"type": "SUBMIT_WORKFLOW", "ok": False, "error": outcome.reply["payload"]["snapshot"]["error"]}
+    # The trace gets the service's code and status; the block gets the platform's failed snapshot only.
+    snapshot = outcome.reply["payload"]["snapshot"]
+    assert outcome.call == {"type": "SUBMIT_WORKFLOW", "ok": False, "error": "unsupported_kind",
+                            "message": snapshot["error"], "status": 400}
+    assert set(outcome.reply["payload"]) == {"requestId", "snapshot"}
 
 
 def test_pickers_checkpoints_images_wildcards(b: Bridge, tmp_path: Path) -> None:
@@ -273,3 +278,33 @@ def test_no_reply_to_unknown_types_notices_or_broken_envelopes(b: Bridge) -> Non
     assert b.reply_to({"type": "BLOCK_READY", "payload": {"height": 10}}) is None
     assert b.reply_to("REQUEST_TOKEN") is None
     assert b.reply_to({"payload": {"requestId": "q"}}) is None
+
+
+def test_a_handler_that_fails_answers_a_platform_error(b: Bridge, monkeypatch: pytest.MonkeyPatch) -> None:
+    from blockkit.dev import bridge as bridge_module
+
+    def broken(*args: Any) -> dict[str, Any]:
+        raise RuntimeError("the store went away")
+
+    monkeypatch.setitem(bridge_module._HANDLERS, "GET_BUZZ_BALANCE", broken)
+    outcome = b.handle({"type": "GET_BUZZ_BALANCE", "payload": {"requestId": "r"}}, INSTANCE)
+    assert outcome.reply is not None and outcome.reply["payload"] == {
+        "requestId": "r", "ok": False, "error": "PLATFORM_ERROR", "status": 500,
+        "message": "RuntimeError: the store went away"}
+    assert outcome.call == {"type": "GET_BUZZ_BALANCE", "ok": False, "error": "PLATFORM_ERROR"}
+
+
+def test_a_workflow_that_ended_failed_is_a_failed_call(b: Bridge, monkeypatch: pytest.MonkeyPatch) -> None:
+    from blockkit.dev import bridge as bridge_module
+
+    monkeypatch.setitem(bridge_module._HANDLERS, "POLL_WORKFLOW",
+                        lambda *args: {"snapshot": {"workflowId": "w9", "status": "failed"}})
+    outcome = b.handle({"type": "POLL_WORKFLOW", "payload": {"requestId": "p", "workflowId": "w9"}}, INSTANCE)
+    assert outcome.reply is not None and outcome.reply["payload"]["snapshot"]["status"] == "failed"
+    assert outcome.call == {"type": "POLL_WORKFLOW", "ok": False, "error": "workflow_failed",
+                            "message": "workflow w9 is failed"}
+
+
+def test_a_token_for_no_instance_is_refused_never_made_up(b: Bridge) -> None:
+    reply = b.reply_to({"type": "REQUEST_TOKEN", "payload": {"requestId": "t"}}, None)
+    assert reply is not None and reply["payload"]["error"] == "UNKNOWN_BLOCK_INSTANCE" and "token" not in reply["payload"]

@@ -124,3 +124,39 @@ def test_the_named_browser_is_the_one_driven(tmp_path: Path, how: str) -> None:
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert log.read_text().split() == ["used"]
+
+
+SELLER = {"scopes": ["buzz:read:self", "goods:purchase:self"],
+          "scopeJustifications": {"goods:purchase:self": "Sells a pack."},
+          "goods": [{"id": "pack", "title": "Pack", "priceBuzz": 10}]}
+
+
+def test_failed_brokered_calls_are_reported_and_fail_the_check(tmp_path: Path, make_block: Any) -> None:
+    # An unknown wildcard pack is the block's own mistake: it fails the check. A balance asked for
+    # while signed out is refused for the viewer's state: listed, and it would not fail the check alone.
+    behaviour = {"afterReady": [{"type": "GET_WILDCARD_PACK", "payload": {"requestId": "g1", "name": "no-such-pack"}},
+                                {"type": "GET_BUZZ_BALANCE", "payload": {"requestId": "b1"}}]}
+    block = make_block(manifest=SELLER, behaviour=behaviour)
+    result = check(block, "--anonymous", "--format", "json", tmp_path=tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    verdict = json.loads(result.stdout)
+    assert verdict["verdict"] == "failed-calls" and verdict["ok"] is False and verdict["violations"] == []
+    calls = {c["type"]: c for c in verdict["failedCalls"]}
+    pack = calls["GET_WILDCARD_PACK"]
+    assert pack["error"] == "NOT_FOUND" and pack["failsCheck"] is True
+    assert pack["requestId"] == "g1" and pack["cause"] == "request" and "colors" in pack["message"]
+    assert calls["GET_BUZZ_BALANCE"]["error"] == "SIGN_IN_REQUIRED" and calls["GET_BUZZ_BALANCE"]["failsCheck"] is False
+
+    text = check(block, "--anonymous", tmp_path=tmp_path)
+    assert text.returncode == 1
+    lines = text.stdout.splitlines()
+    assert lines[0].startswith("fail: failed brokered calls (1) (scripted-block on page)")
+    assert any(line.startswith("  - GET_WILDCARD_PACK: NOT_FOUND: packs: ") for line in lines)
+
+
+def test_a_refusal_for_a_signed_out_viewer_alone_passes(tmp_path: Path, make_block: Any) -> None:
+    behaviour = {"afterReady": [{"type": "GET_BUZZ_BALANCE", "payload": {"requestId": "b1"}}]}
+    result = check(make_block(manifest=SELLER, behaviour=behaviour), "--anonymous", tmp_path=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.startswith("ok: handshake completed")
+    assert "  - GET_BUZZ_BALANCE: SIGN_IN_REQUIRED: this needs a signed-in viewer [the viewer's state" in result.stdout

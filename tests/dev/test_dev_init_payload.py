@@ -1,8 +1,6 @@
 from __future__ import annotations
 
-import base64
 import json
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +11,6 @@ from blockkit.dev.init_payload import (
     build_context,
     build_identity,
     build_init_payload,
-    mint_dev_token,
 )
 from blockkit.dev.manifest import DevManifest, load_dev_manifest
 from blockkit.dev.protocol import init_fragment
@@ -26,33 +23,6 @@ SLOT = Surface("slot", "model.sidebar_top")
 def load(tmp_path: Path, document: dict[str, Any]) -> DevManifest:
     (tmp_path / "block.manifest.json").write_text(json.dumps(document))
     return load_dev_manifest(tmp_path)
-
-
-def claims(raw: str) -> dict[str, Any]:
-    part = raw.split(".")[1]
-    return json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
-
-
-def test_the_dev_token_carries_the_manifest_scopes_and_an_expiry(tmp_path: Path, manifest: dict[str, Any]) -> None:
-    manifest["scopes"] = ["user:read:self", "apps:storage:read"]
-    now = datetime(2030, 1, 1, tzinfo=timezone.utc)
-    token = mint_dev_token(load(tmp_path, manifest), PAGE, {"userId": 7}, now=now)
-    assert set(token) == {"raw", "scopes", "expiresAt", "kind"}
-    assert token["scopes"] == ["user:read:self", "apps:storage:read"]
-    assert token["expiresAt"] == "2030-01-01T00:15:00.000Z"
-    decoded = claims(token["raw"])
-    assert decoded["scopes"] == token["scopes"] and decoded["sub"] == "7" and decoded["blockId"] == "demo-block"
-
-
-@pytest.mark.parametrize("budget, expected", [(None, 10), (50, 50), (5000, 1000)])
-def test_a_page_with_the_generation_scope_gets_a_clamped_budget(
-    tmp_path: Path, manifest: dict[str, Any], budget: int | None, expected: int
-) -> None:
-    manifest["scopes"] = ["ai:write:budgeted"]
-    if budget is not None:
-        manifest["page"]["buzzBudgetPerGen"] = budget
-    assert mint_dev_token(load(tmp_path, manifest), PAGE, None)["buzzBudget"] == expected
-    assert "buzzBudget" not in mint_dev_token(load(tmp_path, manifest), SLOT, None)
 
 
 def test_page_and_slot_contexts(tmp_path: Path, manifest: dict[str, Any]) -> None:

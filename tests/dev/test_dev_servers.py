@@ -74,12 +74,21 @@ def test_the_host_page_carries_its_config(session: DevSession) -> None:
     assert config["timings"]["init_repost_ms"] == 400
 
 
+def page_id(session: DevSession) -> str:
+    """Load the host page once, as a browser would: the page load registers a block instance."""
+    html = fetch(session.host_url)[2].decode()
+    start = html.index('id="blockkit-config">') + len('id="blockkit-config">')
+    return str(json.loads(html[start : html.index("</script>", start)])["pageId"])
+
+
 def test_the_host_api_judges_records_and_answers(session: DevSession) -> None:
     message = {"type": "REQUEST_TOKEN", "payload": {"requestId": "r1"}}
-    status, _, body = fetch(session.host_url + "api/inbound", {"t": 5, "attempt": 1, "jsType": "object", "data": message})
+    inbound = {"t": 5, "attempt": 1, "jsType": "object", "data": message, "pageId": page_id(session)}
+    status, _, body = fetch(session.host_url + "api/inbound", inbound)
     answer = json.loads(body)
     assert status == 200 and answer["violations"] == []
     assert answer["reply"]["type"] == "TOKEN_REFRESH_RESPONSE" and answer["reply"]["payload"]["requestId"] == "r1"
+    assert _jwt_header(answer["reply"]["payload"]["token"]["raw"])["alg"] == "RS256"
 
     _, _, body = fetch(session.host_url + "api/inbound", {"t": 6, "jsType": "string", "data": "hello"})
     assert [v["kind"] for v in json.loads(body)["violations"]] == ["envelope"]
@@ -92,6 +101,42 @@ def test_the_host_api_judges_records_and_answers(session: DevSession) -> None:
     events = trace.read_jsonl(session.trace_path)
     assert [e["kind"] for e in events] == ["message", "message", "violation", "violation"]
     assert [e["seq"] for e in events] == [1, 2, 3, 4]
+
+
+def _jwt_header(raw: str) -> dict[str, Any]:
+    import base64
+
+    part = raw.split(".")[0]
+    return json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("page", [None, "not-a-page-of-this-run"])
+def test_a_token_request_from_an_unknown_page_gets_no_unsigned_token(session: DevSession, page: str | None) -> None:
+    # PLATFORM.md §8: the platform's token route refuses an instance it does not know; there is
+    # no unsigned fallback. A host tab left open across a restart names a page this run never saw.
+    extra = {} if page is None else {"pageId": page}
+    message = {"type": "REQUEST_TOKEN", "payload": {"requestId": "r2"}}
+    _, _, body = fetch(session.host_url + "api/inbound", {"t": 1, "jsType": "object", "data": message, **extra})
+    reply = json.loads(body)["reply"]
+    assert reply["type"] == "TOKEN_REFRESH_RESPONSE"
+    assert reply["payload"] == {"requestId": "r2", "ok": False, "error": "UNKNOWN_BLOCK_INSTANCE",
+                                "message": reply["payload"]["message"]}
+    assert "reload" in reply["payload"]["message"]
+    status, _, body = fetch(session.host_url + "api/token", extra)
+    assert status == 409 and "reload" in json.loads(body)["error"]
+    [call] = [e for e in session.events() if e.get("kind") == "call"]
+    assert call["type"] == "REQUEST_TOKEN" and call["ok"] is False and call["error"] == "UNKNOWN_BLOCK_INSTANCE"
+
+
+def test_a_token_request_without_request_id_gets_a_token_refresh_push(session: DevSession) -> None:
+    # PLATFORM.md §8: REQUEST_TOKEN without a string requestId is answered by a TOKEN_REFRESH push.
+    inbound = {"t": 1, "jsType": "object", "data": {"type": "REQUEST_TOKEN", "payload": {}}, "pageId": page_id(session)}
+    reply = json.loads(fetch(session.host_url + "api/inbound", inbound)[2])["reply"]
+    assert reply["type"] == "TOKEN_REFRESH" and set(reply["payload"]) == {"token"}
+    assert _jwt_header(reply["payload"]["token"]["raw"])["alg"] == "RS256"
+    # The page's token route mints the same kind for a known page.
+    status, _, body = fetch(session.host_url + "api/token", {"pageId": inbound["pageId"]})
+    assert status == 200 and _jwt_header(json.loads(body)["token"]["raw"])["alg"] == "RS256"
 
 
 def test_an_unreachable_proxy_target_is_a_clear_502(tmp_path: Path) -> None:
@@ -130,6 +175,9 @@ def test_the_command_serves_until_ctrl_c(tmp_path: Path) -> None:
         assert fetch(host_url.group(0), headers={"host": f"other.example.test:{port}"})[0] == 403
         # A violation found while serving is said in the terminal as well.
         fetch(host_url.group(0) + "api/inbound", {"t": 1, "jsType": "string", "data": "hi"})
+        # So is a brokered call that failed (here: a request from no page this run loaded).
+        pack = {"type": "GET_WILDCARD_PACK", "payload": {"requestId": "p", "name": "colors"}}
+        fetch(host_url.group(0) + "api/inbound", {"t": 2, "jsType": "object", "data": pack})
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=15)
     finally:
@@ -138,3 +186,20 @@ def test_the_command_serves_until_ctrl_c(tmp_path: Path) -> None:
     assert process.returncode == 0
     assert "Traceback" not in err and "stopping" in out
     assert "violation: envelope: the message is a string" in err
+    assert "failed call: GET_WILDCARD_PACK: BLOCK_TOKEN_REQUIRED: the host's procedures take a block token" in err
+
+
+def test_the_frames_catalogue_calls_are_traced_with_their_status(session: DevSession) -> None:
+    assert session.platform is not None
+    base = session.platform.base_url
+    page = page_id(session)
+    raw = json.loads(fetch(session.host_url + "api/token", {"pageId": page})[2])["token"]["raw"]
+    ok = fetch(base + "/api/v1/blocks/models?limit=2", headers={"origin": "null", "authorization": f"Bearer {raw}"})
+    refused = fetch(base + "/api/v1/blocks/models", headers={"origin": "null", "authorization": "Bearer not-a-token"})
+    # Another site's request is none of the block's business: not traced.
+    fetch(base + "/api/v1/blocks/models", headers={"origin": "https://elsewhere.example"})
+    assert ok[0] == 200 and refused[0] >= 400
+    calls = [e for e in session.events() if e.get("kind") == "call" and e.get("via") == "http"]
+    assert [(c["type"], c["ok"], c["status"]) for c in calls] == [
+        ("GET /api/v1/blocks/models", True, 200), ("GET /api/v1/blocks/models", False, refused[0])]
+    assert calls[0]["query"] == "limit=2" and calls[1]["error"] == f"HTTP {refused[0]}" and calls[1]["message"]

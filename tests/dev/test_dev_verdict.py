@@ -68,3 +68,45 @@ def test_a_handshake_that_needed_a_page_retry_says_so() -> None:
     first = render_text(checked).splitlines()[0]
     assert first.startswith("ok: handshake completed in 12400 ms, on attempt 2: the first attempt got no BLOCK_READY")
     assert "on attempt" not in render_text(result(READY)).splitlines()[0]
+
+
+FAILED_REQUEST = {"type": "PURCHASE_GOOD", "via": "bridge", "error": "UNKNOWN_GOOD", "status": None,
+                  "message": "no good 'x'", "requestId": "r1", "cause": "request", "failsCheck": True, "seq": 9}
+REFUSED_VIEWER = {"type": "GET_BUZZ_BALANCE", "via": "bridge", "error": "SIGN_IN_REQUIRED", "status": None,
+                  "message": "this needs a signed-in viewer", "requestId": "r2", "cause": "viewer",
+                  "failsCheck": False, "seq": 10}
+
+
+def test_a_failed_brokered_call_fails_the_check_and_is_listed() -> None:
+    checked = result(READY, failed_calls=[FAILED_REQUEST, REFUSED_VIEWER])
+    assert verdict_code(checked) == "failed-calls" and exit_code(checked) == 1
+    lines = render_text(checked).splitlines()
+    assert lines[0].startswith("fail: failed brokered calls (1) (b on page); handshake completed in 12 ms")
+    assert "  - PURCHASE_GOOD: UNKNOWN_GOOD: no good 'x' [the block's request]" in lines
+    assert any(line.startswith("  - GET_BUZZ_BALANCE: SIGN_IN_REQUIRED") and "does not fail the check" in line
+               for line in lines)
+    document = json.loads(render_json(checked))
+    assert document["ok"] is False and document["verdict"] == "failed-calls"
+    assert document["failedCalls"] == [FAILED_REQUEST, REFUSED_VIEWER]
+
+
+def test_a_refusal_for_the_viewers_state_is_reported_but_passes() -> None:
+    checked = result(READY, failed_calls=[REFUSED_VIEWER])
+    assert verdict_code(checked) == "handshake-completed" and exit_code(checked) == 0
+    text = render_text(checked)
+    assert text.startswith("ok: handshake completed") and "failed brokered calls (1):" in text
+    document = json.loads(render_json(checked))
+    assert document["ok"] is True and [c["error"] for c in document["failedCalls"]] == ["SIGN_IN_REQUIRED"]
+
+
+def test_the_json_keeps_every_version_1_field() -> None:
+    document = json.loads(render_json(result(READY)))
+    assert list(document)[:13] == ["version", "ok", "verdict", "blockId", "surface", "outcome", "handshakeMs",
+                                   "attempts", "sentTypes", "violations", "consoleErrors", "trace", "failedCalls"]
+    assert document["version"] == 1 and document["failedCalls"] == []
+
+
+def test_console_errors_outrank_failed_calls() -> None:
+    checked = result(READY, console_errors=[CONSOLE], failed_calls=[FAILED_REQUEST])
+    assert verdict_code(checked) == "console-errors"
+    assert "failed brokered calls (1):" in render_text(checked)

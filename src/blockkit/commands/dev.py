@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -86,6 +86,7 @@ def dev(
             # Interactive runs say each violation in the terminal too; --check lists them at the end.
             on_violation=None if check else _print_violation,
             on_note=_print_note,
+            on_failed_call=None if check else _print_failed_call,
         )
         if browser_path is not None and not check:
             raise DevError("--browser names the Chromium that --check drives; add --check")
@@ -107,6 +108,12 @@ def _say(line: str, *, err: bool = False) -> None:
 
 def _print_violation(violation: Violation) -> None:
     _say(f"violation: {violation.one_line()}", err=True)
+
+
+def _print_failed_call(call: dict[str, Any]) -> None:
+    status = f" (HTTP {call['status']})" if call.get("status") is not None else ""
+    message = f": {call['message']}" if call.get("message") else ""
+    _say(f"failed call: {call.get('type')}: {call.get('error')}{status}{message}", err=True)
 
 
 def _print_note(note: str) -> None:

@@ -35,6 +35,16 @@ SCOPE_ERROR = "SCOPE_NOT_DECLARED"
 BLOCK_TOKEN_ERROR = "BLOCK_TOKEN_REQUIRED"
 SIGN_IN_ERROR = "SIGN_IN_REQUIRED"
 CANCELED = "CANCELED"
+# REQUEST_TOKEN from a page load this run did not register (a tab left open across a restart).
+UNKNOWN_PAGE_ERROR = "UNKNOWN_BLOCK_INSTANCE"
+# The local platform refused to mint (the viewer's account, the install).
+TOKEN_REFUSED = "TOKEN_REFUSED"
+# A handler failed where the platform would answer 500.
+PLATFORM_ERROR = "PLATFORM_ERROR"
+# Workflow statuses that end without outputs through no choice of the block's (the client OpenAPI's).
+FAILED_WORKFLOW_STATUSES = frozenset({"failed", "expired"})
+# Keys a handler may add to its answer for the trace; they never reach the block.
+_CODE, _STATUS = "__traceCode", "__traceStatus"
 # OPEN_BUZZ_PURCHASE: the amounts the host's dialog offers (our choice).
 BUZZ_PACKS = (1000, 5000, 25000)
 PICKER_LIMIT = 50
@@ -110,9 +120,17 @@ class Bridge:
                 dialog = self._dialog(type_, payload, instance_id)
             except BridgeRefusal as exc:
                 return self._wrap(spec, payload, {"ok": False, "error": exc.code, "message": str(exc)}, type_)
+            except Exception as exc:  # noqa: BLE001 - the platform answers a 500; the block gets an error reply
+                return self._wrap(spec, payload, _platform_error(exc), type_)
             if isinstance(request_id, str):
                 self.dialogs[request_id] = (instance_id, type_, payload)
             return Outcome(dialog={"type": type_, "requestId": request_id, **dialog})
+        if type_ == "REQUEST_TOKEN" and not isinstance(request_id, str):
+            # PLATFORM.md §8: without a requestId the host pushes TOKEN_REFRESH instead.
+            answer = self._answer(type_, spec, payload, instance_id)
+            if "token" in answer:
+                return Outcome(reply={"type": "TOKEN_REFRESH", "payload": answer})
+            return self._wrap(spec, payload, answer, type_)
         answer = self._answer(type_, spec, payload, instance_id)
         return self._wrap(spec, payload, answer, type_)
 
@@ -127,26 +145,39 @@ class Bridge:
             answer = self._confirm(type_, payload, instance_id, choice)
         except BridgeRefusal as exc:
             answer = {"ok": False, "error": exc.code, "message": str(exc)}
+        except Exception as exc:  # noqa: BLE001 - the platform answers a 500; the block gets an error reply
+            answer = _platform_error(exc)
         return self._wrap(spec, payload, answer, type_)
 
     def _wrap(self, spec: BlockMessage, payload: dict[str, Any], answer: dict[str, Any], type_: str) -> Outcome:
+        # A failed snapshot's code and status travel beside the answer for the trace only.
+        code, status = answer.pop(_CODE, None), answer.pop(_STATUS, None)
         request_id = payload.get("requestId")
         if isinstance(request_id, str):
             answer = {"requestId": request_id, **answer}
         reply = {"type": spec.reply, "payload": answer}
-        if type_ == "REQUEST_TOKEN":  # the host's own answer, not a call brokered to the platform
+        failed = answer.get("ok") is False or "error" in answer
+        if type_ == "REQUEST_TOKEN" and not failed:  # the host's own answer, not a call brokered to the platform
             return Outcome(reply=reply)
-        snapshot = answer.get("snapshot")
-        failed = answer.get("ok") is False or "error" in answer or (
-            isinstance(snapshot, dict) and snapshot.get("status") == "failed")
-        call = {"type": type_, "ok": not failed}
+        call: dict[str, Any] = {"type": type_, "ok": not failed}
         if failed:
-            call["error"] = answer.get("error") or (snapshot or {}).get("error")
+            call["error"] = answer.get("error")
+        snapshot = answer.get("snapshot")
+        if isinstance(snapshot, dict) and snapshot.get("status") in FAILED_WORKFLOW_STATUSES:
+            if snapshot.get("workflowId") == "failed":
+                # A refusal answered as the platform does, as a failed snapshot.
+                call.update(ok=False, error=code or "workflow_refused", message=snapshot.get("error"))
+                if status is not None:
+                    call["status"] = status
+            else:
+                # A reply that went through, about a workflow that ended without outputs.
+                call.update(ok=False, error=f"workflow_{snapshot['status']}",
+                            message=f"workflow {snapshot.get('workflowId')} is {snapshot['status']}")
         return Outcome(reply=reply, call=call)
 
     def _answer(self, type_: str, spec: BlockMessage, payload: dict[str, Any], instance_id: str | None) -> dict[str, Any]:
         if type_ == "REQUEST_TOKEN":
-            return {"token": self.mint_token(instance_id)}
+            return self._token(instance_id)
         if not scopes_satisfied(spec, self.declared_scopes):
             needed = " or ".join(sorted(spec.scopes))
             return {"ok": False, "error": f"{SCOPE_ERROR}: {type_} needs {needed}"}
@@ -159,6 +190,21 @@ class Bridge:
             return {"ok": False, "error": exc.code, "message": str(exc)}
         except ServiceError as exc:
             return {"ok": False, "error": _service_code(exc), "status": exc.status, "message": str(exc)}
+        except Exception as exc:  # noqa: BLE001 - the platform answers a 500; the block gets an error reply
+            return _platform_error(exc)
+
+    def _token(self, instance_id: str | None) -> dict[str, Any]:
+        """The emulator's RS256 block token for the instance the page load registered; never another kind."""
+        from blockkit.dev.errors import DevError
+
+        if instance_id is None:
+            return {"ok": False, "error": UNKNOWN_PAGE_ERROR,
+                    "message": "this host page was loaded by another blockkit dev run (or names no page): "
+                               "reload it for a block instance and token of this run"}
+        try:
+            return {"token": self.mint_token(instance_id)}
+        except DevError as exc:
+            return {"ok": False, "error": TOKEN_REFUSED, "message": str(exc)}
 
     def _claims(self, instance_id: str | None) -> dict[str, Any]:
         claims = self.platform.claims(instance_id)
@@ -255,6 +301,10 @@ def _viewer(claims: dict[str, Any]) -> int | None:
     return int(sub.split(":", 1)[1]) if sub.startswith("user:") else None
 
 
+def _platform_error(exc: Exception) -> dict[str, Any]:
+    return {"ok": False, "error": PLATFORM_ERROR, "status": 500, "message": f"{type(exc).__name__}: {exc}"}
+
+
 def _service_code(exc: Exception) -> str:
     return str(getattr(exc, "code", None) or getattr(exc, "error", None) or type(exc).__name__)
 
@@ -326,7 +376,7 @@ def _snapshot_reply(run: Callable[[], dict[str, Any]], *, quote: bool = False) -
     try:
         result = run()
     except (ServiceError, BridgeRefusal) as exc:
-        return {"snapshot": workflows.failure_snapshot(exc)}
+        return {"snapshot": workflows.failure_snapshot(exc), _CODE: exc.code, _STATUS: getattr(exc, "status", None)}
     return {"snapshot": workflows.estimate_snapshot(result) if quote else workflows.snapshot(result)}
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from blockkit.dev import trace
+from blockkit.dev import failures, trace
 from blockkit.dev.browser import launch_chromium, require_browser
 from blockkit.dev.errors import DevError
 from blockkit.dev.session import DevSession
@@ -45,10 +45,18 @@ class CheckResult:
     violations: list[dict[str, Any]] = field(default_factory=list)
     console_errors: list[ConsoleError] = field(default_factory=list)
     trace_path: str | None = None
+    # Brokered calls whose result was an error (failures.failed_calls); cancelled dialogs are not here.
+    failed_calls: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def failing_calls(self) -> list[dict[str, Any]]:
+        """The failed calls that fail the check: the block's request or the platform, not the viewer."""
+        return [c for c in self.failed_calls if c["failsCheck"]]
 
     @property
     def ok(self) -> bool:
-        return self.outcome == READY and not self.violations and not self.console_errors
+        return (self.outcome == READY and not self.violations and not self.console_errors
+                and not self.failing_calls)
 
 
 def run_check(session: DevSession, executable: Path | None = None) -> CheckResult:
@@ -124,6 +132,7 @@ def run_check(session: DevSession, executable: Path | None = None) -> CheckResul
         ],
         console_errors=errors,
         trace_path=str(session.trace_path),
+        failed_calls=failures.failed_calls(events),
     )
 
 

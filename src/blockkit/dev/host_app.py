@@ -22,17 +22,16 @@ from pathlib import Path
 from typing import Any
 
 from blockkit.dev import contract, trace
-from blockkit.dev.bridge import Bridge
+from blockkit.dev.bridge import CANCELED, Bridge
 from blockkit.dev.errors import DevError
 from blockkit.dev.hostcheck import HostAllowlist, HostGuard, OriginPolicy
 from blockkit.dev.init_payload import (
     HostIdentity,
     build_init_payload,
-    mint_dev_token,
     new_block_instance_id,
 )
-from blockkit.dev.platform import DevPlatform
 from blockkit.dev.manifest import DevManifest
+from blockkit.dev.platform import DevPlatform
 from blockkit.dev.protocol import FRAGMENT_KEY, FRAGMENT_VERSION
 from blockkit.dev.surface import Surface
 from blockkit.dev.timings import HostTimings
@@ -62,20 +61,32 @@ class HostSetup:
     notes: list[str] = field(default_factory=list)
     # Called with each violation as it is found (the command prints them).
     on_violation: Callable[[contract.Violation], None] | None = None
-    # The local platform (the emulator in this process); None only in unit tests of the page.
+    # The local platform (the emulator in this process): it mints every token the host hands out.
     platform: DevPlatform | None = None
     # Told what the developer should know (a message not bridged on this surface).
     on_note: Callable[[str], None] | None = None
     # pageId -> the block instance that page load registered.
     instances: dict[str, str] = field(default_factory=dict)
+    # Told each brokered call that failed (a cancelled dialog is none).
+    on_failed_call: Callable[[dict[str, Any]], None] | None = None
 
-    def mint_token(self, instance_id: str | None = None) -> dict[str, Any]:
-        if self.platform is not None and instance_id is not None:
-            return self.platform.mint(instance_id)
-        return mint_dev_token(self.manifest, self.surface, self.identity.viewer)
+    def mint_token(self, instance_id: str | None) -> dict[str, Any]:
+        """The local platform's RS256 block token for a registered instance; DevError otherwise.
+
+        There is no other kind: a token the emulator did not sign would be refused by every
+        route the block calls with it, which is not how the platform's host behaves.
+        """
+        if instance_id is None:
+            raise DevError("no block instance: this host page was not loaded from this blockkit dev run")
+        return self._platform().mint(instance_id)
+
+    def _platform(self) -> DevPlatform:
+        if self.platform is None:
+            raise DevError("the dev host runs on the local platform; start it first")
+        return self.platform
 
     def viewer(self) -> dict[str, Any] | None:
-        return self.platform.viewer() if self.platform is not None else self.identity.viewer
+        return self._platform().viewer()
 
     def page_config(self) -> dict[str, Any]:
         """Everything the host page needs, fresh for each page load."""
@@ -83,25 +94,23 @@ class HostSetup:
         page_id = secrets.token_hex(4)
         manifest = self.manifest
         identity = self.identity
-        local: dict[str, Any] = {}
-        if self.platform is not None:
-            self.platform.register(block_instance_id)
-            self.instances[page_id] = block_instance_id
-            viewer = self.platform.viewer()
-            context = dict(identity.context)
-            if "viewerUserId" in context:
-                context["viewerUserId"] = viewer["id"] if viewer else None
-            identity = HostIdentity(viewer=viewer, context=context)
-            local = {
-                "apiBaseUrl": self.platform.base_url,
-                "viewerId": self.platform.viewer_id,
-                "users": [u.as_json() for u in self.platform.users],
-            }
-        init = build_init_payload(manifest, identity, token=self.mint_token(block_instance_id if local else None),
+        platform = self._platform()
+        platform.register(block_instance_id)
+        self.instances[page_id] = block_instance_id
+        viewer = platform.viewer()
+        context = dict(identity.context)
+        if "viewerUserId" in context:
+            context["viewerUserId"] = viewer["id"] if viewer else None
+        identity = HostIdentity(viewer=viewer, context=context)
+        local = {
+            "apiBaseUrl": platform.base_url,
+            "viewerId": platform.viewer_id,
+            "users": [u.as_json() for u in platform.users],
+        }
+        init = build_init_payload(manifest, identity, token=self.mint_token(block_instance_id),
                                   theme=self.theme, block_instance_id=block_instance_id)
-        if local:
-            # blockkit dev only (the platform sends no such member): where the emulated API answers.
-            init["apiBaseUrl"] = local["apiBaseUrl"]
+        # blockkit dev only (the platform sends no such member): where the emulated API answers.
+        init["apiBaseUrl"] = local["apiBaseUrl"]
         return {
             **local,
             "pageId": page_id,
@@ -158,6 +167,10 @@ def build_host_app(setup: HostSetup, *, hosts: HostAllowlist, hint: str = "") ->
         return HTMLResponse(html, headers={"cache-control": "no-store"})
 
     def inbound(body: dict[str, Any]) -> dict[str, Any]:
+        before = body.get("before")
+        if isinstance(before, list) and before:
+            # What the host posted to the block before this message arrived (host.js's outbox).
+            page_events({"events": before})
         data = body.get("data")
         js_type = str(body.get("jsType"))
         base = {k: body.get(k) for k in ("t", "attempt", "pageId")}
@@ -239,7 +252,15 @@ def build_host_app(setup: HostSetup, *, hosts: HostAllowlist, hint: str = "") ->
         return {"violations": [v.as_json() for v in found]}
 
     def token(body: dict[str, Any]) -> dict[str, Any]:
-        return {"token": setup.mint_token(setup.instances.get(str(body.get("pageId"))))}
+        # As the platform's token route refuses a block instance it does not know, so does this one:
+        # a host tab left open across a restart names a page this run never registered.
+        instance = setup.instances.get(str(body.get("pageId")))
+        if instance is None:
+            raise BadRequest("this host page was loaded by another blockkit dev run: reload it", status=409)
+        try:
+            return {"token": setup.mint_token(instance)}
+        except DevError as exc:
+            raise BadRequest(str(exc), status=403) from None
 
     async def trace_dump(request: Request) -> Response:
         return JSONResponse({"events": setup.trace.events()})
@@ -274,8 +295,12 @@ class BadRequest(Exception):
 def _record_call(setup: HostSetup, outcome: Any, base: dict[str, Any], cause_seq: int | None) -> None:
     """One brokered call (block -> host -> local platform) and its result, in the trace."""
     reply = outcome.reply or {}
-    setup.trace.append({"kind": trace.CALL, **outcome.call, "reply": reply.get("type"),
-                        "result": reply.get("payload"), "causeSeq": cause_seq, **base})
+    recorded = setup.trace.append({"kind": trace.CALL, **outcome.call, "reply": reply.get("type"),
+                                   "result": reply.get("payload"), "causeSeq": cause_seq, **base})
+    if setup.on_failed_call is not None and not outcome.call["ok"] and outcome.call.get("error") != CANCELED:
+        result = recorded["result"] if isinstance(recorded["result"], dict) else {}
+        setup.on_failed_call({**outcome.call, "message": outcome.call.get("message", result.get("message")),
+                              "status": result.get("status")})
 
 
 def _record_violation(

@@ -8,8 +8,10 @@ developer picked, and lets the block's origin call the block catalogue routes (C
 
 from __future__ import annotations
 
+import json
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +28,8 @@ BLOCK_TOKEN_KIND = "block"
 # The catalogue routes a block calls with its token; only these get CORS for the block's origin.
 CORS_PREFIXES = ("/api/v1/blocks/", "/api/v1/models/", "/api/v1/models")
 CORS_MAX_AGE = "600"
+# How much of an error body the trace keeps to say why a catalogue call failed.
+ERROR_BODY_LIMIT = 2048
 
 
 @dataclass(frozen=True)
@@ -50,8 +54,11 @@ class DevPlatform:
     """The emulator for one ``blockkit dev`` run, and who is looking at the block."""
 
     def __init__(self, manifest: DevManifest, surface: Surface, *, anonymous: bool = False,
-                 data_dir: Path | None = None, block_origins: tuple[str, ...] = ()) -> None:
+                 data_dir: Path | None = None, block_origins: tuple[str, ...] = (),
+                 on_call: Callable[[dict[str, Any]], None] | None = None) -> None:
         self.manifest = manifest
+        # Told each call the block's frame makes to the emulated catalogue (for the trace).
+        self.on_call = on_call
         self.surface = surface
         env = os.environ.get(DATA_ENV)
         self.data_dir = (data_dir or (Path(env) if env else manifest.block_dir / DATA_DIR)).absolute()
@@ -76,7 +83,7 @@ class DevPlatform:
         try:
             self.data_dir.mkdir(parents=True, exist_ok=True)
             emulator = Emulator(EmulatorOptions(data=self.data_dir, scale="small"),
-                                wrap_catalogue=lambda app: BlockCors(app, self.block_origins))
+                                wrap_catalogue=lambda app: BlockCors(app, self.block_origins, self.on_call))
             emulator.start()
         except (EmulatorError, OSError) as exc:
             raise DevError(f"cannot start the local platform in {self.data_dir}: {exc}") from None
@@ -193,12 +200,15 @@ class BlockCors:
 
     The block calls ``{apiBaseUrl}/api/v1/blocks/models`` with ``Authorization: Bearer``: a
     cross-origin request with a preflight. Only the dev block origin(s) get an answer;
-    ``null`` is among them when the sandbox makes the frame's origin opaque.
+    ``null`` is among them when the sandbox makes the frame's origin opaque. Each such call
+    (preflights aside) is told to ``on_call`` with its status, as a brokered call for the trace.
     """
 
-    def __init__(self, app: Any, origins: tuple[str, ...]) -> None:
+    def __init__(self, app: Any, origins: tuple[str, ...],
+                 on_call: Callable[[dict[str, Any]], None] | None = None) -> None:
         self.app = app
         self.origins = frozenset(origins)
+        self.on_call = on_call
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http" or not scope["path"].startswith(CORS_PREFIXES):
@@ -217,10 +227,51 @@ class BlockCors:
                 (b"access-control-max-age", CORS_MAX_AGE.encode())]})
             await send({"type": "http.response.body", "body": b""})
             return
+        seen: dict[str, Any] = {"status": None, "body": b""}
 
         async def send_with_cors(message: dict[str, Any]) -> None:
             if message["type"] == "http.response.start":
+                seen["status"] = message.get("status")
                 message = {**message, "headers": [*message.get("headers", []), *allow]}
+            elif message["type"] == "http.response.body" and (seen["status"] or 0) >= 400:
+                seen["body"] = (seen["body"] + message.get("body", b""))[:ERROR_BODY_LIMIT]
             await send(message)
 
-        await self.app(scope, receive, send_with_cors)
+        try:
+            await self.app(scope, receive, send_with_cors)
+        finally:
+            if self.on_call is not None:
+                self.on_call(http_call(scope, seen["status"], seen["body"]))
+
+
+def http_call(scope: dict[str, Any], status: int | None, body: bytes) -> dict[str, Any]:
+    """A trace ``call`` event for one request of the block's frame to the emulated catalogue."""
+    failed = status is None or status >= 400
+    call: dict[str, Any] = {"via": "http", "type": f"{scope['method']} {scope['path']}", "ok": not failed,
+                            "status": status or 500}
+    query = scope.get("query_string", b"").decode("latin-1")
+    if query:
+        call["query"] = query
+    if failed:
+        call["error"] = f"HTTP {status or 500}"
+        call["message"] = _error_message(body) if status is not None else "the emulator raised before answering"
+    return call
+
+
+def _error_message(body: bytes) -> str | None:
+    """The reason in an error body: the catalogue's ``{error}`` or ``{message}``, ProblemDetails, or text."""
+    text = body.decode("utf-8", "replace").strip()
+    try:
+        document = json.loads(text)
+    except ValueError:
+        return text[:200] or None
+    if isinstance(document, str):
+        return document
+    if isinstance(document, dict):
+        for key in ("message", "detail", "error", "title"):
+            value = document.get(key)
+            if isinstance(value, str):
+                return value
+            if isinstance(value, dict):
+                return json.dumps(value, ensure_ascii=False)[:200]
+    return text[:200] or None

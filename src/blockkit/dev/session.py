@@ -48,6 +48,8 @@ class DevOptions:
     on_note: Callable[[str], None] | None = None
     # The local platform's data; None: <block dir>/.blockkit/emulator/.
     platform_dir: Path | None = None
+    # Told each brokered call that failed (a cancelled dialog is none), as it happens.
+    on_failed_call: Callable[[dict[str, Any]], None] | None = None
 
 
 @dataclass(frozen=True)
@@ -147,9 +149,20 @@ class DevSession:
         self._servers = servers
         # The block's frame calls the emulated catalogue from its origin ("null" when sandboxed opaque).
         block_origins = (servers.block_origin, *(["null"] if _opaque_frame(self.manifest.iframe.sandbox) else []))
+        trace_log = self.trace
+
+        tell = self.options.on_failed_call
+
+        def on_call(call: dict[str, Any]) -> None:
+            # The block's own calls to the emulated catalogue, beside the bridge's in the trace.
+            trace_log.append({"kind": "call", **call})
+            if tell is not None and not call["ok"]:
+                tell(call)
+
         try:
             self.platform = DevPlatform(self.manifest, self.surface, anonymous=self.options.anonymous,
-                                        data_dir=self.options.platform_dir, block_origins=block_origins).start()
+                                        data_dir=self.options.platform_dir, block_origins=block_origins,
+                                        on_call=on_call).start()
         except BaseException:
             servers.stop()
             self.trace.close()
@@ -166,6 +179,7 @@ class DevSession:
             on_violation=self.options.on_violation,
             platform=self.platform,
             on_note=self.options.on_note,
+            on_failed_call=self.options.on_failed_call,
         )
         # Each server answers its own port's loopback names and the --allowed-host names.
         block_hosts = HostAllowlist(servers.block_port, self.allowed_hosts)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from blockkit.dev.check import COLLAPSED, FAILED, READY, CheckResult
 from blockkit.dev.terminal import printable
@@ -11,7 +12,14 @@ HANDSHAKE_COMPLETED = "handshake-completed"
 NEVER_READY = "never-sent-block-ready"
 CONTRACT_VIOLATIONS = "contract-violations"
 CONSOLE_ERRORS = "console-errors"
+FAILED_CALLS = "failed-calls"
 JSON_VERSION = 1
+# How each cause of a failed call reads in the text verdict.
+CAUSE_WORDS = {
+    "request": "the block's request",
+    "platform": "a platform error",
+    "viewer": "the viewer's state; reported, does not fail the check",
+}
 
 
 def verdict_code(result: CheckResult) -> str:
@@ -21,6 +29,8 @@ def verdict_code(result: CheckResult) -> str:
         return CONTRACT_VIOLATIONS
     if result.console_errors:
         return CONSOLE_ERRORS
+    if result.failing_calls:
+        return FAILED_CALLS
     return HANDSHAKE_COMPLETED
 
 
@@ -45,8 +55,10 @@ def render_text(result: CheckResult) -> str:
         lines = [f"fail: never sent BLOCK_READY {where}: {_gave_up(result)}; {_what_it_sent(result)}"]
     elif code == CONTRACT_VIOLATIONS:
         lines = [f"fail: contract violations ({len(result.violations)}) {where}; {handshake}"]
-    else:
+    elif code == CONSOLE_ERRORS:
         lines = [f"fail: console errors ({len(result.console_errors)}) {where}; {handshake}"]
+    else:
+        lines = [f"fail: failed brokered calls ({len(result.failing_calls)}) {where}; {handshake}"]
     if result.violations:
         lines.append(f"contract violations ({len(result.violations)}):")
         lines += [
@@ -56,6 +68,9 @@ def render_text(result: CheckResult) -> str:
     if result.console_errors:
         lines.append(f"console errors ({len(result.console_errors)}):")
         lines += [f"  - {e.source}: {printable(e.text)}" for e in result.console_errors]
+    if result.failed_calls:
+        lines.append(f"failed brokered calls ({len(result.failed_calls)}):")
+        lines += [_failed_call_line(c) for c in result.failed_calls]
     if result.trace_path:
         lines.append(f"trace: {result.trace_path}")
     return "\n".join(lines)
@@ -75,8 +90,17 @@ def render_json(result: CheckResult) -> str:
         "violations": result.violations,
         "consoleErrors": [e.as_json() for e in result.console_errors],
         "trace": result.trace_path,
+        # An addition to version 1: every brokered call that failed (cancelled dialogs left out).
+        "failedCalls": result.failed_calls,
     }
     return json.dumps(document, indent=2)
+
+
+def _failed_call_line(call: dict[str, Any]) -> str:
+    status = f" (HTTP {call['status']})" if call.get("status") is not None else ""
+    message = f": {printable(call['message'])}" if call.get("message") else ""
+    return (f"  - {printable(str(call.get('type')))}: {printable(str(call.get('error')))}{status}{message}"
+            f" [{CAUSE_WORDS.get(call.get('cause') or '', call.get('cause'))}]")
 
 
 def _gave_up(result: CheckResult) -> str:

@@ -1,0 +1,68 @@
+"""Failed brokered calls: which are listed, and which fail ``blockkit dev --check``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from blockkit.dev.failures import PLATFORM, REQUEST, VIEWER, cause_of, failed_calls
+from blockkit.dev.platform import http_call
+
+
+def call(type_: str, ok: bool, **result: Any) -> dict[str, Any]:
+    event: dict[str, Any] = {"kind": "call", "type": type_, "ok": ok, "seq": 7,
+                             "result": {"requestId": "r1", **result}}
+    if not ok:
+        event["error"] = result.get("error")
+    return event
+
+
+def test_only_failed_calls_are_listed_and_a_cancelled_dialog_is_none() -> None:
+    events = [
+        call("GET_VIEWER", True, viewer=None),
+        call("PURCHASE_GOOD", False, error="CANCELED"),
+        call("PURCHASE_GOOD", False, error="UNKNOWN_GOOD", message="no good 'x'"),
+        {"kind": "message", "type": "BLOCK_READY"},
+    ]
+    [listed] = failed_calls(events)
+    assert listed == {"type": "PURCHASE_GOOD", "via": "bridge", "error": "UNKNOWN_GOOD", "status": None,
+                      "message": "no good 'x'", "requestId": "r1", "cause": REQUEST, "failsCheck": True, "seq": 7}
+
+
+@pytest.mark.parametrize("error, status, cause", [
+    ("SIGN_IN_REQUIRED", None, VIEWER),
+    ("insufficient_buzz", 402, VIEWER),
+    ("daily_ceiling", 429, VIEWER),
+    ("already_finished", 409, VIEWER),
+    ("budget_exceeded", 403, REQUEST),
+    ("SCOPE_NOT_DECLARED: GET_BUZZ_BALANCE needs buzz:read:self", None, REQUEST),
+    ("bad_image", 400, REQUEST),
+    ("PLATFORM_ERROR", 500, PLATFORM),
+    ("workflow_failed", None, PLATFORM),
+    ("HTTP 503", 503, PLATFORM),
+    ("HTTP 401", 401, REQUEST),
+])
+def test_each_failure_has_a_cause(error: str, status: int | None, cause: str) -> None:
+    assert cause_of(error, status) == cause
+    [listed] = failed_calls([call("X", False, error=error, status=status)])
+    assert listed["cause"] == cause and listed["failsCheck"] is (cause != VIEWER)
+
+
+def test_a_workflow_that_failed_is_a_platform_failure_though_the_reply_went_through() -> None:
+    event = {"kind": "call", "type": "POLL_WORKFLOW", "ok": False, "error": "workflow_failed",
+             "message": "workflow w1 is failed", "result": {"requestId": "p", "ok": True, "workflow": {"id": "w1"}}}
+    [listed] = failed_calls([event])
+    assert listed["cause"] == PLATFORM and listed["message"] == "workflow w1 is failed"
+
+
+def test_a_catalogue_call_of_the_frame_becomes_a_call_event() -> None:
+    scope = {"method": "GET", "path": "/api/v1/blocks/models", "query_string": b"limit=x"}
+    assert http_call(scope, 200, b"") == {"via": "http", "type": "GET /api/v1/blocks/models", "ok": True,
+                                          "status": 200, "query": "limit=x"}
+    failed = http_call(scope, 400, b'{"error": "limit must be a number"}')
+    assert failed["ok"] is False and failed["error"] == "HTTP 400" and failed["message"] == "limit must be a number"
+    assert http_call(scope, 403, b'"a plain JSON string"')["message"] == "a plain JSON string"
+    assert http_call(scope, None, b"")["status"] == 500
+    [listed] = failed_calls([{"kind": "call", **failed}])
+    assert listed["via"] == "http" and listed["status"] == 400 and listed["cause"] == REQUEST
