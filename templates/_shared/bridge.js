@@ -7,6 +7,7 @@
 // ignores resize requests). It also wraps the host's request messages (viewer,
 // goods, workflows, app storage) and calls to the platform's API with the
 // block's token. Written by `blockkit new`; it is yours to change.
+// Replies follow the platform's shapes: docs/platform-shapes.md in blockkit lists them.
 // Every message is {type, payload}; a request carries a requestId its reply echoes.
 
 /**
@@ -49,13 +50,15 @@
  */
 
 /**
- * GET_VIEWER's answer: who is looking at the block.
+ * GET_VIEWER's answer (VIEWER_RESULT.viewer): who is looking at the block. It needs the
+ * user:read:self scope. On a model slot getViewer returns BLOCK_INIT's deprecated
+ * {id, username, signedIn} instead.
  * @typedef {object} Viewer
  * @property {number} id
  * @property {string} username
- * @property {boolean} signedIn
- * @property {string} [tier]
- * @property {boolean} [isModerator]
+ * @property {'active' | 'muted'} [status]
+ * @property {number | null} [buzzBudget] the token's per-generation budget, when it has one
+ * @property {boolean} [signedIn]
  */
 
 /**
@@ -68,7 +71,8 @@
  */
 
 /**
- * A WorkflowTemplate to submit: {steps: [{$type, input}]}, as the orchestration service takes it.
+ * A WorkflowTemplate: {steps: [{$type, input}]}, as the orchestration service takes it.
+ * `blockkit dev` accepts it as a SUBMIT_WORKFLOW body (its imageUpscaler and textToImage steps).
  * @typedef {object} WorkflowTemplate
  * @property {WorkflowStep[]} steps
  * @property {string[]} [tags]
@@ -78,10 +82,50 @@
  */
 
 /**
- * @typedef {object} Workflow
- * @property {string} id
- * @property {string} status "unassigned", "processing", "succeeded", "failed", "canceled" or "expired"
- * @property {WorkflowStep[]} steps
+ * The platform's SUBMIT_WORKFLOW body: one text-to-image generation.
+ * @typedef {object} TextToImageBody
+ * @property {'textToImage'} kind
+ * @property {number} [modelVersionId]
+ * @property {{prompt: string, negativePrompt?: string, width?: number, height?: number, seed?: number, quantity?: number}} params
+ * @property {'blue' | 'green' | 'yellow'} [accountType]
+ */
+
+/**
+ * @typedef {TextToImageBody | WorkflowTemplate} WorkflowBody
+ */
+
+/**
+ * What every workflow reply carries: the platform's BlockWorkflowSnapshot.
+ * @typedef {object} WorkflowSnapshot
+ * @property {string} workflowId "whatif" for an estimate
+ * @property {string} status "pending", "processing", "succeeded", "failed", "canceled" or "expired"
+ * @property {{total: number}} [cost] in Buzz
+ * @property {string[]} [imageUrls] the outputs available so far
+ * @property {string} [spentAccountType] the Buzz pool that paid most
+ * @property {string} [error] why it failed
+ */
+
+/**
+ * An entitlement: a good the viewer owns in this app.
+ * @typedef {object} Entitlement
+ * @property {string} goodId
+ * @property {string} kind "good" or "app_unlock"
+ * @property {Record<string, unknown>} payload the good's payload ({} when none)
+ * @property {string} grantedAt
+ */
+
+/**
+ * @typedef {object} PurchaseOptions
+ * @property {number} [expectedPriceBuzz] the price the viewer confirmed; another price is refused (price_changed)
+ * @property {string} [idempotencyKey] 1-64 of [A-Za-z0-9_-]; a retry with the same key is not charged twice
+ */
+
+/**
+ * A bought good: POST /api/v1/blocks/goods/purchase's answer.
+ * @typedef {object} Purchase
+ * @property {true} ok
+ * @property {{id: string, goodId: string, priceBuzz: number}} purchase
+ * @property {Entitlement} entitlement
  */
 
 /**
@@ -93,7 +137,7 @@
  * @typedef {object} WaitOptions
  * @property {number} [intervalMs] between polls (default 1000)
  * @property {number} [timeoutMs] give up after this long (default 10 minutes; 0: never)
- * @property {(workflow: Workflow) => void} [onStatus] called with every polled status
+ * @property {(snapshot: WorkflowSnapshot) => void} [onStatus] called with every polled snapshot
  */
 
 /**
@@ -123,16 +167,17 @@
  * @property {() => void} disconnect
  * @property {(type: string, payload?: Record<string, unknown>, options?: RequestOptions) => Promise<Record<string, any>>} request
  *   send any request message of the host's inventory; resolves with its reply's payload
- * @property {() => Promise<Viewer | null>} getViewer null when the viewer is signed out
+ * @property {() => Promise<Viewer | null>} getViewer GET_VIEWER's viewer; null when the viewer is signed out
  * @property {() => string} apiBaseUrl where the platform's API answers, without a trailing slash
  * @property {(path: string, init?: RequestInit) => Promise<Response>} fetchApi fetch(apiBaseUrl + path) with the block's token
- * @property {(goodId: string, options?: RequestOptions) => Promise<Record<string, any>>} purchaseGood
- *   PURCHASE_GOOD: the host asks the viewer to confirm; resolves with {ok, purchase, entitlement}
- * @property {() => Promise<{items: Record<string, any>[]}>} getEntitlements
- * @property {(workflow: WorkflowTemplate) => Promise<Workflow>} submitWorkflow
- * @property {(workflowId: string) => Promise<Workflow>} pollWorkflow
- * @property {(workflowId: string) => Promise<Workflow>} cancelWorkflow
- * @property {(workflowId: string, options?: WaitOptions) => Promise<Workflow>} waitForWorkflow
+ * @property {(goodId: string, options?: PurchaseOptions) => Promise<Purchase>} purchaseGood
+ *   POST /api/v1/blocks/goods/purchase: buys at once, so ask the viewer first
+ * @property {() => Promise<{entitlements: Entitlement[]}>} getEntitlements GET /api/v1/blocks/entitlements
+ * @property {(body: WorkflowBody) => Promise<WorkflowSnapshot>} submitWorkflow SUBMIT_WORKFLOW {body}
+ * @property {(body: WorkflowBody) => Promise<WorkflowSnapshot>} estimateWorkflow ESTIMATE_WORKFLOW {body}: the cost, nothing spent
+ * @property {(workflowId: string) => Promise<WorkflowSnapshot>} pollWorkflow
+ * @property {(workflowId: string) => Promise<WorkflowSnapshot>} cancelWorkflow
+ * @property {(workflowId: string, options?: WaitOptions) => Promise<WorkflowSnapshot>} waitForWorkflow
  *   poll until the workflow finishes (any status in FINISHED_STATUSES)
  * @property {(key: string) => Promise<unknown>} storageGet the stored value, or null
  * @property {(key: string, value: unknown) => Promise<Record<string, any>>} storageSet
@@ -140,9 +185,11 @@
  */
 
 /**
- * A refused or unanswered request. `code` is the host's error code
- * (e.g. "CANCELED" when the viewer closed a dialog, "SCOPE_NOT_DECLARED",
- * "SIGN_IN_REQUIRED"), or "TIMEOUT", "NO_HOST", "HTTP_<status>".
+ * A refused or unanswered request. `code` is the reply's error when it is a code
+ * (e.g. "CANCELED", "already_owned", "banned"; "SCOPE_NOT_DECLARED" from
+ * "SCOPE_NOT_DECLARED: …"), "REFUSED" when the host answered with a sentence,
+ * "WORKFLOW_REFUSED" for a failed snapshot of a refused workflow request,
+ * or "TIMEOUT", "NO_HOST", "HTTP_<status>". The message holds the host's words.
  */
 export class BridgeError extends Error {
   /**
@@ -167,11 +214,29 @@ export const PLATFORM_API_BASE = 'https://civitai.com';
 const REQUEST_TIMEOUT_MS = 10000;
 // A dialog waits for the viewer (confirm or cancel), so it gets much longer.
 const DIALOG_TIMEOUT_MS = 10 * 60000;
+// The host's requests that open a dialog (PURCHASE_GOOD is blockkit dev's own).
+const DIALOG_MESSAGES = new Set(['OPEN_BUZZ_PURCHASE', 'OPEN_CHECKPOINT_PICKER', 'OPEN_RESOURCE_PICKER', 'OPEN_IMAGE_UPLOAD', 'PURCHASE_GOOD']);
 const POLL_INTERVAL_MS = 1000;
 // waitForWorkflow's default limit: a queue and a few steps, with room to spare.
 const WAIT_TIMEOUT_MS = 10 * 60000;
 // Workflow statuses after which polling stops.
 export const FINISHED_STATUSES = ['succeeded', 'failed', 'canceled', 'expired'];
+// A refused workflow request answers with a failed snapshot carrying this id.
+const REFUSED_WORKFLOW_ID = 'failed';
+// GET_VIEWER's error for a signed-out viewer (the platform's words).
+const SIGNED_OUT_VIEWER = 'viewer read requires an authenticated viewer';
+const PURCHASE_PATH = '/api/v1/blocks/goods/purchase';
+const ENTITLEMENTS_PATH = '/api/v1/blocks/entitlements';
+
+/**
+ * The code of a refusal's `error`: a bare word is a code; a sentence is not.
+ * @param {string} error
+ */
+function refusalCode(error) {
+  if (/^[A-Za-z][A-Za-z0-9_]*$/.test(error)) return error;
+  const prefix = /^([A-Z][A-Z0-9_]*):/.exec(error);
+  return prefix ? prefix[1] : 'REFUSED';
+}
 
 // Refresh a little early so a call in flight never carries an expired token.
 const TOKEN_MARGIN_MS = 60000;
@@ -413,10 +478,10 @@ export function connect(options = {}) {
   async function request(type, payload = {}, options = {}) {
     const init = state.init ?? (await whenInit);
     if (init.standalone) throw new BridgeError('NO_HOST', `no host frames this block, so nobody answers ${type}`);
-    const reply = await send(type, payload, options.timeoutMs ?? REQUEST_TIMEOUT_MS);
+    const reply = await send(type, payload, options.timeoutMs ?? (DIALOG_MESSAGES.has(type) ? DIALOG_TIMEOUT_MS : REQUEST_TIMEOUT_MS));
     if (reply.ok === false || typeof reply.error === 'string') {
-      const code = String(reply.error ?? 'REFUSED');
-      throw new BridgeError(code, `${type} refused: ${reply.message ?? code}`, reply);
+      const error = String(reply.error ?? 'REFUSED');
+      throw new BridgeError(refusalCode(error), `${type} refused: ${reply.message ?? error}`, reply);
     }
     return reply;
   }
@@ -444,8 +509,16 @@ export function connect(options = {}) {
     // The model-slot host does not bridge GET_VIEWER (it would never answer);
     // BLOCK_INIT's viewer, deprecated but still sent, says the same there.
     if (init.standalone || init.context?.slotId !== PAGE_SLOT) return /** @type {Viewer | null} */ (init.viewer ?? null);
-    const reply = await request('GET_VIEWER');
-    return /** @type {Viewer | null} */ (reply.viewer ?? null);
+    try {
+      const reply = await request('GET_VIEWER');
+      return /** @type {Viewer | null} */ (reply.viewer ?? null);
+    } catch (error) {
+      // A signed-out viewer is an error reply, not {viewer: null}; BLOCK_INIT's viewer is
+      // null then (a signed-out token holds no user:read:self, so that error may come first).
+      const signedOut = error instanceof BridgeError && (error.reply?.error === SIGNED_OUT_VIEWER || init.viewer === null);
+      if (signedOut) return null;
+      throw error;
+    }
   }
 
   function apiBaseUrl() {
@@ -465,9 +538,60 @@ export function connect(options = {}) {
     return fetch(`${apiBaseUrl()}${path}`, { ...options, headers });
   }
 
-  /** @param {Record<string, any>} reply */
-  function workflowOf(reply) {
-    return /** @type {Workflow} */ (reply.workflow);
+  /**
+   * The reply's snapshot; a failed snapshot of a refused request becomes a BridgeError
+   * (a workflow that ran and failed is a snapshot with its own id and status "failed").
+   * @param {string} type
+   * @param {Record<string, any>} reply
+   * @returns {WorkflowSnapshot}
+   */
+  function snapshotOf(type, reply) {
+    const snapshot = reply.snapshot;
+    if (!snapshot || typeof snapshot !== 'object') throw new BridgeError('BAD_REPLY', `${type}: the reply has no snapshot`, reply);
+    if (snapshot.workflowId === REFUSED_WORKFLOW_ID) {
+      throw new BridgeError('WORKFLOW_REFUSED', `${type} refused: ${snapshot.error ?? 'failed'}`, reply);
+    }
+    return snapshot;
+  }
+
+  /**
+   * @param {string} type
+   * @param {Record<string, unknown>} payload
+   */
+  function workflowRequest(type, payload) {
+    return request(type, payload).then((reply) => snapshotOf(type, reply));
+  }
+
+  /**
+   * A platform route answering JSON; a refusal ({ok: false, error, reason?} or an HTTP error)
+   * becomes a BridgeError coded by its reason, else HTTP_<status>.
+   * @param {string} path
+   * @param {RequestInit} [options]
+   */
+  async function callApi(path, options) {
+    const response = await fetchApi(path, options);
+    /** @type {any} */
+    let body = null;
+    try {
+      body = await response.json();
+    } catch {
+      body = null;
+    }
+    if (!response.ok || body?.ok === false) {
+      const code = typeof body?.reason === 'string' ? body.reason : `HTTP_${response.status}`;
+      throw new BridgeError(code, `${path}: ${body?.error ?? response.statusText ?? response.status}`, body ?? undefined);
+    }
+    return body;
+  }
+
+  /**
+   * @param {string} goodId
+   * @param {PurchaseOptions} [options]
+   * @returns {Promise<Purchase>}
+   */
+  function purchaseGood(goodId, options = {}) {
+    const body = { goodId, ...options };
+    return callApi(PURCHASE_PATH, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
   }
 
   /**
@@ -479,11 +603,11 @@ export function connect(options = {}) {
     const limit = options.timeoutMs ?? WAIT_TIMEOUT_MS;
     const started = Date.now();
     for (;;) {
-      const workflow = workflowOf(await request('POLL_WORKFLOW', { workflowId }));
-      options.onStatus?.(workflow);
-      if (FINISHED_STATUSES.includes(workflow.status)) return workflow;
+      const snapshot = await workflowRequest('POLL_WORKFLOW', { workflowId });
+      options.onStatus?.(snapshot);
+      if (FINISHED_STATUSES.includes(snapshot.status)) return snapshot;
       if (limit > 0 && Date.now() - started > limit) {
-        throw new BridgeError('TIMEOUT', `workflow ${workflowId} is still ${workflow.status} after ${limit} ms`);
+        throw new BridgeError('TIMEOUT', `workflow ${workflowId} is still ${snapshot.status} after ${limit} ms`);
       }
       await new Promise((resolve) => setTimeout(resolve, interval));
     }
@@ -518,12 +642,12 @@ export function connect(options = {}) {
     getViewer,
     apiBaseUrl,
     fetchApi,
-    purchaseGood: (goodId, options = {}) =>
-      request('PURCHASE_GOOD', { goodId }, { timeoutMs: options.timeoutMs ?? DIALOG_TIMEOUT_MS }),
-    getEntitlements: () => request('GET_ENTITLEMENTS').then((reply) => ({ items: reply.items ?? [] })),
-    submitWorkflow: (workflow) => request('SUBMIT_WORKFLOW', { workflow }).then(workflowOf),
-    pollWorkflow: (workflowId) => request('POLL_WORKFLOW', { workflowId }).then(workflowOf),
-    cancelWorkflow: (workflowId) => request('CANCEL_WORKFLOW', { workflowId }).then(workflowOf),
+    purchaseGood,
+    getEntitlements: () => callApi(ENTITLEMENTS_PATH).then((body) => ({ entitlements: body?.entitlements ?? [] })),
+    submitWorkflow: (body) => workflowRequest('SUBMIT_WORKFLOW', { body }),
+    estimateWorkflow: (body) => workflowRequest('ESTIMATE_WORKFLOW', { body }),
+    pollWorkflow: (workflowId) => workflowRequest('POLL_WORKFLOW', { workflowId }),
+    cancelWorkflow: (workflowId) => workflowRequest('CANCEL_WORKFLOW', { workflowId }),
     waitForWorkflow,
     storageGet: (key) => request('APP_STORAGE_GET', { key }).then((reply) => reply.value ?? null),
     storageSet: (key, value) => request('APP_STORAGE_SET', { key, value }),

@@ -122,6 +122,14 @@ def test_a_request_without_its_scope_gets_an_error_not_silence(started: Callable
     assert reply["error"].startswith(SCOPE_ERROR)
 
 
+def test_the_buzz_balance_needs_no_scope_the_other_buzz_reads_do(started: Callable[..., Bridge]) -> None:
+    # The platform's getMyBuzzBalance is scope-free; accounts and transactions need buzz:read:self.
+    bare = started([], name="noscopes")
+    assert set(ask(bare, "GET_BUZZ_BALANCE")["balance"]) == {"blue", "green", "yellow"}
+    assert ask(bare, "GET_BUZZ_ACCOUNTS")["error"].startswith(SCOPE_ERROR)
+    assert ask(bare, "GET_BUZZ_TRANSACTIONS")["error"].startswith(SCOPE_ERROR)
+
+
 def test_buzz_balance_and_purchase_dialog(b: Bridge) -> None:
     before = ask(b, "GET_BUZZ_BALANCE")["balance"]
     assert set(before) == {"blue", "green", "yellow"}

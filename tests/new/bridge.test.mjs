@@ -219,17 +219,37 @@ async function started(slotId = 'app.page', extra = {}) {
 }
 
 test('getViewer sends GET_VIEWER {requestId} on the page and resolves VIEWER_RESULT.viewer', async () => {
-  const { world, bridge } = await started();
+  const viewer = { id: 7, username: 'ada', status: 'active', buzzBudget: 50 };
+  const { world, bridge } = await started('app.page', { viewer: { id: 7, username: 'ada', signedIn: true } });
   const pending = bridge.getViewer();
   await tick();
-  const request = answer(world, 'GET_VIEWER', 'VIEWER_RESULT', { viewer: { id: 7, username: 'ada', signedIn: true } });
+  const request = answer(world, 'GET_VIEWER', 'VIEWER_RESULT', { viewer });
   assert.deepEqual(Object.keys(request.payload), ['requestId']);
   assert.equal(request.targetOrigin, HOST);
-  assert.deepEqual(await pending, { id: 7, username: 'ada', signedIn: true });
-  const signedOut = bridge.getViewer();
+  assert.deepEqual(await pending, viewer);
+  // Without user:read:self the platform answers an error: the block learns why.
+  const refused = bridge.getViewer();
   await tick();
-  answer(world, 'GET_VIEWER', 'VIEWER_RESULT', { viewer: null });
-  assert.equal(await signedOut, null);
+  answer(world, 'GET_VIEWER', 'VIEWER_RESULT', { error: 'block lacks user:read:self scope' });
+  await assert.rejects(refused, (error) => error instanceof BridgeError && error.code === 'REFUSED'
+    && /block lacks user:read:self scope/.test(error.message));
+  const banned = bridge.getViewer();
+  await tick();
+  answer(world, 'GET_VIEWER', 'VIEWER_RESULT', { error: 'banned' });
+  await assert.rejects(banned, { code: 'banned' });
+});
+
+test('a signed-out viewer is null: the platform\'s error for it, or any error while BLOCK_INIT.viewer is null', async () => {
+  let { world, bridge } = await started('app.page', { viewer: { id: 7, username: 'ada', signedIn: true } });
+  let pending = bridge.getViewer();
+  await tick();
+  answer(world, 'GET_VIEWER', 'VIEWER_RESULT', { error: 'viewer read requires an authenticated viewer' });
+  assert.equal(await pending, null);
+  ({ world, bridge } = await started('app.page', { viewer: null }));
+  pending = bridge.getViewer();
+  await tick();
+  answer(world, 'GET_VIEWER', 'VIEWER_RESULT', { error: 'block lacks user:read:self scope' });
+  assert.equal(await pending, null);
 });
 
 test('on a model slot getViewer answers from BLOCK_INIT: the slot host does not bridge GET_VIEWER', async () => {
@@ -280,62 +300,136 @@ test('storageSet and storageDelete send APP_STORAGE_SET {key, value} and APP_STO
   assert.deepEqual(await deleting, { ok: true, deleted: true });
 });
 
-test('a refusal {ok: false, error} rejects with a BridgeError carrying the code', async () => {
+test('a refusal {ok: false, error} rejects with a BridgeError: a code as its code, a sentence as its message', async () => {
   const { world, bridge } = await started();
   const saving = bridge.storageSet('big', 'x');
   await tick();
-  answer(world, 'APP_STORAGE_SET', 'APP_STORAGE_SET_RESULT', { ok: false, error: 'PAYLOAD_TOO_LARGE' });
-  await assert.rejects(saving, (error) => error instanceof BridgeError && error.code === 'PAYLOAD_TOO_LARGE');
+  answer(world, 'APP_STORAGE_SET', 'APP_STORAGE_SET_RESULT', { ok: false, error: 'value exceeds 64KB cap' });
+  await assert.rejects(saving, (error) => error instanceof BridgeError && error.code === 'REFUSED'
+    && error.message === 'APP_STORAGE_SET refused: value exceeds 64KB cap' && error.reply.ok === false);
+  const scoped = bridge.storageDelete('k');
+  await tick();
+  answer(world, 'APP_STORAGE_DELETE', 'APP_STORAGE_DELETE_RESULT',
+    { ok: false, error: 'SCOPE_NOT_DECLARED: APP_STORAGE_DELETE needs apps:storage:write' });
+  await assert.rejects(scoped, { code: 'SCOPE_NOT_DECLARED' });
+  const reading = bridge.storageGet('k');
+  await tick();
+  answer(world, 'APP_STORAGE_GET', 'APP_STORAGE_GET_RESULT', { value: null, error: 'storage unavailable' });
+  await assert.rejects(reading, { code: 'REFUSED' });
 });
 
-test('purchaseGood sends PURCHASE_GOOD {goodId}, waits past the usual timeout, and a cancel rejects CANCELED', async () => {
+test('a dialog message waits past the usual timeout', async () => {
   const { world, bridge } = await started();
-  const buying = bridge.purchaseGood('supporter-pack');
-  await tick();
+  const buying = bridge.request('OPEN_BUZZ_PURCHASE');
   await new Promise((resolve) => setTimeout(resolve, 30));
-  const request = answer(world, 'PURCHASE_GOOD', 'GOOD_PURCHASE_RESULT',
-    { ok: true, purchase: { id: 'p1' }, entitlement: { goodId: 'supporter-pack' } });
-  assert.equal(request.payload.goodId, 'supporter-pack');
-  assert.equal((await buying).entitlement.goodId, 'supporter-pack');
-  const again = bridge.purchaseGood('supporter-pack');
-  await tick();
-  answer(world, 'PURCHASE_GOOD', 'GOOD_PURCHASE_RESULT', { ok: false, error: 'CANCELED' });
-  await assert.rejects(again, { code: 'CANCELED' });
-  const owned = bridge.getEntitlements();
-  await tick();
-  answer(world, 'GET_ENTITLEMENTS', 'ENTITLEMENTS_RESULT', { items: [{ goodId: 'supporter-pack' }] });
-  assert.deepEqual((await owned).items, [{ goodId: 'supporter-pack' }]);
+  answer(world, 'OPEN_BUZZ_PURCHASE', 'BUZZ_PURCHASE_RESULT', { purchased: false });
+  assert.deepEqual(await buying, { purchased: false });
 });
 
-test('submit, poll and cancel a workflow: {workflow} out, the reply\'s workflow back', async () => {
+// A fake fetch answering each call with the next of `answers` ([status, body]).
+function fakeFetch(answers) {
+  const calls = [];
+  globalThis.fetch = async (url, options = {}) => {
+    calls.push({ url, method: options.method, auth: options.headers.get('Authorization'),
+      type: options.headers.get('Content-Type'), body: options.body === undefined ? undefined : JSON.parse(options.body) });
+    const [status, body] = answers.shift();
+    return { ok: status >= 200 && status < 300, status, statusText: '', json: async () => body };
+  };
+  return calls;
+}
+
+test('purchaseGood POSTs /api/v1/blocks/goods/purchase with the token and resolves {ok, purchase, entitlement}', async () => {
+  const { bridge } = await started('app.page', { apiBaseUrl: 'http://127.0.0.1:4100' });
+  const bought = { ok: true, purchase: { id: 'p1', goodId: 'supporter-pack', priceBuzz: 100 },
+    entitlement: { goodId: 'supporter-pack', kind: 'good', payload: {}, grantedAt: '2026-11-23T00:00:00.000Z' } };
+  const calls = fakeFetch([[200, bought]]);
+  assert.deepEqual(await bridge.purchaseGood('supporter-pack', { expectedPriceBuzz: 100, idempotencyKey: 'k1' }), bought);
+  assert.deepEqual(calls, [{ url: 'http://127.0.0.1:4100/api/v1/blocks/goods/purchase', method: 'POST', auth: 'Bearer jwt-1',
+    type: 'application/json', body: { goodId: 'supporter-pack', expectedPriceBuzz: 100, idempotencyKey: 'k1' } }]);
+  delete globalThis.fetch;
+});
+
+test('a refused purchase rejects with its reason as the code, else HTTP_<status>', async () => {
+  const { bridge } = await started();
+  fakeFetch([
+    [409, { ok: false, error: 'You already own this item', reason: 'already_owned' }],
+    [404, { ok: false, error: 'This item is not available' }],
+    [400, { error: 'Daily purchase limit reached (150000 Buzz). Try again tomorrow.' }],
+  ]);
+  await assert.rejects(bridge.purchaseGood('a'), (error) => error instanceof BridgeError && error.code === 'already_owned'
+    && /You already own this item/.test(error.message));
+  await assert.rejects(bridge.purchaseGood('b'), { code: 'HTTP_404' });
+  await assert.rejects(bridge.purchaseGood('c'), (error) => error.code === 'HTTP_400' && /Daily purchase limit/.test(error.message));
+  delete globalThis.fetch;
+});
+
+test('getEntitlements reads GET /api/v1/blocks/entitlements: {entitlements}', async () => {
+  const { bridge } = await started();
+  const owned = [{ goodId: 'supporter-pack', kind: 'good', payload: {}, grantedAt: '2026-11-23T00:00:00.000Z' }];
+  const calls = fakeFetch([[200, { entitlements: owned }], [403, { error: 'Anonymous block tokens hold no entitlements' }]]);
+  assert.deepEqual(await bridge.getEntitlements(), { entitlements: owned });
+  assert.deepEqual(calls.map((c) => [c.url, c.method, c.auth]), [[`${PLATFORM_API_BASE}/api/v1/blocks/entitlements`, undefined, 'Bearer jwt-1']]);
+  await assert.rejects(bridge.getEntitlements(), { code: 'HTTP_403' });
+  delete globalThis.fetch;
+});
+
+test('submit, estimate, poll and cancel a workflow: {body} out, the reply\'s snapshot back', async () => {
   const { world, bridge } = await started();
   const template = { steps: [{ $type: 'imageUpscaler', input: { image: 'data:image/png;base64,AA==', numberOfRepeats: 1 } }] };
   const submitting = bridge.submitWorkflow(template);
   await tick();
-  const submit = answer(world, 'SUBMIT_WORKFLOW', 'WORKFLOW_SUBMITTED', { ok: true, workflow: { id: 'wf1', status: 'unassigned', steps: [] } });
-  assert.deepEqual(submit.payload.workflow, template);
-  assert.equal((await submitting).id, 'wf1');
+  const submit = answer(world, 'SUBMIT_WORKFLOW', 'WORKFLOW_SUBMITTED',
+    { snapshot: { workflowId: 'wf1', status: 'pending', cost: { total: 4 }, spentAccountType: 'blue' } });
+  assert.deepEqual(submit.payload.body, template);
+  assert.ok(!('workflow' in submit.payload));
+  assert.deepEqual(await submitting, { workflowId: 'wf1', status: 'pending', cost: { total: 4 }, spentAccountType: 'blue' });
+  const body = { kind: 'textToImage', params: { prompt: 'a fox' } };
+  const estimating = bridge.estimateWorkflow(body);
+  await tick();
+  assert.deepEqual(answer(world, 'ESTIMATE_WORKFLOW', 'ESTIMATE_RESULT', { snapshot: { workflowId: 'whatif', status: 'pending', cost: { total: 2 } } }).payload.body, body);
+  assert.equal((await estimating).cost.total, 2);
   const polling = bridge.pollWorkflow('wf1');
   await tick();
-  assert.equal(answer(world, 'POLL_WORKFLOW', 'WORKFLOW_STATUS', { ok: true, workflow: { id: 'wf1', status: 'processing' } }).payload.workflowId, 'wf1');
+  assert.equal(answer(world, 'POLL_WORKFLOW', 'WORKFLOW_STATUS', { snapshot: { workflowId: 'wf1', status: 'processing' } }).payload.workflowId, 'wf1');
   assert.equal((await polling).status, 'processing');
   const canceling = bridge.cancelWorkflow('wf1');
   await tick();
-  answer(world, 'CANCEL_WORKFLOW', 'WORKFLOW_CANCELED', { ok: true, workflow: { id: 'wf1', status: 'canceled' } });
+  answer(world, 'CANCEL_WORKFLOW', 'WORKFLOW_CANCELED', { snapshot: { workflowId: 'wf1', status: 'canceled' } });
   assert.equal((await canceling).status, 'canceled');
 });
 
-test('waitForWorkflow polls until a finished status and reports each one', async () => {
+test('a refused workflow request (a failed snapshot with workflowId "failed") rejects; a workflow that failed resolves', async () => {
+  const { world, bridge } = await started();
+  const over = bridge.submitWorkflow({ kind: 'textToImage', params: { prompt: 'big' } });
+  await tick();
+  answer(world, 'SUBMIT_WORKFLOW', 'WORKFLOW_SUBMITTED', { snapshot: { workflowId: 'failed', status: 'failed',
+    cost: { total: 80 }, error: 'insufficient buzz budget: estimate 80 exceeds budget 50' } });
+  await assert.rejects(over, (error) => error instanceof BridgeError && error.code === 'WORKFLOW_REFUSED'
+    && /estimate 80 exceeds budget 50/.test(error.message) && error.reply.snapshot.cost.total === 80);
+  const polled = bridge.pollWorkflow('wf9');
+  await tick();
+  answer(world, 'POLL_WORKFLOW', 'WORKFLOW_STATUS', { snapshot: { workflowId: 'wf9', status: 'failed' } });
+  assert.deepEqual(await polled, { workflowId: 'wf9', status: 'failed' });
+  const empty = bridge.pollWorkflow('wf9');
+  await tick();
+  answer(world, 'POLL_WORKFLOW', 'WORKFLOW_STATUS', {});
+  await assert.rejects(empty, { code: 'BAD_REPLY' });
+});
+
+test('waitForWorkflow polls until a finished status and reports each snapshot', async () => {
   const { world, bridge } = await started();
   const seen = [];
-  const waiting = bridge.waitForWorkflow('wf2', { intervalMs: 1, onStatus: (w) => seen.push(w.status) });
-  for (const status of ['unassigned', 'processing', 'succeeded']) {
+  const waiting = bridge.waitForWorkflow('wf2', { intervalMs: 1, onStatus: (s) => seen.push(s.status) });
+  for (const status of ['pending', 'processing', 'succeeded']) {
     await tick();
-    answer(world, 'POLL_WORKFLOW', 'WORKFLOW_STATUS', { ok: true, workflow: { id: 'wf2', status, steps: [] } });
+    const snapshot = { workflowId: 'wf2', status, ...(status === 'succeeded' ? { imageUrls: ['http://x/1.png'] } : {}) };
+    answer(world, 'POLL_WORKFLOW', 'WORKFLOW_STATUS', { snapshot });
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
-  assert.equal((await waiting).status, 'succeeded');
-  assert.deepEqual(seen, ['unassigned', 'processing', 'succeeded']);
+  const done = await waiting;
+  assert.equal(done.status, 'succeeded');
+  assert.deepEqual(done.imageUrls, ['http://x/1.png']);
+  assert.deepEqual(seen, ['pending', 'processing', 'succeeded']);
   assert.equal(world.types().filter((t) => t === 'POLL_WORKFLOW').length, 3);
   assert.ok(FINISHED_STATUSES.includes('failed') && FINISHED_STATUSES.includes('canceled'));
 });

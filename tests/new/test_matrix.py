@@ -52,7 +52,10 @@ def test_combination_validates_and_is_complete(
         assert manifest["scopeJustifications"][GOODS_PURCHASE_SCOPE].strip()
         assert manifest["goods"]
     if "oauth" in extra:
-        assert manifest["auth"] == "oauth" and OAUTH_USER_SCOPE in manifest["scopes"]
+        assert manifest["auth"] == "oauth"
+    # Every template's code asks for the viewer (GET_VIEWER), which needs user:read:self.
+    code = block / {"static": "app.js", "vite": "src/main.ts", "react": "src/App.tsx"}[template]
+    assert "getViewer()" in code.read_text() and OAUTH_USER_SCOPE in manifest["scopes"]
 
     html = (block / "index.html").read_text()
     assert re.search(r'<div id="root">\s*<div class="boot-skeleton"', html)

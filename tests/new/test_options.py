@@ -69,7 +69,8 @@ def test_sensitive_scope_takes_justification_flag(tmp_path: Path, run_new: RunNe
     )
     assert result.exit_code == 0, result.output
     manifest = _manifest(block)
-    assert manifest["scopes"] == ["models:read:self", "social:tip:self"]
+    # user:read:self too: every template reads the viewer (GET_VIEWER needs it).
+    assert manifest["scopes"] == ["models:read:self", "user:read:self", "social:tip:self"]
     assert manifest["scopeJustifications"] == {
         "social:tip:self": "Lets viewers tip the creator of the model they are looking at."
     }

@@ -68,7 +68,7 @@ def test_every_prompt_answered_on_a_terminal(tmp_path: Path) -> None:
     assert manifest["blockId"] == "prompt-demo" and manifest["name"] == "Prompt Demo"
     assert manifest["contentRating"] == "pg13" and manifest["category"] == "utility"
     assert manifest["repository"] == "https://github.com/me/demo"
-    assert manifest["scopes"] == ["buzz:read:self", "goods:purchase:self", "goods:read:self"]
+    assert manifest["scopes"] == ["user:read:self", "buzz:read:self", "goods:purchase:self", "goods:read:self"]
     assert manifest["scopeJustifications"]["buzz:read:self"] == "Shows viewers how much Buzz they have left."
     assert manifest["buildCommand"] == "pnpm run build"
     assert (tmp_path / "prompted" / "pnpm-lock.yaml").is_file()

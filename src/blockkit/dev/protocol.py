@@ -83,7 +83,8 @@ BLOCK_TO_HOST: Mapping[str, BlockMessage] = MappingProxyType(
         "ESTIMATE_WORKFLOW": _request("ESTIMATE_RESULT", _GENERATION),
         "POLL_WORKFLOW": _request("WORKFLOW_STATUS", _GENERATION, workflowId="string"),
         "CANCEL_WORKFLOW": _request("WORKFLOW_CANCELED", _GENERATION, workflowId="string"),
-        "GET_BUZZ_BALANCE": _request("BUZZ_BALANCE_RESULT", _BUZZ_READ),
+        # No scope: the platform's getMyBuzzBalance is "the scope-free convenience path".
+        "GET_BUZZ_BALANCE": _request("BUZZ_BALANCE_RESULT"),
         "OPEN_BUZZ_PURCHASE": _request("BUZZ_PURCHASE_RESULT"),
         "OPEN_CHECKPOINT_PICKER": _request("CHECKPOINT_PICKER_RESULT"),
         "OPEN_RESOURCE_PICKER": _request("RESOURCE_PICKER_RESULT"),

@@ -38,7 +38,7 @@ SURFACES: tuple[str, ...] = (PAGE_SURFACE, *MODEL_SLOTS)
 # Written for the goods catalogue unless the developer words it themselves.
 GOODS_JUSTIFICATION = (
     "Sells the items in this block's goods catalogue. A purchase happens only when"
-    " the viewer picks an item and confirms the price in the host."
+    " the viewer picks an item and confirms its price."
 )
 
 
@@ -74,14 +74,13 @@ class Answers:
 
 
 def all_scopes(chosen: tuple[str, ...], *, goods: bool, auth: str) -> tuple[str, ...]:
-    """The scopes the manifest declares: the chosen ones plus what goods and oauth need."""
-    wanted = set(chosen)
+    """The scopes the manifest declares: the chosen ones plus what the code and goods need."""
+    # Every template shows the viewer with GET_VIEWER, which the platform refuses without
+    # user:read:self; the oauth token also needs it. A manifest declares what its code uses.
+    wanted = set(chosen) | {OAUTH_USER_SCOPE}
     if goods:
         # Selling needs purchase; reading entitlements back needs read (spec, goods rule 1).
         wanted |= {GOODS_PURCHASE_SCOPE, GOODS_READ_SCOPE}
-    if auth == OAUTH:
-        # The oauth token is minted only when user:read:self is declared.
-        wanted.add(OAUTH_USER_SCOPE)
     # The platform's own order, so the manifest reads the same whatever order they came in.
     return tuple(scope for scope in SCOPES if scope in wanted)
 
