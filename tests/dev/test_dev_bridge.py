@@ -263,6 +263,23 @@ def test_a_signed_out_viewer(started: Callable[..., Bridge]) -> None:
     assert ask(anon, "SHARED_APPEND", value={"title": "t"})["error"].startswith("shared storage writes require")
 
 
+def test_a_signed_out_viewer_read_is_the_viewers_state_not_the_blocks_fault(started: Callable[..., Bridge]) -> None:
+    from blockkit.dev.failures import VIEWER, cause_of
+
+    anon = started(name="anon-viewer", anonymous=True)
+    outcome = anon.handle({"type": "GET_VIEWER", "payload": {"requestId": "v"}}, INSTANCE)
+    assert outcome.reply is not None and outcome.reply["payload"] == {
+        "requestId": "v", "error": "block lacks user:read:self scope"}
+    assert outcome.call == {"type": "GET_VIEWER", "ok": False, "error": "sign_in_required",
+                            "message": "block lacks user:read:self scope"}
+    assert cause_of(outcome.call["error"], None) == VIEWER
+    # A signed-in viewer of a block that never declared the scope: the block's own request.
+    undeclared = started(name="no-user-scope", scopes=[s for s in ALL_SCOPES if s != "user:read:self"])
+    outcome = undeclared.handle({"type": "GET_VIEWER", "payload": {"requestId": "v"}}, INSTANCE)
+    assert outcome.call is not None and outcome.call["error"] == "block lacks user:read:self scope"
+    assert cause_of(outcome.call["error"], None) != VIEWER
+
+
 def test_not_bridged_on_a_model_slot_gets_no_answer_and_a_note(started: Callable[..., Bridge]) -> None:
     slot = started(surface="model.below_images", name="slotted")
     outcome = slot.handle({"type": "GET_VIEWER", "payload": {"requestId": "v"}}, INSTANCE)

@@ -34,7 +34,9 @@ def _text(frame: Any, selector: str, predicate: str, timeout: float = 15_000) ->
 
 
 @pytest.fixture
-def wired(host: Callable[..., Any], tmp_path: Path) -> Any:
+def wired(host: Callable[..., Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    # A store of its own: a good is owned once, so another test's purchase would change what this one sees.
+    monkeypatch.setenv("BLOCKKIT_DEV_DATA", str(tmp_path / "platform"))
     block = tmp_path / "wired"
     shutil.copytree(FIXTURE, block)
     run = host(block)

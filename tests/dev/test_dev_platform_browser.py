@@ -9,6 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "dev" / "wired"
 
 
@@ -18,7 +20,10 @@ def _text(frame: Any, selector: str, predicate: str, timeout: float = 15_000) ->
     return str(frame.eval_on_selector(selector, "e => e.textContent"))
 
 
-def test_a_block_uses_the_local_platform_end_to_end(host: Callable[..., Any], tmp_path: Path) -> None:
+def test_a_block_uses_the_local_platform_end_to_end(host: Callable[..., Any], tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    # A store of its own: a good is owned once, so a purchase by another test would refuse this one.
+    monkeypatch.setenv("BLOCKKIT_DEV_DATA", str(tmp_path / "platform"))
     block = tmp_path / "wired"
     shutil.copytree(FIXTURE, block)
     run = host(block)
@@ -37,7 +42,6 @@ def test_a_block_uses_the_local_platform_end_to_end(host: Callable[..., Any], tm
     dialog = run.page.wait_for_selector(".dialog-card[data-type=PURCHASE_GOOD]")
     assert "Sticker pack" in dialog.text_content() and "40 Buzz" in dialog.text_content()
     run.page.click(".dialog-confirm")
-    # The store is shared by the session's tests: other tests may have bought one before.
     assert "sticker-pack" in _text(frame, "#entitlements", "t !== 'none'").split(", ")
     after = __import__("blockkit.emulator.buzz", fromlist=["balance"]).balance(platform.store, platform.clock, viewer["id"])
     assert sum(after.values()) == sum(balance.values()) - 40

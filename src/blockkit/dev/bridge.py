@@ -161,7 +161,9 @@ class Bridge:
             return Outcome(reply=reply)
         call: dict[str, Any] = {"type": type_, "ok": not failed}
         if failed:
-            call["error"] = answer.get("error")
+            call["error"] = code or answer.get("error")
+            if code and isinstance(answer.get("error"), str):
+                call["message"] = answer["error"]
         snapshot = answer.get("snapshot")
         if isinstance(snapshot, dict) and snapshot.get("status") in FAILED_WORKFLOW_STATUSES:
             if snapshot.get("workflowId") == "failed":
@@ -313,7 +315,10 @@ def _get_viewer(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> d
     # The platform's blocks.getMyViewer: {id, username, status, buzzBudget}; it needs user:read:self, and
     # a signed-out viewer is an error.
     if "user:read:self" not in (claims.get("scopes") or ()):
-        return {"error": "block lacks user:read:self scope"}
+        # A signed-out viewer's token never holds the scope, so the platform answers this; in the trace
+        # it is the viewer's state, not the block's fault, when the manifest declares the scope.
+        signed_out = claims.get("sub") == "anon" and "user:read:self" in b.declared_scopes
+        return {"error": "block lacks user:read:self scope", **({_CODE: "sign_in_required"} if signed_out else {})}
     user = b.platform.user(b.platform.viewer_id) if claims.get("sub") != "anon" else None
     if user is None:
         return {"error": "viewer read requires an authenticated viewer"}
