@@ -293,6 +293,11 @@ def shared_list(store: Store, clock: Clock, block_id: str, user_id: int | None, 
     return out
 
 
+def _shared_write_refusal(user_id: int | None, key: object) -> str | None:
+    """Why a write to a shared entry is refused before the store is read: signed out, or a bad key."""
+    return SHARED_SIGNED_OUT if user_id is None else _bad_shared_key(key)
+
+
 def shared_get(store: Store, clock: Clock, block_id: str, user_id: int | None, key: object) -> dict[str, Any]:
     problem = _bad_shared_key(key)
     if problem:
@@ -342,9 +347,7 @@ def shared_append(store: Store, clock: Clock, block_id: str, user_id: int | None
 
 def shared_update(store: Store, clock: Clock, block_id: str, user_id: int | None, key: object,
                   value: Any) -> dict[str, Any]:
-    if user_id is None:
-        return {"ok": False, "error": SHARED_SIGNED_OUT}
-    problem = _bad_shared_key(key)
+    problem = _shared_write_refusal(user_id, key)
     if problem:
         return {"ok": False, "error": problem}
     with store.write() as db:
@@ -362,9 +365,7 @@ def shared_update(store: Store, clock: Clock, block_id: str, user_id: int | None
 
 
 def shared_withdraw(store: Store, clock: Clock, block_id: str, user_id: int | None, key: object) -> dict[str, Any]:
-    if user_id is None:
-        return {"error": SHARED_SIGNED_OUT}
-    problem = _bad_shared_key(key)
+    problem = _shared_write_refusal(user_id, key)
     if problem:
         return {"error": problem}
     with store.write() as db:
@@ -376,9 +377,7 @@ def shared_withdraw(store: Store, clock: Clock, block_id: str, user_id: int | No
 
 
 def _vote(store: Store, block_id: str, user_id: int | None, key: object, on: bool) -> dict[str, Any]:
-    if user_id is None:
-        return {"error": SHARED_SIGNED_OUT}
-    problem = _bad_shared_key(key)
+    problem = _shared_write_refusal(user_id, key)
     if problem:
         return {"error": problem}
     with store.write() as db:
@@ -403,9 +402,7 @@ def shared_unvote(store: Store, clock: Clock, block_id: str, user_id: int | None
 
 def shared_report(store: Store, clock: Clock, block_id: str, user_id: int | None, key: object,
                   reason: object = None) -> dict[str, Any]:
-    if user_id is None:
-        return {"ok": False, "error": SHARED_SIGNED_OUT}
-    problem = _bad_shared_key(key)
+    problem = _shared_write_refusal(user_id, key)
     if problem:
         return {"ok": False, "error": problem}
     if reason is not None and not _text(reason, 0, REASON_MAX):
