@@ -180,7 +180,7 @@ def test_a_large_batch_is_checked_in_parallel_with_the_same_verdicts(tmp_path: P
 
 
 @pytest.mark.parametrize("copies", [1, "parallel"])
-def test_validate_does_not_import_the_lint_or_diff_layers(write_manifest, manifest, copies) -> None:
+def test_validate_does_not_import_the_lint_diff_emulator_or_dev_layers(write_manifest, manifest, copies) -> None:
     from blockkit.commands.validate import PARALLEL_MIN_FILES
 
     path = write_manifest(manifest)
@@ -189,7 +189,9 @@ def test_validate_does_not_import_the_lint_or_diff_layers(write_manifest, manife
         "import sys\n"
         "from blockkit.cli import main\n"
         f"try:\n    main(['validate'] + [{str(path)!r}] * {count})\nexcept SystemExit as exc:\n    print('exit', exc.code)\n"
-        "print(sorted(m for m in sys.modules if m.startswith(('blockkit.lint', 'blockkit.diff', 'blockkit.rules.lint', 'html.parser'))))\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('blockkit.lint', 'blockkit.diff', 'blockkit.rules.lint', "
+        "'html.parser', 'blockkit.emulator', 'blockkit.dev', 'blockkit.fix', 'blockkit.scaffold', 'blockkit.models', "
+        "'blockkit.render.sarif', 'blockkit.render.json_', 'blockkit.render.junit', 'blockkit.render.github', 'blockkit.commands.lint', 'blockkit.commands.dev'))))\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     lines = result.stdout.strip().splitlines()

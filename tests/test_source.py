@@ -281,3 +281,57 @@ def test_the_reused_parser_starts_afresh_for_every_text() -> None:
     for thread in threads:
         thread.join()
     assert len(results) == 600 and all(results)
+
+
+# split_lines: the str.split shortcut (no CR, no ends) gives the lines of the regex reading.
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@given(st.text(alphabet="a \n\r\u2028\u0085\x0b\x0c{}", max_size=40))
+def test_split_lines_matches_the_regex_reading(text: str) -> None:
+    from blockkit.source import _LINE_BREAK, _LINE_WITH_END, split_lines
+
+    expected = [_LINE_BREAK.sub("", line) for line in _LINE_WITH_END.findall(text)]
+    assert split_lines(text) == expected
+    assert split_lines(text, keepends=True) == _LINE_WITH_END.findall(text)
+
+
+@pytest.mark.parametrize("extra", [-1, 0, 1, 2])
+def test_read_path_reads_the_whole_file_up_to_one_byte_past_the_limit(tmp_path, extra: int) -> None:
+    """read_path sizes its read by the file (not the limit): sizes around the limit still read as
+    before, and a file past it is BK006."""
+    from blockkit.engine import read_path
+    from blockkit.platform import LIMITS
+
+    size = LIMITS.file_bytes_max + extra
+    body = b'{"a": "' + b"x" * (size - 10) + b'"}'
+    body = body + b" " * (size - len(body))
+    path = tmp_path / "m.json"
+    path.write_bytes(body)
+    source = read_path(path)
+    if extra > 0:
+        assert [p[0] for p in source.problems] == ["BK006"]
+    else:
+        assert source.problems == [] and source.data == {"a": "x" * (size - 10)}
+
+
+def test_read_path_reads_on_when_the_file_grew_after_fstat(tmp_path, monkeypatch) -> None:
+    """A file that grows between fstat and the read is read whole, as one read of the limit would."""
+    import os as os_module
+
+    from blockkit import engine
+
+    path = tmp_path / "m.json"
+    path.write_bytes(b"[1]")
+    real_fstat = os_module.fstat
+
+    def stale_fstat(fd: int):
+        status = real_fstat(fd)
+        with open(path, "ab") as handle:  # the file grows just after fstat looked
+            handle.write(b"   " * 100)
+        return status
+
+    monkeypatch.setattr(engine.os, "fstat", stale_fstat)
+    source = engine.read_path(path)
+    assert source.text == "[1]" + "   " * 100 and source.data == [1]

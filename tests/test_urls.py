@@ -144,3 +144,19 @@ def test_origins_agree_with_the_whatwg_parser_in_node() -> None:
         parsed, _ = parse_web_url(url)
         ours = None if parsed is None else [parsed.origin, parsed.has_credentials]
         assert ours == theirs, url
+
+
+def test_repository_link_with_any_whitespace_or_unprintable_character_is_refused() -> None:
+    """The C-speed pre-check (isprintable, no space, no backslash) must let no odd character through:
+    every code point that is whitespace, unprintable or a backslash is refused as a character problem."""
+    import sys
+
+    from blockkit.urls import check_repository
+
+    for point in range(sys.maxunicode + 1):
+        ch = chr(point)
+        if ch.isspace() or not ch.isprintable() or ch == "\\":
+            if 0xD800 <= point <= 0xDFFF:
+                continue  # lone surrogates: not text a JSON manifest can decode to in the middle of a link
+            result = check_repository(f"https://github.com/owner/re{ch}po")
+            assert result.kind == "characters", (hex(point), result)

@@ -85,7 +85,8 @@ def read_path(path: Path, display: Optional[str] = None) -> Source:
     except OSError as exc:
         raise UnreadableFile(f"{name}: cannot read: {exc.strerror or exc}") from None
     try:
-        mode = os.fstat(descriptor).st_mode
+        status = os.fstat(descriptor)
+        mode = status.st_mode
         if stat.S_ISDIR(mode):
             raise UnreadableFile(f"{name}: is a directory without a block.manifest.json")
         for test, kind in _NOT_FILES:
@@ -98,7 +99,17 @@ def read_path(path: Path, display: Optional[str] = None) -> Source:
             fcntl.fcntl(descriptor, fcntl.F_SETFL, fcntl.fcntl(descriptor, fcntl.F_GETFL) & ~os.O_NONBLOCK)
         with os.fdopen(descriptor, "rb") as handle:
             descriptor = -1
-            raw = handle.read(LIMITS.file_bytes_max + 1)
+            want = LIMITS.file_bytes_max + 1
+            if stat.S_ISREG(mode) and status.st_size + 1 < want:
+                # read(n) allocates n bytes first: a buffer the size of the file, not of the limit (a
+                # megabyte per file cost more than validating it). Reading on when the file has grown
+                # since fstat gives the same bytes as one read of ``want``.
+                first = status.st_size + 1
+                raw = handle.read(first)
+                if len(raw) == first:
+                    raw += handle.read(want - first)
+            else:
+                raw = handle.read(want)
     except PermissionError:
         raise UnreadableFile(f"{name}: permission denied") from None
     except OSError as exc:

@@ -119,8 +119,15 @@ LOCKFILES: Mapping[str, str] = MappingProxyType(
 )
 
 
-@dataclass(frozen=True)
 class Limits:
+    """The platform's limits, as read-only class attributes (``LIMITS.tagline_max``).
+
+    Not a frozen dataclass: generating the methods of one with this many fields took
+    about 10 ms at every start of the CLI, and nothing builds a Limits with other values.
+    """
+
+    __slots__ = ()  # no instance attributes: ``LIMITS.tagline_max = 1`` raises AttributeError
+
     block_id_min: int = 3
     block_id_max: int = 40
     tagline_max: int = 140
