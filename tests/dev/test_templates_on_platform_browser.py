@@ -29,6 +29,8 @@ SCOPES = "ai:write:budgeted,apps:storage:read,apps:storage:write"
 JUSTIFY = "ai:write:budgeted=Upscales the viewer's picture."
 BUDGET = "20"
 GOOD = {"id": "supporter-pack", "title": "Supporter pack", "priceBuzz": 100}  # what --goods writes
+DIALOG_GOOD = {"id": "sticker-sheet", "title": "Sticker sheet", "priceBuzz": 25,
+               "description": "Twelve stickers.", "payload": {"stickers": 12}}
 INPUT_SIZE = 64  # the picture the block upscales, square
 VIEWPORT = {"width": 1400, "height": 860}
 WAIT_MS = 20_000
@@ -54,6 +56,9 @@ def scaffold(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
           "--scope", SCOPES, "--justify", JUSTIFY, "--buzz-budget", BUDGET])
     manifest = json.loads((block / "block.manifest.json").read_text())
     assert {k: manifest["goods"][0][k] for k in GOOD} == GOOD
+    # The developer adds a second good, sold through blockkit dev's PURCHASE_GOOD and the host's dialog.
+    manifest["goods"].append(DIALOG_GOOD)
+    (block / "block.manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     if template != "static":
         # As the other npm tests do: from the shipped lockfile, the local npm cache first.
         _run(["npm", "ci", "--prefer-offline", "--no-audit", "--no-fund"], cwd=block, timeout=600)
@@ -183,6 +188,32 @@ def test_the_block_buys_a_good_once_the_viewer_confirms(running: Running) -> Non
     running.frame.click(f"button[data-confirm={GOOD['id']}]")
     assert running.text("#shop-status", "t && t.startsWith('You')") == f"You already own {GOOD['title']}."
     assert sum(buzz.balance(platform.store, platform.clock, platform.viewer_id).values()) == after
+
+
+def test_a_good_bought_over_the_bridge_asks_in_the_hosts_dialog(running: Running) -> None:
+    from blockkit.emulator import buzz
+
+    platform = running.platform
+    before = sum(buzz.balance(platform.store, platform.clock, platform.viewer_id).values())
+    # The scaffold's own bridge helper sends PURCHASE_GOOD; the host page asks the viewer.
+    running.frame.evaluate("""(goodId) => {
+        window.bought = blockkit.request('PURCHASE_GOOD', { goodId }).then((r) => r, (e) => ({ failed: e.code }));
+    }""", DIALOG_GOOD["id"])
+    dialog = running.page.wait_for_selector(".dialog-card[data-type=PURCHASE_GOOD]", timeout=WAIT_MS)
+    assert running.page.inner_text(".dialog-good") == DIALOG_GOOD["title"]
+    assert running.page.inner_text(".dialog-price") == f"{DIALOG_GOOD['priceBuzz']} Buzz"
+    assert DIALOG_GOOD["description"] in dialog.text_content()
+    assert sum(buzz.balance(platform.store, platform.clock, platform.viewer_id).values()) == before
+    running.page.click(".dialog-confirm")
+    reply = running.frame.evaluate("() => window.bought")
+    assert reply["ok"] is True and reply["purchase"]["goodId"] == DIALOG_GOOD["id"], reply
+    assert reply["purchase"]["priceBuzz"] == DIALOG_GOOD["priceBuzz"]
+    assert reply["entitlement"]["payload"] == DIALOG_GOOD["payload"]
+    after = sum(buzz.balance(platform.store, platform.clock, platform.viewer_id).values())
+    assert after == before - DIALOG_GOOD["priceBuzz"]
+    owned = running.frame.evaluate("() => blockkit.getEntitlements()")
+    assert DIALOG_GOOD["id"] in {e["goodId"] for e in owned["entitlements"]}, owned
+    assert ("PURCHASE_GOOD", True) in {(c["type"], c["ok"]) for c in running.calls()}
 
 
 def test_the_block_upscales_a_picture_to_completion(running: Running) -> None:
