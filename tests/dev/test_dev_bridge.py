@@ -144,7 +144,10 @@ def test_buzz_balance_and_purchase_dialog(b: Bridge) -> None:
     assert [a["accountType"] for a in ask(b, "GET_BUZZ_ACCOUNTS")["result"]["accounts"]] == ["blue", "green", "yellow"]
     ledger = ask(b, "GET_BUZZ_TRANSACTIONS", params={"limit": 5})["result"]
     assert any(t["kind"] == "purchase" for t in ledger["transactions"]) and "cursor" in ledger
-    assert ask(b, "GET_DAILY_COMPENSATION")["amount"] == 0
+    compensation = ask(b, "GET_DAILY_COMPENSATION")
+    assert set(compensation) == {"requestId", "result"}
+    assert compensation["result"]["resources"] == [] and isinstance(compensation["result"]["hasPublishedResources"], bool)
+    assert compensation["result"]["goodsSales"]["amount"] == 0
 
 
 def test_a_good_is_bought_through_the_consent_dialog(b: Bridge) -> None:
@@ -186,7 +189,18 @@ def test_an_upscale_workflow_runs_to_completion(b: Bridge) -> None:
     status = ask(b, "POLL_WORKFLOW", workflowId=workflow_id)["snapshot"]
     assert status["status"] == "succeeded" and status["workflowId"] == workflow_id
     assert len(status["imageUrls"]) == 1 and status["imageUrls"][0].startswith("http")
-    assert workflow_id in [w["id"] for w in ask(b, "QUERY_APP_WORKFLOWS")["items"]]
+    page = ask(b, "QUERY_APP_WORKFLOWS", params={"limit": 10})
+    assert set(page) == {"requestId", "result"} and page["result"]["cursor"] is None
+    listed = next(w for w in page["result"]["workflows"] if w["workflowId"] == workflow_id)
+    assert set(listed) == {"workflowId", "status", "images", "cost", "createdAt"}
+    assert listed["status"] == "succeeded" and listed["cost"] == status["cost"]["total"] and listed["createdAt"]
+    assert [i["url"] for i in listed["images"]] == status["imageUrls"]
+    assert set(listed["images"][0]) == {"url", "width", "height", "nsfwLevel"} and listed["images"][0]["nsfwLevel"] == 1
+    pending = ask(b, "SUBMIT_WORKFLOW", body=workflow)["snapshot"]["workflowId"]
+    canceled = ask(b, "CANCEL_APP_WORKFLOW", workflowId=pending)
+    assert set(canceled) == {"requestId", "result"}
+    assert canceled["result"]["workflow"]["workflowId"] == pending
+    assert canceled["result"]["workflow"]["status"] == "canceled" and canceled["result"]["workflow"]["images"] == []
     published = ask(b, "PUBLISH_GENERATION_OUTPUTS", workflowId=workflow_id)
     assert published["ok"] is True and published["images"][0]["url"]
 
@@ -223,7 +237,17 @@ def test_pickers_checkpoints_images_wildcards(b: Bridge, tmp_path: Path) -> None
     assert str(picked["modelVersionId"]) in (b.platform.data_dir / "dev-user-checkpoints.json").read_text()
     assert ask(b, "GET_WILDCARD_PACK", name="colors")["entries"]
     assert ask(b, "GET_WILDCARD_PACK", name="nope")["error"] == "NOT_FOUND"
-    assert ask(b, "GET_IMAGES_BY_IDS", ids=[1, 2, 3])["items"] is not None
+    images = ask(b, "GET_IMAGES_BY_IDS", imageIds=[3, 1, 2, 999999])
+    assert set(images) == {"requestId", "result"}
+    assert [i["imageId"] for i in images["result"]["images"]] == [3, 1, 2]
+    for image in images["result"]["images"]:
+        if image["status"] == "visible":
+            assert image["url"].startswith("http")
+            assert image["contentRating"] == {1: "g", 2: "pg13", 4: "r", 8: "x", 16: "x"}[image["nsfwLevel"]]
+        else:
+            assert image == {"imageId": image["imageId"], "status": "hidden"}
+    assert any(i["status"] == "visible" for i in images["result"]["images"])
+    assert ask(b, "GET_IMAGES_BY_IDS", imageIds=[])["result"] == {"images": []}
     saved = ask(b, "SAVE_IMAGE", url=_png(), filename="out.png")
     assert saved["ok"] is True and Path(saved["savedTo"]).is_file()
 

@@ -357,13 +357,19 @@ def _buzz_transactions(b: Bridge, claims: dict[str, Any], payload: dict[str, Any
 
 
 def _daily_compensation(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
-    # The viewer's creator earnings today (UTC, emulator clock): the 70% owner shares of goods sold.
+    # The platform's DAILY_COMPENSATION_RESULT: {result: {resources, hasPublishedResources}}, its per-model-version
+    # generation earnings. The emulator pays no generation compensation, so `resources` is always empty;
+    # `hasPublishedResources` is whether the viewer owns a published version in the catalogue. `goodsSales` is
+    # blockkit dev's addition: today's (UTC, emulator clock) 70% owner shares of goods sold.
     user = _user(claims)
     day = b.platform.clock.now().strftime("%Y-%m-%d")
     with b.platform.store.read() as db:
         row = db.execute("SELECT coalesce(sum(owner_amount), 0), count(*) FROM goods_purchases WHERE owner_user_id = ?"
                          " AND refund_state = 'none' AND substr(created_at, 1, 10) = ?", (user, day)).fetchone()
-    return {"date": day, "accountType": "yellow", "amount": int(row[0]), "sales": int(row[1])}
+        published = db.execute("SELECT 1 FROM model_versions v JOIN models m ON m.id = v.model_id WHERE m.user_id = ?"
+                               " AND v.status = 'Published' LIMIT 1", (user,)).fetchone() is not None
+    return {"result": {"resources": [], "hasPublishedResources": published,
+                       "goodsSales": {"date": day, "accountType": "yellow", "amount": int(row[0]), "sales": int(row[1])}}}
 
 
 def _workflow_caller(claims: dict[str, Any]) -> Any:
@@ -420,18 +426,23 @@ def _cancel(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[
 def _cancel_app_workflow(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
     from blockkit.emulator import workflows
 
+    # The platform's CANCEL_APP_WORKFLOW_RESULT: {result: {workflow: AppWorkflow}}, the canceled workflow re-read.
     p = b.platform
-    return {"ok": True, "workflow": workflows.cancel(p.store, p.clock, p.urls, _workflow_caller(claims),
-                                                     str(payload.get("workflowId")))}
+    canceled = workflows.cancel(p.store, p.clock, p.urls, _workflow_caller(claims), str(payload.get("workflowId")))
+    return {"result": {"workflow": workflows.app_workflow(canceled)}}
 
 
 def _query(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
     from blockkit.emulator import workflows
 
+    # The platform's APP_WORKFLOWS_RESULT: {result: {workflows: [AppWorkflow], cursor}}. Its request carries
+    # {params: {limit? (1-50, default 20), cursor?}}; the emulator gives one page, so `cursor` is null.
     p = b.platform
-    limit = payload.get("limit")
-    size = limit if isinstance(limit, int) and not isinstance(limit, bool) and 0 < limit <= 100 else 20
-    return workflows.query(p.store, p.clock, p.urls, _workflow_caller(claims), size)
+    params = payload.get("params") if isinstance(payload.get("params"), dict) else payload
+    limit = params.get("limit")
+    size = limit if isinstance(limit, int) and not isinstance(limit, bool) and 0 < limit <= 50 else 20
+    page = workflows.query(p.store, p.clock, p.urls, _workflow_caller(claims), size)
+    return {"result": {"workflows": [workflows.app_workflow(w) for w in page["items"]], "cursor": None}}
 
 
 def _workflow_body(payload: dict[str, Any]) -> Any:
@@ -463,19 +474,45 @@ def _step_blobs(step: dict[str, Any]) -> list[dict[str, Any]]:
     return [i for i in output.get("images") or [] if isinstance(i, dict)]
 
 
+# The minimal off-site content rating covering an NSFW level's highest bit (level 0: "g"), as the platform rates.
+_CONTENT_RATING = ((1, "g"), (2, "pg13"), (4, "r"), (8, "x"))
+
+
+def _content_rating(level: int) -> str:
+    top = 1 << (level.bit_length() - 1) if level > 0 else 0
+    return next((name for bit, name in _CONTENT_RATING if top <= bit), "x")
+
+
 def _images_by_ids(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
-    ids = [i for i in payload.get("ids") or [] if isinstance(i, int) and not isinstance(i, bool)][:IMAGES_BY_IDS_LIMIT]
+    # The platform's IMAGES_RESULT: {result: {images}}, in request order. An image within the token's
+    # maxBrowsingLevel is {imageId, status: "visible", nsfwLevel, contentRating, url, width, height}; one above it
+    # or not yet rated is {imageId, status: "hidden"} (no url); an unknown id is left out. The platform takes
+    # `imageIds` (`ids` is still read) and reads only the images the app published; blockkit dev publishes none,
+    # so it reads the emulated catalogue's images.
+    raw = payload.get("imageIds") if payload.get("imageIds") is not None else payload.get("ids")
+    ids = list(dict.fromkeys(i for i in raw or [] if isinstance(i, int) and not isinstance(i, bool) and i > 0))
+    ids = ids[:IMAGES_BY_IDS_LIMIT]
     level = claims.get("maxBrowsingLevel")
-    ceiling = level if isinstance(level, int) else 1
+    ceiling = level if isinstance(level, int) and level > 0 else 1
     if not ids:
-        return {"items": []}
+        return {"result": {"images": []}}
     marks = ",".join("?" * len(ids))
     with b.platform.store.read() as db:
-        rows = db.execute(f"SELECT id, url, width, height, nsfw_level, user_id FROM images WHERE id IN ({marks})"
-                          " AND nsfw_level != 0 AND (nsfw_level & ?) = nsfw_level", (*ids, ceiling)).fetchall()
+        rows = {r[0]: r for r in db.execute(f"SELECT id, url, width, height, nsfw_level FROM images WHERE id IN ({marks})",
+                                             ids).fetchall()}
     base = b.platform.base_url
-    return {"items": [{"id": r[0], "url": r[1] if "://" in r[1] else base + r[1], "width": r[2], "height": r[3],
-                       "nsfwLevel": r[4], "userId": r[5]} for r in rows]}
+    images: list[dict[str, Any]] = []
+    for image_id in ids:
+        row = rows.get(image_id)
+        if row is None:
+            continue
+        nsfw = row[4]
+        if nsfw == 0 or (nsfw & ceiling) != nsfw:
+            images.append({"imageId": image_id, "status": "hidden"})
+            continue
+        images.append({"imageId": image_id, "status": "visible", "nsfwLevel": nsfw, "contentRating": _content_rating(nsfw),
+                       "url": row[1] if "://" in row[1] else base + row[1], "width": row[2], "height": row[3]})
+    return {"result": {"images": images}}
 
 
 def _save_image(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
