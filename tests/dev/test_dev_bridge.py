@@ -202,7 +202,27 @@ def test_an_upscale_workflow_runs_to_completion(b: Bridge) -> None:
     assert canceled["result"]["workflow"]["workflowId"] == pending
     assert canceled["result"]["workflow"]["status"] == "canceled" and canceled["result"]["workflow"]["images"] == []
     published = ask(b, "PUBLISH_GENERATION_OUTPUTS", workflowId=workflow_id)
-    assert published["ok"] is True and published["images"][0]["url"]
+    assert set(published) == {"requestId", "result"} and len(published["result"]["imageIds"]) == 1
+    again = ask(b, "PUBLISH_GENERATION_OUTPUTS", workflowId=workflow_id, imageIndexes=[0, 0, 7])["result"]["imageIds"]
+    assert len(again) == 1 and again[0] > published["result"]["imageIds"][0]
+    assert ask(b, "PUBLISH_GENERATION_OUTPUTS", workflowId=workflow_id, imageIndexes=[7])["error"] == "BAD_REQUEST"
+    assert ask(b, "PUBLISH_GENERATION_OUTPUTS", workflowId=pending)["error"] == "NO_OUTPUTS"
+    # GET_IMAGES_BY_IDS reads back what this block published, in request order; unknown ids are left out.
+    ids = [again[0], published["result"]["imageIds"][0], 999999]
+    images = ask(b, "GET_IMAGES_BY_IDS", imageIds=ids)
+    assert set(images) == {"requestId", "result"}
+    assert [i["imageId"] for i in images["result"]["images"]] == ids[:2]
+    first = images["result"]["images"][1]
+    assert first == {"imageId": ids[1], "status": "visible", "nsfwLevel": 1, "contentRating": "g",
+                     "url": status["imageUrls"][0], "width": listed["images"][0]["width"],
+                     "height": listed["images"][0]["height"]}
+    assert ask(b, "GET_IMAGES_BY_IDS", imageIds=[])["result"] == {"images": []}
+    # An image above the token's maxBrowsingLevel comes back hidden, with no url.
+    path = b.platform.data_dir / "dev-published-images.json"
+    saved = json.loads(path.read_text(encoding="utf-8"))
+    saved["images"][str(ids[0])]["nsfwLevel"] = 32
+    path.write_text(json.dumps(saved), encoding="utf-8")
+    assert ask(b, "GET_IMAGES_BY_IDS", imageIds=ids[:1])["result"]["images"] == [{"imageId": ids[0], "status": "hidden"}]
 
 
 def test_the_platforms_text_to_image_body_and_failure_snapshots(b: Bridge) -> None:
@@ -237,17 +257,6 @@ def test_pickers_checkpoints_images_wildcards(b: Bridge, tmp_path: Path) -> None
     assert str(picked["modelVersionId"]) in (b.platform.data_dir / "dev-user-checkpoints.json").read_text()
     assert ask(b, "GET_WILDCARD_PACK", name="colors")["entries"]
     assert ask(b, "GET_WILDCARD_PACK", name="nope")["error"] == "NOT_FOUND"
-    images = ask(b, "GET_IMAGES_BY_IDS", imageIds=[3, 1, 2, 999999])
-    assert set(images) == {"requestId", "result"}
-    assert [i["imageId"] for i in images["result"]["images"]] == [3, 1, 2]
-    for image in images["result"]["images"]:
-        if image["status"] == "visible":
-            assert image["url"].startswith("http")
-            assert image["contentRating"] == {1: "g", 2: "pg13", 4: "r", 8: "x", 16: "x"}[image["nsfwLevel"]]
-        else:
-            assert image == {"imageId": image["imageId"], "status": "hidden"}
-    assert any(i["status"] == "visible" for i in images["result"]["images"])
-    assert ask(b, "GET_IMAGES_BY_IDS", imageIds=[])["result"] == {"images": []}
     saved = ask(b, "SAVE_IMAGE", url=_png(), filename="out.png")
     assert saved["ok"] is True and Path(saved["savedTo"]).is_file()
 
