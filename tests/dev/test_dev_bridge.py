@@ -144,7 +144,10 @@ def test_buzz_balance_and_purchase_dialog(b: Bridge) -> None:
     assert [a["accountType"] for a in ask(b, "GET_BUZZ_ACCOUNTS")["result"]["accounts"]] == ["blue", "green", "yellow"]
     ledger = ask(b, "GET_BUZZ_TRANSACTIONS", params={"limit": 5})["result"]
     assert any(t["kind"] == "purchase" for t in ledger["transactions"]) and "cursor" in ledger
-    assert ask(b, "GET_DAILY_COMPENSATION")["amount"] == 0
+    compensation = ask(b, "GET_DAILY_COMPENSATION")
+    assert set(compensation) == {"requestId", "result"}
+    assert compensation["result"]["resources"] == [] and isinstance(compensation["result"]["hasPublishedResources"], bool)
+    assert compensation["result"]["goodsSales"]["amount"] == 0
 
 
 def test_a_good_is_bought_through_the_consent_dialog(b: Bridge) -> None:
@@ -186,9 +189,40 @@ def test_an_upscale_workflow_runs_to_completion(b: Bridge) -> None:
     status = ask(b, "POLL_WORKFLOW", workflowId=workflow_id)["snapshot"]
     assert status["status"] == "succeeded" and status["workflowId"] == workflow_id
     assert len(status["imageUrls"]) == 1 and status["imageUrls"][0].startswith("http")
-    assert workflow_id in [w["id"] for w in ask(b, "QUERY_APP_WORKFLOWS")["items"]]
+    page = ask(b, "QUERY_APP_WORKFLOWS", params={"limit": 10})
+    assert set(page) == {"requestId", "result"} and page["result"]["cursor"] is None
+    listed = next(w for w in page["result"]["workflows"] if w["workflowId"] == workflow_id)
+    assert set(listed) == {"workflowId", "status", "images", "cost", "createdAt"}
+    assert listed["status"] == "succeeded" and listed["cost"] == status["cost"]["total"] and listed["createdAt"]
+    assert [i["url"] for i in listed["images"]] == status["imageUrls"]
+    assert set(listed["images"][0]) == {"url", "width", "height", "nsfwLevel"} and listed["images"][0]["nsfwLevel"] == 1
+    pending = ask(b, "SUBMIT_WORKFLOW", body=workflow)["snapshot"]["workflowId"]
+    canceled = ask(b, "CANCEL_APP_WORKFLOW", workflowId=pending)
+    assert set(canceled) == {"requestId", "result"}
+    assert canceled["result"]["workflow"]["workflowId"] == pending
+    assert canceled["result"]["workflow"]["status"] == "canceled" and canceled["result"]["workflow"]["images"] == []
     published = ask(b, "PUBLISH_GENERATION_OUTPUTS", workflowId=workflow_id)
-    assert published["ok"] is True and published["images"][0]["url"]
+    assert set(published) == {"requestId", "result"} and len(published["result"]["imageIds"]) == 1
+    again = ask(b, "PUBLISH_GENERATION_OUTPUTS", workflowId=workflow_id, imageIndexes=[0, 0, 7])["result"]["imageIds"]
+    assert len(again) == 1 and again[0] > published["result"]["imageIds"][0]
+    assert ask(b, "PUBLISH_GENERATION_OUTPUTS", workflowId=workflow_id, imageIndexes=[7])["error"] == "BAD_REQUEST"
+    assert ask(b, "PUBLISH_GENERATION_OUTPUTS", workflowId=pending)["error"] == "NO_OUTPUTS"
+    # GET_IMAGES_BY_IDS reads back what this block published, in request order; unknown ids are left out.
+    ids = [again[0], published["result"]["imageIds"][0], 999999]
+    images = ask(b, "GET_IMAGES_BY_IDS", imageIds=ids)
+    assert set(images) == {"requestId", "result"}
+    assert [i["imageId"] for i in images["result"]["images"]] == ids[:2]
+    first = images["result"]["images"][1]
+    assert first == {"imageId": ids[1], "status": "visible", "nsfwLevel": 1, "contentRating": "g",
+                     "url": status["imageUrls"][0], "width": listed["images"][0]["width"],
+                     "height": listed["images"][0]["height"]}
+    assert ask(b, "GET_IMAGES_BY_IDS", imageIds=[])["result"] == {"images": []}
+    # An image above the token's maxBrowsingLevel comes back hidden, with no url.
+    path = b.platform.data_dir / "dev-published-images.json"
+    saved = json.loads(path.read_text(encoding="utf-8"))
+    saved["images"][str(ids[0])]["nsfwLevel"] = 32
+    path.write_text(json.dumps(saved), encoding="utf-8")
+    assert ask(b, "GET_IMAGES_BY_IDS", imageIds=ids[:1])["result"]["images"] == [{"imageId": ids[0], "status": "hidden"}]
 
 
 def test_the_platforms_text_to_image_body_and_failure_snapshots(b: Bridge) -> None:
@@ -223,7 +257,6 @@ def test_pickers_checkpoints_images_wildcards(b: Bridge, tmp_path: Path) -> None
     assert str(picked["modelVersionId"]) in (b.platform.data_dir / "dev-user-checkpoints.json").read_text()
     assert ask(b, "GET_WILDCARD_PACK", name="colors")["entries"]
     assert ask(b, "GET_WILDCARD_PACK", name="nope")["error"] == "NOT_FOUND"
-    assert ask(b, "GET_IMAGES_BY_IDS", ids=[1, 2, 3])["items"] is not None
     saved = ask(b, "SAVE_IMAGE", url=_png(), filename="out.png")
     assert saved["ok"] is True and Path(saved["savedTo"]).is_file()
 

@@ -16,6 +16,7 @@ import base64
 import binascii
 import json
 import re
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -51,6 +52,11 @@ PICKER_LIMIT = 50
 IMAGES_BY_IDS_LIMIT = 100
 SAVED_DIR = Path(".blockkit") / "saved-images"
 CHECKPOINTS_FILE = "dev-user-checkpoints.json"
+# PUBLISH_GENERATION_OUTPUTS: the published images (GET_IMAGES_BY_IDS reads them back), and the platform's caps.
+PUBLISHED_FILE = "dev-published-images.json"
+PUBLISH_MAX_IMAGES = 20
+PUBLISH_MAX_INDEXES = 50
+_PUBLISH_LOCK = threading.Lock()
 # GET_WILDCARD_PACK: blockkit's built-in packs (the platform's packs are not public).
 WILDCARD_PACKS: dict[str, list[str]] = {
     "colors": ["crimson", "teal", "amber", "violet", "ivory", "charcoal", "cobalt", "sage"],
@@ -357,13 +363,19 @@ def _buzz_transactions(b: Bridge, claims: dict[str, Any], payload: dict[str, Any
 
 
 def _daily_compensation(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
-    # The viewer's creator earnings today (UTC, emulator clock): the 70% owner shares of goods sold.
+    # The platform's DAILY_COMPENSATION_RESULT: {result: {resources, hasPublishedResources}}, its per-model-version
+    # generation earnings. The emulator pays no generation compensation, so `resources` is always empty;
+    # `hasPublishedResources` is whether the viewer owns a published version in the catalogue. `goodsSales` is
+    # blockkit dev's addition: today's (UTC, emulator clock) 70% owner shares of goods sold.
     user = _user(claims)
     day = b.platform.clock.now().strftime("%Y-%m-%d")
     with b.platform.store.read() as db:
         row = db.execute("SELECT coalesce(sum(owner_amount), 0), count(*) FROM goods_purchases WHERE owner_user_id = ?"
                          " AND refund_state = 'none' AND substr(created_at, 1, 10) = ?", (user, day)).fetchone()
-    return {"date": day, "accountType": "yellow", "amount": int(row[0]), "sales": int(row[1])}
+        published = db.execute("SELECT 1 FROM model_versions v JOIN models m ON m.id = v.model_id WHERE m.user_id = ?"
+                               " AND v.status = 'Published' LIMIT 1", (user,)).fetchone() is not None
+    return {"result": {"resources": [], "hasPublishedResources": published,
+                       "goodsSales": {"date": day, "accountType": "yellow", "amount": int(row[0]), "sales": int(row[1])}}}
 
 
 def _workflow_caller(claims: dict[str, Any]) -> Any:
@@ -420,18 +432,23 @@ def _cancel(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[
 def _cancel_app_workflow(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
     from blockkit.emulator import workflows
 
+    # The platform's CANCEL_APP_WORKFLOW_RESULT: {result: {workflow: AppWorkflow}}, the canceled workflow re-read.
     p = b.platform
-    return {"ok": True, "workflow": workflows.cancel(p.store, p.clock, p.urls, _workflow_caller(claims),
-                                                     str(payload.get("workflowId")))}
+    canceled = workflows.cancel(p.store, p.clock, p.urls, _workflow_caller(claims), str(payload.get("workflowId")))
+    return {"result": {"workflow": workflows.app_workflow(canceled)}}
 
 
 def _query(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
     from blockkit.emulator import workflows
 
+    # The platform's APP_WORKFLOWS_RESULT: {result: {workflows: [AppWorkflow], cursor}}. Its request carries
+    # {params: {limit? (1-50, default 20), cursor?}}; the emulator gives one page, so `cursor` is null.
     p = b.platform
-    limit = payload.get("limit")
-    size = limit if isinstance(limit, int) and not isinstance(limit, bool) and 0 < limit <= 100 else 20
-    return workflows.query(p.store, p.clock, p.urls, _workflow_caller(claims), size)
+    params = payload.get("params") if isinstance(payload.get("params"), dict) else payload
+    limit = params.get("limit")
+    size = limit if isinstance(limit, int) and not isinstance(limit, bool) and 0 < limit <= 50 else 20
+    page = workflows.query(p.store, p.clock, p.urls, _workflow_caller(claims), size)
+    return {"result": {"workflows": [workflows.app_workflow(w) for w in page["items"]], "cursor": None}}
 
 
 def _workflow_body(payload: dict[str, Any]) -> Any:
@@ -443,39 +460,91 @@ def _workflow_body(payload: dict[str, Any]) -> Any:
 
 
 def _publish(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
-    # Nothing is posted to the catalogue: the answer names the outputs a post would hold.
+    # The platform's PUBLISH_RESULT: {result: {imageIds}}. It turns the workflow's available outputs (all of them,
+    # or those at `imageIndexes`, in AppWorkflow order; deduplicated, at most 20) into bare images with no post.
+    # blockkit dev keeps them in PUBLISHED_FILE, per block, for GET_IMAGES_BY_IDS; their rating is the output's
+    # own (the platform scans them again). The platform's host asks the viewer first; blockkit dev does not.
     from blockkit.emulator import workflows
 
     p = b.platform
+    user = _user(claims)
     workflow = workflows.poll(p.store, p.clock, p.urls, _workflow_caller(claims), str(payload.get("workflowId")))
-    if workflow.get("status") != "succeeded":
-        raise BridgeRefusal("NOT_FINISHED", f"workflow {payload.get('workflowId')} is {workflow.get('status')}")
-    blobs = [blob for step in workflow.get("steps") or [] for blob in _step_blobs(step)]
-    return {"ok": True, "published": False, "workflowId": workflow.get("id"),
-            "images": [{"id": blob.get("id"), "url": blob.get("url")} for blob in blobs],
-            "note": "blockkit dev does not create posts; these are the outputs a post would hold"}
+    outputs = workflows.app_workflow(workflow)["images"]
+    if not outputs:
+        raise BridgeRefusal("NO_OUTPUTS", "workflow has no available outputs to publish")
+    raw = payload.get("imageIndexes")
+    if raw is None:
+        indexes: list[Any] = list(range(len(outputs)))
+    elif isinstance(raw, list) and len(raw) <= PUBLISH_MAX_INDEXES and all(
+            isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in raw):
+        indexes = raw
+    else:
+        raise BridgeRefusal("BAD_REQUEST", f"imageIndexes must be at most {PUBLISH_MAX_INDEXES} whole numbers >= 0")
+    chosen = [i for i in dict.fromkeys(indexes) if i < len(outputs)][:PUBLISH_MAX_IMAGES]
+    if not chosen:
+        raise BridgeRefusal("BAD_REQUEST", "no valid output indexes to publish")
+    with _PUBLISH_LOCK:
+        saved = _published(b)
+        ids: list[int] = []
+        for index in chosen:
+            image_id = saved["nextId"]
+            saved["nextId"] += 1
+            saved["images"][str(image_id)] = {**outputs[index], "blockId": claims.get("blockId"), "userId": user,
+                                              "workflowId": workflow.get("id"), "publishedAt": p.clock.iso()}
+            ids.append(image_id)
+        path = b.platform.data_dir / PUBLISHED_FILE
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(saved, indent=1), encoding="utf-8")
+        tmp.replace(path)
+    return {"result": {"imageIds": ids}}
 
 
-def _step_blobs(step: dict[str, Any]) -> list[dict[str, Any]]:
-    output = step.get("output") or {}
-    if isinstance(output.get("blob"), dict):
-        return [output["blob"]]
-    return [i for i in output.get("images") or [] if isinstance(i, dict)]
+def _published(b: Bridge) -> dict[str, Any]:
+    try:
+        saved = json.loads((b.platform.data_dir / PUBLISHED_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        saved = None
+    if not (isinstance(saved, dict) and isinstance(saved.get("nextId"), int) and isinstance(saved.get("images"), dict)):
+        saved = {"nextId": 1, "images": {}}
+    return saved
+
+
+# The minimal off-site content rating covering an NSFW level's highest bit (level 0: "g"), as the platform rates.
+_CONTENT_RATING = ((1, "g"), (2, "pg13"), (4, "r"), (8, "x"))
+
+
+def _content_rating(level: int) -> str:
+    top = 1 << (level.bit_length() - 1) if level > 0 else 0
+    return next((name for bit, name in _CONTENT_RATING if top <= bit), "x")
 
 
 def _images_by_ids(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
-    ids = [i for i in payload.get("ids") or [] if isinstance(i, int) and not isinstance(i, bool)][:IMAGES_BY_IDS_LIMIT]
-    level = claims.get("maxBrowsingLevel")
-    ceiling = level if isinstance(level, int) else 1
+    # The platform's IMAGES_RESULT: {result: {images}}, in request order, over the images this block published
+    # (PUBLISH_GENERATION_OUTPUTS). One within the token's maxBrowsingLevel is {imageId, status: "visible",
+    # nsfwLevel, contentRating, url, width, height}; one above it or unrated is {imageId, status: "hidden"} (no
+    # url); an id that is not this block's is left out. The platform takes `imageIds` (`ids` is still read).
+    raw = payload.get("imageIds") if payload.get("imageIds") is not None else payload.get("ids")
+    ids = list(dict.fromkeys(i for i in raw or [] if isinstance(i, int) and not isinstance(i, bool) and i > 0))
+    ids = ids[:IMAGES_BY_IDS_LIMIT]
     if not ids:
-        return {"items": []}
-    marks = ",".join("?" * len(ids))
-    with b.platform.store.read() as db:
-        rows = db.execute(f"SELECT id, url, width, height, nsfw_level, user_id FROM images WHERE id IN ({marks})"
-                          " AND nsfw_level != 0 AND (nsfw_level & ?) = nsfw_level", (*ids, ceiling)).fetchall()
-    base = b.platform.base_url
-    return {"items": [{"id": r[0], "url": r[1] if "://" in r[1] else base + r[1], "width": r[2], "height": r[3],
-                       "nsfwLevel": r[4], "userId": r[5]} for r in rows]}
+        return {"result": {"images": []}}
+    _user(claims)
+    level = claims.get("maxBrowsingLevel")
+    ceiling = level if isinstance(level, int) and level > 0 else 1
+    with _PUBLISH_LOCK:
+        published = _published(b)["images"]
+    images: list[dict[str, Any]] = []
+    for image_id in ids:
+        row = published.get(str(image_id))
+        if not isinstance(row, dict) or row.get("blockId") != claims.get("blockId"):
+            continue
+        nsfw = row.get("nsfwLevel")
+        if not isinstance(nsfw, int) or nsfw <= 0 or (nsfw & ceiling) != nsfw:
+            images.append({"imageId": image_id, "status": "hidden"})
+            continue
+        images.append({"imageId": image_id, "status": "visible", "nsfwLevel": nsfw, "contentRating": _content_rating(nsfw),
+                       "url": row.get("url"), "width": row.get("width"), "height": row.get("height")})
+    return {"result": {"images": images}}
 
 
 def _save_image(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:

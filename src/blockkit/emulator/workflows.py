@@ -352,6 +352,28 @@ def snapshot(workflow: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+# The orchestrator's content ratings as civitai's NSFW level bits (an unrated 'na' blob has none).
+RATING_LEVEL = {"pg": 1, "pg13": 2, "pg-13": 2, "r": 4, "x": 8, "xxx": 16}
+
+
+def app_workflow(workflow: dict[str, Any]) -> dict[str, Any]:
+    """A Workflow as QUERY_APP_WORKFLOWS and CANCEL_APP_WORKFLOW carry it (the platform's AppWorkflow).
+
+    ``{workflowId, status, images: [{url, width, height, nsfwLevel}], cost, createdAt}``: the available
+    outputs in step order (an upscale's blob too, as in :func:`snapshot`), ``cost`` the total or null.
+    """
+    images: list[dict[str, Any]] = []
+    for step in workflow.get("steps") or []:
+        output = step.get("output") or {}
+        for blob in [*(output.get("images") or []), *([output["blob"]] if isinstance(output.get("blob"), dict) else [])]:
+            if blob.get("available") and isinstance(blob.get("url"), str) and blob["url"]:
+                images.append({"url": blob["url"], "width": blob.get("width"), "height": blob.get("height"),
+                               "nsfwLevel": RATING_LEVEL.get(str(blob.get("nsfwLevel")))})
+    total = (workflow.get("cost") or {}).get("total")
+    return {"workflowId": workflow.get("id"), "status": SNAPSHOT_STATUS.get(workflow.get("status", ""), "pending"),
+            "images": images, "cost": total if isinstance(total, int) else None, "createdAt": workflow.get("createdAt")}
+
+
 def estimate_snapshot(quote: dict[str, Any]) -> dict[str, Any]:
     """ESTIMATE_RESULT's snapshot: a quote, never polled (``workflowId`` "whatif", as the platform sends)."""
     return snapshot({"status": "unassigned", **quote})
