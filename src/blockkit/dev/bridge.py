@@ -55,6 +55,8 @@ CHECKPOINTS_FILE = "dev-user-checkpoints.json"
 # PUBLISH_GENERATION_OUTPUTS: the published images (GET_IMAGES_BY_IDS reads them back), and the platform's caps.
 PUBLISHED_FILE = "dev-published-images.json"
 PUBLISH_MAX_IMAGES = 20
+# QUERY_APP_WORKFLOWS: the platform's page size (params.limit, 1-50, 20 when absent or out of range).
+APP_WORKFLOWS_LIMIT_MAX, APP_WORKFLOWS_LIMIT_DEFAULT = 50, 20
 PUBLISH_MAX_INDEXES = 50
 _PUBLISH_LOCK = threading.Lock()
 # GET_WILDCARD_PACK: blockkit's built-in packs (the platform's packs are not public).
@@ -446,7 +448,8 @@ def _query(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[s
     p = b.platform
     params = payload.get("params") if isinstance(payload.get("params"), dict) else payload
     limit = params.get("limit")
-    size = limit if isinstance(limit, int) and not isinstance(limit, bool) and 0 < limit <= 50 else 20
+    size = (limit if isinstance(limit, int) and not isinstance(limit, bool) and 0 < limit <= APP_WORKFLOWS_LIMIT_MAX
+            else APP_WORKFLOWS_LIMIT_DEFAULT)
     page = workflows.query(p.store, p.clock, p.urls, _workflow_caller(claims), size)
     return {"result": {"workflows": [workflows.app_workflow(w) for w in page["items"]], "cursor": None}}
 
