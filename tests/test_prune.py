@@ -129,3 +129,76 @@ def test_a_hostile_list_costs_a_bounded_number_of_schema_errors() -> None:
         f"/goods/{LIMIT}": f"19,900 more items of goods fail the schema and are not listed: only the first "
                            f"{LIMIT} that fail are; this is where the next one is",
     }
+
+
+def _walked(document: Any, schema: Any, limit: int) -> prune_module.Pruned:
+    """prune without its shortcut: the full walk, every time."""
+    result = prune_module.Pruned(document)
+    result.document = prune_module._prune(document, schema, (), [], result, limit)
+    return result
+
+
+def _shapes(rng: Any, depth: int = 0) -> Any:
+    """A random JSON value, with lists and objects of lengths around small limits."""
+    kind = rng.randrange(6 if depth < 3 else 3)
+    if kind == 0:
+        return rng.choice(["user:read:self", "x", "g", "", "ai:write:budgeted"])
+    if kind == 1:
+        return rng.choice([0, 1, 40, -3, 2.5, None, True])
+    if kind == 2:
+        return rng.choice([GOOD, {"slotId": "s"}, {}])
+    if kind == 3:
+        return [_shapes(rng, depth + 1) for _ in range(rng.randrange(5))]
+    keys = ["id", "title", "priceBuzz", "slotId", "minHeight", "path", "user:read:self", "k", "z"]
+    return {rng.choice(keys): _shapes(rng, depth + 1) for _ in range(rng.randrange(5))}
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_shortcut_gives_what_the_full_walk_gives(seed: int, corpus_root: Any) -> None:
+    # Where no list or object is long, prune takes a light walk: it must give what the full walk
+    # gives (the document itself, or the same copy), with no tail and no index.
+    import random
+
+    from conftest import corpus_files
+
+    rng = random.Random(seed)
+    schema = load_schema()
+    keys = list(schema["properties"]) + ["unknownKey"]
+    documents = []
+    for path in corpus_files(corpus_root)[:60]:
+        try:
+            doc = json.loads(path.read_bytes())
+        except ValueError:  # the corpora hold broken files too
+            continue
+        if isinstance(doc, dict):
+            documents.append(doc)
+    assert documents
+    for _ in range(150):
+        doc = copy.deepcopy(rng.choice(documents) if documents and rng.random() < 0.5 else PAGE_BLOCK)
+        for _ in range(rng.randrange(4)):
+            doc[rng.choice(keys)] = _shapes(rng)
+        documents.append(doc)
+    shortcuts = walks = 0
+    for doc in documents:
+        for limit in (1, 2, 3, 5, LIMIT):
+            fast, slow = prune(doc, schema, limit), _walked(doc, schema, limit)
+            assert (fast.document is doc) == (slow.document is doc)
+            assert json.dumps(fast.document) == json.dumps(slow.document)
+            assert fast.tails == slow.tails
+            assert sorted(fast.indices.values()) == sorted(slow.indices.values())
+            if prune_module._light(doc, schema, limit) is not prune_module._LONG:
+                shortcuts += 1
+                assert not slow.tails and not slow.indices
+            else:
+                walks += 1
+    assert shortcuts and walks  # both branches ran
+
+
+def test_the_light_walk_replaces_what_nothing_looks_into_and_copies_only_that_way() -> None:
+    doc = _doc(notes={"a": [1, 2]}, targets=[{"slotId": "s", "requiredContext": {"a": 1}}, {"slotId": "t"}])
+    pruned = prune(doc, load_schema())
+    assert pruned.document["notes"] is None and doc["notes"] == {"a": [1, 2]}
+    assert pruned.document["targets"][0]["requiredContext"] is None
+    assert pruned.document["targets"][1] is doc["targets"][1] and pruned.document["page"] is doc["page"]
+    assert list(pruned.document) == list(doc)  # the order of the keys is kept
+    assert prune_module._light(_doc(notes="text"), load_schema(), LIMIT) is not prune_module._LONG

@@ -125,9 +125,102 @@ def _named(schema: dict[str, Any]) -> set[str]:
 def prune(document: Any, schema: Any, limit: Optional[int] = None) -> Pruned:
     """The document with every list or object longer than ``limit`` (default ITEMS_MAX) pruned
     (see the module's docstring)."""
+    limit = ITEMS_MAX if limit is None else limit
+    light = _light(document, schema, limit)
+    if light is not _LONG:
+        return Pruned(light)  # nothing long: what _prune gives, found without its bookkeeping
     result = Pruned(document)
-    result.document = _prune(document, schema, (), [], result, ITEMS_MAX if limit is None else limit)
+    result.document = _prune(document, schema, (), [], result, limit)
     return result
+
+
+# id() of a schema node -> (the node, its _Node); the node is held so that its id stays its own.
+_nodes: dict[int, tuple[Any, Optional[_Node]]] = {}
+
+
+@dataclass(frozen=True)
+class _Node:
+    """What _prune reads of one schema node it may go into, read once per node."""
+
+    properties: dict[str, Any]
+    extra: Any  # additionalProperties (True when absent)
+    names: Any  # propertyNames (None when absent)
+    items: Any  # items (None when absent)
+
+
+def _node(schema: Any) -> Optional[_Node]:
+    """The _Node of ``schema``; None where _prune leaves the value as it is (not a dict, or unsafe)."""
+    entry = _nodes.get(id(schema))
+    if entry is not None and entry[0] is schema:
+        return entry[1]
+    node = None
+    if isinstance(schema, dict) and _SAFE.issuperset(schema):
+        node = _Node(schema.get("properties", {}), schema.get("additionalProperties", True),
+                     schema.get("propertyNames"), schema.get("items"))
+    if len(_nodes) < 4096:  # one schema has a few dozen nodes; any more are throwaway schemas
+        _nodes[id(schema)] = (schema, node)
+    return node
+
+
+# What _light gives when it meets a list or object longer than the limit: the full walk decides.
+_LONG: Any = object()
+
+
+def _light(value: Any, schema: Any, limit: int) -> Any:
+    """What _prune gives for ``value`` while no list or object it looks at is longer than
+    ``limit`` (then it only replaces by null what nothing in the schema looks into, and records
+    no tail and no index); _LONG as soon as one is, where _prune must run.
+
+    It follows _prune's walk step for step, without the paths and schema locations that
+    only a long list or object needs.
+    """
+    is_dict = isinstance(value, dict)
+    if not is_dict and not isinstance(value, list):
+        return value
+    node = _node(schema)
+    if node is None:
+        return value
+    if is_dict:
+        extra = node.extra
+        if len(value) > limit and (extra is not True or node.names is not None):
+            return _LONG
+        properties = node.properties
+        out = None  # the copy, made at the first member that changes
+        for key, item in value.items():
+            if not isinstance(item, (dict, list)):
+                continue  # _prune keeps every other value as it is
+            if key in properties:
+                pruned = _light(item, properties[key], limit)
+            elif isinstance(extra, dict):
+                pruned = _light(item, extra, limit)
+            elif extra is True:
+                pruned = None  # nothing in the schema looks inside it
+            else:
+                continue
+            if pruned is _LONG:
+                return _LONG
+            if pruned is not item:
+                if out is None:
+                    out = dict(value)
+                out[key] = pruned
+        return value if out is None else out
+    items = node.items
+    if items is None or items is True:
+        return value
+    if len(value) > limit:
+        return _LONG
+    copied = None
+    for index, item in enumerate(value):
+        if not isinstance(item, (dict, list)):
+            continue
+        pruned = _light(item, items, limit)
+        if pruned is _LONG:
+            return _LONG
+        if pruned is not item:
+            if copied is None:
+                copied = list(value)
+            copied[index] = pruned
+    return value if copied is None else copied
 
 
 def _prune(value: Any, schema: Any, where: tuple[Any, ...], path: list[Any], result: Pruned, limit: int) -> Any:
