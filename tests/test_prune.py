@@ -186,7 +186,7 @@ def test_the_shortcut_gives_what_the_full_walk_gives(seed: int, corpus_root: Any
             assert json.dumps(fast.document) == json.dumps(slow.document)
             assert fast.tails == slow.tails
             assert sorted(fast.indices.values()) == sorted(slow.indices.values())
-            if prune_module._light(doc, schema, limit) is not prune_module._LONG:
+            if prune_module._light(doc, prune_module._plan(schema), limit) is not prune_module._LONG:
                 shortcuts += 1
                 assert not slow.tails and not slow.indices
             else:
@@ -201,4 +201,4 @@ def test_the_light_walk_replaces_what_nothing_looks_into_and_copies_only_that_wa
     assert pruned.document["targets"][0]["requiredContext"] is None
     assert pruned.document["targets"][1] is doc["targets"][1] and pruned.document["page"] is doc["page"]
     assert list(pruned.document) == list(doc)  # the order of the keys is kept
-    assert prune_module._light(_doc(notes="text"), load_schema(), LIMIT) is not prune_module._LONG
+    assert prune_module._light(_doc(notes="text"), prune_module._plan(load_schema()), LIMIT) is not prune_module._LONG

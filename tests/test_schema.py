@@ -366,7 +366,7 @@ def test_each_unknown_scope_key_is_named_once_not_once_per_error(manifest) -> No
 def test_suggestions_are_computed_once_per_key_and_capped(manifest, monkeypatch: pytest.MonkeyPatch) -> None:
     import difflib
 
-    from blockkit.schema import SUGGESTIONS_MAX
+    from blockkit.schema import SUGGESTIONS_MAX, _closest
 
     calls: list[str] = []
     real = difflib.get_close_matches
@@ -376,12 +376,39 @@ def test_suggestions_are_computed_once_per_key_and_capped(manifest, monkeypatch:
         return real(word, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(difflib, "get_close_matches", counting)
+    _closest.cache_clear()  # answers kept from other tests would hide the calls
     report = blockkit.validate(_with_unknown_justifications(manifest, 90))
     assert sorted(calls) == sorted(f"user:read:sel{i}" for i in range(90))
     assert len([f for f in report.findings if f.code == "BK112"]) == 90
     calls.clear()
+    _closest.cache_clear()
     blockkit.validate(_with_unknown_justifications(manifest, 1000))
     assert 0 < len(calls) <= SUGGESTIONS_MAX
+
+
+def test_difflib_answers_are_kept_across_documents_and_bounded(manifest, monkeypatch: pytest.MonkeyPatch) -> None:
+    import difflib
+
+    from blockkit.schema import CLOSEST_CACHED, _closest
+
+    calls: list[str] = []
+    real = difflib.get_close_matches
+
+    def counting(word: str, *args: object, **kwargs: object) -> list[str]:
+        calls.append(word)
+        return real(word, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(difflib, "get_close_matches", counting)
+    _closest.cache_clear()
+    manifest["scopes"] = ["buzz:read", "user:read:sel"]
+    manifest["category"] = "tool"
+    first = blockkit.validate(manifest).to_json()
+    assert sorted(calls) == ["buzz:read", "tool", "user:read:sel"]
+    again = blockkit.validate(manifest).to_json()
+    assert again == first and len(calls) == 3  # the same answers, without difflib
+    hints = [d["hint"] for d in first["files"][0]["diagnostics"] if d["code"] == "BK103"]
+    assert hints == ['did you mean "buzz:read:self"?', 'did you mean "user:read:self"?', None]
+    assert _closest.cache_info().maxsize == CLOSEST_CACHED
 
 
 def test_a_key_too_long_to_be_a_typo_gets_no_difflib_run(manifest, monkeypatch: pytest.MonkeyPatch) -> None:

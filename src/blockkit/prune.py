@@ -126,7 +126,7 @@ def prune(document: Any, schema: Any, limit: Optional[int] = None) -> Pruned:
     """The document with every list or object longer than ``limit`` (default ITEMS_MAX) pruned
     (see the module's docstring)."""
     limit = ITEMS_MAX if limit is None else limit
-    light = _light(document, schema, limit)
+    light = _light(document, _plan(schema), limit)
     if light is not _LONG:
         return Pruned(light)  # nothing long: what _prune gives, found without its bookkeeping
     result = Pruned(document)
@@ -134,39 +134,52 @@ def prune(document: Any, schema: Any, limit: Optional[int] = None) -> Pruned:
     return result
 
 
-# id() of a schema node -> (the node, its _Node); the node is held so that its id stays its own.
-_nodes: dict[int, tuple[Any, Optional[_Node]]] = {}
+class _Plan:
+    """What _prune does at one schema node it goes into (a dict of _SAFE keywords), read once
+    from the schema, with the plans of the nodes below: None stands for a node where _prune
+    leaves the value as it is (not a dict, or a keyword outside _SAFE)."""
+
+    __slots__ = ("properties", "drops_extra", "extra", "counted", "checks_items", "items")
+
+    def __init__(self, schema: dict[str, Any]) -> None:
+        extra = schema.get("additionalProperties", True)
+        items = schema.get("items")
+        self.properties: dict[str, Optional[_Plan]] = {
+            key: _compile(sub) for key, sub in schema.get("properties", {}).items()}
+        self.drops_extra = extra is True  # an unnamed member's list or object becomes null
+        self.extra = _compile(extra)  # the plan for unnamed members
+        self.counted = extra is not True or schema.get("propertyNames") is not None  # a long object is pruned
+        self.checks_items = items is not None and items is not True  # a long list is pruned
+        self.items = _compile(items)
 
 
-@dataclass(frozen=True)
-class _Node:
-    """What _prune reads of one schema node it may go into, read once per node."""
-
-    properties: dict[str, Any]
-    extra: Any  # additionalProperties (True when absent)
-    names: Any  # propertyNames (None when absent)
-    items: Any  # items (None when absent)
+def _compile(schema: Any) -> Optional[_Plan]:
+    if not isinstance(schema, dict) or not _SAFE.issuperset(schema):
+        return None
+    return _Plan(schema)
 
 
-def _node(schema: Any) -> Optional[_Node]:
-    """The _Node of ``schema``; None where _prune leaves the value as it is (not a dict, or unsafe)."""
-    entry = _nodes.get(id(schema))
+# id() of a schema -> (the schema, its plan); the schema is held so that its id stays its own.
+_plans: dict[int, tuple[Any, Optional[_Plan]]] = {}
+
+
+def _plan(schema: Any) -> Optional[_Plan]:
+    entry = _plans.get(id(schema))
     if entry is not None and entry[0] is schema:
         return entry[1]
-    node = None
-    if isinstance(schema, dict) and _SAFE.issuperset(schema):
-        node = _Node(schema.get("properties", {}), schema.get("additionalProperties", True),
-                     schema.get("propertyNames"), schema.get("items"))
-    if len(_nodes) < 4096:  # one schema has a few dozen nodes; any more are throwaway schemas
-        _nodes[id(schema)] = (schema, node)
-    return node
+    plan = _compile(schema)
+    with _lock:
+        if len(_plans) >= 64:  # one schema in use; any more are tests' throwaway schemas
+            _plans.clear()
+        _plans[id(schema)] = (schema, plan)
+    return plan
 
 
 # What _light gives when it meets a list or object longer than the limit: the full walk decides.
 _LONG: Any = object()
 
 
-def _light(value: Any, schema: Any, limit: int) -> Any:
+def _light(value: Any, plan: Optional[_Plan], limit: int) -> Any:
     """What _prune gives for ``value`` while no list or object it looks at is longer than
     ``limit`` (then it only replaces by null what nothing in the schema looks into, and records
     no tail and no index); _LONG as soon as one is, where _prune must run.
@@ -174,52 +187,46 @@ def _light(value: Any, schema: Any, limit: int) -> Any:
     It follows _prune's walk step for step, without the paths and schema locations that
     only a long list or object needs.
     """
-    is_dict = isinstance(value, dict)
-    if not is_dict and not isinstance(value, list):
+    if plan is None:
         return value
-    node = _node(schema)
-    if node is None:
-        return value
-    if is_dict:
-        extra = node.extra
-        if len(value) > limit and (extra is not True or node.names is not None):
+    if isinstance(value, dict):
+        if plan.counted and len(value) > limit:
             return _LONG
-        properties = node.properties
+        properties = plan.properties
         out = None  # the copy, made at the first member that changes
         for key, item in value.items():
             if not isinstance(item, (dict, list)):
                 continue  # _prune keeps every other value as it is
             if key in properties:
                 pruned = _light(item, properties[key], limit)
-            elif isinstance(extra, dict):
-                pruned = _light(item, extra, limit)
-            elif extra is True:
+            elif plan.drops_extra:
                 pruned = None  # nothing in the schema looks inside it
             else:
-                continue
-            if pruned is _LONG:
-                return _LONG
+                pruned = _light(item, plan.extra, limit)
             if pruned is not item:
+                if pruned is _LONG:
+                    return _LONG
                 if out is None:
                     out = dict(value)
                 out[key] = pruned
         return value if out is None else out
-    items = node.items
-    if items is None or items is True:
+    if not isinstance(value, list) or not plan.checks_items:
         return value
     if len(value) > limit:
         return _LONG
+    items = plan.items
+    if items is None:
+        return value
     copied = None
     for index, item in enumerate(value):
-        if not isinstance(item, (dict, list)):
-            continue
-        pruned = _light(item, items, limit)
-        if pruned is _LONG:
-            return _LONG
-        if pruned is not item:
-            if copied is None:
-                copied = list(value)
-            copied[index] = pruned
+        if isinstance(item, (dict, list)):
+            pruned = _light(item, items, limit)
+            if pruned is not item:
+                if pruned is _LONG:
+                    return _LONG
+                if copied is None:
+                    copied = list(value)
+                copied[index] = pruned
     return value if copied is None else copied
 
 

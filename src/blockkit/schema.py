@@ -70,24 +70,27 @@ def registry() -> Any:
 
 _validator: Any = None
 _fast_validator: Any = None
+_fast_is_valid: Any = None  # its is_valid, bound once: passes_fast runs on every manifest
 
 
 def fast_validator() -> Any:
     """The jsonschema-rs validator for the yes/no fast path, built on first use."""
-    global _fast_validator
+    global _fast_validator, _fast_is_valid
     if _fast_validator is None:
         with _lock:
             if _fast_validator is None:
                 import jsonschema_rs
 
-                _fast_validator = jsonschema_rs.Draft202012Validator(load_schema())
+                built = jsonschema_rs.Draft202012Validator(load_schema())
+                _fast_is_valid = built.is_valid
+                _fast_validator = built
     return _fast_validator
 
 
 def passes_fast(document: Any) -> bool:
     """True when the fast engine accepts ``document``; False means "ask the reference engine"."""
     try:
-        return bool(fast_validator().is_valid(document))
+        return bool((_fast_is_valid or fast_validator().is_valid)(document))
     except Exception:  # values it cannot convert (huge integers, lone surrogates): let the reference decide
         return False
 
@@ -208,15 +211,28 @@ def _show(value: Any, limit: int = 60) -> str:
 def _suggest(value: Any, options: list[Any]) -> str | None:
     if not isinstance(value, str):
         return None
-    candidates = [o for o in options if isinstance(o, str)]
+    candidates = tuple(o for o in options if isinstance(o, str))
     # difflib's ratio is 2*matches/(len(a)+len(b)), so a value more than 7/3 times as long as every
     # candidate can never reach the 0.6 cutoff: skip the work (a hostile key can be 1 MB long).
     if not candidates or 3 * len(value) > 7 * max(map(len, candidates)):
         return None
+    close = _closest(value, candidates)
+    return f"did you mean {json.dumps(close)}?" if close is not None else None
+
+
+# How many (value, candidates) answers of difflib are kept, across documents: the same typos come
+# back file after file, and each answer costs difflib a pass over every candidate. An entry
+# is small: the candidates come from the schema and the value is at most 7/3 as long as they are.
+CLOSEST_CACHED = 1024
+
+
+@lru_cache(maxsize=CLOSEST_CACHED)
+def _closest(value: str, candidates: tuple[str, ...]) -> str | None:
+    """difflib's closest candidate to ``value`` (ratio 0.6 or more), or None."""
     from difflib import get_close_matches  # only when a value is misspelt
 
     close = get_close_matches(value, candidates, n=1, cutoff=0.6)
-    return f"did you mean {json.dumps(close[0])}?" if close else None
+    return close[0] if close else None
 
 
 # At most this many suggestions are computed per document: each costs difflib a pass over
@@ -264,10 +280,19 @@ class _FastError:
         self.full = instance if full is None else full  # the whole value: what messages show and count
 
 
+# Schema path -> the subschema there; one schema has a few dozen places that can fail.
+_subschemas: dict[tuple[Any, ...], Any] = {}
+
+
 def _subschema(path: list[Any]) -> Any:
-    node: Any = load_schema()
-    for token in path:
-        node = node[token]
+    key = tuple(path)
+    node = _subschemas.get(key)
+    if node is None:
+        node = load_schema()
+        for token in path:
+            node = node[token]
+        if len(_subschemas) < 4096:  # schema paths come from the schema: this is only a guard
+            _subschemas[key] = node
     return node
 
 
@@ -353,15 +378,28 @@ def reference_hits(document: Any) -> Iterator[tuple[str, Hit, str]]:
 
 
 def _pointer(path: Any) -> str:
-    return pointer_join("", *path)
+    # pointer_join("", *path), written out: this runs once per schema error
+    return "".join(["/" + str(token).replace("~", "~0").replace("/", "~1") for token in path])
 
 
 # Keys shown bare in paths; any other key is shown quoted, as ["..."].
 _PLAIN_KEY = re.compile(r"[A-Za-z0-9_$:@+-]+")
 
 
+# Pointers up to this long have their human paths kept (CACHED_PATHS of them): the same few
+# pointers come back in every manifest. A longer one (a hostile key) is worked out each time.
+CACHED_POINTER_MAX = 200
+CACHED_PATHS = 2048
+
+
 def human_path(pointer: str) -> str:
     """``/goods/0/id`` -> ``goods[0].id``, for messages."""
+    if len(pointer) <= CACHED_POINTER_MAX:
+        return _cached_human_path(pointer)
+    return _human_path(pointer)
+
+
+def _human_path(pointer: str) -> str:
     if not pointer:
         return "the manifest"
     out = ""
@@ -375,6 +413,9 @@ def human_path(pointer: str) -> str:
             token = cut(token, QUOTE_MAX)  # as long as a quoted key may get
             out += f".{token}" if out else token
     return out
+
+
+_cached_human_path = lru_cache(maxsize=CACHED_PATHS)(_human_path)
 
 
 def _to_hits(error: Any, suggest: Callable[[Any, list[Any]], str | None] = _suggest) -> Iterator[tuple[str, Hit, str]]:
