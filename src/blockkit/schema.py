@@ -211,13 +211,27 @@ def _show(value: Any, limit: int = 60) -> str:
 def _suggest(value: Any, options: list[Any]) -> str | None:
     if not isinstance(value, str):
         return None
-    candidates = tuple(o for o in options if isinstance(o, str))
+    try:
+        candidates, longest = _cached_candidates(tuple(options))
+    except TypeError:  # an option that is a list or an object
+        candidates, longest = _candidates(options)
     # difflib's ratio is 2*matches/(len(a)+len(b)), so a value more than 7/3 times as long as every
     # candidate can never reach the 0.6 cutoff: skip the work (a hostile key can be 1 MB long).
-    if not candidates or 3 * len(value) > 7 * max(map(len, candidates)):
+    if not candidates or 3 * len(value) > 7 * longest:
         return None
     close = _closest(value, candidates)
     return f"did you mean {json.dumps(close)}?" if close is not None else None
+
+
+def _candidates(options: Any) -> tuple[tuple[str, ...], int]:
+    """The options that are strings, and the length of the longest."""
+    candidates = tuple(o for o in options if isinstance(o, str))
+    return candidates, max(map(len, candidates), default=0)
+
+
+# Options come from the schema: a few lists, asked about once per misspelt value. (Options that
+# compare equal, as 1 and True do, have the same strings in the same places: the same answer.)
+_cached_candidates = lru_cache(maxsize=256)(_candidates)
 
 
 # How many (value, candidates) answers of difflib are kept, across documents: the same typos come
@@ -418,6 +432,23 @@ def _human_path(pointer: str) -> str:
 _cached_human_path = lru_cache(maxsize=CACHED_PATHS)(_human_path)
 
 
+# id() of an enum's list in the schema -> (the list, its options as messages show them). The list
+# is held so that its id stays its own; the schema has a handful, more are throwaway schemas.
+_shown_options: dict[int, tuple[Any, str]] = {}
+
+
+def _options_text(owner: Any, options: list[Any]) -> str:
+    """``options`` (the values of ``owner``, an enum in the schema) as messages list them."""
+    entry = _shown_options.get(id(owner))
+    if entry is not None and entry[0] is owner:
+        return entry[1]
+    text = ", ".join(map(_show, options))
+    if len(_shown_options) >= 256:
+        _shown_options.clear()
+    _shown_options[id(owner)] = (owner, text)
+    return text
+
+
 def _to_hits(error: Any, suggest: Callable[[Any, list[Any]], str | None] = _suggest) -> Iterator[tuple[str, Hit, str]]:
     keyword = error.validator
     pointer = _pointer(error.absolute_path)
@@ -477,7 +508,8 @@ def _to_hits(error: Any, suggest: Callable[[Any, list[Any]], str | None] = _sugg
         elif len(options) == 1:
             message = f"{where} is {_show(value)}; the only allowed value is {_show(options[0])}"
         else:
-            message = f"{where} is {_show(value)}, which is not one of: {', '.join(map(_show, options))}"
+            listed = _options_text(error.validator_value, options)
+            message = f"{where} is {_show(value)}, which is not one of: {listed}"
         yield code, Hit(pointer, message, hint=suggest(value, options) or _VALUE_HINTS.get(pointer)), stage
         return
     if keyword == "pattern":
