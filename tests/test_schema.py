@@ -419,3 +419,22 @@ def test_a_key_too_long_to_be_a_typo_gets_no_difflib_run(manifest, monkeypatch: 
     finding = next(f for f in blockkit.validate(manifest).findings if f.code == "BK106")
     assert finding.hint and finding.hint.startswith("allowed keys:")
     assert finding.message == f'unknown key "{"k" * 78}… in iframe'
+
+
+def test_kept_answers_do_not_mix_options_that_compare_equal() -> None:
+    # 1 == True and (1, "on") == (True, "on"): a cache keyed on the options must still answer
+    # from the strings alone, which are the same in both.
+    from blockkit.schema import _suggest
+
+    assert _suggest("of", [1, "on", "off"]) == _suggest("of", [True, "on", "off"]) == 'did you mean "off"?'
+    assert _suggest("zzz", [1, True]) is None and _suggest("x", [{"a": 1}, "y"]) is None
+
+
+def test_human_paths_of_long_pointers_are_worked_out_each_time_not_kept() -> None:
+    from blockkit.schema import CACHED_POINTER_MAX, _cached_human_path, human_path
+
+    _cached_human_path.cache_clear()
+    assert human_path("/goods/0/id") == "goods[0].id"
+    long = "/iframe/" + "k" * CACHED_POINTER_MAX
+    assert human_path(long) == "iframe." + "k" * 79 + "…"
+    assert _cached_human_path.cache_info().currsize == 1
