@@ -5,19 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
-import click
-
-from blockkit.commands._common import (
-    STDIN_PATH,
-    ContextFlags,
-    context_options,
-    emit,
-    error_line,
-    expand_paths,
-    report_options,
-    stdin_option,
-    use_color,
-)
+from blockkit.commands import _options
+from blockkit.commands._common import STDIN_PATH, ContextFlags, echo, emit, error_line, expand_paths, use_color
 
 if TYPE_CHECKING:
     from blockkit.context import Config, Context
@@ -140,7 +129,7 @@ def run_check(paths: tuple[str, ...], flags: ContextFlags, *, layers: tuple[str,
         except ConfigError as exc:
             problems.append(str(exc))
     for problem in problems:
-        click.echo(error_line(problem), err=True)
+        echo(error_line(problem), err=True)
     if report.files or not problems:
         emit(render(report, fmt, color=use_color(output is not None)), output)
     if problems:
@@ -148,12 +137,11 @@ def run_check(paths: tuple[str, ...], flags: ContextFlags, *, layers: tuple[str,
     return report.exit_code
 
 
-@click.command("validate")
-@click.argument("paths", nargs=-1, type=click.Path(path_type=str))
-@report_options
-@stdin_option
-@context_options
-def command(paths: tuple[str, ...], fmt: str, strict: bool, output: Optional[Path], stdin_filename: Optional[Path],
+# The options, in --help order: the click command and the fast parser both read this table.
+OPTIONS = _options.VALIDATE
+
+
+def execute(paths: tuple[str, ...], fmt: str, strict: bool, output: Optional[Path], stdin_filename: Optional[Path],
             **context: object) -> None:
     """Check manifests against the schema and every platform rule.
 
@@ -164,3 +152,11 @@ def command(paths: tuple[str, ...], fmt: str, strict: bool, output: Optional[Pat
     flags = ContextFlags(**context)  # type: ignore[arg-type]
     raise SystemExit(run_check(paths, flags, layers=("parse", "schema", "server"), strict=strict,
                                fmt=fmt, output=output, stdin_filename=stdin_filename))
+
+
+def __getattr__(name: str) -> object:
+    # ``command``, the click command, is built on first use: the fast path never needs click.
+    if name == "command":
+        built = globals()["command"] = _options.click_command("validate", OPTIONS, execute)
+        return built
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
