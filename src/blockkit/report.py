@@ -78,7 +78,7 @@ class FileReport:
     more: dict[str, Finding] = field(default_factory=dict, repr=False)
 
     def count(self, severity: str) -> int:
-        return sum(1 for f in self.findings if f.severity == severity)
+        return [f.severity for f in self.findings].count(severity)
 
     @property
     def errors(self) -> int:
@@ -89,9 +89,9 @@ class FileReport:
         return self.count("warning")
 
     def ok(self, strict: bool = False) -> bool:
-        if self.errors:
-            return False
-        return not (strict and self.warnings)
+        """No error, and under ``strict`` no warning either."""
+        failing = ("error", "warning") if strict else ("error",)
+        return not any(f.severity in failing for f in self.findings)
 
     def sort(self) -> None:
         self.findings.sort(key=_sort_key)

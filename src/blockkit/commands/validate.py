@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 from blockkit.commands import _options
-from blockkit.commands._common import STDIN_PATH, ContextFlags, echo, emit, error_line, expand_paths, use_color
+from blockkit.commands._common import STDIN, STDIN_PATH, ContextFlags, echo, emit, error_line, expand_paths, use_color
 
 if TYPE_CHECKING:
     from blockkit.context import Config, Context
@@ -63,10 +63,11 @@ def check_many(jobs: list[Job], layers: tuple[str, ...], keep_text: bool = True)
     # Forked workers inherit the loaded rules and validators instead of rebuilding them.
     warm_up(layers)
     # Chunks small enough to spread the load and stream results back, large enough that
-    # sending them costs little. Ctrl-C: the parent alone stops the run (exit 130, one
-    # line); map_forked kills the workers first, whatever they are doing.
+    # sending them costs little. This process checks one share itself (workers - 1 forks).
+    # Ctrl-C: the parent alone stops the run (exit 130, one line); map_forked kills the
+    # workers first, whatever they are doing.
     chunk = max(16, min(256, len(jobs) // (workers * 8)))
-    return map_forked(work, jobs, workers, chunk)
+    return map_forked(work, jobs, workers, chunk, parent_works=True)
 
 
 def _read_stdin() -> bytes:
@@ -101,7 +102,7 @@ def run_check(paths: tuple[str, ...], flags: ContextFlags, *, layers: tuple[str,
             problems.append(problem)
             continue
         raw = None
-        if manifest == STDIN_PATH:
+        if manifest is STDIN_PATH or str(manifest) == STDIN:  # as Path equality, at a string's cost
             raw = _read_stdin()
             manifest = stdin_filename or Path("<stdin>")
         try:
