@@ -33,6 +33,9 @@ class Fix:
 
 @dataclass(frozen=True)
 class Finding:
+    """One problem in a manifest: its rule's code, severity and layer, the message, and where
+    (a JSON Pointer and 1-based line and column, with the end)."""
+
     code: str
     severity: Severity
     layer: Layer
@@ -106,6 +109,8 @@ class FileReport:
 
 @dataclass
 class Report:
+    """The verdict on every file of one run (``strict``: warnings fail too)."""
+
     files: list[FileReport] = field(default_factory=list)
     strict: bool = False
 
