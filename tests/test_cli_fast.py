@@ -229,3 +229,11 @@ def test_validate_of_one_file_loads_no_click(write_manifest, manifest) -> None:
             "print(sorted(m for m in sys.modules if m == 'click' or m.startswith('click.')))\n")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert result.stdout.strip().splitlines()[-2:] == ["exit 0", "[]"], result.stdout + result.stderr
+
+
+def test_argument_lists_of_other_than_strings_go_to_click() -> None:
+    from blockkit.commands._run import run_fast
+
+    assert run_fast(["validate", Path("x.json")]) is None  # type: ignore[list-item]  # returned: click parses it
+    assert run_fast(["validate", "--help"]) is None
+    assert run_fast(["rules"]) is None

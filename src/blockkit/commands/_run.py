@@ -58,6 +58,8 @@ def run_fast(argv: Sequence[str]) -> None:
     this raises SystemExit with the command's status. Returns when click must parse ``argv``."""
     if not argv or argv[0] not in FAST_COMMANDS or os.environ.get(CLICK_ONLY_VARIABLE) or _completion_requested():
         return
+    if not all(type(arg) is str for arg in argv):  # a caller's Path or bytes: whatever click makes of it
+        return
     name = argv[0]
     execute: Optional[Callable[..., Any]] = None
     values: Optional[dict[str, Any]] = None
