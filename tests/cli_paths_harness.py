@@ -28,6 +28,11 @@ def _patch(how: str) -> None:
     def fail(*_: Any, **__: Any) -> int:
         if how == "interrupt":
             raise KeyboardInterrupt
+        if how == "cleanup-under-interrupt":  # cleanup that fails while a Ctrl-C unwinds
+            try:
+                raise KeyboardInterrupt
+            finally:
+                raise OSError(9, "Bad file descriptor")
         raise RuntimeError("rule table is empty \x1b[2J")
 
     validate.run_check = fail  # type: ignore[assignment]

@@ -101,6 +101,7 @@ CASES: list[tuple[str, list[str], bool, dict[str, Any]]] = [
     ("internal-error", ["validate", "bad.json"], True, {"patch": "error"}),
     ("internal-error-debug", ["validate", "bad.json"], True, {"patch": "error", "env": {"BLOCKKIT_DEBUG": "1"}}),
     ("interrupted", ["validate", "bad.json"], True, {"patch": "interrupt"}),
+    ("cleanup-fails-under-interrupt", ["validate", "bad.json"], True, {"patch": "cleanup-under-interrupt"}),
     ("lint", ["lint", "tree", "--format", "json"], True, {}),
     ("lint-text", ["lint", "bad.json", "warn.json"], True, {}),
     ("lint-update-baseline", ["lint", "--baseline", "base.json", "--update-baseline", "tree"], True,
@@ -195,6 +196,8 @@ def test_the_matrix_means_something(results: dict[str, dict[str, Any]]) -> None:
     assert {0, 1, 2, 130} <= statuses
     assert "Error: Invalid value for '--tier'" in results["tier-bad"]["fast"]["stderr"]
     assert results["interrupted"]["fast"]["stderr"] == "\nblockkit: interrupted\n"
+    assert results["cleanup-fails-under-interrupt"]["fast"]["stderr"] == "\nblockkit: interrupted\n"
+    assert results["cleanup-fails-under-interrupt"]["fast"]["status"] == 130
     assert results["internal-error"]["fast"]["stderr"] == (
         "blockkit: internal error: RuntimeError: rule table is empty \\u001b[2J (a bug in blockkit; please "
         "report it, with the traceback that BLOCKKIT_DEBUG=1 shows)\n")

@@ -12,7 +12,14 @@ import click
 
 from blockkit._version import __version__
 from blockkit.commands._common import echo
-from blockkit.commands._run import CANNOT_RUN, COMMANDS, DEBUG_VARIABLE, INTERRUPTED, internal_error_line
+from blockkit.commands._run import (
+    CANNOT_RUN,
+    COMMANDS,
+    DEBUG_VARIABLE,
+    INTERRUPTED,
+    caused_by_interrupt,
+    internal_error_line,
+)
 
 
 class LazyGroup(click.Group):
@@ -48,6 +55,10 @@ class _Group(LazyGroup):
             raise
         except Exception as exc:  # a bug of ours: one line and exit 2, never a traceback, never "ok"
             import os
+
+            if caused_by_interrupt(exc):  # cleanup that failed under a Ctrl-C: still an interrupt
+                echo("\nblockkit: interrupted", err=True)
+                ctx.exit(INTERRUPTED)
 
             if os.environ.get(DEBUG_VARIABLE):
                 raise

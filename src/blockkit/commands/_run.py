@@ -48,6 +48,20 @@ def internal_error_line(exc: BaseException) -> str:
             f" report it, with the traceback that {DEBUG_VARIABLE}=1 shows)")
 
 
+def caused_by_interrupt(exc: BaseException) -> bool:
+    """Whether ``exc`` was raised while a Ctrl-C (KeyboardInterrupt) was being handled: cleanup
+    code that fails halfway through an interrupted step (a descriptor closed twice, say)
+    replaces the interrupt with its own error; the user still pressed Ctrl-C."""
+    seen: set[int] = set()
+    current: Optional[BaseException] = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, KeyboardInterrupt):
+            return True
+        seen.add(id(current))
+        current = current.__context__
+    return False
+
+
 def _completion_requested() -> bool:
     # click answers shell completion when _<PROG>_COMPLETE is set, whatever the arguments.
     return any(name.startswith("_") and name.endswith("_COMPLETE") for name in os.environ)
@@ -89,7 +103,7 @@ class _guard:
             return False  # SystemExit: the command's exit status
         from blockkit.commands._common import echo
 
-        if isinstance(exc, KeyboardInterrupt):
+        if isinstance(exc, KeyboardInterrupt) or caused_by_interrupt(exc):
             echo("\nblockkit: interrupted", err=True)
             raise SystemExit(INTERRUPTED) from None
         if os.environ.get(DEBUG_VARIABLE):

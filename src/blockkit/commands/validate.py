@@ -23,12 +23,12 @@ PARALLEL_MIN_FILES = 200
 Job = tuple[Path, "Context", Optional[Path], Optional[bytes]]
 
 
-def _check_one(job: Job, layers: tuple[str, ...], keep_text: bool = True) -> "FileReport | str":
+def _check_one(job: Job, layers: tuple[str, ...], keep_text: bool = True, snippets: bool = True) -> "FileReport | str":
     """One manifest's report, or the one-line reason it could not be read.
 
-    The report never keeps the parsed document, and keeps the text only where a
-    finding may quote it or ``keep_text`` asks for it (``lint --against`` reads it):
-    what crosses back from a pool worker stays small.
+    The report never keeps the parsed document, and keeps the text only where the text
+    report may quote it in a snippet (``snippets``: a finding there) or ``keep_text`` asks
+    for it (``lint --against`` reads it): what crosses back from a pool worker stays small.
     """
     from blockkit.engine import UnreadableFile, check, read_path
     from blockkit.source import read_bytes
@@ -40,18 +40,19 @@ def _check_one(job: Job, layers: tuple[str, ...], keep_text: bool = True) -> "Fi
         return str(exc)
     report = check(source, context, layers=layers, project_dir=project_dir)
     report.data = None
-    if not (keep_text or report.findings):
+    if not (keep_text or (snippets and report.findings)):
         report.text = None
     return report
 
 
-def check_many(jobs: list[Job], layers: tuple[str, ...], keep_text: bool = True) -> list["FileReport | str"]:
+def check_many(jobs: list[Job], layers: tuple[str, ...], keep_text: bool = True,
+               snippets: bool = True) -> list["FileReport | str"]:
     """Check every job, in order; large batches are spread over the machine's cores."""
     import os
     from functools import partial
 
     workers = min(os.cpu_count() or 1, 8)
-    work = partial(_check_one, layers=layers, keep_text=keep_text)
+    work = partial(_check_one, layers=layers, keep_text=keep_text, snippets=snippets)
     if len(jobs) < PARALLEL_MIN_FILES or workers < 2:
         return [work(job) for job in jobs]
     from blockkit.engine import warm_up
@@ -116,7 +117,7 @@ def run_check(paths: tuple[str, ...], flags: ContextFlags, *, layers: tuple[str,
         project_dir = manifest.parent if project_aware and manifest.name == MANIFEST_FILENAME else None
         jobs.append((manifest, config, project_dir, raw))
     outcomes = check_many([(manifest, config.context, project_dir, raw) for manifest, config, project_dir, raw in jobs],
-                          layers, keep_text=policy is not None)
+                          layers, keep_text=policy is not None, snippets=fmt == "text")
     for (manifest, config, _, _), outcome in zip(jobs, outcomes):
         if isinstance(outcome, str):
             problems.append(outcome)
