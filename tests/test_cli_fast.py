@@ -149,10 +149,10 @@ def _write_tree(root: Path, manifest: dict[str, Any]) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
-    from conftest import _VALID
+    from sample_manifests import PAGE_BLOCK
 
     root = tmp_path_factory.mktemp("fastcli")
-    texts = _write_tree(root, json.loads(json.dumps(_VALID)))
+    texts = _write_tree(root, json.loads(json.dumps(PAGE_BLOCK)))
     assert '"name": "Demo"' in texts["GOOD"]
     cases = []
     for _, argv, _, extra in CASES:
