@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -23,8 +24,20 @@ def test_chunks_cover_every_index_once() -> None:
 
 
 @pytest.mark.parametrize(("count", "workers", "chunk"), [(1, 2, 16), (7, 3, 2), (100, 2, 16), (1000, 4, 7), (5, 8, 1)])
-def test_results_come_back_in_order(count: int, workers: int, chunk: int) -> None:
-    assert map_forked(_square, list(range(count)), workers, chunk) == [n * n for n in range(count)]
+@pytest.mark.parametrize("parent_works", [False, True])
+def test_results_come_back_in_order(count: int, workers: int, chunk: int, parent_works: bool) -> None:
+    assert map_forked(_square, list(range(count)), workers, chunk, parent_works=parent_works) == [
+        n * n for n in range(count)]
+
+
+def test_results_larger_than_a_pipe_come_back_whole() -> None:
+    # Each chunk's message is many times a pipe's size; the parent reads while it works on its share.
+    items = list(range(24))
+    assert map_forked(_big, items, 3, 2, parent_works=True) == [_big(n) for n in items]
+
+
+def _big(n: int) -> str:
+    return str(n) * (3 << 20)
 
 
 def _fail_on_seven(n: int) -> int:
@@ -33,9 +46,11 @@ def _fail_on_seven(n: int) -> int:
     return n
 
 
-def test_a_worker_exception_is_raised_in_the_parent() -> None:
+@pytest.mark.parametrize("parent_works", [False, True])
+def test_a_worker_exception_is_raised_in_the_parent(parent_works: bool) -> None:
+    # Item 7 is in the second chunk: the second share, a forked worker's either way.
     with pytest.raises(ValueError, match="bad item 7") as caught:
-        map_forked(_fail_on_seven, list(range(50)), 2, 4)
+        map_forked(_fail_on_seven, list(range(50)), 2, 4, parent_works=parent_works)
     assert any("in a worker process" in note for note in getattr(caught.value, "__notes__", [""]))
 
 
@@ -47,16 +62,18 @@ def _die_on_three(n: int) -> int:
     return n
 
 
-def test_a_worker_that_dies_is_an_error_not_a_short_list() -> None:
+@pytest.mark.parametrize("parent_works", [False, True])
+def test_a_worker_that_dies_is_an_error_not_a_short_list(parent_works: bool) -> None:
+    # Item 3 is in the second chunk: a forked worker's share either way.
     with pytest.raises(WorkerFailed, match="exit status 9"):
-        map_forked(_die_on_three, list(range(40)), 2, 2)
+        map_forked(_die_on_three, list(range(40)), 2, 2, parent_works=parent_works)
 
 
 # The parent is interrupted while every worker is stuck: one asleep mid-item, one blocked
 # writing a result far larger than a pipe holds. The interrupt must surface at once and no
 # worker may outlive the call.
 _INTERRUPTED_RUN = textwrap.dedent("""
-    import os, signal, threading, time
+    import os, signal, sys, threading, time
     from blockkit.forkpool import map_forked
 
     def work(n):
@@ -71,7 +88,7 @@ _INTERRUPTED_RUN = textwrap.dedent("""
     threading.Thread(target=interrupt, daemon=True).start()
     started = time.monotonic()
     try:
-        map_forked(work, list(range(4)), 2, 1)
+        map_forked(work, list(range(4)), 2, 1, parent_works=sys.argv[1] == "parent-works")
     except KeyboardInterrupt:
         print("interrupted after", round(time.monotonic() - started, 2))
     def parent_of(pid):
@@ -85,8 +102,11 @@ _INTERRUPTED_RUN = textwrap.dedent("""
 """)
 
 
-def test_an_interrupted_map_stops_every_worker_at_once() -> None:
-    result = subprocess.run([sys.executable, "-c", _INTERRUPTED_RUN], capture_output=True, text=True, timeout=60)
+@pytest.mark.parametrize("parent_works", [False, True])
+def test_an_interrupted_map_stops_every_worker_at_once(parent_works: bool) -> None:
+    # With parent_works, the parent is the one asleep mid-item.
+    result = subprocess.run([sys.executable, "-c", _INTERRUPTED_RUN, "parent-works" if parent_works else "forks-only"],
+                            capture_output=True, text=True, timeout=60)
     lines = result.stdout.splitlines()
     assert lines[0].startswith("interrupted after "), result.stdout + result.stderr
     assert lines[1] == "children []", result.stdout
@@ -94,10 +114,8 @@ def test_an_interrupted_map_stops_every_worker_at_once() -> None:
 
 
 def test_when_no_worker_can_be_forked_the_work_is_done_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
-    import multiprocessing.process
-
-    def refuse(self: object) -> None:
+    def refuse() -> int:
         raise BlockingIOError(11, "Resource temporarily unavailable")
 
-    monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", refuse)
+    monkeypatch.setattr(os, "fork", refuse)
     assert map_forked(_square, list(range(30)), 2, 4) == [n * n for n in range(30)]

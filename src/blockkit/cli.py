@@ -1,102 +1,61 @@
 """The ``blockkit`` command line.
 
-Subcommands live in ``blockkit.commands.<name>`` and are imported only when
-they run, so ``blockkit --version`` and ``blockkit --help`` never load the
-validation stack.
+Subcommands live in ``blockkit.commands.<name>`` and are imported only when they run,
+so ``blockkit --version`` and ``blockkit --help`` never load the validation stack. A plain
+``blockkit validate`` or ``blockkit lint`` run does not load click either: its arguments
+go to a small parser that reads the same option table as the click command, and anything
+that parser does not understand completely goes to click (commands/_options.py).
 """
 
 from __future__ import annotations
 
-import importlib
+import os
+import sys
+from typing import Any, Optional, Sequence
 
-import click
+from blockkit.commands._run import CANNOT_RUN, COMMANDS, DEBUG_VARIABLE, INTERRUPTED
 
-from blockkit._version import __version__
-
-# name -> (module, one-line help shown by --help without importing the module)
-COMMANDS: dict[str, tuple[str, str]] = {
-    "validate": ("blockkit.commands.validate", "Check manifests against the schema and every platform rule."),
-    "lint": ("blockkit.commands.lint", "Validate, then advise on mistakes that pass validation."),
-    "fix": ("blockkit.commands.fix", "Apply safe (or, with --unsafe, all) autofixes."),
-    "explain": ("blockkit.commands.explain", "Explain a rule: what, why, example, fix."),
-    "rules": ("blockkit.commands.rules", "List every rule."),
-    "diff": ("blockkit.commands.diff", "Compare two versions of a manifest as review would."),
-    "new": ("blockkit.commands.new", "Scaffold a new block."),
-    "dev": ("blockkit.commands.dev", "Run a block in a local host that behaves like the platform."),
-    "emulator": ("blockkit.commands.emulator", "Serve the platform's APIs (catalogue, OAuth, orchestration) locally."),
-}
+__all__ = ["main", "COMMANDS", "INTERRUPTED", "CANNOT_RUN", "DEBUG_VARIABLE"]
 
 
-class LazyGroup(click.Group):
-    """Imports a subcommand's module only when that subcommand is asked for."""
+def _group() -> Any:
+    from blockkit.commands._group import main as group
 
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(name for name, (module, _) in COMMANDS.items() if _module_exists(module))
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        entry = COMMANDS.get(cmd_name)
-        if entry is None or not _module_exists(entry[0]):
-            return None
-        return importlib.import_module(entry[0]).command
+    return group
 
 
-def _module_exists(module: str) -> bool:
-    from importlib.util import find_spec
+class _Main:
+    """``blockkit``: callable as the click group is (``main()``, ``main(args)``,
+    ``main(prog_name=...)``, ``CliRunner().invoke(main, ...)``); anything else it is asked
+    for comes from the click group, built on first use."""
 
-    try:
-        return find_spec(module) is not None
-    except ModuleNotFoundError:
-        return False
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.main(*args, **kwargs)
 
+    def main(self, args: Optional[Sequence[str]] = None, prog_name: Optional[str] = None,
+             complete_var: Optional[str] = None, standalone_mode: bool = True, **extra: Any) -> Any:
+        # Windows: click expands wildcards in sys.argv itself; it parses every run there.
+        if standalone_mode and complete_var is None and not extra and not (args is None and os.name == "nt"):
+            from blockkit.commands._run import run_fast
 
-# Exit status of a run the user interrupted (128 + SIGINT), as shells report it: never 1,
-# which means "errors found", and never 0.
-INTERRUPTED = 130
+            run_fast(sys.argv[1:] if args is None else list(args))
+        return _group().main(args=args, prog_name=prog_name, complete_var=complete_var,
+                             standalone_mode=standalone_mode, **extra)
 
-
-# Exit status when blockkit could not do its job (see the README's exit statuses).
-CANNOT_RUN = 2
-# Set to see the traceback behind an internal error.
-DEBUG_VARIABLE = "BLOCKKIT_DEBUG"
-
-
-class _Group(LazyGroup):
-    def invoke(self, ctx: click.Context) -> object:
-        try:
-            return super().invoke(ctx)
-        except (KeyboardInterrupt, click.Abort):  # Abort: Ctrl-C or end of input at a prompt
-            click.echo("\nblockkit: interrupted", err=True)
-            ctx.exit(INTERRUPTED)
-        except (click.ClickException, click.exceptions.Exit):
-            raise
-        except Exception as exc:  # a bug of ours: one line and exit 2, never a traceback, never "ok"
-            import os
-
-            if os.environ.get(DEBUG_VARIABLE):
-                raise
-            from blockkit.render.terminal import visible
-
-            detail = visible(str(exc))
-            click.echo(f"blockkit: internal error: {type(exc).__name__}: {detail} (a bug in blockkit; please"
-                       f" report it, with the traceback that {DEBUG_VARIABLE}=1 shows)", err=True)
-            ctx.exit(CANNOT_RUN)
-
-    # The stock help lists commands by loading each one; ours reads the table.
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        rows = [
-            (name, help_text)
-            for name, (module, help_text) in sorted(COMMANDS.items())
-            if _module_exists(module)
-        ]
-        if rows:
-            with formatter.section("Commands"):
-                formatter.write_dl(rows)
+    def __getattr__(self, name: str) -> Any:
+        return getattr(_group(), name)
 
 
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, "--version", "-V", prog_name="blockkit")
-def main() -> None:
-    """blockkit: validate, lint, scaffold and run app blocks."""
+main = _Main()
+
+
+def __getattr__(name: str) -> Any:
+    # The click classes, for code (and tests) that extend the group.
+    if name in ("LazyGroup", "_Group", "_module_exists"):
+        from blockkit.commands import _group as module
+
+        return getattr(module, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 if __name__ == "__main__":  # pragma: no cover

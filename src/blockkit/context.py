@@ -7,7 +7,7 @@ It comes from command-line flags, ``blockkit.toml`` or ``[tool.blockkit]`` in
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable, Literal, Optional
 
@@ -24,6 +24,9 @@ class ConfigError(Exception):
 
 @dataclass(frozen=True)
 class Context:
+    """The platform's state a verdict depends on: trust tier, allowed origins, granted scopes,
+    app domain and stage (the defaults are the platform's own)."""
+
     tier: str = DEFAULT_TIER
     # None: the app's own origin, https://<blockId>.<app_domain>
     allowed_origins: Optional[tuple[str, ...]] = None
@@ -57,13 +60,29 @@ class Context:
         return replace(self, **{k: v for k, v in values.items() if v is not None})
 
 
-@dataclass
 class Config:
-    """Everything read from a config file: the context plus lint settings."""
+    """Everything read from a config file: the context plus lint settings.
 
-    context: Context = field(default_factory=Context)
-    path: Optional[Path] = None
-    raw: dict[str, Any] = field(default_factory=dict)
+    A plain class, not a dataclass (whose generated methods cost ~2 ms at every start of
+    the CLI); it compares and prints as the dataclass it was."""
+
+    __slots__ = ("context", "path", "raw")
+
+    def __init__(self, context: Optional[Context] = None, path: Optional[Path] = None,
+                 raw: Optional[dict[str, Any]] = None) -> None:
+        self.context: Context = Context() if context is None else context
+        self.path = path
+        self.raw: dict[str, Any] = {} if raw is None else raw
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.context, self.path, self.raw) == (other.context, other.path, other.raw)  # type: ignore[attr-defined]
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as before
+
+    def __repr__(self) -> str:
+        return f"Config(context={self.context!r}, path={self.path!r}, raw={self.raw!r})"
 
 
 def _load_toml(path: Path) -> dict[str, Any]:

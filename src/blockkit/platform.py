@@ -7,18 +7,24 @@ the manifest spec (the authority) and PLATFORM.md where the spec is silent.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Mapping
+
+from blockkit.record import FrozenRecord
 
 SCHEMA_ID = "https://civitai.com/schemas/app-block/v1.json"
 MANIFEST_FILENAME = "block.manifest.json"
 
 
-@dataclass(frozen=True)
-class ScopeInfo:
-    sensitive: bool = False
-    oauth_bit: int | None = None  # None: no OAuth bit, never limited by an OAuth client
+class ScopeInfo(FrozenRecord):
+    """What the platform knows of one scope (read-only)."""
+
+    __slots__ = ("sensitive", "oauth_bit")
+    sensitive: bool
+    oauth_bit: int | None  # None: no OAuth bit, never limited by an OAuth client
+
+    def __init__(self, sensitive: bool = False, oauth_bit: int | None = None) -> None:
+        self._set(sensitive=sensitive, oauth_bit=oauth_bit)
 
 
 SCOPES: Mapping[str, ScopeInfo] = MappingProxyType(
@@ -181,10 +187,10 @@ READY_SENDING_PACKAGES: tuple[str, ...] = ("@civitai/blocks-react",)
 PACKAGE_DEPENDENCY_SECTIONS: tuple[str, ...] = ("dependencies", "devDependencies", "peerDependencies")
 
 
-@dataclass(frozen=True)
-class StorageStore:
-    """One app store: how block code reaches it, and the scopes that open it."""
+class StorageStore(FrozenRecord):
+    """One app store: how block code reaches it, and the scopes that open it (read-only)."""
 
+    __slots__ = ("name", "scopes", "code_patterns")
     name: str
     scopes: tuple[str, ...]  # declaring any one of these opens the store
     # Regexes over comment-stripped source: a call of the SDK hook, the
@@ -192,6 +198,9 @@ class StorageStore:
     # untrusted files, so every repetition in them is bounded (see _hook_call), and
     # each starts with its literal text (see _word).
     code_patterns: tuple[str, ...]
+
+    def __init__(self, name: str, scopes: tuple[str, ...], code_patterns: tuple[str, ...]) -> None:
+        self._set(name=name, scopes=scopes, code_patterns=code_patterns)
 
 
 def _word(text: str) -> str:

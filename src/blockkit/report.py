@@ -33,6 +33,9 @@ class Fix:
 
 @dataclass(frozen=True)
 class Finding:
+    """One problem in a manifest: its rule's code, severity and layer, the message, and where
+    (a JSON Pointer and 1-based line and column, with the end)."""
+
     code: str
     severity: Severity
     layer: Layer
@@ -78,7 +81,7 @@ class FileReport:
     more: dict[str, Finding] = field(default_factory=dict, repr=False)
 
     def count(self, severity: str) -> int:
-        return sum(1 for f in self.findings if f.severity == severity)
+        return [f.severity for f in self.findings].count(severity)
 
     @property
     def errors(self) -> int:
@@ -89,9 +92,9 @@ class FileReport:
         return self.count("warning")
 
     def ok(self, strict: bool = False) -> bool:
-        if self.errors:
-            return False
-        return not (strict and self.warnings)
+        """No error, and under ``strict`` no warning either."""
+        failing = ("error", "warning") if strict else ("error",)
+        return not any(f.severity in failing for f in self.findings)
 
     def sort(self) -> None:
         self.findings.sort(key=_sort_key)
@@ -106,6 +109,8 @@ class FileReport:
 
 @dataclass
 class Report:
+    """The verdict on every file of one run (``strict``: warnings fail too)."""
+
     files: list[FileReport] = field(default_factory=list)
     strict: bool = False
 

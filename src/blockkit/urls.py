@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from dataclasses import dataclass
 from typing import Optional, Union
 from urllib.parse import unquote_to_bytes
 
 from blockkit.jsstr import char_name, quote, utf16_len
 from blockkit.platform import LIMITS, PRIVATE_HOST_NAMES, PRIVATE_HOST_SUFFIXES, REPOSITORY_HOSTS
+from blockkit.record import FrozenRecord
 
 _DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443, "ftp": 21}
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
@@ -34,15 +34,19 @@ _FORBIDDEN_HOST_CHARS = frozenset("\x00\t\n\r #/:<>?@[\\]^|%\x7f") | frozenset(m
 IPAddress = Union[ipaddress.IPv4Address, ipaddress.IPv6Address]
 
 
-@dataclass(frozen=True)
-class WebUrl:
+class WebUrl(FrozenRecord):
     """The parts of a parsed URL that decide where it points."""
 
+    __slots__ = ("scheme", "host", "port", "has_credentials", "address")
     scheme: str  # lowercased
     host: str  # canonical: lowercased ASCII name, dotted IPv4, or [IPv6]
     port: Optional[int]  # None when absent or the scheme's default
     has_credentials: bool
-    address: Optional[IPAddress] = None  # set when the host is an IP literal in any notation
+    address: Optional[IPAddress]  # set when the host is an IP literal in any notation
+
+    def __init__(self, scheme: str, host: str, port: Optional[int], has_credentials: bool,
+                 address: Optional[IPAddress] = None) -> None:
+        self._set(scheme=scheme, host=host, port=port, has_credentials=has_credentials, address=address)
 
     @property
     def origin(self) -> str:
@@ -249,15 +253,19 @@ _SEGMENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._\-]*")
 _GIT_SUFFIX = ".git"
 
 
-@dataclass(frozen=True)
-class RepositoryCheck:
+class RepositoryCheck(FrozenRecord):
     """The verdict on a repository link: the stored form, or the first problem found."""
 
-    stored: Optional[str] = None
-    problem: Optional[str] = None
+    __slots__ = ("stored", "problem", "kind", "hint")
+    stored: Optional[str]
+    problem: Optional[str]
     # scheme | length | characters | credentials | port | host | subdomain | path | deep-link | segment
-    kind: Optional[str] = None
-    hint: Optional[str] = None
+    kind: Optional[str]
+    hint: Optional[str]
+
+    def __init__(self, stored: Optional[str] = None, problem: Optional[str] = None, kind: Optional[str] = None,
+                 hint: Optional[str] = None) -> None:
+        self._set(stored=stored, problem=problem, kind=kind, hint=hint)
 
 
 def check_repository(url: object) -> RepositoryCheck:

@@ -5,24 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
-import click
-
-from blockkit.commands._common import ContextFlags, context_options, fail, report_options, stdin_option
+from blockkit.commands import _options
+from blockkit.commands._common import ContextFlags, echo, fail
 from blockkit.commands.validate import run_check
 
+# The options, in --help order: the click command and the fast parser both read this table.
+OPTIONS = _options.LINT
 
-@click.command("lint")
-@click.argument("paths", nargs=-1, type=click.Path(path_type=str))
-@report_options
-@click.option("--baseline", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
-              help="Hide the lint findings recorded in FILE; report only new ones (and entries that went stale).")
-@click.option("--update-baseline", is_flag=True,
-              help="Record today's lint findings in the --baseline FILE (created if absent), then report the rest.")
-@click.option("--against", metavar="REV",
-              help="Also compare each manifest with its state at git revision REV, as review would (BK4xx).")
-@stdin_option
-@context_options
-def command(paths: tuple[str, ...], fmt: str, strict: bool, output: Optional[Path], baseline: Optional[Path],
+
+def execute(paths: tuple[str, ...], fmt: str, strict: bool, output: Optional[Path], baseline: Optional[Path],
             update_baseline: bool, against: Optional[str], stdin_filename: Optional[Path], **context: object) -> None:
     """Validate manifests, then lint them and the block project next to them.
 
@@ -54,6 +45,14 @@ def command(paths: tuple[str, ...], fmt: str, strict: bool, output: Optional[Pat
     status = run_check(paths, flags, layers=ALL_LAYERS, strict=strict, fmt=fmt, output=output,
                        project_aware=True, policy=checker, stdin_filename=stdin_filename)
     if policy.written is not None:
-        click.echo(f"blockkit: wrote {policy.written} baseline entr{'y' if policy.written == 1 else 'ies'} "
-                   f"to {baseline}", err=True)
+        echo(f"blockkit: wrote {policy.written} baseline entr{'y' if policy.written == 1 else 'ies'} "
+             f"to {baseline}", err=True)
     raise SystemExit(status)
+
+
+def __getattr__(name: str) -> object:
+    # ``command``, the click command, is built on first use: the fast path never needs click.
+    if name == "command":
+        built = globals()["command"] = _options.click_command("lint", OPTIONS, execute)
+        return built
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -5,19 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
-import click
-
-from blockkit.commands._common import (
-    STDIN_PATH,
-    ContextFlags,
-    context_options,
-    emit,
-    error_line,
-    expand_paths,
-    report_options,
-    stdin_option,
-    use_color,
-)
+from blockkit.commands import _options
+from blockkit.commands._common import STDIN, STDIN_PATH, ContextFlags, echo, emit, error_line, expand_paths, use_color
 
 if TYPE_CHECKING:
     from blockkit.context import Config, Context
@@ -34,12 +23,12 @@ PARALLEL_MIN_FILES = 200
 Job = tuple[Path, "Context", Optional[Path], Optional[bytes]]
 
 
-def _check_one(job: Job, layers: tuple[str, ...], keep_text: bool = True) -> "FileReport | str":
+def _check_one(job: Job, layers: tuple[str, ...], keep_text: bool = True, snippets: bool = True) -> "FileReport | str":
     """One manifest's report, or the one-line reason it could not be read.
 
-    The report never keeps the parsed document, and keeps the text only where a
-    finding may quote it or ``keep_text`` asks for it (``lint --against`` reads it):
-    what crosses back from a pool worker stays small.
+    The report never keeps the parsed document, and keeps the text only where the text
+    report may quote it in a snippet (``snippets``: a finding there) or ``keep_text`` asks
+    for it (``lint --against`` reads it): what crosses back from a pool worker stays small.
     """
     from blockkit.engine import UnreadableFile, check, read_path
     from blockkit.source import read_bytes
@@ -51,18 +40,19 @@ def _check_one(job: Job, layers: tuple[str, ...], keep_text: bool = True) -> "Fi
         return str(exc)
     report = check(source, context, layers=layers, project_dir=project_dir)
     report.data = None
-    if not (keep_text or report.findings):
+    if not (keep_text or (snippets and report.findings)):
         report.text = None
     return report
 
 
-def check_many(jobs: list[Job], layers: tuple[str, ...], keep_text: bool = True) -> list["FileReport | str"]:
+def check_many(jobs: list[Job], layers: tuple[str, ...], keep_text: bool = True,
+               snippets: bool = True) -> list["FileReport | str"]:
     """Check every job, in order; large batches are spread over the machine's cores."""
     import os
     from functools import partial
 
     workers = min(os.cpu_count() or 1, 8)
-    work = partial(_check_one, layers=layers, keep_text=keep_text)
+    work = partial(_check_one, layers=layers, keep_text=keep_text, snippets=snippets)
     if len(jobs) < PARALLEL_MIN_FILES or workers < 2:
         return [work(job) for job in jobs]
     from blockkit.engine import warm_up
@@ -74,10 +64,11 @@ def check_many(jobs: list[Job], layers: tuple[str, ...], keep_text: bool = True)
     # Forked workers inherit the loaded rules and validators instead of rebuilding them.
     warm_up(layers)
     # Chunks small enough to spread the load and stream results back, large enough that
-    # sending them costs little. Ctrl-C: the parent alone stops the run (exit 130, one
-    # line); map_forked kills the workers first, whatever they are doing.
+    # sending them costs little. This process checks one share itself (workers - 1 forks).
+    # Ctrl-C: the parent alone stops the run (exit 130, one line); map_forked kills the
+    # workers first, whatever they are doing.
     chunk = max(16, min(256, len(jobs) // (workers * 8)))
-    return map_forked(work, jobs, workers, chunk)
+    return map_forked(work, jobs, workers, chunk, parent_works=True)
 
 
 def _read_stdin() -> bytes:
@@ -112,7 +103,7 @@ def run_check(paths: tuple[str, ...], flags: ContextFlags, *, layers: tuple[str,
             problems.append(problem)
             continue
         raw = None
-        if manifest == STDIN_PATH:
+        if manifest is STDIN_PATH or str(manifest) == STDIN:  # as Path equality, at a string's cost
             raw = _read_stdin()
             manifest = stdin_filename or Path("<stdin>")
         try:
@@ -126,7 +117,7 @@ def run_check(paths: tuple[str, ...], flags: ContextFlags, *, layers: tuple[str,
         project_dir = manifest.parent if project_aware and manifest.name == MANIFEST_FILENAME else None
         jobs.append((manifest, config, project_dir, raw))
     outcomes = check_many([(manifest, config.context, project_dir, raw) for manifest, config, project_dir, raw in jobs],
-                          layers, keep_text=policy is not None)
+                          layers, keep_text=policy is not None, snippets=fmt == "text")
     for (manifest, config, _, _), outcome in zip(jobs, outcomes):
         if isinstance(outcome, str):
             problems.append(outcome)
@@ -140,7 +131,7 @@ def run_check(paths: tuple[str, ...], flags: ContextFlags, *, layers: tuple[str,
         except ConfigError as exc:
             problems.append(str(exc))
     for problem in problems:
-        click.echo(error_line(problem), err=True)
+        echo(error_line(problem), err=True)
     if report.files or not problems:
         emit(render(report, fmt, color=use_color(output is not None)), output)
     if problems:
@@ -148,12 +139,11 @@ def run_check(paths: tuple[str, ...], flags: ContextFlags, *, layers: tuple[str,
     return report.exit_code
 
 
-@click.command("validate")
-@click.argument("paths", nargs=-1, type=click.Path(path_type=str))
-@report_options
-@stdin_option
-@context_options
-def command(paths: tuple[str, ...], fmt: str, strict: bool, output: Optional[Path], stdin_filename: Optional[Path],
+# The options, in --help order: the click command and the fast parser both read this table.
+OPTIONS = _options.VALIDATE
+
+
+def execute(paths: tuple[str, ...], fmt: str, strict: bool, output: Optional[Path], stdin_filename: Optional[Path],
             **context: object) -> None:
     """Check manifests against the schema and every platform rule.
 
@@ -164,3 +154,11 @@ def command(paths: tuple[str, ...], fmt: str, strict: bool, output: Optional[Pat
     flags = ContextFlags(**context)  # type: ignore[arg-type]
     raise SystemExit(run_check(paths, flags, layers=("parse", "schema", "server"), strict=strict,
                                fmt=fmt, output=output, stdin_filename=stdin_filename))
+
+
+def __getattr__(name: str) -> object:
+    # ``command``, the click command, is built on first use: the fast path never needs click.
+    if name == "command":
+        built = globals()["command"] = _options.click_command("validate", OPTIONS, execute)
+        return built
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

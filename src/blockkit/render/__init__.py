@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import importlib
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-from blockkit.report import Report
+if TYPE_CHECKING:
+    from blockkit.report import Report
 
 Renderer = Callable[..., str]
 
@@ -23,5 +24,5 @@ def get_renderer(name: str) -> Renderer:
     return importlib.import_module(FORMATS[name]).render
 
 
-def render(report: Report, fmt: str, **options: object) -> str:
+def render(report: "Report", fmt: str, **options: object) -> str:
     return get_renderer(fmt)(report, **options)

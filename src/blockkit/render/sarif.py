@@ -111,4 +111,6 @@ def to_sarif(report: Report) -> dict[str, Any]:
 
 
 def render(report: Report, **_: object) -> str:
-    return json.dumps(to_sarif(report), indent=2, ensure_ascii=False) + "\n"
+    from blockkit.render.json_ import dumps_indented
+
+    return dumps_indented(to_sarif(report)) + "\n"

@@ -23,6 +23,8 @@ def _escape(match: re.Match[str]) -> str:
 
 def visible(text: str) -> str:
     """``text`` with every unsafe character written as a JSON-style escape (``\\u001b``)."""
+    if text.isprintable():  # every unsafe character is unprintable: most text is done at C speed
+        return text
     return _UNSAFE.sub(_escape, text)
 
 
@@ -38,4 +40,6 @@ def _picture(match: re.Match[str]) -> str:
 def visible_line(line: str) -> str:
     """A source line for a snippet: every unsafe character replaced by one visible character
     (its control picture, such as U+241B for ESC), so the carets below stay aligned."""
+    if line.isprintable():
+        return line
     return _UNSAFE.sub(_picture, line)

@@ -1,0 +1,121 @@
+"""Running a command: the table of commands, exit statuses for interrupts and our own bugs,
+and the fast path that runs ``validate`` and ``lint`` without click.
+
+The click group (commands/_group.py) and the fast path keep one behaviour: Ctrl-C is one
+line ("blockkit: interrupted") and exit 130; an unexpected exception, a bug of ours, is one
+line and exit 2, or its traceback with BLOCKKIT_DEBUG set.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any, Callable, Optional, Sequence
+
+# name -> (module, one-line help shown by --help without importing the module)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "validate": ("blockkit.commands.validate", "Check manifests against the schema and every platform rule."),
+    "lint": ("blockkit.commands.lint", "Validate, then advise on mistakes that pass validation."),
+    "fix": ("blockkit.commands.fix", "Apply safe (or, with --unsafe, all) autofixes."),
+    "explain": ("blockkit.commands.explain", "Explain a rule: what, why, example, fix."),
+    "rules": ("blockkit.commands.rules", "List every rule."),
+    "diff": ("blockkit.commands.diff", "Compare two versions of a manifest as review would."),
+    "new": ("blockkit.commands.new", "Scaffold a new block."),
+    "dev": ("blockkit.commands.dev", "Run a block in a local host that behaves like the platform."),
+    "emulator": ("blockkit.commands.emulator", "Serve the platform's APIs (catalogue, OAuth, orchestration) locally."),
+}
+
+# Commands whose module has OPTIONS (a commands._options table) and execute(**values): their
+# plain runs skip click.
+FAST_COMMANDS = frozenset({"validate", "lint"})
+
+# Exit status of a run the user interrupted (128 + SIGINT), as shells report it: never 1,
+# which means "errors found", and never 0.
+INTERRUPTED = 130
+# Exit status when blockkit could not do its job (see the README's exit statuses).
+CANNOT_RUN = 2
+# Set to see the traceback behind an internal error.
+DEBUG_VARIABLE = "BLOCKKIT_DEBUG"
+# Set (to anything) to send every argument list to click: the tests that compare both paths use it.
+CLICK_ONLY_VARIABLE = "_BLOCKKIT_CLICK_ONLY"
+
+
+def internal_error_line(exc: BaseException) -> str:
+    from blockkit.render.terminal import visible
+
+    detail = visible(str(exc))
+    return (f"blockkit: internal error: {type(exc).__name__}: {detail} (a bug in blockkit; please"
+            f" report it, with the traceback that {DEBUG_VARIABLE}=1 shows)")
+
+
+def caused_by_interrupt(exc: BaseException) -> bool:
+    """Whether ``exc`` was raised while a Ctrl-C (KeyboardInterrupt) was being handled: cleanup
+    code that fails halfway through an interrupted step (a descriptor closed twice, say)
+    replaces the interrupt with its own error; the user still pressed Ctrl-C."""
+    seen: set[int] = set()
+    current: Optional[BaseException] = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, KeyboardInterrupt):
+            return True
+        seen.add(id(current))
+        current = current.__context__
+    return False
+
+
+def _completion_requested() -> bool:
+    # click answers shell completion when _<PROG>_COMPLETE is set, whatever the arguments.
+    return any(name.startswith("_") and name.endswith("_COMPLETE") for name in os.environ)
+
+
+def run_fast(argv: Sequence[str]) -> None:
+    """Run ``argv`` (without the program name) here when the fast parser understands it all:
+    this raises SystemExit with the command's status. Returns when click must parse ``argv``."""
+    if not argv or argv[0] not in FAST_COMMANDS or os.environ.get(CLICK_ONLY_VARIABLE) or _completion_requested():
+        return
+    if not all(type(arg) is str for arg in argv):  # a caller's Path or bytes: whatever click makes of it
+        return
+    name = argv[0]
+    execute: Optional[Callable[..., Any]] = None
+    values: Optional[dict[str, Any]] = None
+    # As in the click group, loading the command and reading its arguments are inside the guard.
+    with _guard():
+        import importlib
+
+        from blockkit.commands._options import parse_fast
+
+        module = importlib.import_module(COMMANDS[name][0])
+        values = parse_fast(argv[1:], module.OPTIONS)
+        execute = module.execute
+    if values is None or execute is None:
+        return
+    with _guard():
+        execute(**values)
+
+
+class _guard:
+    """What the click group does around a command: Ctrl-C and our own bugs, one line each."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: Any, exc: Any, _traceback: Any) -> bool:
+        if exc is None or not isinstance(exc, (KeyboardInterrupt, Exception)):
+            return False  # SystemExit: the command's exit status
+        from blockkit.commands._common import echo
+
+        if isinstance(exc, KeyboardInterrupt) or caused_by_interrupt(exc):
+            echo("\nblockkit: interrupted", err=True)
+            raise SystemExit(INTERRUPTED) from None
+        if os.environ.get(DEBUG_VARIABLE):
+            import errno
+
+            if isinstance(exc, OSError) and exc.errno == errno.EPIPE:
+                # What click's main does with a closed pipe that reaches it: quiet streams, exit 1.
+                from click.utils import _PacifyFlushWrapper
+
+                sys.stdout = _PacifyFlushWrapper(sys.stdout)  # type: ignore[assignment]
+                sys.stderr = _PacifyFlushWrapper(sys.stderr)  # type: ignore[assignment]
+                raise SystemExit(1) from None
+            return False  # the traceback, as from click
+        echo(internal_error_line(exc), err=True)
+        raise SystemExit(CANNOT_RUN) from None
