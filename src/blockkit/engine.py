@@ -378,8 +378,7 @@ def _finding(source: Source, rule: Rule, hit: Hit) -> Finding:
     if source.text is None:
         line, column, end_line, end_column = 1, 1, 1, 1
     elif hit.span is not None:
-        line, column = source.position(hit.span[0])
-        end_line, end_column = source.position(max(hit.span))
+        line, column, end_line, end_column = source.positions(*hit.span)
     else:
         line, column, end_line, end_column = source.locate(hit.pointer, hit.at)
     return Finding(

@@ -637,7 +637,7 @@ class Source:
     """A manifest's text, its parsed document, the problems met while reading it, and positions."""
 
     __slots__ = ("path", "text", "data", "problems", "has_duplicates", "repeated_names", "_spans", "_scan",
-                 "_line_starts", "parsed", "_lazy")
+                 "_line_starts", "parsed", "_lazy", "_counts", "_cr")
 
     def __init__(self, path: str, text: Optional[str], data: Any, problems: list[ParseProblem],
                  has_duplicates: bool = False, spans: Optional[Spans] = None) -> None:
@@ -655,6 +655,8 @@ class Source:
         # from blockkit.lazyspans, without the tree.
         self.parsed = False
         self._lazy: Any = None
+        self._counts = 0  # positions found by counting line breaks (``_counted``)
+        self._cr: Optional[bool] = None  # whether the text holds a CR, once asked
 
     @property
     def has_document(self) -> bool:
@@ -686,10 +688,9 @@ class Source:
         if self._spans is None and self.parsed and not self.has_duplicates:
             lazy = self._lazy
             if lazy is None:
-                from blockkit.lazyspans import LAZY_TEXT_MAX, LazySpans
-
                 text = self.text or ""
-                lazy = self._lazy = LazySpans(text, _content_start(text)) if len(text) <= LAZY_TEXT_MAX else False
+                lazy = self._lazy = (_lazy_spans()(text, _content_start(text), self.data)
+                                     if len(text) <= _LAZY_TEXT_MAX else False)
             if lazy:
                 try:
                     return lazy.span(pointer, at)
@@ -709,14 +710,24 @@ class Source:
             return (found[0], found[0] + 1) if (self.text or "")[found[0]:found[0] + 1] in "{[" else found
         return found
 
-    def position(self, offset: int) -> tuple[int, int]:
-        """1-based (line, column) of a character offset; columns count characters."""
-        if self._line_starts is None and self._lazy:
-            # A small text and few findings: count at C speed instead of building the table of line starts.
-            text = self.text or ""
-            if "\r" not in text:
-                return text.count("\n", 0, offset) + 1, offset - text.rfind("\n", 0, offset)
-        if self._line_starts is None:
+    def _counted(self) -> bool:
+        """Whether to find the next position by counting line breaks, not in the table of line starts.
+
+        Counting (at C speed) costs a pass over the text up to the offset; the table costs a
+        Python step per line, once. Counting wins for a few findings in a text without CR.
+        """
+        if self._line_starts is not None:
+            return False
+        self._counts += 1
+        if self._counts > _COUNTED_MAX:
+            return False
+        if self._cr is None:
+            self._cr = "\r" in (self.text or "")
+        return not self._cr
+
+    def _table(self) -> list[int]:
+        starts = self._line_starts
+        if starts is None:
             text = self.text or ""
             starts = [0]
             if "\r" in text:  # a lone CR (JSON whitespace) ends a line too, as in every editor
@@ -728,14 +739,51 @@ class Source:
                     starts.append(i + 1)
                     i = find("\n", i + 1)
             self._line_starts = starts
-        line = bisect_right(self._line_starts, offset)
-        return line, offset - self._line_starts[line - 1] + 1
+        return starts
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """1-based (line, column) of a character offset; columns count characters."""
+        if self._counted():
+            text = self.text or ""
+            return text.count("\n", 0, offset) + 1, offset - text.rfind("\n", 0, offset)
+        starts = self._table()
+        line = bisect_right(starts, offset)
+        return line, offset - starts[line - 1] + 1
+
+    def positions(self, start: int, end: int) -> tuple[int, int, int, int]:
+        """``position(start) + position(max(start, end))``, the end counted on from the start."""
+        if end <= start:
+            line, column = self.position(start)
+            return line, column, line, column
+        if self._counted():
+            text = self.text or ""
+            line = text.count("\n", 0, start) + 1
+            end_line = line + text.count("\n", start, end)
+            return line, start - text.rfind("\n", 0, start), end_line, end - text.rfind("\n", 0, end)
+        starts = self._table()
+        line = bisect_right(starts, start)
+        end_line = bisect_right(starts, end, line - 1)
+        return line, start - starts[line - 1] + 1, end_line, end - starts[end_line - 1] + 1
 
     def locate(self, pointer: str, at: str = "value") -> tuple[int, int, int, int]:
         start, end = self.span(pointer, at)
-        line, column = self.position(start)
-        end_line, end_column = self.position(max(end, start))
-        return line, column, end_line, end_column
+        return self.positions(start, end)
+
+
+# Positions counted before the table of line starts is built (Source._counted).
+_COUNTED_MAX = 16
+_LAZY_TEXT_MAX = 64 * 1024  # blockkit.lazyspans.LAZY_TEXT_MAX, without importing it for every text
+_lazy_class: list[Any] = []
+
+
+def _lazy_spans() -> Any:
+    """blockkit.lazyspans.LazySpans, imported on the first finding that needs a position."""
+    if not _lazy_class:
+        from blockkit.lazyspans import LAZY_TEXT_MAX, LazySpans
+
+        assert LAZY_TEXT_MAX == _LAZY_TEXT_MAX
+        _lazy_class.append(LazySpans)
+    return _lazy_class[0]
 
 
 _LINE_BREAK = re.compile(r"\r\n?|\n")
