@@ -28,7 +28,7 @@ _STR = r'"[^"\\]*(?:\\.[^"\\]*)*"'
 _ATOM = r'[^ \t\n\r{}\[\],:"]+'  # a number, true, false or null
 # Separators, then a member name (1), its colon and the start of its value (2): a whole
 # scalar (3) or the bracket that opens a container (4). Scalars are skipped by the match itself.
-_MEMBER = re.compile(rf'[ \t\n\r,]*({_STR})[ \t\n\r]*:[ \t\n\r]*(?:({_STR}|{_ATOM})|([{{\[]))')
+_MEMBER = rf'[ \t\n\r,]*({_STR})[ \t\n\r]*:[ \t\n\r]*(?:({_STR}|{_ATOM})|([{{\[]))'
 _CLOSE = re.compile(r"[ \t\n\r]*[}\]]")
 # The end of a scalar, or of a member name, found from where it starts (as Spans does).
 _SCALAR = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[^ \t\n\r,:\]}]+')
@@ -51,12 +51,23 @@ def _inside(depth: int) -> str:
     return rf"{_PLAIN}(?:{token}{_PLAIN})*"
 
 
-_INSIDE = re.compile(_inside(_NESTED_MAX))
-# A whole container (up to _NESTED_MAX levels inside it), from its opening bracket.
-_CONTAINER = re.compile(rf"[{{\[]{_inside(_NESTED_MAX - 1)}[}}\]]")
-# Separators, then an array item: a whole scalar (1), a whole container (2), or neither (a
-# deeper container, or the array's end).
-_ITEM = re.compile(rf'[ \t\n\r,]*(?:({_STR}|{_ATOM})|([{{\[]{_inside(_NESTED_MAX - 1)}[}}\]]))?')
+_compiled: dict[str, re.Pattern[str]] = {}
+
+
+def _match(pattern: str) -> Any:
+    """The ``match`` of a regex only some texts need, compiled on first use (each costs a few
+    hundred microseconds, paid by every run of the command line otherwise)."""
+    found = _compiled.get(pattern)
+    if found is None:
+        found = _compiled[pattern] = re.compile(pattern)
+    return found.match
+
+
+_INSIDE = _inside(_NESTED_MAX)
+
+
+# Separators, then an array item: a whole scalar (1) or an opening bracket (2).
+_ITEM = re.compile(rf'[ \t\n\r,]*(?:({_STR}|{_ATOM})|([{{\[]))')
 _COLON = re.compile(r"[ \t\n\r]*:[ \t\n\r]*")
 # Characters a member name must escape in JSON: a name without them has one spelling, unless the
 # text uses \uXXXX or \/ escapes (checked once per text).
@@ -142,7 +153,7 @@ class LazySpans:
 
     def _search_member(self, node: int, spelled: str) -> Optional[tuple[int, int]]:
         """``_member`` by search for the name's one spelling."""
-        text, inside, find = self.text, _INSIDE.match, self.text.find
+        text, inside, find = self.text, _match(_INSIDE), self.text.find
         pos = node + 1  # always where a member, a value or the object's end may begin
         while True:
             at = find(spelled, pos)
@@ -172,7 +183,7 @@ class LazySpans:
         found_member = members.get(name)
         if found_member is not None or opened.pos < 0:
             return found_member
-        text, ends, member = self.text, self.ends, _MEMBER.match
+        text, ends, member = self.text, self.ends, _match(_MEMBER)
         pos = opened.pos
         while True:
             found = member(text, pos)
@@ -237,21 +248,15 @@ class LazySpans:
         pos = opened.pos
         while True:
             found = item(text, pos)
-            group = found.lastindex  # type: ignore[union-attr]
-            if group == 1:  # a scalar
-                value, pos = found.span(1)  # type: ignore[union-attr]
-            elif group == 2:  # a container, whole
-                value, pos = found.span(2)  # type: ignore[union-attr]
-                ends[value] = pos
+            if found is None:
+                self._close(node, pos)
+                opened.pos = -1
+                return None
+            if found.lastindex == 1:
+                value, pos = found.span(1)
             else:
-                value = found.end()  # type: ignore[union-attr]
-                if text[value:value + 1] == "]":
-                    ends[node] = value + 1
-                    opened.pos = -1
-                    return None
-                if text[value:value + 1] not in ("{", "["):  # not the valid JSON this needs: the caller uses the tree
-                    raise ValueError("array not closed")
-                pos = ends[value] = _SKIP(text, value)[1]  # a container nested deeper than _ITEM reads
+                value = found.start(2)
+                pos = ends[value] = _SKIP(text, value)[1]
             items.append(value)
             if len(items) > index:
                 opened.pos = pos
@@ -270,8 +275,7 @@ class LazySpans:
             if node == self.root:  # the whole document: only whitespace follows it
                 end = len(self.text.rstrip(" \t\n\r"))
             else:
-                whole = _CONTAINER.match(self.text, node)
-                end = whole.end() if whole is not None else _SKIP(self.text, node)[1]
+                end = _SKIP(self.text, node)[1]
             self.ends[node] = end
         return end
 
