@@ -130,9 +130,11 @@ def source_for(document_or_text: Any, path: str = "<string>") -> Source:
     if isinstance(document_or_text, bytes):
         return read_bytes(document_or_text, path)
     if isinstance(document_or_text, str):
-        size = utf8_length(document_or_text)
-        if size > LIMITS.file_bytes_max:
-            return too_large(size, path, "the manifest text is", unit="bytes in UTF-8")
+        # A character is at most 4 bytes in UTF-8: only a longer text needs measuring.
+        if len(document_or_text) * 4 > LIMITS.file_bytes_max:
+            size = utf8_length(document_or_text)
+            if size > LIMITS.file_bytes_max:
+                return too_large(size, path, "the manifest text is", unit="bytes in UTF-8")
         return read_text(document_or_text, path)
     # An already-parsed document: positions come from its canonical JSON rendering.
     import json
@@ -167,7 +169,6 @@ def check(
     project_dir: Optional[Path] = None,
 ) -> FileReport:
     context = context or _default_context()
-    report = FileReport(path=source.path, text=source.text, data=source.data)
     hits: list[tuple[Rule, Hit]] = []
     # Findings counted but never built: code -> (how many, the first one's (start offset, pointer)).
     counted: dict[str, tuple[int, tuple[int, str]]] = {}
@@ -186,9 +187,7 @@ def check(
                                                 hint="wrap the manifest's keys in { ... }")))
         else:
             if "schema" in layers:
-                from blockkit.schema import schema_hits
-
-                for code, hit, stage in schema_hits(document):
+                for code, hit, stage in _schema_hits()(document):
                     if context.runs(stage):
                         hits.append((REGISTRY[code], hit))
             rule_context = RuleContext(context=context, text=source.text, project_dir=project_dir,
@@ -197,6 +196,25 @@ def check(
                 if layer in layers:
                     hits.extend(_run_rules(layer, document, rule_context, context, stopped))
 
+    findings: list[Finding] = []
+    report = FileReport(source.path, findings, source.text, source.data)
+    if not hits and not stopped:
+        return report  # nothing found: nothing to dedupe, cap, locate or sort
+    unique = _unique(hits) if len(hits) > 1 else hits
+    if len(unique) > FINDINGS_PER_RULE_MAX and source.text is not None:
+        unique = _cap(source, unique, counted)
+    findings.extend(_finding(source, rule, hit) for rule, hit in unique)
+    if counted or stopped:
+        for code, summary in _more_findings(source, unique, counted, stopped):
+            findings.append(summary)
+            report.more[code] = summary
+    if len(findings) > 1:
+        report.sort()
+    return report
+
+
+def _unique(hits: list[tuple[Rule, Hit]]) -> list[tuple[Rule, Hit]]:
+    """``hits`` without repeats of one finding (the same code, pointer and message), in order."""
     seen: set[tuple[str, str, str]] = set()
     unique: list[tuple[Rule, Hit]] = []
     for rule, hit in hits:
@@ -205,14 +223,19 @@ def check(
             continue
         seen.add(key)
         unique.append((rule, hit))
-    if len(unique) > FINDINGS_PER_RULE_MAX and source.text is not None:
-        unique = _cap(source, unique, counted)
-    report.findings.extend(_finding(source, rule, hit) for rule, hit in unique)
-    for code, summary in _more_findings(source, unique, counted, stopped):
-        report.findings.append(summary)
-        report.more[code] = summary
-    report.sort()
-    return report
+    return unique
+
+
+_schema: list[Any] = []
+
+
+def _schema_hits() -> Any:
+    """blockkit.schema.schema_hits, imported on the first document to check."""
+    if not _schema:
+        from blockkit.schema import schema_hits
+
+        _schema.append(schema_hits)
+    return _schema[0]
 
 
 def _more_findings(source: Source, listed: list[tuple[Rule, Hit]], counted: dict[str, tuple[int, tuple[int, str]]],

@@ -30,57 +30,101 @@ _WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 
 
 class _Dup:
-    """object_pairs_hook that keeps the last value, as the platform does, and counts duplicates.
+    """What the object_pairs_hook of ``_parser`` saw: whether a member name repeats, as the
+    platform reads it (the last value kept), and how many times.
 
     ``repeated`` counts (object, repeated name) pairs: one BK009 each, unless a repeated
     name holds an object or list (``nested``), under which two objects share one pointer.
+    ``repeated`` and ``nested`` are set once ``seen`` is. ``objects`` counts the objects read.
     """
 
-    __slots__ = ("seen", "repeated", "nested")
+    __slots__ = ("seen", "repeated", "nested", "objects")
 
     def __init__(self) -> None:
         self.seen = False
+        self.objects = 0
         self.repeated = 0
         self.nested = False
 
-    def __call__(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    def note(self, pairs: list[tuple[str, Any]]) -> None:
+        """Count the repeated names of one object."""
+        if not self.seen:
+            self.seen, self.repeated, self.nested = True, 0, False
+        seen: set[str] = set()
+        again: set[str] = set()
+        for name, value in pairs:
+            if name in seen:
+                again.add(name)
+            seen.add(name)
+        self.repeated += len(again)
+        self.nested = self.nested or any(isinstance(value, (dict, list)) for name, value in pairs if name in again)
+
+
+def _hook(found: _Dup) -> Any:
+    """The object_pairs_hook: a dict, as the C parser builds without a hook, noting repeats in ``found``.
+
+    A plain function (a call per object of the document costs less than a __call__ method).
+    """
+    note = found.note
+
+    def hook(pairs: list[tuple[str, Any]], dict: Any = dict, len: Any = len) -> dict[str, Any]:
+        found.objects += 1
         result = dict(pairs)
         if len(result) != len(pairs):
-            self.seen = True
-            seen: set[str] = set()
-            again: set[str] = set()
-            for name, value in pairs:
-                if name in seen:
-                    again.add(name)
-                seen.add(name)
-            self.repeated += len(again)
-            self.nested = self.nested or any(isinstance(value, (dict, list)) for name, value in pairs if name in again)
+            note(pairs)
         return result
+
+    return hook
 
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(name)
 
 
-# Per thread: (a _Dup, the decode of a JSONDecoder that reports to it), without and with _parse_int.
-# json.loads with options builds a decoder and its C scanner on every call, which costs as much
-# as a small manifest's other parsing work; the _Dup is emptied for each parse.
+# Per thread: (a _Dup, the scan_once of a JSONDecoder whose hook reports to it), without and with
+# _parse_int. json.loads with options builds a decoder and its C scanner on every call, which costs
+# as much as a small manifest's other parsing work; the _Dup is emptied for each parse.
 _parsers = threading.local()
 
 
 def _parser(long_ints: bool) -> tuple[_Dup, Any]:
-    cache = getattr(_parsers, "cache", None)
-    if cache is None:
-        cache = _parsers.cache = {}
-    found = cache.get(long_ints)
-    if found is None:
-        hook = _Dup()
-        decoder = json.JSONDecoder(object_pairs_hook=hook, parse_constant=_reject_constant,
-                                   parse_int=_parse_int if long_ints else None)
-        found = cache[long_ints] = (hook, decoder.decode)
-    hook = found[0]
-    hook.seen, hook.repeated, hook.nested = False, 0, False
+    try:
+        found = _parsers.long if long_ints else _parsers.short
+    except AttributeError:
+        found = _new_parser(long_ints)
+    state = found[0]
+    state.seen = False
+    state.objects = 0
     return found
+
+
+def _new_parser(long_ints: bool) -> tuple[_Dup, Any]:
+    state = _Dup()
+    decoder = json.JSONDecoder(object_pairs_hook=_hook(state), parse_constant=_reject_constant,
+                               parse_int=_parse_int if long_ints else None)
+    found = (state, decoder.scan_once)
+    if long_ints:
+        _parsers.long = found
+    else:
+        _parsers.short = found
+    return found
+
+
+def _decode(scan_once: Any, text: str, start: int) -> Any:
+    """What ``JSONDecoder.decode(text[start:])`` returns, calling its C scanner directly (decode and
+    raw_decode are Python functions around it, with two regex calls); ValueError if it would raise."""
+    if text[start:start + 1] in _JSON_SPACE:
+        start = _WS.match(text, start).end()
+    try:
+        data, end = scan_once(text, start)
+    except StopIteration:  # no value where one must be
+        raise ValueError("expecting a value") from None
+    if end != len(text) and _WS.match(text, end).end() != len(text):
+        raise ValueError("extra data")
+    return data
+
+
+_JSON_SPACE = frozenset(" \t\n\r")
 
 
 # More digits than this and an integer is beyond every finite double.
@@ -869,17 +913,17 @@ def read_bytes(raw: bytes, path: str = "<string>") -> Source:
 
 
 def read_text(text: str, path: str = "<string>", problems: Optional[list[ParseProblem]] = None) -> Source:
-    problems = list(problems or [])
+    problems = list(problems) if problems else []
     start = 0
-    if text.startswith("\ufeff"):
+    if text[:1] == "\ufeff":
         problems.append(("BK003", "file starts with a byte order mark (U+FEFF); JSON.parse rejects it",
                          "save the file as UTF-8 without BOM (blockkit fix removes it)", 0, 1))
         start = 1
     try:
         # Python reads a shorter integer literal as JSON.parse does: call _parse_int (a Python call for
         # every integer of the document) only when there may be a longer one.
-        hook, decode = _parser(has_long_digit_run(text))
-        data = decode(text[start:] if start else text)
+        hook, scan_once = _parser(len(text) >= _DOUBLE_DIGITS_MAX and has_long_digit_run(text))
+        data = _decode(scan_once, text, start)
     except (ValueError, RecursionError):
         # The C parser failed (or hit Python's recursion limit): let the scanner say precisely why.
         spans = scan(text, start, max_depth=LIMITS.nesting_max)
@@ -889,11 +933,15 @@ def read_text(text: str, path: str = "<string>", problems: Optional[list[ParsePr
         return Source(path, text, None, problems, spans=spans)
     source = Source(path, text, data, problems, has_duplicates=hook.seen)
     source.parsed = True
-    if not hook.nested:
+    if not hook.seen:
+        source.repeated_names = 0
+    elif not hook.nested:
         source.repeated_names = hook.repeated
     # The depth limit must not depend on Python's recursion limit, so enforce it ourselves;
-    # a document can only be that deep if it has that many brackets.
-    if text.count("[") + text.count("{") > LIMITS.nesting_max and _deeper_than(text, LIMITS.nesting_max):
+    # a document can only be that deep if it has that many brackets (and as many closing ones):
+    # objects (the hook counted them; counting "{" in the text would cost a pass over it) and "[".
+    if (len(text) > 2 * LIMITS.nesting_max and hook.objects + text.count("[") > LIMITS.nesting_max
+            and _deeper_than(text, LIMITS.nesting_max)):
         # Only now the strict scanner, for the position of the first bracket too deep.
         deep = scan(text, start, max_depth=LIMITS.nesting_max)
         if deep.problem is not None:
