@@ -92,32 +92,47 @@ def read_path(path: Path, display: Optional[str] = None) -> Source:
         for test, kind in _NOT_FILES:
             if test(mode):
                 raise UnreadableFile(f"{name}: is {kind}, not a file")
-        if not stat.S_ISREG(mode) and _OPEN_FLAGS & getattr(os, "O_NONBLOCK", 0):
+        regular = stat.S_ISREG(mode)
+        if not regular and _OPEN_FLAGS & getattr(os, "O_NONBLOCK", 0):
             # A device reads as it would have without O_NONBLOCK (a terminal waits for its input).
             import fcntl
 
             fcntl.fcntl(descriptor, fcntl.F_SETFL, fcntl.fcntl(descriptor, fcntl.F_GETFL) & ~os.O_NONBLOCK)
-        with os.fdopen(descriptor, "rb") as handle:
-            descriptor = -1
-            want = LIMITS.file_bytes_max + 1
-            if stat.S_ISREG(mode) and status.st_size + 1 < want:
-                # read(n) allocates n bytes first: a buffer the size of the file, not of the limit (a
-                # megabyte per file cost more than validating it). Reading on when the file has grown
-                # since fstat gives the same bytes as one read of ``want``.
-                first = status.st_size + 1
-                raw = handle.read(first)
-                if len(raw) == first:
-                    raw += handle.read(want - first)
-            else:
-                raw = handle.read(want)
+        want = LIMITS.file_bytes_max + 1
+        if regular and status.st_size + 1 < want:
+            # A buffer the size of the file, not of the limit (a megabyte per file cost more than
+            # validating it). Reading on when the file has grown since fstat gives the same bytes
+            # as one read of ``want``.
+            first = status.st_size + 1
+            raw = _read(descriptor, first)
+            if len(raw) == first:
+                raw += _read(descriptor, want - first)
+        else:
+            raw = _read(descriptor, want)
     except PermissionError:
         raise UnreadableFile(f"{name}: permission denied") from None
     except OSError as exc:
         raise UnreadableFile(f"{name}: cannot read: {exc.strerror or exc}") from None
     finally:
-        if descriptor >= 0:
-            os.close(descriptor)
+        os.close(descriptor)
     return read_bytes(raw, name)
+
+
+def _read(descriptor: int, size: int) -> bytes:
+    """Up to ``size`` bytes: what ``read(size)`` of a file object opened on ``descriptor`` returns
+    (reads until it has them or meets the end), without building the file object."""
+    data = os.read(descriptor, size)
+    if len(data) == size or not data:
+        return data
+    parts = [data]
+    got = len(data)
+    while got < size:
+        data = os.read(descriptor, size - got)
+        if not data:
+            break
+        parts.append(data)
+        got += len(data)
+    return b"".join(parts)
 
 
 def source_for(document_or_text: Any, path: str = "<string>") -> Source:

@@ -865,7 +865,7 @@ def _wide_encoding(raw: bytes) -> Optional[str]:
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
         return "UTF-16"
     head = raw[:4]
-    if len(head) == 4 and all(0 < b < 0x80 for b in head.replace(b"\x00", b"")) and head.count(0) in (2, 3):
+    if len(head) == 4 and head.count(0) in (2, 3) and all(0 < b < 0x80 for b in head.replace(b"\x00", b"")):
         if head.count(0) == 3 and head[1:3] == b"\x00\x00":
             return "UTF-32"
         if head[0::2] == b"\x00\x00" or head[1::2] == b"\x00\x00":
@@ -897,7 +897,7 @@ def read_bytes(raw: bytes, path: str = "<string>") -> Source:
         return Source(path, None, None, [(
             "BK005", f"file is {wide} encoded; the platform reads manifests as UTF-8",
             "save the file as UTF-8 without a byte order mark", 0, 0)])
-    if b"\x00" in raw[:8192]:
+    if raw.find(b"\x00", 0, 8192) >= 0:
         return Source(path, None, None, [(
             "BK007", "binary file: this is not a JSON text", "point blockkit at block.manifest.json", 0, 0)])
     problems: list[ParseProblem] = []
