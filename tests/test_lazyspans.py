@@ -108,6 +108,8 @@ SEARCH_TEXTS = [
     '{"a": "{[}]:\\"", "b": "]", "c": ["}", "{", {"d": "]}"}], "e": {"f": "}"}}',
     # escapes elsewhere in the text give a name two spellings: read member by member
     '{"\\u0062": 1, "c": {"b\\/": 2}}',
+    # string items spelled more than once: equal items, items that are separators, a name like an item
+    '{"s": ["a", "b", "a", ", ", "x", ", ", "b"], "a": ["x", ", "], "t": "a", "u": [1, "a", "a"]}',
     # empty containers and odd whitespace
     '{ "a" :{ } ,"b":[ ] , "c" :\r\n[ {}, [], { "d" : [ ] } ]\t}',
 ]

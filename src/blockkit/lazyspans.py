@@ -78,6 +78,18 @@ _SEARCHES_MAX = 8
 _MISSING = (-1, -1)
 _UNKNOWN: Any = object()
 
+def _one_spelled(name: str) -> bool:
+    """Whether ``name`` has no character that JSON must escape (``_MUST_ESCAPE``; some more, such
+    as U+2028, also answer False: those are read the slower way)."""
+    return name.isprintable() and '"' not in name and "\\" not in name
+
+
+def _only(text: str, spelled: str) -> int:
+    """Where ``spelled`` is in ``text`` when it is there exactly once, else -1."""
+    at = text.find(spelled)
+    return at if at >= 0 and text.find(spelled, at + 1) < 0 else -1
+
+
 class _Opened:
     """The children of one container read so far, and where reading goes on (-1: read to its end).
 
@@ -135,11 +147,11 @@ class LazySpans:
             return None if known is _MISSING else known
         searches = self.searches.get(node, 0)
         found: Optional[tuple[int, int]] = None
-        if _MUST_ESCAPE.search(name) is None and self.one_spelling:
+        if self.one_spelling and _one_spelled(name):
             spelled = f'"{name}"'
-            if present and self.text.count(spelled) == 1:
+            at = _only(self.text, spelled) if present else -1
+            if at >= 0:
                 # The member's name is spelled so somewhere, and only one place is: that is the name.
-                at = self.text.find(spelled)
                 found = (at, _COLON.match(self.text, at + len(spelled)).end())  # type: ignore[union-attr]
             elif searches < _SEARCHES_MAX:
                 self.searches[node] = searches + 1
@@ -214,17 +226,15 @@ class LazySpans:
         separators up to the next item, which a string of more than separators is not.)
         """
         wanted = items[index]
-        if type(wanted) is str and self.one_spelling and _MUST_ESCAPE.search(wanted) is None:
+        if type(wanted) is str and self.one_spelling and _one_spelled(wanted):
             key = (node, index)
             known = self.found.get(key)  # type: ignore[call-overload]
             if known is not None:
                 return known[1]
             text = self.text
             spelled = f'"{wanted}"'
-            at = -1
-            if text.count(spelled) == 1:
-                at = text.find(spelled)
-            elif index < _SEARCHES_MAX * 4 and wanted.strip(" \t\n\r,"):
+            at = _only(text, spelled)
+            if at < 0 and index < _SEARCHES_MAX * 4 and wanted.strip(" \t\n\r,"):
                 earlier = items[:index]
                 if (wanted not in earlier and all(type(item) is str for item in earlier)
                         and _MUST_ESCAPE.search("".join(earlier)) is None):
