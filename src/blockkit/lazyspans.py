@@ -3,9 +3,12 @@
 A finding needs the position of its pointer, and a real manifest with findings has
 a handful of them. ``Spans`` (blockkit.source) records every key and value of the
 text, one regex step at a time in Python, which costs more than everything else a
-validation does. Here only the containers on the way to a pointer are opened:
-their members are found one regex match each, and every value passed over is
-skipped by the C ``json`` scanner. Each container is opened once per document.
+validation does. Here only the way to a pointer is read, with as few Python steps
+as possible: the parsed document says whether a name or index is there at all; a
+name, or a string item, spelled exactly once in the text is found with ``str.find``;
+otherwise a name's places are checked by a regex that reads the object at its own
+level, and, failing that, the object is read member by member (one regex match each,
+values passed over skipped by the C ``json`` scanner). Answers are kept per document.
 
 The answers are exactly those of ``Source.span`` over the full tree. That holds for
 text that ``json.loads`` accepted and that repeats no member name (with repeats the
@@ -106,13 +109,15 @@ class _Opened:
 class LazySpans:
     """``span(pointer, at)`` with the answers of ``Source.span``, reading only what a pointer needs.
 
-    A member name is searched for with ``str.find``, and a place found is taken only once
-    the regex ``_INSIDE`` has read the object from its start up to it at the object's own
-    level (so not inside a string or a nested container). With no repeated names, the
-    first member of a name is the only one. A name that needs escapes, a text with
-    ``\\u`` or ``\\/`` escapes (where one name has several spellings), and an object
-    asked for many names are read member by member instead (``_read_member``). An array
-    is read item by item, each item one match. Answers are kept for later lookups.
+    With no repeated names, the first member of a name is the only one; with no ``\\u`` or
+    ``\\/`` escape in the text, a name without characters JSON must escape is spelled one
+    way only, ``"name"``. So a name the object has (says the document), spelled once in the
+    text, is found by ``str.find``. Otherwise a place spelled so is taken once the regex
+    ``_INSIDE`` has read the object from its start up to it at the object's own level
+    (not inside a string or a nested container). A name that needs escapes, a text with
+    such escapes, and an object asked for many names are read member by member
+    (``_read_member``). An array's string item is found as ``_known_item`` says, other
+    items one match each (``_item``).
     """
 
     __slots__ = ("text", "root", "document", "opened", "ends", "found", "searches", "_one_spelling")
