@@ -161,11 +161,11 @@ _values = st.recursive(
     st.none() | st.booleans() | st.integers(-10**20, 10**20) | st.floats(allow_nan=False, allow_infinity=False)
     | _strings,
     lambda children: st.lists(children, max_size=4) | st.dictionaries(_names, children, max_size=4),
-    max_leaves=25,
+    max_leaves=15,
 )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.dictionaries(_names, _values, max_size=6), st.sampled_from([None, 0, 1, "\t"]), st.booleans())
 def test_generated_documents_equal_the_tree(document: dict, indent: object, ascii_only: bool) -> None:
     text = json.dumps(document, indent=indent, ensure_ascii=ascii_only)

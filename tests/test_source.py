@@ -355,7 +355,7 @@ _dup_values = st.recursive(
     _dup_scalars,
     lambda children: _member_lists(children).map(lambda members: ("o", members))
     | st.lists(children, max_size=3).map(lambda items: ("a", items)),
-    max_leaves=20,
+    max_leaves=12,
 )
 
 
@@ -389,7 +389,7 @@ def _reference_repeats(text: str) -> tuple[bool, int, bool]:
     return seen, repeated, nested
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @example(("o", [("a", "1"), ("b", "1"), ("\\u0061", "2"), ("b", "2")]), "")
 @given(_member_lists(_dup_values).map(lambda members: ("o", members)), st.sampled_from(["", " ", "\n  "]))
 def test_repeated_names_are_counted_as_a_reading_that_keeps_them(document, space: str) -> None:
@@ -403,7 +403,7 @@ def test_repeated_names_are_counted_as_a_reading_that_keeps_them(document, space
     assert source.repeated_names == (None if nested else repeated)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=300, deadline=None)
 @example(" \n{} \r\n")
 @example("{} x")
 @example("")
