@@ -104,3 +104,65 @@ def test_many_objects_with_a_repeated_key_are_counted_exactly() -> None:
     assert _codes(report)["BK009"] == CAP
     assert report.more["BK009"].message.startswith("250 more BK009")
     assert report.more["BK009"].pointer == f"/x/{CAP}/a"
+
+
+# read_path reads the descriptor with os.read (engine._read), as read(n) of a file object would.
+def test_read_gathers_short_reads_until_the_size_or_the_end() -> None:
+    import os
+    import threading
+
+    from blockkit.engine import _read
+
+    reading, writing = os.pipe()
+    pieces = [b"{", b'"a"', b": ", b"1}", b"tail"]
+
+    def write() -> None:
+        for piece in pieces:
+            os.write(writing, piece)
+            time.sleep(0.01)  # each piece a read of its own
+        os.close(writing)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        assert _read(reading, 9) == b'{"a": 1}t'  # stops at the size, mid piece
+        assert _read(reading, 100) == b"ail"  # and at the end
+        assert _read(reading, 100) == b""
+    finally:
+        writer.join()
+        os.close(reading)
+
+
+def test_read_path_refusals_and_devices(tmp_path, monkeypatch) -> None:
+    import os
+
+    import pytest
+
+    from blockkit import engine
+
+    with pytest.raises(engine.UnreadableFile, match="is a directory"):
+        engine.read_path(tmp_path)
+    with pytest.raises(engine.UnreadableFile, match="no such file"):
+        engine.read_path(tmp_path / "missing.json")
+    empty = engine.read_path(engine.Path("/dev/null"))  # a character device is read
+    assert empty.text == "" and [p[0] for p in empty.problems] == ["BK002"]
+
+    path = tmp_path / "m.json"
+    path.write_bytes(b'{"a": 1}')
+    closed: list[int] = []
+    real_close = os.close
+
+    def failing_read(descriptor: int, size: int) -> bytes:
+        raise PermissionError(13, "Permission denied")
+
+    def counting_close(descriptor: int) -> None:
+        closed.append(descriptor)
+        real_close(descriptor)
+
+    monkeypatch.setattr(engine.os, "read", failing_read)
+    monkeypatch.setattr(engine.os, "close", counting_close)
+    with pytest.raises(engine.UnreadableFile, match="permission denied"):
+        engine.read_path(path)
+    assert len(closed) == 1  # the descriptor is closed on every way out
+    monkeypatch.undo()
+    assert engine.read_path(path).data == {"a": 1}

@@ -7,6 +7,8 @@ import random
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from blockkit.lazyspans import LAZY_TEXT_MAX
 from blockkit.source import read_text
@@ -90,3 +92,82 @@ def test_unparsed_text_uses_the_tree() -> None:
     assert not broken.parsed
     broken.span("/a")
     assert broken._spans is not None
+
+
+# Names are searched for (blockkit.lazyspans._search_member) while an object has been asked for
+# few of them, and read member by member after that: each lookup below runs on a fresh LazySpans
+# so that every pointer is answered by search where a search is allowed.
+SEARCH_TEXTS = [
+    # the name spelled inside strings, as a value, in nested objects, before the member itself
+    '{"a": "x \\"b\\": 1", "c": {"b": 2}, "d": ["b", {"b": 3}], "e": "b", "b": {"b": [1, {"b": 4}]}}',
+    # a name inside a name, and a string value that ends with the name's spelling
+    '{"x \\"b": 1, "y": "z \\"b", "b": 5}',
+    # containers nested deeper than the regexes read
+    '{"a": [[[[[[{"b": 1}]]]]]], "b": {"c": {"d": {"e": {"f": {"b": [[[[2]]]]}}}}}, "z": [[[[[[[]]]]]]]}',
+    # brackets, braces and colons inside strings
+    '{"a": "{[}]:\\"", "b": "]", "c": ["}", "{", {"d": "]}"}], "e": {"f": "}"}}',
+    # escapes elsewhere in the text give a name two spellings: read member by member
+    '{"\\u0062": 1, "c": {"b\\/": 2}}',
+    # string items spelled more than once: equal items, items that are separators, a name like an item
+    '{"s": ["a", "b", "a", ", ", "x", ", ", "b"], "a": ["x", ", "], "t": "a", "u": [1, "a", "a"]}',
+    # empty containers and odd whitespace
+    '{ "a" :{ } ,"b":[ ] , "c" :\r\n[ {}, [], { "d" : [ ] } ]\t}',
+]
+
+
+def _check_fresh(text: str) -> int:
+    tree_source = read_text(text)
+    checked = 0
+    for pointer in _pointers(tree_source):
+        for at in ("value", "key", "open"):
+            lazy_source = read_text(text)
+            assert lazy_source.span(pointer, at) == tree_source.span(pointer, at), (pointer, at)
+            assert lazy_source._spans is None
+            checked += 1
+    return checked
+
+
+@pytest.mark.parametrize("text", TEXTS + SEARCH_TEXTS)
+def test_searched_names_equal_the_tree(text: str) -> None:
+    assert _check_fresh(text)
+
+
+@pytest.mark.parametrize("text", SEARCH_TEXTS)
+@pytest.mark.parametrize("order", [0, 1, 2])
+def test_many_lookups_equal_the_tree(text: str, order: int) -> None:
+    assert _check(text, order)
+
+
+def test_searches_per_object_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """After _SEARCHES_MAX names an object is read member by member; both give the tree's answers."""
+    import blockkit.lazyspans as lazyspans
+
+    text = json.dumps({f"k{i}": {"k": [i, {"k": i}]} for i in range(20)}, indent=1)
+    tree = read_text(text)
+    lazy = lazyspans.LazySpans(text, 0)
+    for i in range(20):
+        assert lazy.span(f"/k{i}/k/1/k") == tree.span(f"/k{i}/k/1/k")
+    assert lazy.searches[lazy.root] == lazyspans._SEARCHES_MAX
+    assert lazy.root in lazy.opened  # the rest was read member by member
+    monkeypatch.setattr(lazyspans, "_SEARCHES_MAX", 0)
+    assert _check(text)
+
+
+# Generated documents: few distinct names (so that a name recurs at many levels and inside
+# strings), strings that spell names with their quotes, brackets and colons, deep nesting.
+_names = st.sampled_from(["a", "b", "ab", "", "b:", "{", "a b", "é"])
+_strings = _names | st.sampled_from(['"a"', '"b": 1', '\\', '[', '}', ':', '"b', 'x"b"']) | st.text(max_size=4)
+_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**20, 10**20) | st.floats(allow_nan=False, allow_infinity=False)
+    | _strings,
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(_names, children, max_size=4),
+    max_leaves=15,
+)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.dictionaries(_names, _values, max_size=6), st.sampled_from([None, 0, 1, "\t"]), st.booleans())
+def test_generated_documents_equal_the_tree(document: dict, indent: object, ascii_only: bool) -> None:
+    text = json.dumps(document, indent=indent, ensure_ascii=ascii_only)
+    assert _check_fresh(text)
+    assert _check(text, order=len(text) % 3)

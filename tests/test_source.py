@@ -284,7 +284,9 @@ def test_the_reused_parser_starts_afresh_for_every_text() -> None:
 
 
 # split_lines: the str.split shortcut (no CR, no ends) gives the lines of the regex reading.
-from hypothesis import given  # noqa: E402
+import json  # noqa: E402
+
+from hypothesis import example, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 
@@ -335,3 +337,99 @@ def test_read_path_reads_on_when_the_file_grew_after_fstat(tmp_path, monkeypatch
     monkeypatch.setattr(engine.os, "fstat", stale_fstat)
     source = engine.read_path(path)
     assert source.text == "[1]" + "   " * 100 and source.data == [1]
+
+
+# The parser's count of repeated names (the object_pairs_hook of blockkit.source._parser), held to a
+# reading of the same text that keeps every member: generated texts with and without repeats, at
+# any depth, under repeated names too, with escapes and colons in names and values.
+# "\\u0061" is "a" spelled otherwise, "\\u003a" is ":".
+_dup_names = st.sampled_from(["a", "b", "a:b", "\\u0061", "\\u003a"]) | st.sampled_from([":", "\\\""])
+_dup_scalars = st.sampled_from(['1', '-2.5e3', 'true', 'null', '"x"', '":"', '"a\\u003a"', '"{\\"a\\": 1}"'])
+
+
+def _member_lists(children):
+    return st.lists(st.tuples(_dup_names, children), max_size=6)
+
+
+_dup_values = st.recursive(
+    _dup_scalars,
+    lambda children: _member_lists(children).map(lambda members: ("o", members))
+    | st.lists(children, max_size=3).map(lambda items: ("a", items)),
+    max_leaves=12,
+)
+
+
+def _json_text(value, space: str) -> str:
+    if isinstance(value, str):
+        return value
+    kind, parts = value
+    if kind == "a":
+        return "[" + f",{space}".join(_json_text(item, space) for item in parts) + "]"
+    return "{" + f",{space}".join(f'"{name}":{space}{_json_text(item, space)}' for name, item in parts) + "}"
+
+
+def _reference_repeats(text: str) -> tuple[bool, int, bool]:
+    """(seen, repeated, nested) from a parse that keeps each object's members as a list."""
+    import json
+
+    objects: list[list] = []
+
+    def keep(pairs):
+        objects.append(pairs)
+        return pairs
+
+    json.loads(text, object_pairs_hook=keep)
+    seen, repeated, nested = False, 0, False
+    for pairs in objects:
+        names = [name for name, _ in pairs]
+        again = {name for name in names if names.count(name) > 1}
+        seen = seen or bool(again)
+        repeated += len(again)
+        nested = nested or any(isinstance(value, list) for name, value in pairs if name in again)
+    return seen, repeated, nested
+
+
+@settings(max_examples=150, deadline=None)
+@example(("o", [("a", "1"), ("b", "1"), ("\\u0061", "2"), ("b", "2")]), "")
+@given(_member_lists(_dup_values).map(lambda members: ("o", members)), st.sampled_from(["", " ", "\n  "]))
+def test_repeated_names_are_counted_as_a_reading_that_keeps_them(document, space: str) -> None:
+    import json
+
+    text = _json_text(document, space)
+    seen, repeated, nested = _reference_repeats(text)
+    source = read_text(text)
+    assert source.parsed and source.data == json.loads(text)
+    assert source.has_duplicates == seen
+    assert source.repeated_names == (None if nested else repeated)
+
+
+@settings(max_examples=300, deadline=None)
+@example(" \n{} \r\n")
+@example("{} x")
+@example("")
+@example("\ufeff[1]")
+@example('{"a": NaN}')
+@given(st.text(alphabet=' \t\n\r{}[]:,"\\0123456789.eE+-atrufnlsNI\ufeff', max_size=30)
+       | st.builds(lambda value, space: space + json.dumps(value) + space, st.recursive(
+           st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
+           lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=3), children, max_size=3),
+           max_leaves=10), st.sampled_from(["", " ", "\n\t"])))
+def test_the_direct_scanner_call_reads_as_json_decode(text: str) -> None:
+    """source._decode calls the C scanner itself; JSONDecoder.decode gives the same document or refuses."""
+    import math
+
+    from blockkit.source import _decode, _parser, _reject_constant
+
+    for start in (0, 1) if text[:1] == "\ufeff" else (0,):
+        try:
+            expected = json.JSONDecoder(parse_constant=_reject_constant).decode(text[start:])
+        except (ValueError, RecursionError):
+            expected = ValueError
+        try:
+            got = _decode(_parser(False)[1], text, start)
+        except (ValueError, RecursionError):
+            got = ValueError
+        if isinstance(expected, float) and math.isinf(expected):
+            assert got == expected
+        else:
+            assert json.dumps(got, default=repr) == json.dumps(expected, default=repr), text

@@ -92,32 +92,47 @@ def read_path(path: Path, display: Optional[str] = None) -> Source:
         for test, kind in _NOT_FILES:
             if test(mode):
                 raise UnreadableFile(f"{name}: is {kind}, not a file")
-        if not stat.S_ISREG(mode) and _OPEN_FLAGS & getattr(os, "O_NONBLOCK", 0):
+        regular = stat.S_ISREG(mode)
+        if not regular and _OPEN_FLAGS & getattr(os, "O_NONBLOCK", 0):
             # A device reads as it would have without O_NONBLOCK (a terminal waits for its input).
             import fcntl
 
             fcntl.fcntl(descriptor, fcntl.F_SETFL, fcntl.fcntl(descriptor, fcntl.F_GETFL) & ~os.O_NONBLOCK)
-        with os.fdopen(descriptor, "rb") as handle:
-            descriptor = -1
-            want = LIMITS.file_bytes_max + 1
-            if stat.S_ISREG(mode) and status.st_size + 1 < want:
-                # read(n) allocates n bytes first: a buffer the size of the file, not of the limit (a
-                # megabyte per file cost more than validating it). Reading on when the file has grown
-                # since fstat gives the same bytes as one read of ``want``.
-                first = status.st_size + 1
-                raw = handle.read(first)
-                if len(raw) == first:
-                    raw += handle.read(want - first)
-            else:
-                raw = handle.read(want)
+        want = LIMITS.file_bytes_max + 1
+        if regular and status.st_size + 1 < want:
+            # A buffer the size of the file, not of the limit (a megabyte per file cost more than
+            # validating it). Reading on when the file has grown since fstat gives the same bytes
+            # as one read of ``want``.
+            first = status.st_size + 1
+            raw = _read(descriptor, first)
+            if len(raw) == first:
+                raw += _read(descriptor, want - first)
+        else:
+            raw = _read(descriptor, want)
     except PermissionError:
         raise UnreadableFile(f"{name}: permission denied") from None
     except OSError as exc:
         raise UnreadableFile(f"{name}: cannot read: {exc.strerror or exc}") from None
     finally:
-        if descriptor >= 0:
-            os.close(descriptor)
+        os.close(descriptor)
     return read_bytes(raw, name)
+
+
+def _read(descriptor: int, size: int) -> bytes:
+    """Up to ``size`` bytes: what ``read(size)`` of a file object opened on ``descriptor`` returns
+    (reads until it has them or meets the end), without building the file object."""
+    data = os.read(descriptor, size)
+    if len(data) == size or not data:
+        return data
+    parts = [data]
+    got = len(data)
+    while got < size:
+        data = os.read(descriptor, size - got)
+        if not data:
+            break
+        parts.append(data)
+        got += len(data)
+    return b"".join(parts)
 
 
 def source_for(document_or_text: Any, path: str = "<string>") -> Source:
@@ -130,9 +145,11 @@ def source_for(document_or_text: Any, path: str = "<string>") -> Source:
     if isinstance(document_or_text, bytes):
         return read_bytes(document_or_text, path)
     if isinstance(document_or_text, str):
-        size = utf8_length(document_or_text)
-        if size > LIMITS.file_bytes_max:
-            return too_large(size, path, "the manifest text is", unit="bytes in UTF-8")
+        # A character is at most 4 bytes in UTF-8: only a longer text needs measuring.
+        if len(document_or_text) * 4 > LIMITS.file_bytes_max:
+            size = utf8_length(document_or_text)
+            if size > LIMITS.file_bytes_max:
+                return too_large(size, path, "the manifest text is", unit="bytes in UTF-8")
         return read_text(document_or_text, path)
     # An already-parsed document: positions come from its canonical JSON rendering.
     import json
@@ -167,7 +184,6 @@ def check(
     project_dir: Optional[Path] = None,
 ) -> FileReport:
     context = context or _default_context()
-    report = FileReport(path=source.path, text=source.text, data=source.data)
     hits: list[tuple[Rule, Hit]] = []
     # Findings counted but never built: code -> (how many, the first one's (start offset, pointer)).
     counted: dict[str, tuple[int, tuple[int, str]]] = {}
@@ -186,9 +202,7 @@ def check(
                                                 hint="wrap the manifest's keys in { ... }")))
         else:
             if "schema" in layers:
-                from blockkit.schema import schema_hits
-
-                for code, hit, stage in schema_hits(document):
+                for code, hit, stage in _schema_hits()(document):
                     if context.runs(stage):
                         hits.append((REGISTRY[code], hit))
             rule_context = RuleContext(context=context, text=source.text, project_dir=project_dir,
@@ -197,6 +211,25 @@ def check(
                 if layer in layers:
                     hits.extend(_run_rules(layer, document, rule_context, context, stopped))
 
+    findings: list[Finding] = []
+    report = FileReport(source.path, findings, source.text, source.data)
+    if not hits and not stopped:
+        return report  # nothing found: nothing to dedupe, cap, locate or sort
+    unique = _unique(hits) if len(hits) > 1 else hits
+    if len(unique) > FINDINGS_PER_RULE_MAX and source.text is not None:
+        unique = _cap(source, unique, counted)
+    findings.extend(_finding(source, rule, hit) for rule, hit in unique)
+    if counted or stopped:
+        for code, summary in _more_findings(source, unique, counted, stopped):
+            findings.append(summary)
+            report.more[code] = summary
+    if len(findings) > 1:
+        report.sort()
+    return report
+
+
+def _unique(hits: list[tuple[Rule, Hit]]) -> list[tuple[Rule, Hit]]:
+    """``hits`` without repeats of one finding (the same code, pointer and message), in order."""
     seen: set[tuple[str, str, str]] = set()
     unique: list[tuple[Rule, Hit]] = []
     for rule, hit in hits:
@@ -205,14 +238,19 @@ def check(
             continue
         seen.add(key)
         unique.append((rule, hit))
-    if len(unique) > FINDINGS_PER_RULE_MAX and source.text is not None:
-        unique = _cap(source, unique, counted)
-    report.findings.extend(_finding(source, rule, hit) for rule, hit in unique)
-    for code, summary in _more_findings(source, unique, counted, stopped):
-        report.findings.append(summary)
-        report.more[code] = summary
-    report.sort()
-    return report
+    return unique
+
+
+_schema: list[Any] = []
+
+
+def _schema_hits() -> Any:
+    """blockkit.schema.schema_hits, imported on the first document to check."""
+    if not _schema:
+        from blockkit.schema import schema_hits
+
+        _schema.append(schema_hits)
+    return _schema[0]
 
 
 def _more_findings(source: Source, listed: list[tuple[Rule, Hit]], counted: dict[str, tuple[int, tuple[int, str]]],
@@ -378,8 +416,7 @@ def _finding(source: Source, rule: Rule, hit: Hit) -> Finding:
     if source.text is None:
         line, column, end_line, end_column = 1, 1, 1, 1
     elif hit.span is not None:
-        line, column = source.position(hit.span[0])
-        end_line, end_column = source.position(max(hit.span))
+        line, column, end_line, end_column = source.positions(*hit.span)
     else:
         line, column, end_line, end_column = source.locate(hit.pointer, hit.at)
     return Finding(

@@ -3,9 +3,12 @@
 A finding needs the position of its pointer, and a real manifest with findings has
 a handful of them. ``Spans`` (blockkit.source) records every key and value of the
 text, one regex step at a time in Python, which costs more than everything else a
-validation does. Here only the containers on the way to a pointer are opened:
-their members are found one regex match each, and every value passed over is
-skipped by the C ``json`` scanner. Each container is opened once per document.
+validation does. Here only the way to a pointer is read, with as few Python steps
+as possible: the parsed document says whether a name or index is there at all; a
+name, or a string item, spelled exactly once in the text is found with ``str.find``;
+otherwise a name's places are checked by a regex that reads the object at its own
+level, and, failing that, the object is read member by member (one regex match each,
+values passed over skipped by the C ``json`` scanner). Answers are kept per document.
 
 The answers are exactly those of ``Source.span`` over the full tree. That holds for
 text that ``json.loads`` accepted and that repeats no member name (with repeats the
@@ -18,7 +21,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Optional, Union
+from typing import Any, Optional, Union
 
 # Larger texts use the full tree (blockkit.source.Spans). Real manifests are a few kilobytes.
 LAZY_TEXT_MAX = 64 * 1024
@@ -28,14 +31,67 @@ _STR = r'"[^"\\]*(?:\\.[^"\\]*)*"'
 _ATOM = r'[^ \t\n\r{}\[\],:"]+'  # a number, true, false or null
 # Separators, then a member name (1), its colon and the start of its value (2): a whole
 # scalar (3) or the bracket that opens a container (4). Scalars are skipped by the match itself.
-_MEMBER = re.compile(rf'[ \t\n\r,]*({_STR})[ \t\n\r]*:[ \t\n\r]*(?:({_STR}|{_ATOM})|([{{\[]))')
-# Separators, then an array item: a whole scalar (1) or an opening bracket (2).
-_ITEM = re.compile(rf'[ \t\n\r,]*(?:({_STR}|{_ATOM})|([{{\[]))')
+_MEMBER = rf'[ \t\n\r,]*({_STR})[ \t\n\r]*:[ \t\n\r]*(?:({_STR}|{_ATOM})|([{{\[]))'
 _CLOSE = re.compile(r"[ \t\n\r]*[}\]]")
 # The end of a scalar, or of a member name, found from where it starts (as Spans does).
 _SCALAR = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[^ \t\n\r,:\]}]+')
 # Skips one value at C speed. Integers go to float: a literal of thousands of digits must not fail here.
 _SKIP = json.JSONDecoder(parse_int=float).scan_once
+
+# The inside of a container, as far as it goes at its own level: anything but brackets and quotes,
+# whole strings, and whole containers nested up to _NESTED_MAX levels (deeper ones stop the match,
+# and the C scanner skips them). In valid JSON a match ends exactly where a string or container
+# begins, or where the container closes: never inside a string or inside a nested container.
+# (Written "unrolled": the runs between strings and brackets cannot be split two ways, so a
+# match that stops short gives back in linear time.)
+_NESTED_MAX = 3
+_PLAIN = r'[^\[\]{}"]*'
+
+
+def _inside(depth: int) -> str:
+    nested = rf"[{{\[]{_inside(depth - 1)}[}}\]]" if depth else None
+    token = f"(?:{_STR}|{nested})" if nested else _STR
+    return rf"{_PLAIN}(?:{token}{_PLAIN})*"
+
+
+_compiled: dict[str, re.Pattern[str]] = {}
+
+
+def _match(pattern: str) -> Any:
+    """The ``match`` of a regex only some texts need, compiled on first use (each costs a few
+    hundred microseconds, paid by every run of the command line otherwise)."""
+    found = _compiled.get(pattern)
+    if found is None:
+        found = _compiled[pattern] = re.compile(pattern)
+    return found.match
+
+
+_INSIDE = _inside(_NESTED_MAX)
+
+
+# Separators, then an array item: a whole scalar (1) or an opening bracket (2).
+_ITEM = re.compile(rf'[ \t\n\r,]*(?:({_STR}|{_ATOM})|([{{\[]))')
+_COLON = re.compile(r"[ \t\n\r]*:[ \t\n\r]*")
+# Characters a member name must escape in JSON: a name without them has one spelling, unless the
+# text uses \uXXXX or \/ escapes (checked once per text).
+_MUST_ESCAPE = re.compile(r'["\\\x00-\x1f]')
+# Names looked up by search in one object before it is read member by member instead: each search
+# reads the object from its start, which is cheapest for a few names but not for many.
+_SEARCHES_MAX = 8
+_MISSING = (-1, -1)
+_UNKNOWN: Any = object()
+
+def _one_spelled(name: str) -> bool:
+    """Whether ``name`` has no character that JSON must escape (``_MUST_ESCAPE``; some more, such
+    as U+2028, also answer False: those are read the slower way)."""
+    return name.isprintable() and '"' not in name and "\\" not in name
+
+
+def _only(text: str, spelled: str) -> int:
+    """Where ``spelled`` is in ``text`` when it is there exactly once, else -1."""
+    at = text.find(spelled)
+    return at if at >= 0 and text.find(spelled, at + 1) < 0 else -1
+
 
 class _Opened:
     """The children of one container read so far, and where reading goes on (-1: read to its end).
@@ -53,21 +109,90 @@ class _Opened:
 class LazySpans:
     """``span(pointer, at)`` with the answers of ``Source.span``, reading only what a pointer needs.
 
-    A container is read member by member until the wanted one is found, and later
-    lookups go on from there: with no repeated names, the first member of a name is
-    the only one. A name that is not there reads the container to its end.
+    With no repeated names, the first member of a name is the only one; with no ``\\u`` or
+    ``\\/`` escape in the text, a name without characters JSON must escape is spelled one
+    way only, ``"name"``. So a name the object has (says the document), spelled once in the
+    text, is found by ``str.find``. Otherwise a place spelled so is taken once the regex
+    ``_INSIDE`` has read the object from its start up to it at the object's own level
+    (not inside a string or a nested container). A name that needs escapes, a text with
+    such escapes, and an object asked for many names are read member by member
+    (``_read_member``). An array's string item is found as ``_known_item`` says, other
+    items one match each (``_item``).
     """
 
-    __slots__ = ("text", "root", "opened", "ends")
+    __slots__ = ("text", "root", "document", "opened", "ends", "found", "searches", "_one_spelling")
 
-    def __init__(self, text: str, start: int) -> None:
+    def __init__(self, text: str, start: int, document: Any = _UNKNOWN) -> None:
         self.text = text
         self.root = _WS.match(text, start).end()
+        # The parsed document (json.loads of the text), when known: it says which names and
+        # indices are there without reading the text.
+        self.document = document
         self.opened: dict[int, _Opened] = {}  # container value start -> its children so far
         self.ends: dict[int, int] = {}  # container value start -> the offset after it
+        self.found: dict[tuple[int, str], tuple[int, int]] = {}  # (object, name) -> its member, or _MISSING
+        self.searches: dict[int, int] = {}  # object -> how many names were searched for in it
+        self._one_spelling: Optional[bool] = None
 
-    def _member(self, node: int, name: str) -> Optional[tuple[int, int]]:
-        """(name start, value start) of member ``name`` of the object at ``node``, or None."""
+    @property
+    def one_spelling(self) -> bool:
+        """Whether every name without _MUST_ESCAPE characters is spelled ``"name"`` in the text."""
+        if self._one_spelling is None:
+            text = self.text
+            self._one_spelling = "\\" not in text or ("\\u" not in text and "\\/" not in text)
+        return self._one_spelling
+
+    def _member(self, node: int, name: str, present: bool = False) -> Optional[tuple[int, int]]:
+        """(name start, value start) of member ``name`` of the object at ``node``, or None.
+
+        ``present``: the document says that the object has the member.
+        """
+        known = self.found.get((node, name))
+        if known is not None:
+            return None if known is _MISSING else known
+        searches = self.searches.get(node, 0)
+        found: Optional[tuple[int, int]] = None
+        if self.one_spelling and _one_spelled(name):
+            spelled = f'"{name}"'
+            at = _only(self.text, spelled) if present else -1
+            if at >= 0:
+                # The member's name is spelled so somewhere, and only one place is: that is the name.
+                found = (at, _COLON.match(self.text, at + len(spelled)).end())  # type: ignore[union-attr]
+            elif searches < _SEARCHES_MAX:
+                self.searches[node] = searches + 1
+                found = self._search_member(node, spelled)
+            else:
+                found = self._read_member(node, name)
+        else:
+            found = self._read_member(node, name)
+        self.found[(node, name)] = _MISSING if found is None else found
+        return found
+
+    def _search_member(self, node: int, spelled: str) -> Optional[tuple[int, int]]:
+        """``_member`` by search for the name's one spelling."""
+        text, inside, find = self.text, _match(_INSIDE), self.text.find
+        pos = node + 1  # always where a member, a value or the object's end may begin
+        while True:
+            at = find(spelled, pos)
+            if at < 0:
+                return None
+            reached = inside(text, pos, at).end()
+            if reached == at:  # a string at the object's own level: a name if a colon follows
+                colon = _COLON.match(text, at + len(spelled))
+                if colon is not None:
+                    return (at, colon.end())
+                pos = at + len(spelled)
+                continue
+            stop = text[reached]
+            if stop == "}":  # the object ends before ``at``
+                self.ends[node] = reached + 1
+                return None
+            # A string or container that goes on past ``at`` (or nests deeper than _INSIDE reads).
+            pos = _SKIP(text, reached)[1]
+
+    def _read_member(self, node: int, name: str) -> Optional[tuple[int, int]]:
+        """``_member`` member by member: the object is read until the name is found, and later
+        lookups go on from there."""
         opened = self.opened.get(node)
         if opened is None:
             opened = self.opened[node] = _Opened({}, node + 1)
@@ -75,7 +200,7 @@ class LazySpans:
         found_member = members.get(name)
         if found_member is not None or opened.pos < 0:
             return found_member
-        text, ends, member = self.text, self.ends, _MEMBER.match
+        text, ends, member = self.text, self.ends, _match(_MEMBER)
         pos = opened.pos
         while True:
             found = member(text, pos)
@@ -94,6 +219,35 @@ class LazySpans:
             if key == name:
                 opened.pos = pos
                 return entry
+
+    def _known_item(self, node: int, index: int, items: list[Any]) -> Optional[int]:
+        """``_item`` for an index the document has (``items``: the array in the document).
+
+        A string item is found by its spelling when that cannot be mistaken: when the text
+        spells it only once, or when every item before it is a string too, none the same,
+        so that the first place after the opening bracket spelled so is the item. (The
+        items before it have no quotes inside, so a place spelled so begins at one of their
+        quotes: an opening quote would spell an equal item, and a closing one only the
+        separators up to the next item, which a string of more than separators is not.)
+        """
+        wanted = items[index]
+        if type(wanted) is str and self.one_spelling and _one_spelled(wanted):
+            key = (node, index)
+            known = self.found.get(key)  # type: ignore[call-overload]
+            if known is not None:
+                return known[1]
+            text = self.text
+            spelled = f'"{wanted}"'
+            at = _only(text, spelled)
+            if at < 0 and index < _SEARCHES_MAX * 4 and wanted.strip(" \t\n\r,"):
+                earlier = items[:index]
+                if (wanted not in earlier and all(type(item) is str for item in earlier)
+                        and _MUST_ESCAPE.search("".join(earlier)) is None):
+                    at = text.find(spelled, node)
+            if at >= 0:
+                self.found[key] = (-1, at)  # type: ignore[index]
+                return at
+        return self._item(node, index)
 
     def _item(self, node: int, index: int) -> Optional[int]:
         """The value start of item ``index`` of the array at ``node``, or None."""
@@ -129,10 +283,22 @@ class LazySpans:
             raise ValueError("container not closed")
         self.ends[node] = closed.end()
 
+    def _end(self, node: int) -> int:
+        """The offset after the container at ``node``."""
+        end = self.ends.get(node)
+        if end is None:
+            if node == self.root:  # the whole document: only whitespace follows it
+                end = len(self.text.rstrip(" \t\n\r"))
+            else:
+                end = _SKIP(self.text, node)[1]
+            self.ends[node] = end
+        return end
+
     def span(self, pointer: str, at: str = "value") -> tuple[int, int]:
         """Offsets for a pointer; falls back to the nearest ancestor that has a position."""
         text = self.text
         node, key, complete = self.root, -1, True
+        value = self.document  # the document's value at ``node`` (_UNKNOWN: not known)
         if pointer:
             if pointer[0] != "/":
                 complete = False
@@ -142,7 +308,13 @@ class LazySpans:
                     if opener == "{":
                         if "~" in token:
                             token = token.replace("~1", "/").replace("~0", "~")
-                        child = self._member(node, token)
+                        if value is _UNKNOWN:
+                            child = self._member(node, token)
+                        elif token in value:
+                            child = self._member(node, token, present=True)
+                            value = value[token]
+                        else:
+                            child = None
                         if child is None:
                             complete = False
                             break
@@ -152,7 +324,14 @@ class LazySpans:
                         if not (token.isascii() and token.isdigit()) or (len(token) > 1 and token[0] == "0"):
                             complete = False
                             break
-                        item = self._item(node, int(token))
+                        index = int(token)
+                        if value is _UNKNOWN:
+                            item = self._item(node, index)
+                        elif index < len(value):
+                            item = self._known_item(node, index, value)
+                            value = value[index]
+                        else:
+                            item = None
                         if item is None:
                             complete = False
                             break
@@ -167,9 +346,6 @@ class LazySpans:
             if at == "open" or not complete:
                 # a container reached by fallback: mark its opening character only
                 return (node, node + 1)
-            end = self.ends.get(node)
-            if end is None:
-                end = self.ends[node] = _SKIP(text, node)[1]
-            return (node, end)
+            return (node, self._end(node))
         found = _SCALAR.match(text, node)
         return (node, found.end() if found else node)

@@ -30,57 +30,101 @@ _WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 
 
 class _Dup:
-    """object_pairs_hook that keeps the last value, as the platform does, and counts duplicates.
+    """What the object_pairs_hook of ``_parser`` saw: whether a member name repeats, as the
+    platform reads it (the last value kept), and how many times.
 
     ``repeated`` counts (object, repeated name) pairs: one BK009 each, unless a repeated
     name holds an object or list (``nested``), under which two objects share one pointer.
+    ``repeated`` and ``nested`` are set once ``seen`` is. ``objects`` counts the objects read.
     """
 
-    __slots__ = ("seen", "repeated", "nested")
+    __slots__ = ("seen", "repeated", "nested", "objects")
 
     def __init__(self) -> None:
         self.seen = False
+        self.objects = 0
         self.repeated = 0
         self.nested = False
 
-    def __call__(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    def note(self, pairs: list[tuple[str, Any]]) -> None:
+        """Count the repeated names of one object."""
+        if not self.seen:
+            self.seen, self.repeated, self.nested = True, 0, False
+        seen: set[str] = set()
+        again: set[str] = set()
+        for name, value in pairs:
+            if name in seen:
+                again.add(name)
+            seen.add(name)
+        self.repeated += len(again)
+        self.nested = self.nested or any(isinstance(value, (dict, list)) for name, value in pairs if name in again)
+
+
+def _hook(found: _Dup) -> Any:
+    """The object_pairs_hook: a dict, as the C parser builds without a hook, noting repeats in ``found``.
+
+    A plain function (a call per object of the document costs less than a __call__ method).
+    """
+    note = found.note
+
+    def hook(pairs: list[tuple[str, Any]], dict: Any = dict, len: Any = len) -> dict[str, Any]:
+        found.objects += 1
         result = dict(pairs)
         if len(result) != len(pairs):
-            self.seen = True
-            seen: set[str] = set()
-            again: set[str] = set()
-            for name, value in pairs:
-                if name in seen:
-                    again.add(name)
-                seen.add(name)
-            self.repeated += len(again)
-            self.nested = self.nested or any(isinstance(value, (dict, list)) for name, value in pairs if name in again)
+            note(pairs)
         return result
+
+    return hook
 
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(name)
 
 
-# Per thread: (a _Dup, the decode of a JSONDecoder that reports to it), without and with _parse_int.
-# json.loads with options builds a decoder and its C scanner on every call, which costs as much
-# as a small manifest's other parsing work; the _Dup is emptied for each parse.
+# Per thread: (a _Dup, the scan_once of a JSONDecoder whose hook reports to it), without and with
+# _parse_int. json.loads with options builds a decoder and its C scanner on every call, which costs
+# as much as a small manifest's other parsing work; the _Dup is emptied for each parse.
 _parsers = threading.local()
 
 
 def _parser(long_ints: bool) -> tuple[_Dup, Any]:
-    cache = getattr(_parsers, "cache", None)
-    if cache is None:
-        cache = _parsers.cache = {}
-    found = cache.get(long_ints)
-    if found is None:
-        hook = _Dup()
-        decoder = json.JSONDecoder(object_pairs_hook=hook, parse_constant=_reject_constant,
-                                   parse_int=_parse_int if long_ints else None)
-        found = cache[long_ints] = (hook, decoder.decode)
-    hook = found[0]
-    hook.seen, hook.repeated, hook.nested = False, 0, False
+    try:
+        found = _parsers.long if long_ints else _parsers.short
+    except AttributeError:
+        found = _new_parser(long_ints)
+    state = found[0]
+    state.seen = False
+    state.objects = 0
     return found
+
+
+def _new_parser(long_ints: bool) -> tuple[_Dup, Any]:
+    state = _Dup()
+    decoder = json.JSONDecoder(object_pairs_hook=_hook(state), parse_constant=_reject_constant,
+                               parse_int=_parse_int if long_ints else None)
+    found = (state, decoder.scan_once)
+    if long_ints:
+        _parsers.long = found
+    else:
+        _parsers.short = found
+    return found
+
+
+def _decode(scan_once: Any, text: str, start: int) -> Any:
+    """What ``JSONDecoder.decode(text[start:])`` returns, calling its C scanner directly (decode and
+    raw_decode are Python functions around it, with two regex calls); ValueError if it would raise."""
+    if text[start:start + 1] in _JSON_SPACE:
+        start = _WS.match(text, start).end()
+    try:
+        data, end = scan_once(text, start)
+    except StopIteration:  # no value where one must be
+        raise ValueError("expecting a value") from None
+    if end != len(text) and _WS.match(text, end).end() != len(text):
+        raise ValueError("extra data")
+    return data
+
+
+_JSON_SPACE = frozenset(" \t\n\r")
 
 
 # More digits than this and an integer is beyond every finite double.
@@ -637,7 +681,7 @@ class Source:
     """A manifest's text, its parsed document, the problems met while reading it, and positions."""
 
     __slots__ = ("path", "text", "data", "problems", "has_duplicates", "repeated_names", "_spans", "_scan",
-                 "_line_starts", "parsed", "_lazy")
+                 "_line_starts", "parsed", "_lazy", "_counts", "_cr")
 
     def __init__(self, path: str, text: Optional[str], data: Any, problems: list[ParseProblem],
                  has_duplicates: bool = False, spans: Optional[Spans] = None) -> None:
@@ -655,6 +699,8 @@ class Source:
         # from blockkit.lazyspans, without the tree.
         self.parsed = False
         self._lazy: Any = None
+        self._counts = 0  # positions found by counting line breaks (``_counted``)
+        self._cr: Optional[bool] = None  # whether the text holds a CR, once asked
 
     @property
     def has_document(self) -> bool:
@@ -686,10 +732,9 @@ class Source:
         if self._spans is None and self.parsed and not self.has_duplicates:
             lazy = self._lazy
             if lazy is None:
-                from blockkit.lazyspans import LAZY_TEXT_MAX, LazySpans
-
                 text = self.text or ""
-                lazy = self._lazy = LazySpans(text, _content_start(text)) if len(text) <= LAZY_TEXT_MAX else False
+                lazy = self._lazy = (_lazy_spans()(text, _content_start(text), self.data)
+                                     if len(text) <= _LAZY_TEXT_MAX else False)
             if lazy:
                 try:
                     return lazy.span(pointer, at)
@@ -709,14 +754,24 @@ class Source:
             return (found[0], found[0] + 1) if (self.text or "")[found[0]:found[0] + 1] in "{[" else found
         return found
 
-    def position(self, offset: int) -> tuple[int, int]:
-        """1-based (line, column) of a character offset; columns count characters."""
-        if self._line_starts is None and self._lazy:
-            # A small text and few findings: count at C speed instead of building the table of line starts.
-            text = self.text or ""
-            if "\r" not in text:
-                return text.count("\n", 0, offset) + 1, offset - text.rfind("\n", 0, offset)
-        if self._line_starts is None:
+    def _counted(self) -> bool:
+        """Whether to find the next position by counting line breaks, not in the table of line starts.
+
+        Counting (at C speed) costs a pass over the text up to the offset; the table costs a
+        Python step per line, once. Counting wins for a few findings in a text without CR.
+        """
+        if self._line_starts is not None:
+            return False
+        self._counts += 1
+        if self._counts > _COUNTED_MAX:
+            return False
+        if self._cr is None:
+            self._cr = "\r" in (self.text or "")
+        return not self._cr
+
+    def _table(self) -> list[int]:
+        starts = self._line_starts
+        if starts is None:
             text = self.text or ""
             starts = [0]
             if "\r" in text:  # a lone CR (JSON whitespace) ends a line too, as in every editor
@@ -728,14 +783,51 @@ class Source:
                     starts.append(i + 1)
                     i = find("\n", i + 1)
             self._line_starts = starts
-        line = bisect_right(self._line_starts, offset)
-        return line, offset - self._line_starts[line - 1] + 1
+        return starts
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """1-based (line, column) of a character offset; columns count characters."""
+        if self._counted():
+            text = self.text or ""
+            return text.count("\n", 0, offset) + 1, offset - text.rfind("\n", 0, offset)
+        starts = self._table()
+        line = bisect_right(starts, offset)
+        return line, offset - starts[line - 1] + 1
+
+    def positions(self, start: int, end: int) -> tuple[int, int, int, int]:
+        """``position(start) + position(max(start, end))``, the end counted on from the start."""
+        if end <= start:
+            line, column = self.position(start)
+            return line, column, line, column
+        if self._counted():
+            text = self.text or ""
+            line = text.count("\n", 0, start) + 1
+            end_line = line + text.count("\n", start, end)
+            return line, start - text.rfind("\n", 0, start), end_line, end - text.rfind("\n", 0, end)
+        starts = self._table()
+        line = bisect_right(starts, start)
+        end_line = bisect_right(starts, end, line - 1)
+        return line, start - starts[line - 1] + 1, end_line, end - starts[end_line - 1] + 1
 
     def locate(self, pointer: str, at: str = "value") -> tuple[int, int, int, int]:
         start, end = self.span(pointer, at)
-        line, column = self.position(start)
-        end_line, end_column = self.position(max(end, start))
-        return line, column, end_line, end_column
+        return self.positions(start, end)
+
+
+# Positions counted before the table of line starts is built (Source._counted).
+_COUNTED_MAX = 16
+_LAZY_TEXT_MAX = 64 * 1024  # blockkit.lazyspans.LAZY_TEXT_MAX, without importing it for every text
+_lazy_class: list[Any] = []
+
+
+def _lazy_spans() -> Any:
+    """blockkit.lazyspans.LazySpans, imported on the first finding that needs a position."""
+    if not _lazy_class:
+        from blockkit.lazyspans import LAZY_TEXT_MAX, LazySpans
+
+        assert LAZY_TEXT_MAX == _LAZY_TEXT_MAX
+        _lazy_class.append(LazySpans)
+    return _lazy_class[0]
 
 
 _LINE_BREAK = re.compile(r"\r\n?|\n")
@@ -773,7 +865,7 @@ def _wide_encoding(raw: bytes) -> Optional[str]:
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
         return "UTF-16"
     head = raw[:4]
-    if len(head) == 4 and all(0 < b < 0x80 for b in head.replace(b"\x00", b"")) and head.count(0) in (2, 3):
+    if len(head) == 4 and head.count(0) in (2, 3) and all(0 < b < 0x80 for b in head.replace(b"\x00", b"")):
         if head.count(0) == 3 and head[1:3] == b"\x00\x00":
             return "UTF-32"
         if head[0::2] == b"\x00\x00" or head[1::2] == b"\x00\x00":
@@ -805,7 +897,7 @@ def read_bytes(raw: bytes, path: str = "<string>") -> Source:
         return Source(path, None, None, [(
             "BK005", f"file is {wide} encoded; the platform reads manifests as UTF-8",
             "save the file as UTF-8 without a byte order mark", 0, 0)])
-    if b"\x00" in raw[:8192]:
+    if raw.find(b"\x00", 0, 8192) >= 0:
         return Source(path, None, None, [(
             "BK007", "binary file: this is not a JSON text", "point blockkit at block.manifest.json", 0, 0)])
     problems: list[ParseProblem] = []
@@ -821,17 +913,17 @@ def read_bytes(raw: bytes, path: str = "<string>") -> Source:
 
 
 def read_text(text: str, path: str = "<string>", problems: Optional[list[ParseProblem]] = None) -> Source:
-    problems = list(problems or [])
+    problems = list(problems) if problems else []
     start = 0
-    if text.startswith("\ufeff"):
+    if text[:1] == "\ufeff":
         problems.append(("BK003", "file starts with a byte order mark (U+FEFF); JSON.parse rejects it",
                          "save the file as UTF-8 without BOM (blockkit fix removes it)", 0, 1))
         start = 1
     try:
         # Python reads a shorter integer literal as JSON.parse does: call _parse_int (a Python call for
         # every integer of the document) only when there may be a longer one.
-        hook, decode = _parser(has_long_digit_run(text))
-        data = decode(text[start:] if start else text)
+        hook, scan_once = _parser(len(text) >= _DOUBLE_DIGITS_MAX and has_long_digit_run(text))
+        data = _decode(scan_once, text, start)
     except (ValueError, RecursionError):
         # The C parser failed (or hit Python's recursion limit): let the scanner say precisely why.
         spans = scan(text, start, max_depth=LIMITS.nesting_max)
@@ -841,11 +933,15 @@ def read_text(text: str, path: str = "<string>", problems: Optional[list[ParsePr
         return Source(path, text, None, problems, spans=spans)
     source = Source(path, text, data, problems, has_duplicates=hook.seen)
     source.parsed = True
-    if not hook.nested:
+    if not hook.seen:
+        source.repeated_names = 0
+    elif not hook.nested:
         source.repeated_names = hook.repeated
     # The depth limit must not depend on Python's recursion limit, so enforce it ourselves;
-    # a document can only be that deep if it has that many brackets.
-    if text.count("[") + text.count("{") > LIMITS.nesting_max and _deeper_than(text, LIMITS.nesting_max):
+    # a document can only be that deep if it has that many brackets (and as many closing ones):
+    # objects (the hook counted them; counting "{" in the text would cost a pass over it) and "[".
+    if (len(text) > 2 * LIMITS.nesting_max and hook.objects + text.count("[") > LIMITS.nesting_max
+            and _deeper_than(text, LIMITS.nesting_max)):
         # Only now the strict scanner, for the position of the first bracket too deep.
         deep = scan(text, start, max_depth=LIMITS.nesting_max)
         if deep.problem is not None:
