@@ -28,6 +28,7 @@ from blockkit.report import Fix, Layer, Severity
 
 if TYPE_CHECKING:
     from blockkit.context import Context
+    from blockkit.rules.guard import Guard
 
 Stage = Literal["submit", "approve"]
 At = Literal["value", "key", "open"]  # what a pointer's position covers; "open": a container's first character
@@ -81,6 +82,9 @@ class Rule:
     # so the engine does not call it (None: always called). tests/test_rule_keys.py holds each
     # rule to its claim.
     keys: Optional[frozenset[str]] = None
+    # A JSON Schema (or a function of the Context giving one) that a manifest can pass only
+    # when the check finds nothing in it: see blockkit.rules.guard. None: always called.
+    guard: Optional["Guard"] = None
 
     @property
     def summary(self) -> str:
@@ -125,10 +129,12 @@ def rule(
     stage: Stage = "approve",
     fixable: Optional[Literal["safe", "unsafe"]] = None,
     keys: Optional[Iterable[str]] = None,
+    guard: Optional["Guard"] = None,
 ) -> Callable[[Check], Check]:
     """Register the decorated function as the check of rule ``code``.
 
     ``keys``: the top-level keys without which the check finds nothing (see ``Rule.keys``).
+    ``guard``: a schema only manifests in which the check finds nothing pass (``Rule.guard``).
     """
 
     def decorate(check: Check) -> Check:
@@ -143,6 +149,7 @@ def rule(
                 check=check,
                 fixable=fixable,
                 keys=None if keys is None else frozenset(keys),
+                guard=guard,
             )
         )
         return check
