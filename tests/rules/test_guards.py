@@ -305,7 +305,130 @@ manifests = st.fixed_dictionaries({}, optional={
 })
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+# Near-valid manifests with one area changed, its values drawn together (a scope and its
+# justification, two close heights, tokens of one tier): where a guard's edge is.
+sensitive = sorted(s for s, info in SCOPES.items() if info.sensitive)
+any_char = st.sampled_from(["a", *SPACES, *LOOKALIKES, *ASTRAL])
+
+
+@st.composite
+def scope_area(draw: Any) -> dict[str, Any]:
+    declared = draw(st.lists(st.sampled_from([*SCOPES, "unknown:scope"]) | odd, max_size=5))
+    names = [scope for scope in declared if isinstance(scope, str)]
+    keys = draw(st.lists(st.sampled_from([*names, *names, *sensitive, "unknown:scope", "x"]), max_size=5))
+    values = st.sampled_from(["why", *SPACES, *LOOKALIKES]) | st.builds(str.__add__, any_char, any_char) | justification
+    changes: dict[str, Any] = {"scopes": declared, "scopeJustifications": {key: draw(values) for key in keys}}
+    if draw(st.booleans()):
+        changes["auth"] = draw(st.sampled_from(["oauth", "block-token"]) | odd)
+    return changes
+
+
+@st.composite
+def iframe_area(draw: Any) -> dict[str, Any]:
+    low = draw(st.integers(0, 4100) | st.sampled_from([40, 600, 4000]))
+    high = low + draw(st.integers(-3, 3) | st.integers(-500, 500))
+    members: dict[str, Any] = {"minHeight": low, "maxHeight": high, "resizable": False}
+    tier = draw(st.sampled_from(TRUST_TIERS))
+    tokens = draw(st.lists(st.sampled_from(sorted(SANDBOX_TOKENS_BY_TIER[tier])) | sandbox_token, max_size=4))
+    separator = draw(st.sampled_from([" ", *SPACES, *LOOKALIKES]))
+    members["sandbox"] = draw(st.sampled_from(["", " ", separator])) + separator.join(tokens) + \
+        draw(st.sampled_from(["", separator, "\n"]))
+    for member in draw(st.lists(st.sampled_from(sorted(members)), max_size=2)):
+        members.pop(member, None)
+    if draw(st.booleans()):
+        members[draw(st.sampled_from(sorted(members) or ["minHeight"]))] = draw(height)
+    return {"iframe": members}
+
+
+segment_name = st.sampled_from(["acme", "demo-block", "a", "x.y", "x_y", "0"]) | st.text(
+    alphabet="aZ09._-~%\\ @\n?#/", min_size=0, max_size=4)
+
+
+@st.composite
+def url_area(draw: Any) -> dict[str, Any]:
+    host = draw(st.sampled_from(["github.com", "gitlab.com", "civitai.com"]) | st.sampled_from(
+        ["GitHub.com", "www.github.com", "github.com.", "github.com:443", "u@github.com", "example.com"]))
+    owner, repo = draw(segment_name), draw(segment_name)
+    tail = draw(st.sampled_from(["", "", "/", ".git", "?a", "#b", "\n", " ", "/x", "//"]))
+    origin = draw(st.sampled_from(["https://example.com", "https://cdn.example.com:8443", "https://demo-block.civit.ai",
+                                   "https://demo-block.example.org", "https://127.0.0.1"]))
+    trick = draw(st.sampled_from(["", "", ".evil.com", "@evil.com", "0", ":84430", ":443", "\\@x.com", "?x", "#x",
+                                  "\t", "%2e"]))
+    path = draw(st.sampled_from(["", "/", "/bundle.js", "/a/b.js", "/x\\y", "/%41"]))
+    return {"repository": f"https://{host}/{owner}/{repo}{tail}", "assetBundleUrl": origin + trick + path}
+
+
+@st.composite
+def goods_area(draw: Any) -> dict[str, Any]:
+    count = draw(st.integers(0, 4))
+    goods = []
+    for index in range(count):
+        entry: dict[str, Any] = {"id": draw(st.sampled_from([f"g{index}", "g0", "dup"])), "title": "T", "priceBuzz": 10}
+        if draw(st.booleans()):
+            entry["kind"] = draw(st.sampled_from(["app_unlock", "good"]))
+        if draw(st.booleans()):
+            entry["justification"] = draw(st.sampled_from(["why", *SPACES, *LOOKALIKES]) | justification)
+        if draw(st.booleans()):
+            entry["priceBuzz"] = draw(st.sampled_from([4999, 5000, 5000.0, 5000.5, 5001, True]))
+        if draw(st.booleans()):
+            entry["payload"] = draw(payload | big_payload)
+        goods.append(entry)
+    scopes = ["goods:purchase:self"] if draw(st.booleans()) else []
+    return {"goods": goods, "scopes": scopes, "scopeJustifications": {s: "sells" for s in scopes}}
+
+
+@st.composite
+def length_area(draw: Any) -> dict[str, Any]:
+    where = draw(st.sampled_from(["tagline", "blockId", "repository", "buildCommand", "outputDir", "page",
+                                  "publicSettingsKeys", "scopeJustifications", "goods"]))
+    caps = {"tagline": 140, "blockId": 40, "repository": 200, "buildCommand": 128, "outputDir": 256}
+    if where in caps:
+        return {where: draw(measured(caps[where]))}
+    if where == "page":
+        return {"page": {"path": draw(measured(256)), "title": draw(measured(128)), "icon": draw(measured(128))}}
+    if where == "publicSettingsKeys":
+        return {where: [draw(measured(64))]}
+    if where == "scopeJustifications":
+        return {where: {"buzz:read:self": draw(measured(500))}, "scopes": ["buzz:read:self"]}
+    return {"goods": [{"id": draw(measured(64)), "title": draw(measured(80)), "description": draw(measured(500)),
+                       "justification": draw(measured(500))}]}
+
+
+def _onto_valid(changes: dict[str, Any]) -> dict[str, Any]:
+    document = copy.deepcopy(VALID)
+    document.update(changes)
+    return document
+
+
+focused = st.one_of(scope_area(), iframe_area(), url_area(), goods_area(), length_area(),
+                    st.fixed_dictionaries({"renderMode": st.sampled_from([*RENDER_MODES, "Inline"]),
+                                           "targets": st.lists(st.fixed_dictionaries({"slotId": st.sampled_from(
+                                               [*MODEL_SLOTS, PAGE_SLOT, "", "model.sidebar"])}), max_size=2)})
+                    ).map(_onto_valid)
+
+
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(focused)
+def test_the_guards_hold_on_near_valid_manifests(document: dict[str, Any]) -> None:
+    assert_sound(document)
+
+
+@pytest.mark.parametrize("char", ["a", *SPACES, *LOOKALIKES, *ASTRAL], ids=lambda char: f"U+{ord(char):04X}")
+def test_the_guards_hold_for_every_kind_of_space(char: str) -> None:
+    """Blank or not, separator or not: each JavaScript space and each lookalike in each place a guard reads it."""
+    tokens = sorted(SANDBOX_TOKENS_BY_TIER[TRUST_TIERS[-1]])
+    sandboxes = [char, char + "allow-scripts", "allow-scripts" + char, f"allow-scripts{char}allow-forms",
+                 f"allow-scripts{char}allow-same-origin", *(f"allow-forms{char}{token}" for token in tokens)]
+    for value in (char, char * 2, char + "x", " " + char):
+        assert_sound(_onto_valid({"scopes": sensitive, "scopeJustifications": {s: value for s in sensitive}}))
+        assert_sound(_onto_valid({"goods": [{"id": "a", "justification": value},
+                                            {"id": "b", "kind": "app_unlock", "justification": value}]}))
+        assert_sound(_onto_valid({"tagline": value + "\U0001F600" * 70 + value}))
+    for value in sandboxes:
+        assert_sound(_onto_valid({"iframe": {**VALID["iframe"], "sandbox": value}}))
+
+
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(manifests)
 @example({"tagline": "\U0001F600" * 71})
 @example({"tagline": " " + "\U0001F600" * 70 + "a"})
