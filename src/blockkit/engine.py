@@ -46,7 +46,7 @@ def warm_up(layers: Collection[str] = ALL_LAYERS) -> None:
     for layer in layers:
         if layer != "parse":
             _checks(layer)
-            plan_for(layer, _default_context(), _checks)  # the guards' validator of the usual context
+            plan_for(layer, _default_context(), _checks).compile()  # the guards' validators, usual context
     fast_validator()
 
 
