@@ -18,9 +18,9 @@ values that are not the type it expects.
 
 from __future__ import annotations
 
-import inspect
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Literal, Optional
 
@@ -75,7 +75,9 @@ class Rule:
     layer: Layer
     severity: Severity
     stage: Stage
-    doc: RuleDoc
+    # The documentation as written (a docstring); parsed into ``doc`` on first use: a run that
+    # prints no explanation never parses any.
+    docstring: str
     check: Optional[Check] = None
     fixable: Optional[Literal["safe", "unsafe"]] = None
     # The top-level keys the check reads: it finds nothing in a manifest that has none of them,
@@ -84,7 +86,11 @@ class Rule:
     keys: Optional[frozenset[str]] = None
     # A JSON Schema (or a function of the Context giving one) that a manifest can pass only
     # when the check finds nothing in it: see blockkit.rules.guard. None: always called.
-    guard: Optional["Guard"] = None
+    guard: Optional["Guard"] = field(default=None, hash=False, compare=False)  # a schema is a dict
+
+    @cached_property
+    def doc(self) -> RuleDoc:
+        return parse_doc(self.code, self.docstring)
 
     @property
     def summary(self) -> str:
@@ -98,6 +104,8 @@ _SECTION_KEYS = {"what it does": "what", "why it matters": "why", "example": "ex
 
 
 def parse_doc(code: str, docstring: str | None) -> RuleDoc:
+    import inspect  # only when a documentation is read
+
     text = inspect.cleandoc(docstring or "")
     parts = _SECTION.split(text)
     summary = parts[0].strip()
@@ -145,7 +153,7 @@ def rule(
                 layer=layer,
                 severity=severity,
                 stage=stage,
-                doc=parse_doc(code, check.__doc__),
+                docstring=check.__doc__ or "",
                 check=check,
                 fixable=fixable,
                 keys=None if keys is None else frozenset(keys),
@@ -169,8 +177,7 @@ def declare(
 ) -> Rule:
     """Register a rule that has no check function of its own (parse and schema layers)."""
     return register(
-        Rule(code=code, name=name, layer=layer, severity=severity, stage=stage,
-             doc=parse_doc(code, doc), fixable=fixable)
+        Rule(code=code, name=name, layer=layer, severity=severity, stage=stage, docstring=doc, fixable=fixable)
     )
 
 
