@@ -325,7 +325,8 @@ def scope_area(draw: Any) -> dict[str, Any]:
 
 @st.composite
 def iframe_area(draw: Any) -> dict[str, Any]:
-    low = draw(st.integers(0, 4100) | st.sampled_from([40, 600, 4000]))
+    # Around round numbers, where guards put their steps, and anywhere.
+    low = draw(st.builds(int.__add__, st.sampled_from(range(0, 4001, 100)), st.integers(-3, 3)) | st.integers(0, 4100))
     high = low + draw(st.integers(-3, 3) | st.integers(-500, 500))
     members: dict[str, Any] = {"minHeight": low, "maxHeight": high, "resizable": False}
     tier = draw(st.sampled_from(TRUST_TIERS))
@@ -340,7 +341,7 @@ def iframe_area(draw: Any) -> dict[str, Any]:
     return {"iframe": members}
 
 
-segment_name = st.sampled_from(["acme", "demo-block", "a", "x.y", "x_y", "0"]) | st.text(
+segment_name = st.sampled_from(["acme", "demo-block", "a", "x.y", "x_y", "0", "-x", ".x", "_x", "x-", "x.git"]) | st.text(
     alphabet="aZ09._-~%\\ @\n?#/", min_size=0, max_size=4)
 
 

@@ -34,15 +34,51 @@ Stage = Literal["submit", "approve"]
 At = Literal["value", "key", "open"]  # what a pointer's position covers; "open": a container's first character
 
 
-@dataclass(frozen=True)
-class Hit:
-    pointer: str
-    message: str
-    at: At = "value"
-    hint: Optional[str] = None
-    fix: Optional[Fix] = None
-    # Character offsets to report instead of the pointer's own position (parse problems).
-    span: Optional[tuple[int, int]] = None
+class Hit(tuple):  # type: ignore[type-arg]
+    """What a check found: a message at a JSON Pointer (or at ``span``). Immutable.
+
+    A tuple underneath, not a frozen dataclass: a manifest with findings makes many of
+    them, and a frozen dataclass sets each field through object.__setattr__ (about three
+    times slower to build); generating its methods also cost the import a millisecond.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, pointer: str, message: str, at: At = "value", hint: Optional[str] = None,
+                fix: Optional[Fix] = None, span: Optional[tuple[int, int]] = None) -> "Hit":
+        return tuple.__new__(cls, (pointer, message, at, hint, fix, span))
+
+    @property
+    def pointer(self) -> str:
+        return self[0]  # type: ignore[no-any-return]
+
+    @property
+    def message(self) -> str:
+        return self[1]  # type: ignore[no-any-return]
+
+    @property
+    def at(self) -> At:
+        return self[2]  # type: ignore[no-any-return]
+
+    @property
+    def hint(self) -> Optional[str]:
+        return self[3]  # type: ignore[no-any-return]
+
+    @property
+    def fix(self) -> Optional[Fix]:
+        return self[4]  # type: ignore[no-any-return]
+
+    @property
+    def span(self) -> Optional[tuple[int, int]]:
+        """Character offsets to report instead of the pointer's own position (parse problems)."""
+        return self[5]  # type: ignore[no-any-return]
+
+    def __getnewargs__(self) -> tuple[Any, ...]:  # pickling: rebuild from the fields
+        return tuple(self)
+
+    def __repr__(self) -> str:
+        return (f"Hit(pointer={self[0]!r}, message={self[1]!r}, at={self[2]!r}, hint={self[3]!r}, fix={self[4]!r}, "
+                f"span={self[5]!r})")
 
 
 @dataclass(frozen=True)
@@ -54,15 +90,22 @@ class RuleDoc:
     fix: str
 
 
-@dataclass
 class RuleContext:
-    """What a check may consult besides the manifest itself."""
+    """What a check may consult besides the manifest itself (one per manifest checked)."""
 
-    context: "Context"
-    text: Optional[str] = None  # the decoded source, for checks that build autofixes
-    project_dir: Optional[Path] = None  # set by lint when the manifest sits in a block project
-    locate: Optional[Callable[[str, At], tuple[int, int]]] = None  # pointer -> (start, end) offsets
-    cache: dict[str, Any] = field(default_factory=dict)
+    __slots__ = ("context", "text", "project_dir", "locate", "cache")
+
+    def __init__(self, context: "Context", text: Optional[str] = None, project_dir: Optional[Path] = None,
+                 locate: Optional[Callable[[str, At], tuple[int, int]]] = None,
+                 cache: Optional[dict[str, Any]] = None) -> None:
+        self.context = context
+        self.text = text  # the decoded source, for checks that build autofixes
+        self.project_dir = project_dir  # set by lint when the manifest sits in a block project
+        self.locate = locate  # pointer -> (start, end) offsets
+        self.cache: dict[str, Any] = {} if cache is None else cache
+
+    def __repr__(self) -> str:
+        return f"RuleContext(context={self.context!r}, project_dir={self.project_dir!r})"
 
 
 Check = Callable[[Any, RuleContext], Iterable[Hit]]
