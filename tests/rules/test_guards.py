@@ -471,3 +471,35 @@ def test_a_guard_fails_where_its_rule_finds_something(document: dict[str, Any]) 
                 fired += 1
                 assert not _passes(_validator(rule.code, context), document), (rule.code, context)
     assert fired
+
+
+def _boundary_strings(cap: int) -> list[str]:
+    """Strings at a UTF-16 cap: within it in code points, over it (or just at it) in units."""
+    wide = "\U0001F600"
+    return [wide * (cap // 2 + 1), "a" * (cap - 1) + wide, wide * (cap // 2), " " + wide * (cap // 2) + " ",
+            "a" * cap, wide + "a" * (cap - 2)]
+
+
+@pytest.mark.parametrize("place", ["tagline", "blockId", "repository", "buildCommand", "outputDir", "page/path",
+                                   "page/title", "page/icon", "publicSettingsKeys", "scopeJustifications", "goods/id",
+                                   "goods/title", "goods/description", "goods/justification"])
+def test_the_guards_hold_at_every_utf16_cap(place: str) -> None:
+    caps = {"tagline": 140, "blockId": 40, "repository": 200, "buildCommand": 128, "outputDir": 256, "page/path": 256,
+            "page/title": 128, "page/icon": 128, "publicSettingsKeys": 64, "scopeJustifications": 500, "goods/id": 64,
+            "goods/title": 80, "goods/description": 500, "goods/justification": 500}
+    fired = False
+    for value in _boundary_strings(caps[place]):
+        if place == "publicSettingsKeys":
+            changes: dict[str, Any] = {place: [value]}
+        elif place == "scopeJustifications":
+            changes = {place: {"buzz:read:self": value}, "scopes": ["buzz:read:self"]}
+        elif "/" in place:
+            outer, inner = place.split("/")
+            changes = {outer: [{inner: value}] if outer == "goods" else {inner: value}}
+        else:
+            changes = {place: value}
+        document = _onto_valid(changes)
+        assert_sound(document, CONTEXTS[:2])
+        text = json.dumps(document, ensure_ascii=False)
+        fired = fired or any(list(rule.check(document, RuleContext(context=Context(), text=text))) for rule in _rules())
+    assert fired  # the boundary strings do reach the rules

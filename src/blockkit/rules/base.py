@@ -228,11 +228,16 @@ def declare(
 
 
 def escape_pointer_token(token: str | int) -> str:
-    return str(token).replace("~", "~0").replace("/", "~1")
+    text = str(token)
+    if "~" in text or "/" in text:  # most tokens (all indices) need no escaping: skip building copies
+        return text.replace("~", "~0").replace("/", "~1")
+    return text
 
 
 def pointer_join(base: str, *tokens: str | int) -> str:
-    return base + "".join("/" + escape_pointer_token(t) for t in tokens)
+    for token in tokens:
+        base += "/" + escape_pointer_token(token)
+    return base
 
 
 def as_dict(value: Any) -> dict[str, Any]:
