@@ -352,8 +352,6 @@ def _is_ambiguous(spans: Any, node: int, memo: dict[int, bool]) -> bool:
     return answer
 
 
-# The last (layer, context, plan) used: most runs check every file in one context, and
-# looking a Context up by value (hashing it) costs more than comparing it by identity.
 def _run_rules(layer: str, document: dict[str, Any], rule_context: RuleContext,
                context: Context, stopped: set[str]) -> list[tuple[Rule, Hit]]:
     plan = plan_for(layer, context, _checks)

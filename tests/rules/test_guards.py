@@ -503,3 +503,17 @@ def test_the_guards_hold_at_every_utf16_cap(place: str) -> None:
         text = json.dumps(document, ensure_ascii=False)
         fired = fired or any(list(rule.check(document, RuleContext(context=Context(), text=text))) for rule in _rules())
     assert fired  # the boundary strings do reach the rules
+
+
+@pytest.mark.parametrize("name", [*SCOPES, *ALL_TOKENS, "allow-popups-to-escape-sandbox"])
+def test_the_guards_hold_for_every_scope_and_sandbox_token(name: str) -> None:
+    """Each scope alone and beside others, with oauth or not, justified or not; each token alone and in pairs."""
+    for auth in ("oauth", "block-token", None):
+        for justification in ({}, {name: "why"}, {name: " "}, {"unknown:scope": "why"}):
+            for scopes in ([name], ["user:read:self", name], [name, name]):
+                changes: dict[str, Any] = {"scopes": scopes, "scopeJustifications": justification}
+                if auth is not None:
+                    changes["auth"] = auth
+                assert_sound(_onto_valid(changes))
+    for other in ("", *ALL_TOKENS):
+        assert_sound(_onto_valid({"iframe": {**VALID["iframe"], "sandbox": f"{name} {other}".strip()}}))

@@ -8,9 +8,11 @@ holds every guard to that, on the corpora and on generated manifests.
 
 The engine joins the guards of the rules that run in one context into one validator
 (``allOf``) and asks it once per manifest (``Plan.rules_for``): a clean manifest calls
-no guarded check at all; otherwise only the checks whose guards fail, found from the
-validator's errors, run. Anything the validator cannot take (a lone surrogate in a
-string a guard reads) runs every check, as without guards.
+no guarded check at all; otherwise only the checks whose guards fail run (the guards
+are then asked one by one, those real manifests fail most first). Anything the
+validator cannot take (a lone surrogate in a string a guard reads) runs every check, as
+without guards. The validators are compiled once a plan has been used a few times (or
+by ``engine.warm_up``): a one-file run calls every check instead.
 
 Where JSON Schema and the platform measure differently, guards stay on the safe side:
 ``maxLength`` counts code points while the platform counts UTF-16 units (a string of at
