@@ -76,6 +76,33 @@ def all_of(*schemas: Schema) -> Schema:
     return {"allOf": list(schemas)}
 
 
+def merged(schemas: Iterable[Any]) -> Schema:
+    """All of ``schemas`` as one schema that reads each member once.
+
+    ``{"allOf": [{"properties": {"k": A}}, {"properties": {"k": B}}]}`` means
+    ``{"properties": {"k": {"allOf": [A, B]}}}``; the second form looks ``k`` up once,
+    and a lookup in a Python object is most of what a guard costs jsonschema_rs.
+    """
+    members: dict[str, list[Any]] = {}
+    others: list[Any] = []
+    pending = list(schemas)
+    while pending:
+        schema = pending.pop(0)
+        if isinstance(schema, dict) and schema.keys() == {"allOf"}:
+            pending[:0] = schema["allOf"]
+        elif isinstance(schema, dict) and schema.keys() == {"properties"}:
+            for name, inner in schema["properties"].items():
+                members.setdefault(name, []).append(inner)
+        else:
+            others.append(schema)
+    result: Schema = {}
+    if members:
+        result["properties"] = {name: inner[0] if len(inner) == 1 else merged(inner) for name, inner in members.items()}
+    if others:
+        result["allOf"] = others
+    return result
+
+
 def guard_for(rule: "Rule", context: "Context") -> GuardResult:
     """The rule's guard in ``context``."""
     guard = rule.guard
@@ -123,9 +150,9 @@ class Plan:
             often = [code for code in OFTEN_FAILED if code in self.guards]
             rest = [code for code in self.guards if code not in often]
             self._often = tuple((by_code[code], compile_schema(self.guards[code])) for code in often)
-            self._rest = compile_schema({"allOf": [self.guards[code] for code in rest]}) if rest else None
+            self._rest = compile_schema(merged(self.guards[code] for code in rest)) if rest else None
             self._rest_codes = rest
-            self.validator = compile_schema({"allOf": list(self.guards.values())})
+            self.validator = compile_schema(merged(self.guards.values()))
 
     def _each_of_rest(self) -> tuple[tuple["Rule", Any], ...]:
         each = self._each_rest
