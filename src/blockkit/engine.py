@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import stat
 import threading
+from itertools import islice
 from pathlib import Path
 from typing import Any, Collection, Iterator, Optional
 
@@ -13,6 +14,7 @@ from blockkit.jsstr import quote
 from blockkit.report import FileReport, Finding
 from blockkit.rules import load_all, load_validation
 from blockkit.rules.base import REGISTRY, Hit, Rule, RuleContext
+from blockkit.rules.guard import plan_for
 from blockkit.source import Source, read_bytes, read_text, too_large, utf8_length
 from blockkit.platform import LIMITS
 
@@ -44,6 +46,7 @@ def warm_up(layers: Collection[str] = ALL_LAYERS) -> None:
     for layer in layers:
         if layer != "parse":
             _checks(layer)
+            plan_for(layer, _default_context(), _checks).compile()  # the guards' validators, usual context
     fast_validator()
 
 
@@ -389,25 +392,23 @@ def _is_ambiguous(spans: Any, node: int, memo: dict[int, bool]) -> bool:
 
 def _run_rules(layer: str, document: dict[str, Any], rule_context: RuleContext,
                context: Context, stopped: set[str]) -> list[tuple[Rule, Hit]]:
+    plan = plan_for(layer, context, _checks)
     found: list[tuple[Rule, Hit]] = []
     present = document.keys()
-    submit_only = not context.runs("approve")
-    for rule in _checks(layer):
-        if submit_only and rule.stage != "submit":
-            continue
-        if rule.keys is not None and present.isdisjoint(rule.keys):
+    # The checks whose guards the document fails (blockkit.rules.guard): none for a clean manifest.
+    for rule in plan.rules_for(document):
+        keys = rule.keys
+        if keys is not None and present.isdisjoint(keys):
             continue  # none of the keys it reads: nothing to find (Rule.keys)
         try:
-            produced = []
-            for hit in rule.check(document, rule_context):  # type: ignore[misc]
-                produced.append((rule, hit))
-                if len(produced) == RULE_FINDINGS_MAX:
-                    stopped.add(rule.code)
-                    break
+            produced = [(rule, hit) for hit in islice(rule.check(document, rule_context),  # type: ignore[misc]
+                                                      RULE_FINDINGS_MAX)]
         except Exception as exc:  # a bug in a rule must not hide the rest of the verdict
             message = f"rule {rule.code} ({rule.name}) failed: {type(exc).__name__}: {exc}"
             found.append((REGISTRY["BK000"], Hit("", message)))
             continue
+        if len(produced) == RULE_FINDINGS_MAX:
+            stopped.add(rule.code)
         found.extend(produced)
     return found
 

@@ -3,9 +3,20 @@
 from __future__ import annotations
 
 import importlib
-import pkgutil
 
 from blockkit.rules.base import REGISTRY, Hit, Rule, RuleContext, rule
+
+# The modules that hold rules, named here rather than found by listing the package's
+# folder at every start (tests/test_rule_modules.py holds these lists to the folder).
+# Validation (parse, schema, server) needs only the first; lint and diff add the others.
+VALIDATION_MODULES: tuple[str, ...] = (
+    "asset_url", "auth", "goods", "iframe", "lengths", "repository", "scopes", "surfaces", "tagline",
+)
+LINT_MODULES: tuple[str, ...] = (
+    "access", "adoption", "budget", "duplicates", "keys", "listing", "project", "surfaces",
+)
+# Modules of the package that hold no rules.
+HELPER_MODULES: tuple[str, ...] = ("base", "guard", "parse", "server_support")
 
 _core_loaded = False
 _all_loaded = False
@@ -22,9 +33,8 @@ def load_validation() -> dict[str, Rule]:
         import blockkit.rules.parse  # noqa: F401
         import blockkit.schema  # noqa: F401
 
-        for info in pkgutil.iter_modules(__path__, prefix=__name__ + "."):
-            if info.name.rsplit(".", 1)[-1] not in ("base", "parse", "lint"):
-                importlib.import_module(info.name)
+        for name in VALIDATION_MODULES:
+            importlib.import_module(f"{__name__}.{name}")
         _core_loaded = True
     return REGISTRY
 
@@ -36,9 +46,8 @@ def load_all() -> dict[str, Rule]:
         load_validation()
         import blockkit.diff.rules  # noqa: F401  (BK4xx: documented here, run by blockkit.diff)
 
-        for info in pkgutil.walk_packages(__path__, prefix=__name__ + "."):
-            if info.name.rsplit(".", 1)[-1] not in ("base", "parse"):
-                importlib.import_module(info.name)
+        for name in LINT_MODULES:
+            importlib.import_module(f"{__name__}.lint.{name}")
         _all_loaded = True
     return REGISTRY
 

@@ -2,19 +2,60 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+import re
+from typing import TYPE_CHECKING, Any, Iterator
 
 from blockkit.rules.base import Hit, RuleContext, rule
 from blockkit.jsstr import show
+from blockkit.platform import PRIVATE_HOST_NAMES, PRIVATE_HOST_SUFFIXES
+from blockkit.rules.guard import GuardResult, at
 from blockkit.urls import normalize_origin, origin_of, parse_web_url, public_host_problem
+
+if TYPE_CHECKING:
+    from blockkit.context import Context
 
 POINTER = "/assetBundleUrl"
 HTTPS = "https"
 # The schema's pattern already refuses anything that does not start with this.
 _SCHEMA_PREFIX = "https://"
 
+# --- guards: URLs a browser reads exactly as written -------------------------------
 
-@rule("BK222", "asset-url-not-public", layer="server", severity="error", keys=("assetBundleUrl",))
+
+def _literal(text: str) -> str:
+    """``text`` as a pattern, for the characters of host names and origins only."""
+    assert re.fullmatch(r"[a-z0-9.:/-]*", text), text
+    return text.replace(".", "[.]")
+
+
+_NOT_HTTPS = {"not": {"pattern": "^" + _literal(_SCHEMA_PREFIX)}}
+# A path of plain characters: no backslash, percent escape, query or fragment to read.
+_PLAIN_PATH = "(/[A-Za-z0-9._~/-]*)?$"
+# A lowercase dotted host name of plain labels whose last label is letters only (so never
+# an IPv4 number), no credentials, no port.
+_LABEL = "[a-z0-9]+(-[a-z0-9]+)*"
+_PUBLIC_URL = "^https://" + _LABEL + "([.]" + _LABEL + ")*[.][a-z]+" + _PLAIN_PATH
+_PRIVATE_NAME = ("^https://(" + "|".join(map(_literal, sorted(PRIVATE_HOST_NAMES))) + ")(/|$)")
+_PRIVATE_SUFFIX = "(" + "|".join(map(_literal, PRIVATE_HOST_SUFFIXES)) + ")(/|$)"
+_PUBLIC_GUARD = at(["assetBundleUrl"], {"anyOf": [
+    _NOT_HTTPS,
+    {"pattern": _PUBLIC_URL, "not": {"anyOf": [{"pattern": _PRIVATE_NAME}, {"pattern": _PRIVATE_SUFFIX}]}},
+]})
+
+
+def _origin_guard(context: "Context") -> GuardResult:
+    """The URL is on one of the allowed origins; with the app's own origin (from the
+    blockId, which a schema cannot compare with the URL) only a URL that is not https."""
+    plain: list[dict[str, Any]] = []
+    for origin in context.allowed_origins or ():
+        normal = normalize_origin(origin)
+        if re.fullmatch(r"https://[a-z0-9.-]+(:[0-9]+)?", normal):
+            plain.append({"pattern": "^" + _literal(normal) + _PLAIN_PATH})
+    return at(["assetBundleUrl"], {"anyOf": [_NOT_HTTPS, *plain]})
+
+
+@rule("BK222", "asset-url-not-public", layer="server", severity="error", keys=("assetBundleUrl",),
+      guard=_PUBLIC_GUARD)
 def asset_url_not_public(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """`assetBundleUrl` does not point at a public https host.
 
@@ -57,7 +98,8 @@ def asset_url_not_public(manifest: dict[str, Any], ctx: RuleContext) -> Iterator
                   hint="serve the bundle from a public host name on the app's origin")
 
 
-@rule("BK223", "asset-url-off-origin", layer="server", severity="error", keys=("assetBundleUrl",))
+@rule("BK223", "asset-url-off-origin", layer="server", severity="error", keys=("assetBundleUrl",),
+      guard=_origin_guard)
 def asset_url_off_origin(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """`assetBundleUrl` is not on one of the app's allowed origins.
 

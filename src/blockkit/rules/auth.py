@@ -7,9 +7,16 @@ from typing import Any, Iterator
 from blockkit.jsstr import quote
 from blockkit.platform import OAUTH_AUTH, STORAGE_SCOPE_PREFIX
 from blockkit.rules.base import Hit, RuleContext, declared_scopes, rule
+from blockkit.rules.guard import at, each_item
+
+# auth is not "oauth", or no declared scope is a storage scope.
+_GUARD = {"anyOf": [at(["auth"], {"not": {"const": OAUTH_AUTH}}),
+                    at(["scopes"], each_item({"not": {"pattern": "^" + STORAGE_SCOPE_PREFIX}}))]}
+assert STORAGE_SCOPE_PREFIX.replace(":", "").isalpha()  # literal in a pattern
 
 
-@rule("BK206", "oauth-with-storage-scope", layer="server", severity="error", stage="submit", keys=("auth",))
+@rule("BK206", "oauth-with-storage-scope", layer="server", severity="error", stage="submit", keys=("auth",),
+      guard=_GUARD)
 def oauth_with_storage_scope(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """`auth: "oauth"` is combined with an `apps:storage:*` scope.
 

@@ -18,9 +18,9 @@ values that are not the type it expects.
 
 from __future__ import annotations
 
-import inspect
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Literal, Optional
 
@@ -28,20 +28,57 @@ from blockkit.report import Fix, Layer, Severity
 
 if TYPE_CHECKING:
     from blockkit.context import Context
+    from blockkit.rules.guard import Guard
 
 Stage = Literal["submit", "approve"]
 At = Literal["value", "key", "open"]  # what a pointer's position covers; "open": a container's first character
 
 
-@dataclass(frozen=True)
-class Hit:
-    pointer: str
-    message: str
-    at: At = "value"
-    hint: Optional[str] = None
-    fix: Optional[Fix] = None
-    # Character offsets to report instead of the pointer's own position (parse problems).
-    span: Optional[tuple[int, int]] = None
+class Hit(tuple):  # type: ignore[type-arg]
+    """What a check found: a message at a JSON Pointer (or at ``span``). Immutable.
+
+    A tuple underneath, not a frozen dataclass: a manifest with findings makes many of
+    them, and a frozen dataclass sets each field through object.__setattr__ (about three
+    times slower to build); generating its methods also cost the import a millisecond.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, pointer: str, message: str, at: At = "value", hint: Optional[str] = None,
+                fix: Optional[Fix] = None, span: Optional[tuple[int, int]] = None) -> "Hit":
+        return tuple.__new__(cls, (pointer, message, at, hint, fix, span))
+
+    @property
+    def pointer(self) -> str:
+        return self[0]  # type: ignore[no-any-return]
+
+    @property
+    def message(self) -> str:
+        return self[1]  # type: ignore[no-any-return]
+
+    @property
+    def at(self) -> At:
+        return self[2]  # type: ignore[no-any-return]
+
+    @property
+    def hint(self) -> Optional[str]:
+        return self[3]  # type: ignore[no-any-return]
+
+    @property
+    def fix(self) -> Optional[Fix]:
+        return self[4]  # type: ignore[no-any-return]
+
+    @property
+    def span(self) -> Optional[tuple[int, int]]:
+        """Character offsets to report instead of the pointer's own position (parse problems)."""
+        return self[5]  # type: ignore[no-any-return]
+
+    def __getnewargs__(self) -> tuple[Any, ...]:  # pickling: rebuild from the fields
+        return tuple(self)
+
+    def __repr__(self) -> str:
+        return (f"Hit(pointer={self[0]!r}, message={self[1]!r}, at={self[2]!r}, hint={self[3]!r}, fix={self[4]!r}, "
+                f"span={self[5]!r})")
 
 
 @dataclass(frozen=True)
@@ -53,15 +90,22 @@ class RuleDoc:
     fix: str
 
 
-@dataclass
 class RuleContext:
-    """What a check may consult besides the manifest itself."""
+    """What a check may consult besides the manifest itself (one per manifest checked)."""
 
-    context: "Context"
-    text: Optional[str] = None  # the decoded source, for checks that build autofixes
-    project_dir: Optional[Path] = None  # set by lint when the manifest sits in a block project
-    locate: Optional[Callable[[str, At], tuple[int, int]]] = None  # pointer -> (start, end) offsets
-    cache: dict[str, Any] = field(default_factory=dict)
+    __slots__ = ("context", "text", "project_dir", "locate", "cache")
+
+    def __init__(self, context: "Context", text: Optional[str] = None, project_dir: Optional[Path] = None,
+                 locate: Optional[Callable[[str, At], tuple[int, int]]] = None,
+                 cache: Optional[dict[str, Any]] = None) -> None:
+        self.context = context
+        self.text = text  # the decoded source, for checks that build autofixes
+        self.project_dir = project_dir  # set by lint when the manifest sits in a block project
+        self.locate = locate  # pointer -> (start, end) offsets
+        self.cache: dict[str, Any] = {} if cache is None else cache
+
+    def __repr__(self) -> str:
+        return f"RuleContext(context={self.context!r}, project_dir={self.project_dir!r})"
 
 
 Check = Callable[[Any, RuleContext], Iterable[Hit]]
@@ -74,13 +118,22 @@ class Rule:
     layer: Layer
     severity: Severity
     stage: Stage
-    doc: RuleDoc
+    # The documentation as written (a docstring); parsed into ``doc`` on first use: a run that
+    # prints no explanation never parses any.
+    docstring: str
     check: Optional[Check] = None
     fixable: Optional[Literal["safe", "unsafe"]] = None
     # The top-level keys the check reads: it finds nothing in a manifest that has none of them,
     # so the engine does not call it (None: always called). tests/test_rule_keys.py holds each
     # rule to its claim.
     keys: Optional[frozenset[str]] = None
+    # A JSON Schema (or a function of the Context giving one) that a manifest can pass only
+    # when the check finds nothing in it: see blockkit.rules.guard. None: always called.
+    guard: Optional["Guard"] = field(default=None, hash=False, compare=False)  # a schema is a dict
+
+    @cached_property
+    def doc(self) -> RuleDoc:
+        return parse_doc(self.code, self.docstring)
 
     @property
     def summary(self) -> str:
@@ -94,6 +147,8 @@ _SECTION_KEYS = {"what it does": "what", "why it matters": "why", "example": "ex
 
 
 def parse_doc(code: str, docstring: str | None) -> RuleDoc:
+    import inspect  # only when a documentation is read
+
     text = inspect.cleandoc(docstring or "")
     parts = _SECTION.split(text)
     summary = parts[0].strip()
@@ -125,10 +180,12 @@ def rule(
     stage: Stage = "approve",
     fixable: Optional[Literal["safe", "unsafe"]] = None,
     keys: Optional[Iterable[str]] = None,
+    guard: Optional["Guard"] = None,
 ) -> Callable[[Check], Check]:
     """Register the decorated function as the check of rule ``code``.
 
     ``keys``: the top-level keys without which the check finds nothing (see ``Rule.keys``).
+    ``guard``: a schema only manifests in which the check finds nothing pass (``Rule.guard``).
     """
 
     def decorate(check: Check) -> Check:
@@ -139,10 +196,11 @@ def rule(
                 layer=layer,
                 severity=severity,
                 stage=stage,
-                doc=parse_doc(code, check.__doc__),
+                docstring=check.__doc__ or "",
                 check=check,
                 fixable=fixable,
                 keys=None if keys is None else frozenset(keys),
+                guard=guard,
             )
         )
         return check
@@ -162,8 +220,7 @@ def declare(
 ) -> Rule:
     """Register a rule that has no check function of its own (parse and schema layers)."""
     return register(
-        Rule(code=code, name=name, layer=layer, severity=severity, stage=stage,
-             doc=parse_doc(code, doc), fixable=fixable)
+        Rule(code=code, name=name, layer=layer, severity=severity, stage=stage, docstring=doc, fixable=fixable)
     )
 
 
@@ -171,11 +228,16 @@ def declare(
 
 
 def escape_pointer_token(token: str | int) -> str:
-    return str(token).replace("~", "~0").replace("/", "~1")
+    text = str(token)
+    if "~" in text or "/" in text:  # most tokens (all indices) need no escaping: skip building copies
+        return text.replace("~", "~0").replace("/", "~1")
+    return text
 
 
 def pointer_join(base: str, *tokens: str | int) -> str:
-    return base + "".join("/" + escape_pointer_token(t) for t in tokens)
+    for token in tokens:
+        base += "/" + escape_pointer_token(token)
+    return base
 
 
 def as_dict(value: Any) -> dict[str, Any]:

@@ -8,14 +8,29 @@ from typing import Any, Iterator
 from blockkit.jsstr import is_blank, js_stringify, js_trim, quote, utf16_len
 from blockkit.platform import APP_UNLOCK, GOODS_PURCHASE_SCOPE, LIMITS
 from blockkit.rules.base import Hit, RuleContext, as_list, declared_scopes, rule
+from blockkit.rules.guard import all_of, at, each_item, fits_utf16, not_blank
 from blockkit.rules.server_support import good_pointer, iter_goods, schema_reports_approve
+
+# A goods entry that _app_unlocks yields.
+_UNLOCK = {"type": "object", "required": ["kind"], "properties": {"kind": {"const": APP_UNLOCK}}}
+
+
+def _each_good(schema: dict[str, Any]) -> dict[str, Any]:
+    return at(["goods"], each_item(schema))
+
+
+def _each_unlock(schema: dict[str, Any]) -> dict[str, Any]:
+    return _each_good({"if": _UNLOCK, "then": schema})
 
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-@rule("BK207", "goods-need-purchase-scope", layer="server", severity="error", keys=("goods",))
+@rule("BK207", "goods-need-purchase-scope", layer="server", severity="error", keys=("goods",), guard={"anyOf": [
+    at(["goods"], {"not": {"type": "array", "minItems": 1}}),
+    {"required": ["scopes"], "properties": {"scopes": {"type": "array", "contains": {"const": GOODS_PURCHASE_SCOPE}}}},
+]})
 def goods_need_purchase_scope(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """A goods catalogue is declared without the `goods:purchase:self` scope.
 
@@ -42,7 +57,9 @@ def goods_need_purchase_scope(manifest: dict[str, Any], ctx: RuleContext) -> Ite
                                  "\"scopeJustifications\"")
 
 
-@rule("BK208", "duplicate-good-id", layer="server", severity="error", keys=("goods",))
+# A schema cannot compare two goods' ids: the guard holds only for a single good.
+@rule("BK208", "duplicate-good-id", layer="server", severity="error", keys=("goods",),
+      guard=at(["goods"], {"maxItems": 1}))
 def duplicate_good_id(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """Two goods share an id.
 
@@ -80,7 +97,8 @@ def _app_unlocks(manifest: dict[str, Any]) -> Iterator[tuple[int, dict[str, Any]
             yield index, good
 
 
-@rule("BK209", "multiple-app-unlocks", layer="server", severity="error", stage="submit", keys=("goods",))
+@rule("BK209", "multiple-app-unlocks", layer="server", severity="error", stage="submit", keys=("goods",),
+      guard=at(["goods"], {"not": {"contains": _UNLOCK, "minContains": LIMITS.app_unlocks_max + 1}}))
 def multiple_app_unlocks(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """More than one good has kind `app_unlock`.
 
@@ -108,7 +126,8 @@ def multiple_app_unlocks(manifest: dict[str, Any], ctx: RuleContext) -> Iterator
                   hint="make it an ordinary good (\"kind\": \"good\") or remove it")
 
 
-@rule("BK210", "app-unlock-price", layer="server", severity="error", stage="submit", keys=("goods",))
+@rule("BK210", "app-unlock-price", layer="server", severity="error", stage="submit", keys=("goods",),
+      guard=_each_unlock(at(["priceBuzz"], {"maximum": LIMITS.app_unlock_price_max})))
 def app_unlock_price(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """An `app_unlock` good costs more than 5000 Buzz.
 
@@ -136,7 +155,9 @@ def app_unlock_price(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit
                       hint=f"set \"priceBuzz\" to {cap} or less")
 
 
-@rule("BK211", "app-unlock-unjustified", layer="server", severity="error", stage="submit", keys=("goods",))
+@rule("BK211", "app-unlock-unjustified", layer="server", severity="error", stage="submit", keys=("goods",),
+      guard=_each_unlock({"required": ["justification"],
+                          "properties": {"justification": {"type": "string", **not_blank()}}}))
 def app_unlock_unjustified(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """An `app_unlock` good has no justification.
 
@@ -167,7 +188,8 @@ def app_unlock_unjustified(manifest: dict[str, Any], ctx: RuleContext) -> Iterat
                       hint="write 1-500 characters for moderators")
 
 
-@rule("BK212", "good-justification-length", layer="server", severity="error", keys=("goods",))
+@rule("BK212", "good-justification-length", layer="server", severity="error", keys=("goods",),
+      guard=_each_good(at(["justification"], all_of(not_blank(), fits_utf16(LIMITS.good_justification_max)))))
 def good_justification_length(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """A good's justification is blank or longer than 500 characters after trimming.
 
@@ -211,7 +233,30 @@ def serialized_size(value: Any) -> int:
     return len(js_stringify(value).encode("utf-8"))
 
 
-@rule("BK213", "good-payload-too-large", layer="server", severity="error", keys=("goods",))
+# A payload that cannot reach the cap (or one that is not an object): a few members, with
+# short names and short strings or plain numbers as values. JSON.stringify writes a character
+# in at most 6 bytes (\u001f; an astral one takes 4 bytes for its one code point), a number
+# in at most 24 (-1.2345678901234567e-300), so each member takes at most
+# 2 + 6 * name + 1 + max(2 + 6 * string, 24) + 1 bytes (its colon and comma), the braces 2.
+_PAYLOAD_MEMBERS_MAX = 8
+_PAYLOAD_NAME_MAX = 20
+_PAYLOAD_STRING_MAX = 20
+_SMALL_PAYLOAD = {"anyOf": [
+    {"not": {"type": "object"}},
+    {"type": "object", "maxProperties": _PAYLOAD_MEMBERS_MAX,
+     "propertyNames": {"maxLength": _PAYLOAD_NAME_MAX},
+     "additionalProperties": {"anyOf": [
+         {"type": ["boolean", "null"]},
+         {"type": "number", "minimum": -1e15, "maximum": 1e15},
+         {"type": "string", "maxLength": _PAYLOAD_STRING_MAX},
+     ]}},
+]}
+assert 2 + _PAYLOAD_MEMBERS_MAX * (2 + 6 * _PAYLOAD_NAME_MAX + 1 + max(2 + 6 * _PAYLOAD_STRING_MAX, 24) + 1) \
+    <= LIMITS.good_payload_bytes_max
+
+
+@rule("BK213", "good-payload-too-large", layer="server", severity="error", keys=("goods",),
+      guard=_each_good(at(["payload"], _SMALL_PAYLOAD)))
 def good_payload_too_large(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """A good's payload is over 2048 bytes serialised.
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator, Optional
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional
 
 from blockkit.jsstr import char_name, js_split_whitespace, js_whitespace_lookalikes, quote
 from blockkit.platform import (
@@ -14,16 +14,35 @@ from blockkit.platform import (
     TRUST_TIERS,
 )
 from blockkit.rules.base import Hit, RuleContext, rule
+from blockkit.rules.guard import JS_SPACE, GuardResult, at
 from blockkit.rules.server_support import string_span
 
+if TYPE_CHECKING:
+    from blockkit.context import Context
+
 SANDBOX_POINTER = "/iframe/sandbox"
+
+
+def _only_tokens(tokens: Iterable[str]) -> dict[str, Any]:
+    """iframe.sandbox, when a string, holds only ``tokens`` between JavaScript whitespace."""
+    names = sorted(tokens)
+    assert all(name.replace("-", "").isalpha() for name in names)  # literal in a pattern
+    return at(["iframe", "sandbox"],
+              {"pattern": f"^{JS_SPACE}*(({'|'.join(names)})({JS_SPACE}+|$))*$"})
+
+
+_TOKEN_GUARDS = {tier: _only_tokens(tokens) for tier, tokens in SANDBOX_TOKENS_BY_TIER.items()}
+
+
+def _token_guard(context: "Context") -> GuardResult:
+    return _TOKEN_GUARDS.get(context.tier, at(["iframe", "sandbox"], {"not": {"type": "string"}}))
 
 
 def default_iframe_json() -> str:
     return json.dumps(dict(IFRAME_DEFAULTS))
 
 
-@rule("BK214", "sandbox-token-not-allowed", layer="server", severity="error", keys=("iframe",))
+@rule("BK214", "sandbox-token-not-allowed", layer="server", severity="error", keys=("iframe",), guard=_token_guard)
 def sandbox_token_not_allowed(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """A sandbox token is not allowed at the app's trust tier.
 
@@ -106,7 +125,9 @@ def _lowest_tier_allowing(token: str) -> Optional[str]:
     return next((tier for tier in TRUST_TIERS if token in SANDBOX_TOKENS_BY_TIER[tier]), None)
 
 
-@rule("BK215", "sandbox-same-origin-with-scripts", layer="server", severity="error", keys=("iframe",))
+# Both tokens are there only if both names are in the text.
+@rule("BK215", "sandbox-same-origin-with-scripts", layer="server", severity="error", keys=("iframe",),
+      guard=at(["iframe", "sandbox"], {"anyOf": [{"not": {"pattern": token}} for token in FORBIDDEN_SANDBOX_PAIR]}))
 def sandbox_same_origin_with_scripts(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """`allow-same-origin` is combined with `allow-scripts`.
 
@@ -134,7 +155,9 @@ def sandbox_same_origin_with_scripts(manifest: dict[str, Any], ctx: RuleContext)
                   hint=f"remove \"{first}\"")
 
 
-@rule("BK216", "iframe-member-missing", layer="server", severity="error")
+# An iframe with every member (a page without one is BK219's, which fails its own guard).
+@rule("BK216", "iframe-member-missing", layer="server", severity="error",
+      guard={"required": ["iframe"], "properties": {"iframe": {"required": list(IFRAME_REQUIRED_MEMBERS)}}})
 def iframe_member_missing(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """The `iframe` object, or one of its members the server requires, is missing.
 
@@ -177,7 +200,18 @@ def _height(value: Any) -> Optional[float]:
     return None
 
 
-@rule("BK217", "iframe-height-order", layer="server", severity="error", keys=("iframe",))
+# A schema cannot compare the two heights. It can show that one is not a number, or that
+# a step lies between them (min <= step <= max): steps where real manifests' heights lie
+# (600-4000, 320-800, 520-1600, 220-600 ...), the likeliest first. Other pairs run the check.
+_HEIGHT_STEPS = (4000, 600, 800, 1200, 1600, 400, 1000, 2000, 300, 200, 900, 700, 500, 3000)
+_HEIGHT_GUARD = at(["iframe"], {"anyOf": [
+    {"properties": {"maxHeight": {"not": {"type": "number"}}}},
+    *({"properties": {"minHeight": {"maximum": step}, "maxHeight": {"minimum": step}}} for step in _HEIGHT_STEPS),
+    {"properties": {"minHeight": {"not": {"type": "number"}}}},
+]})
+
+
+@rule("BK217", "iframe-height-order", layer="server", severity="error", keys=("iframe",), guard=_HEIGHT_GUARD)
 def iframe_height_order(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """`iframe.maxHeight` is smaller than `iframe.minHeight`.
 

@@ -7,6 +7,7 @@ from typing import Any, Iterator
 from blockkit.jsstr import utf16_len
 from blockkit.platform import LIMITS
 from blockkit.rules.base import Hit, RuleContext, as_dict, as_list, pointer_join, rule
+from blockkit.rules.guard import at, each_item, fits_utf16
 from blockkit.rules.server_support import human_path, iter_goods, only_ascii_strings
 
 # Top-level string fields and their caps. The tagline (trimmed) is BK201 and a
@@ -49,7 +50,17 @@ def capped_strings(manifest: dict[str, Any]) -> Iterator[tuple[tuple[Any, ...], 
             yield ("goods", index, key), good.get(key), cap
 
 
-@rule("BK224", "too-long-in-utf16", layer="server", severity="error")
+# Every string capped_strings yields fits its cap in UTF-16 units.
+_GUARD = {"allOf": [
+    *(at([key], fits_utf16(cap)) for key, cap in _TOP_LEVEL_CAPS),
+    *(at(["page", key], fits_utf16(cap)) for key, cap in _PAGE_CAPS),
+    at(["publicSettingsKeys"], each_item(fits_utf16(LIMITS.public_settings_key_len_max))),
+    at(["scopeJustifications"], {"additionalProperties": fits_utf16(LIMITS.scope_justification_max)}),
+    at(["goods"], each_item({"allOf": [at([key], fits_utf16(cap)) for key, cap in _GOOD_CAPS]})),
+]}
+
+
+@rule("BK224", "too-long-in-utf16", layer="server", severity="error", guard=_GUARD)
 def too_long_in_utf16(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """A string fits the schema's cap in characters but not the server's in UTF-16 units.
 

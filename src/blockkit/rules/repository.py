@@ -6,14 +6,22 @@ from typing import Any, Iterator
 
 from blockkit.rules.base import Hit, RuleContext, rule
 from blockkit.jsstr import show
+from blockkit.rules.guard import at
 from blockkit.urls import check_repository
+from blockkit.platform import REPOSITORY_HOSTS
 
 # Problems another rule already reports: the scheme (schema pattern, BK104) and the
 # length (schema BK105 in code points, BK224 in UTF-16 units).
 _REPORTED_ELSEWHERE = frozenset({"scheme", "length"})
+# A plain link https://<host>/<owner>/<repo> with a lowercase accepted host and segments
+# as the server wants them; or no https:// at all (the scheme problem is the schema's).
+_SEGMENT = "[A-Za-z0-9][A-Za-z0-9._-]*"
+_PLAIN_LINK = ("^https://(" + "|".join(host.replace(".", "[.]") for host in REPOSITORY_HOSTS) + ")/"
+               + _SEGMENT + "/" + _SEGMENT + "$")
+_GUARD = at(["repository"], {"anyOf": [{"not": {"pattern": "^https://"}}, {"pattern": _PLAIN_LINK}]})
 
 
-@rule("BK202", "invalid-repository-link", layer="server", severity="error", keys=("repository",))
+@rule("BK202", "invalid-repository-link", layer="server", severity="error", keys=("repository",), guard=_GUARD)
 def invalid_repository_link(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """The repository link is not a plain link to a repository on an accepted host.
 

@@ -2,12 +2,51 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from blockkit.jsstr import is_blank, quote
 from blockkit.platform import SCOPES, SENSITIVE_SCOPES
 from blockkit.rules.base import Hit, RuleContext, as_dict, as_list, pointer_join, rule
+from blockkit.rules.guard import GuardResult, not_blank
 from blockkit.rules.server_support import schema_reports_approve
+
+if TYPE_CHECKING:
+    from blockkit.context import Context
+
+
+def _declares(scope: str) -> dict[str, Any]:
+    return {"required": ["scopes"], "properties": {"scopes": {"type": "array", "contains": {"const": scope}}}}
+
+
+# Each declared sensitive scope has a string justification that is not blank.
+_JUSTIFIED_GUARD = {"allOf": [
+    {"if": _declares(scope),
+     "then": {"required": ["scopeJustifications"], "properties": {"scopeJustifications": {
+         "type": "object", "required": [scope], "properties": {scope: {"type": "string", **not_blank()}}}}}}
+    for scope in sorted(SENSITIVE_SCOPES)
+]}
+# Each known scope with a justification is declared. Asked only when there are justifications
+# (dependentSchemas); when they are not an object, "required" holds of them and the guard
+# fails, where the check finds nothing: safe, and rare.
+_DECLARED = [{"if": {"properties": {"scopeJustifications": {"required": [scope]}}}, "then": _declares(scope)}
+             for scope in SCOPES]
+
+
+def _undeclared_guard(context: "Context") -> GuardResult:
+    if context.runs("approve"):  # schema_reports_approve: keys that are not scope ids are BK112's
+        return {"dependentSchemas": {"scopeJustifications": {"allOf": _DECLARED}}}
+    # Only the submit stage runs: keys that are not scope ids are reported here too.
+    return {"dependentSchemas": {"scopeJustifications": {"allOf": [
+        *_DECLARED, {"properties": {"scopeJustifications": {"propertyNames": {"enum": list(SCOPES)}}}}]}}}
+
+
+def _granted_guard(context: "Context") -> GuardResult:
+    if context.granted_scopes is None:
+        return True  # the rule does not run without a known grant
+    outside = sorted(set(SCOPES) - context.granted_scopes)
+    if not outside:
+        return True
+    return {"properties": {"scopes": {"items": {"not": {"enum": outside}}}}}
 
 
 def _first_occurrences(manifest: dict[str, Any]) -> Iterator[tuple[int, str]]:
@@ -19,7 +58,8 @@ def _first_occurrences(manifest: dict[str, Any]) -> Iterator[tuple[int, str]]:
             yield index, scope
 
 
-@rule("BK203", "sensitive-scope-unjustified", layer="server", severity="error", stage="submit", keys=("scopes",))
+@rule("BK203", "sensitive-scope-unjustified", layer="server", severity="error", stage="submit", keys=("scopes",),
+      guard=_JUSTIFIED_GUARD)
 def sensitive_scope_unjustified(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """A sensitive scope has no justification.
 
@@ -69,7 +109,7 @@ def sensitive_scope_unjustified(manifest: dict[str, Any], ctx: RuleContext) -> I
 
 
 @rule("BK204", "justification-for-undeclared-scope", layer="server", severity="error", stage="submit",
-      keys=("scopeJustifications",))
+      keys=("scopeJustifications",), guard=_undeclared_guard)
 def justification_for_undeclared_scope(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """A scopeJustifications key names a scope the manifest does not declare.
 
@@ -101,7 +141,7 @@ def justification_for_undeclared_scope(manifest: dict[str, Any], ctx: RuleContex
                   hint=f"add {quote(key)} to \"scopes\", or delete this justification")
 
 
-@rule("BK205", "scope-not-granted", layer="server", severity="error", keys=("scopes",))
+@rule("BK205", "scope-not-granted", layer="server", severity="error", keys=("scopes",), guard=_granted_guard)
 def scope_not_granted(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """A declared scope is outside what review granted.
 

@@ -2,15 +2,29 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from blockkit.jsstr import quote
 from blockkit.platform import MODEL_SLOTS, PAGE_SLOT, RENDER_MODE_TIERS, TRUST_TIERS
 from blockkit.rules.base import Hit, RuleContext, as_list, pointer_join, rule
+from blockkit.rules.guard import GuardResult, at, each_item
 from blockkit.rules.iframe import default_iframe_json
 
+if TYPE_CHECKING:
+    from blockkit.context import Context
 
-@rule("BK218", "render-mode-needs-tier", layer="server", severity="error", keys=("renderMode",))
+
+def _render_mode_guard(context: "Context") -> GuardResult:
+    refused = [mode for mode, tiers in RENDER_MODE_TIERS.items() if context.tier not in tiers]
+    return at(["renderMode"], {"not": {"enum": refused}}) if refused else True
+
+
+def _each_slot(schema: dict[str, Any]) -> dict[str, Any]:
+    return at(["targets"], each_item(at(["slotId"], schema)))
+
+
+@rule("BK218", "render-mode-needs-tier", layer="server", severity="error", keys=("renderMode",),
+      guard=_render_mode_guard)
 def render_mode_needs_tier(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """`renderMode` needs a higher trust tier than the app has.
 
@@ -39,7 +53,8 @@ def render_mode_needs_tier(manifest: dict[str, Any], ctx: RuleContext) -> Iterat
                   hint="use \"iframe\" (the default) until review raises the tier")
 
 
-@rule("BK219", "page-without-iframe", layer="server", severity="error", keys=("page",))
+@rule("BK219", "page-without-iframe", layer="server", severity="error", keys=("page",),
+      guard={"dependentRequired": {"page": ["iframe"]}})
 def page_without_iframe(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """`page` is declared without an `iframe` object.
 
@@ -70,7 +85,8 @@ def _slot_ids(manifest: dict[str, Any]) -> Iterator[tuple[str, str]]:
                 yield pointer_join("/targets", index, "slotId"), slot
 
 
-@rule("BK220", "unknown-slot", layer="server", severity="error", keys=("targets",))
+@rule("BK220", "unknown-slot", layer="server", severity="error", keys=("targets",),
+      guard=_each_slot({"anyOf": [{"not": {"type": "string"}}, {"enum": ["", *MODEL_SLOTS, PAGE_SLOT]}]}))
 def unknown_slot(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """A target names a slot the platform does not have.
 
@@ -99,7 +115,8 @@ def unknown_slot(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
         yield Hit(pointer, f"slot {quote(slot)} is not a registered model slot", hint=hint)
 
 
-@rule("BK221", "page-slot-as-target", layer="server", severity="error", keys=("targets",))
+@rule("BK221", "page-slot-as-target", layer="server", severity="error", keys=("targets",),
+      guard=_each_slot({"not": {"const": PAGE_SLOT}}))
 def page_slot_as_target(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """The page slot `app.page` is used as a target.
 

@@ -7,9 +7,13 @@ from typing import Any, Iterator
 from blockkit.jsstr import js_trim, utf16_len
 from blockkit.platform import LIMITS
 from blockkit.rules.base import Hit, RuleContext, rule
+from blockkit.rules.guard import at, fits_utf16
+
+# The trimmed tagline is no longer than the raw one, whose code points the schema caps.
+_GUARD = at(["tagline"], fits_utf16(LIMITS.tagline_max))
 
 
-@rule("BK201", "tagline-too-long", layer="server", severity="error", keys=("tagline",))
+@rule("BK201", "tagline-too-long", layer="server", severity="error", keys=("tagline",), guard=_GUARD)
 def tagline_too_long(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
     """The trimmed tagline is longer than 140 UTF-16 code units.
 

@@ -1,0 +1,238 @@
+"""Guards: a proof, checked by jsonschema_rs at Rust speed, that a rule finds nothing.
+
+A rule may declare a guard: a JSON Schema fragment such that any manifest valid
+against it makes the rule's check yield nothing (in the context the guard was built
+for). A guard may be conservative, failing where the check would find nothing too;
+it must never pass where the check would find something. tests/rules/test_guards.py
+holds every guard to that, on the corpora and on generated manifests.
+
+The engine joins the guards of the rules that run in one context into one validator
+(``allOf``) and asks it once per manifest (``Plan.rules_for``): a clean manifest calls
+no guarded check at all; otherwise only the checks whose guards fail run (the guards
+are then asked one by one, those real manifests fail most first). Anything the
+validator cannot take (a lone surrogate in a string a guard reads) runs every check, as
+without guards. The validators are compiled once a plan has been used a few times (or
+by ``engine.warm_up``): a one-file run calls every check instead.
+
+Where JSON Schema and the platform measure differently, guards stay on the safe side:
+``maxLength`` counts code points while the platform counts UTF-16 units (a string of at
+most cap/2 code points, or one without astral characters, is within cap units);
+patterns use only literal characters and classes, never ``\\s`` or ``\\w`` (whose
+meaning differs between regex engines); JSON's ``true`` is not a number (as the checks
+skip Python's bools); numbers compare by value (``1.0`` is ``1``).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Optional, Sequence, Union
+
+from blockkit.jsstr import JS_WHITESPACE
+
+if TYPE_CHECKING:
+    from blockkit.context import Context
+    from blockkit.rules.base import Rule
+
+Schema = dict[str, Any]
+# A guard for one context: a schema, True (the check finds nothing in this context at
+# all: it need not run) or None (no proof: the check always runs).
+GuardResult = Union[Schema, bool, None]
+Guard = Union[Schema, Callable[["Context"], GuardResult]]
+
+# Characters outside the Basic Multilingual Plane: 2 UTF-16 units for 1 code point.
+ASTRAL = "[\U00010000-\U0010FFFF]"
+# A character JavaScript's trim keeps: a string matching it is not blank.
+NOT_BLANK = "[^" + JS_WHITESPACE + "]"
+# A run of JavaScript whitespace (the separators of iframe.sandbox); literal characters only.
+JS_SPACE = "[" + JS_WHITESPACE + "]"
+assert not set(JS_WHITESPACE) & set("\\]^-[")  # literal inside a character class
+
+
+def at(path: Sequence[str], schema: Schema) -> Schema:
+    """``schema`` for the value at ``path`` (object members), when it is there."""
+    for name in reversed(path):
+        schema = {"properties": {name: schema}}
+    return schema
+
+
+def each_item(schema: Schema) -> Schema:
+    return {"items": schema}
+
+
+def fits_utf16(cap: int) -> Schema:
+    """A string at most ``cap`` UTF-16 units long, or any other value.
+
+    Each code point is one or two units, two only when it is astral.
+    """
+    return {"anyOf": [{"maxLength": cap // 2}, {"not": {"pattern": ASTRAL}}]}
+
+
+def not_blank() -> Schema:
+    """A string with something left after JavaScript's trim, or any other value."""
+    return {"pattern": NOT_BLANK}
+
+
+def all_of(*schemas: Schema) -> Schema:
+    return {"allOf": list(schemas)}
+
+
+def merged(schemas: Iterable[Any]) -> Schema:
+    """All of ``schemas`` as one schema that reads each member once.
+
+    ``{"allOf": [{"properties": {"k": A}}, {"properties": {"k": B}}]}`` means
+    ``{"properties": {"k": {"allOf": [A, B]}}}``; the second form looks ``k`` up once,
+    and a lookup in a Python object is most of what a guard costs jsonschema_rs.
+    """
+    members: dict[str, list[Any]] = {}
+    others: list[Any] = []
+    pending = list(schemas)
+    while pending:
+        schema = pending.pop(0)
+        if isinstance(schema, dict) and schema.keys() == {"allOf"}:
+            pending[:0] = schema["allOf"]
+        elif isinstance(schema, dict) and schema.keys() == {"properties"}:
+            for name, inner in schema["properties"].items():
+                members.setdefault(name, []).append(inner)
+        else:
+            others.append(schema)
+    result: Schema = {}
+    if members:
+        result["properties"] = {name: inner[0] if len(inner) == 1 else merged(inner) for name, inner in members.items()}
+    if others:
+        result["allOf"] = others
+    return result
+
+
+def guard_for(rule: "Rule", context: "Context") -> GuardResult:
+    """The rule's guard in ``context``."""
+    guard = rule.guard
+    if guard is None or isinstance(guard, (dict, bool)):
+        return guard
+    return guard(context)
+
+
+def compile_schema(schema: Schema) -> Any:
+    import jsonschema_rs
+
+    return jsonschema_rs.Draft202012Validator(schema)
+
+
+# The guards that real manifests fail most often (BK203: 42 of the 106 real manifests, for
+# a missing justification; BK214: 3): asked first and one by one when a manifest fails the
+# guards, before the others are asked together.
+OFTEN_FAILED: tuple[str, ...] = ("BK203", "BK214")
+# Guards pay off over many manifests; compiling them costs a few milliseconds, more than a
+# one-file run saves. So the first WARM_USES - 1 manifests of a plan are checked by every rule.
+WARM_USES = 3
+
+
+class Plan:
+    """The checks of one layer in one context, and the validators of their guards."""
+
+    def __init__(self, every: Sequence["Rule"], guards: dict[str, Schema]) -> None:
+        self.every = tuple(every)  # the checks that can find something here, in the engine's order
+        self.always = tuple(rule for rule in self.every if rule.code not in guards)  # those without a guard
+        self.guards = guards  # rule code -> its guard
+        self.validator: Any = None  # all guards at once: one call clears a clean manifest
+        self._often: tuple[tuple["Rule", Any], ...] = ()  # OFTEN_FAILED rules and their guards' validators
+        self._rest: Any = None  # the other guards at once
+        self._rest_codes: list[str] = []
+        self._each_rest: Optional[tuple[tuple["Rule", Any], ...]] = None  # built when first needed
+        self._uses = 0
+        self._lock = threading.Lock()
+
+    def compile(self) -> None:
+        """Build the validators now (before forking workers, or once the plan is used enough)."""
+        with self._lock:
+            if self.validator is not None or not self.guards:
+                return
+            by_code = {rule.code: rule for rule in self.every}
+            often = [code for code in OFTEN_FAILED if code in self.guards]
+            rest = [code for code in self.guards if code not in often]
+            self._often = tuple((by_code[code], compile_schema(self.guards[code])) for code in often)
+            self._rest = compile_schema(merged(self.guards[code] for code in rest)) if rest else None
+            self._rest_codes = rest
+            self.validator = compile_schema(merged(self.guards.values()))
+
+    def _each_of_rest(self) -> tuple[tuple["Rule", Any], ...]:
+        each = self._each_rest
+        if each is None:
+            by_code = {rule.code: rule for rule in self.every}
+            each = self._each_rest = tuple((by_code[code], compile_schema(self.guards[code]))
+                                           for code in self._rest_codes)
+        return each
+
+    def rules_for(self, document: dict[str, Any]) -> Sequence["Rule"]:
+        """The checks that may find something in ``document``, in order."""
+        validator = self.validator
+        if validator is None:
+            if not self.guards:
+                return self.every
+            self._uses += 1  # a race here only compiles a little sooner or later
+            if self._uses < WARM_USES:
+                return self.every
+            self.compile()
+            validator = self.validator
+        try:
+            if validator.is_valid(document):
+                return self.always
+            # Which guards fail: asked one by one (the combined validator's errors cost far more to
+            # build than this), and only those of checks that would be called (Rule.keys).
+            present = document.keys()
+            failing = set()
+            for rule, guard in self._often:
+                if (rule.keys is None or not present.isdisjoint(rule.keys)) and not guard.is_valid(document):
+                    failing.add(rule.code)
+            if self._rest is not None and not self._rest.is_valid(document):
+                for rule, guard in self._each_of_rest():
+                    if (rule.keys is None or not present.isdisjoint(rule.keys)) and not guard.is_valid(document):
+                        failing.add(rule.code)
+        except Exception:  # a value it cannot read (a lone surrogate): no proof, run them all
+            return self.every
+        guards = self.guards
+        return [rule for rule in self.every if rule.code in failing or rule.code not in guards]
+
+
+def build_plan(rules: Iterable["Rule"], context: "Context") -> Plan:
+    every: list["Rule"] = []
+    guards: dict[str, Schema] = {}
+    submit_only = not context.runs("approve")
+    for rule in rules:
+        if submit_only and rule.stage != "submit":
+            continue
+        guard = guard_for(rule, context)
+        if guard is True:
+            continue  # finds nothing in this context at all
+        every.append(rule)
+        if isinstance(guard, dict):
+            guards[rule.code] = guard
+    return Plan(every, guards)
+
+
+_PLANS_MAX = 64  # distinct (layer, context) pairs kept; a long-lived caller may make many contexts
+_plans: dict[tuple[str, Any], Plan] = {}
+_plans_lock = threading.Lock()
+# The last (layer, context, plan) given out: most runs check every file in one context, and
+# comparing a Context by identity costs less than hashing it. One tuple, replaced whole, so
+# that no thread sees one context's plan beside another context.
+_last: tuple[Any, Any, Any] = (None, None, None)
+
+
+def plan_for(layer: str, context: "Context", rules: Callable[[str], Iterable["Rule"]]) -> Plan:
+    """The cached Plan of ``layer`` in ``context``; ``rules(layer)`` gives the layer's checks in order."""
+    global _last
+    last_layer, last_context, plan = _last
+    if last_context is context and last_layer == layer:
+        return plan  # type: ignore[no-any-return]
+    key = (layer, context)
+    plan = _plans.get(key)
+    if plan is None:
+        with _plans_lock:
+            plan = _plans.get(key)
+            if plan is None:
+                plan = build_plan(rules(layer), context)
+                if len(_plans) >= _PLANS_MAX:
+                    _plans.clear()
+                _plans[key] = plan
+    _last = (layer, context, plan)
+    return plan
