@@ -52,6 +52,19 @@ def corpus_files(root: Path = SHARED_CORPUS) -> list[Path]:
     return sorted(p for p in root.rglob("*.json") if p.name != "index.json")
 
 
+def corpus_documents(paths: list[Path]) -> list[dict[str, Any]]:
+    """The JSON objects among ``paths`` (files that are not JSON, or not an object, are left out)."""
+    documents = []
+    for path in paths:
+        try:
+            document = json.loads(path.read_bytes().decode("utf-8", errors="replace"))
+        except ValueError:
+            continue
+        if isinstance(document, dict):
+            documents.append(document)
+    return documents
+
+
 def corpus_file_params() -> list[Any]:
     """Every manifest of both corpora, for tests run once per file; one skip stands for the
     real corpus where it is absent."""

@@ -18,7 +18,7 @@ from blockkit.context import Context
 from blockkit.engine import _checks
 from blockkit.rules.base import RuleContext
 from sample_manifests import PAGE_BLOCK
-from tests.conftest import OWN_CORPUS, SHARED_CORPUS, corpus_files
+from tests.conftest import OWN_CORPUS, SHARED_CORPUS, corpus_documents, corpus_files
 
 CONTEXTS = [
     Context(),
@@ -32,13 +32,7 @@ ODD_VALUES: list[Any] = [None, "", "x" * 300, 0, -1, 10**6, [], {}, [None, 1, "a
 
 def _manifests() -> Iterator[dict[str, Any]]:
     yield copy.deepcopy(PAGE_BLOCK)
-    for path in corpus_files(OWN_CORPUS) + corpus_files(SHARED_CORPUS):
-        try:
-            document = json.loads(path.read_bytes().decode("utf-8", errors="replace"))
-        except ValueError:
-            continue
-        if isinstance(document, dict):
-            yield document
+    yield from corpus_documents(corpus_files(OWN_CORPUS) + corpus_files(SHARED_CORPUS))
 
 
 def _keyed_rules() -> list[Any]:

@@ -363,10 +363,10 @@ def test_each_unknown_scope_key_is_named_once_not_once_per_error(manifest) -> No
     assert len([e for e in errors if "propertyNames" in e.relative_schema_path]) == 90
 
 
-def test_suggestions_are_computed_once_per_key_and_capped(manifest, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def close_match_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The words difflib.get_close_matches is asked about, in order, while the test runs."""
     import difflib
-
-    from blockkit.schema import SUGGESTIONS_MAX, _closest
 
     calls: list[str] = []
     real = difflib.get_close_matches
@@ -376,6 +376,13 @@ def test_suggestions_are_computed_once_per_key_and_capped(manifest, monkeypatch:
         return real(word, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(difflib, "get_close_matches", counting)
+    return calls
+
+
+def test_suggestions_are_computed_once_per_key_and_capped(manifest, close_match_calls: list[str]) -> None:
+    from blockkit.schema import SUGGESTIONS_MAX, _closest
+
+    calls = close_match_calls
     _closest.cache_clear()  # answers kept from other tests would hide the calls
     report = blockkit.validate(_with_unknown_justifications(manifest, 90))
     assert sorted(calls) == sorted(f"user:read:sel{i}" for i in range(90))
@@ -386,19 +393,10 @@ def test_suggestions_are_computed_once_per_key_and_capped(manifest, monkeypatch:
     assert 0 < len(calls) <= SUGGESTIONS_MAX
 
 
-def test_difflib_answers_are_kept_across_documents_and_bounded(manifest, monkeypatch: pytest.MonkeyPatch) -> None:
-    import difflib
-
+def test_difflib_answers_are_kept_across_documents_and_bounded(manifest, close_match_calls: list[str]) -> None:
     from blockkit.schema import CLOSEST_CACHED, _closest
 
-    calls: list[str] = []
-    real = difflib.get_close_matches
-
-    def counting(word: str, *args: object, **kwargs: object) -> list[str]:
-        calls.append(word)
-        return real(word, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(difflib, "get_close_matches", counting)
+    calls = close_match_calls
     _closest.cache_clear()
     manifest["scopes"] = ["buzz:read", "user:read:sel"]
     manifest["category"] = "tool"

@@ -34,7 +34,7 @@ from blockkit.platform import (
 from blockkit.rules.base import RuleContext
 from blockkit.rules.guard import Plan, build_plan, compile_schema, guard_for
 from sample_manifests import PAGE_BLOCK
-from tests.conftest import OWN_CORPUS, SHARED_CORPUS, corpus_files
+from tests.conftest import OWN_CORPUS, SHARED_CORPUS, corpus_documents, corpus_files
 from tests.rules.conftest import VALID
 
 REPO = Path(__file__).resolve().parents[2]
@@ -101,13 +101,7 @@ def _documents() -> Iterator[dict[str, Any]]:
     yield copy.deepcopy(VALID)
     paths = corpus_files(OWN_CORPUS) + corpus_files(REAL_CORPUS)
     paths += sorted(p for p in (REPO / "tests").rglob("*.json") if "corpus" not in p.parts)
-    for path in paths:
-        try:
-            document = json.loads(path.read_bytes().decode("utf-8", errors="replace"))
-        except ValueError:
-            continue
-        if isinstance(document, dict):
-            yield document
+    yield from corpus_documents(paths)
 
 
 def test_the_guards_hold_on_every_known_manifest() -> None:
