@@ -98,12 +98,28 @@ def test_another_seed_on_a_seeded_directory_keeps_the_data_and_says_so(start_emu
     assert users == seed5
 
 
+def _taken_port_after_a_free_one(taken: socket.socket) -> int:
+    """Bind ``taken`` to a port P whose neighbour P-1 is free just now (an ephemeral port's
+    neighbour may belong to another process, which would make the catalogue origin fail first)."""
+    for _ in range(50):
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1] + 1
+        with socket.socket() as below:
+            try:
+                below.bind(("127.0.0.1", port - 1))
+                taken.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        return port
+    pytest.fail("no free pair of neighbouring ports on 127.0.0.1")
+
+
 def test_a_busy_port_is_one_line_and_exit_2() -> None:
     with socket.socket() as taken:
-        taken.bind(("127.0.0.1", 0))
+        port = _taken_port_after_a_free_one(taken)
         taken.listen()
-        port = taken.getsockname()[1]
-        # The busy port is the OAuth origin's (PORT+1).
+        # The busy port is the OAuth origin's (PORT+1); PORT itself was free a moment ago.
         result = blockkit("emulator", "start", "--port", str(port - 1), timeout=30)
     assert result.returncode == 2
     assert result.stderr.strip().splitlines() == [result.stderr.strip()]
