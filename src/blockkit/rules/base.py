@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Literal, Optional
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Literal, NamedTuple, Optional
 
 from blockkit.report import Fix, Layer, Severity
 
@@ -34,51 +34,21 @@ Stage = Literal["submit", "approve"]
 At = Literal["value", "key", "open"]  # what a pointer's position covers; "open": a container's first character
 
 
-class Hit(tuple):  # type: ignore[type-arg]
+class Hit(NamedTuple):
     """What a check found: a message at a JSON Pointer (or at ``span``). Immutable.
 
-    A tuple underneath, not a frozen dataclass: a manifest with findings makes many of
-    them, and a frozen dataclass sets each field through object.__setattr__ (about three
-    times slower to build); generating its methods also cost the import a millisecond.
+    A named tuple, not a frozen dataclass: a manifest with findings makes many of them,
+    and a frozen dataclass sets each field through object.__setattr__ (about three times
+    slower to build); generating its methods also cost the import a millisecond.
     """
 
-    __slots__ = ()
-
-    def __new__(cls, pointer: str, message: str, at: At = "value", hint: Optional[str] = None,
-                fix: Optional[Fix] = None, span: Optional[tuple[int, int]] = None) -> "Hit":
-        return tuple.__new__(cls, (pointer, message, at, hint, fix, span))
-
-    @property
-    def pointer(self) -> str:
-        return self[0]  # type: ignore[no-any-return]
-
-    @property
-    def message(self) -> str:
-        return self[1]  # type: ignore[no-any-return]
-
-    @property
-    def at(self) -> At:
-        return self[2]  # type: ignore[no-any-return]
-
-    @property
-    def hint(self) -> Optional[str]:
-        return self[3]  # type: ignore[no-any-return]
-
-    @property
-    def fix(self) -> Optional[Fix]:
-        return self[4]  # type: ignore[no-any-return]
-
-    @property
-    def span(self) -> Optional[tuple[int, int]]:
-        """Character offsets to report instead of the pointer's own position (parse problems)."""
-        return self[5]  # type: ignore[no-any-return]
-
-    def __getnewargs__(self) -> tuple[Any, ...]:  # pickling: rebuild from the fields
-        return tuple(self)
-
-    def __repr__(self) -> str:
-        return (f"Hit(pointer={self[0]!r}, message={self[1]!r}, at={self[2]!r}, hint={self[3]!r}, fix={self[4]!r}, "
-                f"span={self[5]!r})")
+    pointer: str
+    message: str
+    at: At = "value"
+    hint: Optional[str] = None
+    fix: Optional[Fix] = None
+    # Character offsets to report instead of the pointer's own position (parse problems).
+    span: Optional[tuple[int, int]] = None
 
 
 @dataclass(frozen=True)
