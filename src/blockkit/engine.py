@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import stat
 import threading
+from functools import cache
 from itertools import islice
 from pathlib import Path
 from typing import Any, Collection, Iterator, Optional
@@ -50,14 +51,10 @@ def warm_up(layers: Collection[str] = ALL_LAYERS) -> None:
     fast_validator()
 
 
-_default: list[Context] = []
-
-
+@cache
 def _default_context() -> Context:
     """One Context() for every call without one (it is frozen; building it checks its values each time)."""
-    if not _default:
-        _default.append(Context())
-    return _default[0]
+    return Context()
 
 
 class UnreadableFile(Exception):
@@ -244,16 +241,12 @@ def _unique(hits: list[tuple[Rule, Hit]]) -> list[tuple[Rule, Hit]]:
     return unique
 
 
-_schema: list[Any] = []
-
-
+@cache
 def _schema_hits() -> Any:
     """blockkit.schema.schema_hits, imported on the first document to check."""
-    if not _schema:
-        from blockkit.schema import schema_hits
+    from blockkit.schema import schema_hits
 
-        _schema.append(schema_hits)
-    return _schema[0]
+    return schema_hits
 
 
 def _more_findings(source: Source, listed: list[tuple[Rule, Hit]], counted: dict[str, tuple[int, tuple[int, str]]],
