@@ -10,8 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from blockkit.lazyspans import LAZY_TEXT_MAX
-from blockkit.source import read_text
+from blockkit.source import LAZY_TEXT_MAX, read_text
 from tests.conftest import corpus_files, OWN_CORPUS, SHARED_CORPUS
 
 # Odd layouts and values: escapes in names, empty containers, nesting, numbers, a BOM.

@@ -13,7 +13,7 @@ values passed over skipped by the C ``json`` scanner). Answers are kept per docu
 The answers are exactly those of ``Source.span`` over the full tree. That holds for
 text that ``json.loads`` accepted and that repeats no member name (with repeats the
 tree's numbering matters to BK009); ``Source`` uses this only then, and only for
-texts up to ``LAZY_TEXT_MAX`` characters, so a hostile file (where every finding
+texts up to ``blockkit.source.LAZY_TEXT_MAX`` characters, so a hostile file (where every finding
 could open large containers again) keeps the tree and its bounds.
 """
 
@@ -22,9 +22,6 @@ from __future__ import annotations
 import json
 import re
 from typing import Any, Optional, Union
-
-# Larger texts use the full tree (blockkit.source.Spans). Real manifests are a few kilobytes.
-LAZY_TEXT_MAX = 64 * 1024
 
 _WS = re.compile(r"[ \t\n\r]*")
 _STR = r'"[^"\\]*(?:\\.[^"\\]*)*"'

@@ -392,8 +392,7 @@ def reference_hits(document: Any) -> Iterator[tuple[str, Hit, str]]:
 
 
 def _pointer(path: Any) -> str:
-    # pointer_join("", *path), written out: this runs once per schema error
-    return "".join(["/" + str(token).replace("~", "~0").replace("/", "~1") for token in path])
+    return pointer_join("", *path)
 
 
 # Keys shown bare in paths; any other key is shown quoted, as ["..."].

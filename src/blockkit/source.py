@@ -11,6 +11,7 @@ import json
 import math
 import re
 import threading
+from functools import cache
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Mapping
@@ -734,7 +735,7 @@ class Source:
             if lazy is None:
                 text = self.text or ""
                 lazy = self._lazy = (_lazy_spans()(text, _content_start(text), self.data)
-                                     if len(text) <= _LAZY_TEXT_MAX else False)
+                                     if len(text) <= LAZY_TEXT_MAX else False)
             if lazy:
                 try:
                     return lazy.span(pointer, at)
@@ -816,18 +817,17 @@ class Source:
 
 # Positions counted before the table of line starts is built (Source._counted).
 _COUNTED_MAX = 16
-_LAZY_TEXT_MAX = 64 * 1024  # blockkit.lazyspans.LAZY_TEXT_MAX, without importing it for every text
-_lazy_class: list[Any] = []
+# Larger texts keep the full tree (Spans) for positions, not blockkit.lazyspans: a real manifest is a
+# few kilobytes, and in a hostile file every finding could open large containers again.
+LAZY_TEXT_MAX = 64 * 1024
 
 
+@cache
 def _lazy_spans() -> Any:
     """blockkit.lazyspans.LazySpans, imported on the first finding that needs a position."""
-    if not _lazy_class:
-        from blockkit.lazyspans import LAZY_TEXT_MAX, LazySpans
+    from blockkit.lazyspans import LazySpans
 
-        assert LAZY_TEXT_MAX == _LAZY_TEXT_MAX
-        _lazy_class.append(LazySpans)
-    return _lazy_class[0]
+    return LazySpans
 
 
 _LINE_BREAK = re.compile(r"\r\n?|\n")
