@@ -124,6 +124,20 @@ def test_bad_config_file_exits_2(tmp_path: Path, manifest) -> None:
     assert result.returncode == 2 and "invalid TOML" in result.stderr
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes on this platform")
+def test_a_config_that_is_not_a_regular_file_is_refused_without_waiting(tmp_path: Path, manifest) -> None:
+    (tmp_path / "block.manifest.json").write_text(json.dumps(manifest))
+    pipe = tmp_path / "pipe.toml"
+    os.mkfifo(pipe)
+    result = run("validate", "--config", str(pipe), str(tmp_path))  # a FIFO opened for reading would block
+    assert result.returncode == 2 and result.stderr == f"blockkit: error: {pipe}: is not a regular file\n"
+    (tmp_path / "folder.toml").mkdir()
+    result = run("validate", "--config", str(tmp_path / "folder.toml"), str(tmp_path))
+    assert result.returncode == 2 and "is a directory" in result.stderr
+    result = run("validate", "--config", str(tmp_path / "absent.toml"), str(tmp_path))
+    assert result.returncode == 2 and "absent.toml: config file not found" in result.stderr
+
+
 def test_context_from_pyproject_and_flags_win(tmp_path: Path, manifest) -> None:
     manifest["renderMode"] = "inline"
     (tmp_path / "block.manifest.json").write_text(json.dumps(manifest))

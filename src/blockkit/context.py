@@ -157,7 +157,9 @@ def context_from_table(table: dict[str, Any], path: Optional[Path] = None) -> Co
 def load_config(start: Path, explicit: Optional[Path] = None) -> Config:
     if explicit is not None:
         if not explicit.is_file():
-            raise ConfigError(f"{explicit}: config file not found")
+            # A directory, FIFO or socket is refused unopened (opening a FIFO would wait for a writer).
+            what = "is not a regular file" if explicit.exists() else "config file not found"
+            raise ConfigError(f"{explicit}: {what}")
         table = _load_toml(explicit)
         if explicit.name == "pyproject.toml":
             table = _tool_table(explicit, table) or {}
