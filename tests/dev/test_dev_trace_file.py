@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -113,3 +114,25 @@ def test_an_old_trace_is_replaced_and_missing_folders_are_made(block: Path) -> N
     log.append({"kind": "lifecycle", "event": "x"})
     log.close()
     assert '"event": "x"' in deep.read_text()
+
+
+def test_memory_keeps_the_newest_events_and_the_file_keeps_them_all(tmp_path: Path) -> None:
+    log = TraceLog(tmp_path / "trace.jsonl", memory_chars_max=2000)
+    for n in range(200):
+        log.append({"kind": "message", "n": n, "data": "x" * 50})
+    log.close()
+    kept = log.events()
+    assert 0 < len(kept) < 200 and log.dropped == 200 - len(kept)
+    assert [e["n"] for e in kept] == list(range(200 - len(kept), 200))  # the newest, in order
+    assert [e["seq"] for e in kept] == [e["n"] + 1 for e in kept]  # seq counts every event, dropped or not
+    assert sum(len(json.dumps(e, ensure_ascii=False)) + 1 for e in kept) <= 2000
+    lines = (tmp_path / "trace.jsonl").read_text().splitlines()
+    assert [json.loads(line)["n"] for line in lines] == list(range(200))
+
+
+def test_one_event_larger_than_the_memory_cap_is_still_kept() -> None:
+    log = TraceLog(None, memory_chars_max=10)
+    log.append({"kind": "message", "data": "a" * 100})
+    assert [e["data"] for e in log.events()] == ["a" * 100] and log.dropped == 0
+    log.append({"kind": "message", "data": "b"})
+    assert [e["data"] for e in log.events()] == ["b"] and log.dropped == 1

@@ -263,7 +263,7 @@ def build_host_app(setup: HostSetup, *, hosts: HostAllowlist, hint: str = "") ->
             raise BadRequest(str(exc), status=403) from None
 
     async def trace_dump(request: Request) -> Response:
-        return JSONResponse({"events": setup.trace.events()})
+        return JSONResponse({"events": setup.trace.events(), "dropped": setup.trace.dropped})
 
     async def no_favicon(request: Request) -> Response:
         return Response(status_code=204)

@@ -2,7 +2,7 @@
 
 Events come from the host page (which stamps ``t``, milliseconds on the page's
 clock) and from the host server (violations it found). Each gets a ``seq`` in
-arrival order and a wall-clock ``at``. The trace is kept in memory too, for
+arrival order and a wall-clock ``at``. The newest events (up to MEMORY_CHARS_MAX) are kept in memory too, for
 ``--check`` and the tests.
 """
 
@@ -13,6 +13,7 @@ import json
 import os
 import stat
 import threading
+from collections import deque
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any
@@ -26,17 +27,32 @@ VIOLATION = "violation"
 CALL = "call"
 
 
+# The in-memory copy keeps the newest events up to this many characters of JSON lines; the
+# file keeps every event. A block that posts large messages in a loop for hours would otherwise
+# grow the dev server without bound; a --check run or a test stays far below it.
+MEMORY_CHARS_MAX = 32 << 20
+
+
 class TraceLog:
     """The trace of one run, in memory and (when ``path`` is set) in a fresh JSONL file.
 
     ``root``, when given, is a directory that ``path`` lies in whose contents nobody
     vouches for (the block's own folder): no directory between it and the file
     may be a symbolic link either. See :func:`open_fresh`.
+
+    Memory holds the newest events, at most ``memory_chars_max`` characters of JSON lines
+    (always at least the newest one); ``dropped`` counts the older events let go of
+    there. The file, when there is one, has them all; ``seq`` numbers every event.
     """
 
-    def __init__(self, path: Path | None, root: Path | None = None) -> None:
+    def __init__(self, path: Path | None, root: Path | None = None, *,
+                 memory_chars_max: int = MEMORY_CHARS_MAX) -> None:
         self.path = path
-        self._events: list[dict[str, Any]] = []
+        self._events: deque[tuple[dict[str, Any], int]] = deque()
+        self._chars = 0
+        self._seq = 0
+        self.dropped = 0
+        self._memory_chars_max = memory_chars_max
         self._lock = threading.Lock()
         self._file: IO[str] | None = None
         if path is not None:
@@ -45,20 +61,28 @@ class TraceLog:
 
     def append(self, event: dict[str, Any]) -> dict[str, Any]:
         with self._lock:
+            self._seq += 1
             stamped = {
-                "seq": len(self._events) + 1,
+                "seq": self._seq,
                 "at": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
                 **event,
             }
-            self._events.append(stamped)
+            line = json.dumps(stamped, ensure_ascii=False, default=str) + "\n"
+            size = len(line)
+            self._events.append((stamped, size))
+            self._chars += size
+            while self._chars > self._memory_chars_max and len(self._events) > 1:
+                self._chars -= self._events.popleft()[1]
+                self.dropped += 1
             if self._file is not None:
-                self._file.write(json.dumps(stamped, ensure_ascii=False, default=str) + "\n")
+                self._file.write(line)
                 self._file.flush()
             return stamped
 
     def events(self) -> list[dict[str, Any]]:
+        """The events kept in memory, oldest first (all of them unless ``dropped``)."""
         with self._lock:
-            return list(self._events)
+            return [event for event, _ in self._events]
 
     def close(self) -> None:
         with self._lock:
