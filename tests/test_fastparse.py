@@ -9,6 +9,7 @@ taken, or the comparison could pass by luck.
 from __future__ import annotations
 
 import json
+import math
 import random
 import struct
 import sys
@@ -109,6 +110,7 @@ ANSWERS = {
     "exponents": '{"a": 1E5, "b": 1e+5, "c": 1e-5, "d": 0.1e1, "e": 1e01, "f": 1e-400}',
     "subnormal": '{"n": 4.9e-324, "m": 2.4703282292062328e-324, "h": 2.4703282292062327e-324}',
     "max double": '{"n": 1.7976931348623157e308, "m": 1.7976931348623158e308}',
+    "odd exponents": "[0e400, 0.0e-99999, 1e-99999, 123e-400, -0e0, 1.5e308, -0.0e5, 1e-320, 5E-0]",
     "18 digits": '{"n": 999999999999999999, "m": -999999999999999999}',
     "2^53 + 1": '{"n": 9007199254740993, "f": 9007199254740993.0}',
     "escapes": '{"s": "\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u00e9 \\ud83d\\ude00 \\u0000"}',
@@ -233,7 +235,7 @@ def test_floats_round_as_the_json_path_does() -> None:
     rnd = random.Random(13)
     for _ in range(20000):
         x = struct.unpack("<d", rnd.getrandbits(64).to_bytes(8, "little"))[0]
-        if x != x or abs(x) == float("inf"):
+        if not math.isfinite(x):
             continue
         digits = "".join(rnd.choice("0123456789") for _ in range(rnd.randint(1, 30)))
         for literal in (repr(x), f"{rnd.randint(0, 9)}.{digits}e{rnd.randint(-340, 320)}", f"-0.{digits}"):
@@ -280,3 +282,14 @@ def _json_like(draw: Any, depth: int = 0) -> str:
 @given(text=_json_like(), before=_SPACE, after=_SPACE)
 def test_generated_texts_alike(monkeypatch: pytest.MonkeyPatch, text: str, before: str, after: str) -> None:
     same(monkeypatch, before + text + after)
+
+
+def test_long_digit_runs_are_found_wherever_they_fall() -> None:
+    """The search looks at every 9th byte first: a run of 19 is found at every offset, 18 never."""
+    for offset in range(20):
+        for length, found in ((18, False), (19, True), (25, True)):
+            raw = b"x" * offset + b"7" * length + b"y" * 30
+            assert fastparse._long_digit_run(raw) is found, (offset, length)
+            assert fastparse._long_digit_run(b"1 2 3 4 5 6 7 8 9 " + raw) is found, (offset, length)
+    # two digits 9 bytes apart, in no run of 19: looked at closely, not found
+    assert not fastparse._long_digit_run(b"2026-11-24T02:50:00Z " * 20)

@@ -50,6 +50,15 @@ NOT_PARSED: Any = object()
 _DIGITS_ONLY = bytes(0x39 if 0x30 <= byte <= 0x39 else 0x20 for byte in range(256))
 # 19 digits: the shortest integer orjson may turn into a float (-9223372036854775809).
 _LONG_DIGITS = b"9" * 19
+# Any 19 consecutive offsets hold two consecutive multiples of 9, so a run of 19 digits puts two
+# digits side by side in every 9th byte: that ninth of the text is searched first (no real
+# manifest has such a pair), the whole text only when it has one.
+_SAMPLE = 9
+
+
+def _long_digit_run(raw: bytes) -> bool:
+    """Whether ``raw`` holds 19 or more ASCII digits in a row."""
+    return b"99" in raw[::_SAMPLE].translate(_DIGITS_ONLY) and _LONG_DIGITS in raw.translate(_DIGITS_ONLY)
 
 
 def _dump_bounds_depth() -> bool:
@@ -73,7 +82,7 @@ _DEPTH_BOUNDED = _dump_bounds_depth()
 def parse(raw: bytes) -> Any:
     """The document in ``raw`` (UTF-8, no byte order mark), or NOT_PARSED when the json path
     must read it: orjson refused it or could read it differently, or a member name repeats."""
-    if _LONG_DIGITS in raw.translate(_DIGITS_ONLY):
+    if _long_digit_run(raw):
         return NOT_PARSED
     try:
         data = orjson.loads(raw)
