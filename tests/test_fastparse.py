@@ -308,3 +308,23 @@ def test_long_digit_runs_are_found_wherever_they_fall() -> None:
             assert fastparse._long_digit_run(b"1 2 3 4 5 6 7 8 9 " + raw) is found, (offset, length)
     # two digits 9 bytes apart, in no run of 19: looked at closely, not found
     assert not fastparse._long_digit_run(b"2026-11-24T02:50:00Z " * 20)
+
+
+@pytest.mark.parametrize("raw", [
+    b"", b"{", b"\xfe", b"\xff", b"\xfe\xff\x00{", b"\xff\xfe{\x00", b"\xff\xfe\x00\x00{\x00\x00\x00",
+    b"\x00\x00\xfe\xff", b"\x00\x00\x00{", b"{\x00\x00\x00", b"\x00{\x00}", b"{\x00}\x00", b"\xff{}", b"\xfe{}",
+    b"{}" + b" " * 9000 + b"\x00", b"{}\x00", b"\xef\xbb\xbf{}",
+])
+def test_encodings_and_binary_files_are_told_apart_as_before(raw: bytes) -> None:
+    """read_bytes asks _wide_encoding only when a NUL or an FE/FF first byte makes it possible."""
+    expected: Any = None
+    wide = source._wide_encoding(raw)
+    if wide is not None:
+        expected = "BK005"
+    elif raw.find(b"\x00", 0, 8192) >= 0:
+        expected = "BK007"
+    problems = source.read_bytes(raw).problems
+    if expected is None:
+        assert not [p for p in problems if p[0] in ("BK005", "BK007") and p[1].startswith(("file is", "binary"))]
+    else:
+        assert problems[0][0] == expected and len(problems) == 1

@@ -893,14 +893,17 @@ def utf8_length(text: str) -> int:
 def read_bytes(raw: bytes, path: str = "<string>") -> Source:
     if len(raw) > LIMITS.file_bytes_max:
         return too_large(len(raw), path)
-    wide = _wide_encoding(raw)
-    if wide is not None:
-        return Source(path, None, None, [(
-            "BK005", f"file is {wide} encoded; the platform reads manifests as UTF-8",
-            "save the file as UTF-8 without a byte order mark", 0, 0)])
-    if raw.find(b"\x00", 0, 8192) >= 0:
-        return Source(path, None, None, [(
-            "BK007", "binary file: this is not a JSON text", "point blockkit at block.manifest.json", 0, 0)])
+    # UTF-16 and UTF-32 start with a byte order mark (FF or FE first, or 00 00 FE FF) or put a NUL
+    # among the first 4 bytes: a text with no NUL near its start that begins below FE is neither.
+    if raw.find(b"\x00", 0, 8192) >= 0 or raw[:1] >= b"\xfe":
+        wide = _wide_encoding(raw)
+        if wide is not None:
+            return Source(path, None, None, [(
+                "BK005", f"file is {wide} encoded; the platform reads manifests as UTF-8",
+                "save the file as UTF-8 without a byte order mark", 0, 0)])
+        if raw.find(b"\x00", 0, 8192) >= 0:
+            return Source(path, None, None, [(
+                "BK007", "binary file: this is not a JSON text", "point blockkit at block.manifest.json", 0, 0)])
     problems: list[ParseProblem] = []
     try:
         text = raw.decode("utf-8")
