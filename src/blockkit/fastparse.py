@@ -7,19 +7,20 @@ it does so silently. ``parse`` answers only when orjson's document is provably t
 json path builds with no repeated names and no finding; otherwise it answers NOT_PARSED and
 the json path reads the text as before. Where orjson and the json path part ways:
 
-==========================================  =====================================================
+==========================================  =======================================================
 orjson                                      what ``parse`` does
-==========================================  =====================================================
+==========================================  =======================================================
 an integer beyond 64 bits becomes a float   a run of 19 or more digits anywhere: NOT_PARSED
-1e400 (beyond the doubles) raises            NOT_PARSED (orjson raised)
-a lone surrogate (escaped or not) raises     NOT_PARSED
-NaN, Infinity, bad syntax, control chars     NOT_PARSED (orjson raised); the json path locates them
-repeated member names: the last one wins,    counted (below); any repeat: NOT_PARSED, so that the
-no hook to notice                            json path counts them for BK009
-nesting: its own limit (1024)                ``orjson.dumps`` refuses 256 levels, so a document it
-                                             writes is within LIMITS.nesting_max (checked once)
-a byte order mark, invalid UTF-8             not asked: ``blockkit.source`` reports them first
-==========================================  =====================================================
+1e400 (beyond the doubles) raises           NOT_PARSED (orjson raised); json reads inf
+a lone surrogate (escaped or not) raises    NOT_PARSED
+NaN, Infinity, bad syntax, control chars    NOT_PARSED (orjson raised); the json path locates them
+repeated member names: the last one wins,   counted (below); any repeat: NOT_PARSED, so that the
+no hook to notice                           json path counts them for BK009
+nesting: its own limit (1024)               ``orjson.dumps`` refuses documents past
+                                            LIMITS.nesting_max (3.8 stops at 256 levels), probed
+                                            at import; where it does not, brackets are counted
+a byte order mark, invalid UTF-8            not asked: ``blockkit.source`` reports them first
+==========================================  =======================================================
 
 Floats: orjson rounds decimal literals to the nearest double as ``float()`` does (the tests
 compare them on hard cases). Smaller integers, strings, literals, lists and objects
