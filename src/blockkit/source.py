@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 import threading
 from functools import cache
 from array import array
@@ -892,14 +893,17 @@ def utf8_length(text: str) -> int:
 def read_bytes(raw: bytes, path: str = "<string>") -> Source:
     if len(raw) > LIMITS.file_bytes_max:
         return too_large(len(raw), path)
-    wide = _wide_encoding(raw)
-    if wide is not None:
-        return Source(path, None, None, [(
-            "BK005", f"file is {wide} encoded; the platform reads manifests as UTF-8",
-            "save the file as UTF-8 without a byte order mark", 0, 0)])
-    if raw.find(b"\x00", 0, 8192) >= 0:
-        return Source(path, None, None, [(
-            "BK007", "binary file: this is not a JSON text", "point blockkit at block.manifest.json", 0, 0)])
+    # UTF-16 and UTF-32 start with a byte order mark (FF or FE first, or 00 00 FE FF) or put a NUL
+    # among the first 4 bytes: a text with no NUL near its start that begins below FE is neither.
+    if raw.find(b"\x00", 0, 8192) >= 0 or raw[:1] >= b"\xfe":
+        wide = _wide_encoding(raw)
+        if wide is not None:
+            return Source(path, None, None, [(
+                "BK005", f"file is {wide} encoded; the platform reads manifests as UTF-8",
+                "save the file as UTF-8 without a byte order mark", 0, 0)])
+        if raw.find(b"\x00", 0, 8192) >= 0:
+            return Source(path, None, None, [(
+                "BK007", "binary file: this is not a JSON text", "point blockkit at block.manifest.json", 0, 0)])
     problems: list[ParseProblem] = []
     try:
         text = raw.decode("utf-8")
@@ -909,11 +913,58 @@ def read_bytes(raw: bytes, path: str = "<string>") -> Source:
         offset = len(good)
         problems.append(("BK005", f"invalid UTF-8 byte 0x{raw[exc.start]:02X}; the platform reads manifests as UTF-8",
                          "save the file as UTF-8", offset, offset + 1))
-    return read_text(text, path, problems)
+        return read_text(text, path, problems)
+    return _read(text, raw, path, problems)
 
 
 def read_text(text: str, path: str = "<string>", problems: Optional[list[ParseProblem]] = None) -> Source:
-    problems = list(problems) if problems else []
+    return _read(text, None, path, list(problems) if problems else [])
+
+
+# blockkit.fastparse once this process uses it, False when it cannot (see _fast_parser).
+_fast: Any = None
+_reads = 0
+# Reads after which a process imports orjson for blockkit.fastparse. Importing it costs about 8 ms
+# (it loads datetime, uuid, zoneinfo and platform), which its speed pays back over about 2000 reads
+# of a real manifest (4 us each): a one-shot CLI run never pays it, a long-lived process pays at most
+# twice what it needed. A process that has imported orjson anyway uses it at once.
+FAST_PARSE_AFTER = 2000
+
+
+def _fast_parser() -> Any:
+    """blockkit.fastparse, or None while this process reads with the json path only."""
+    global _fast, _reads
+    if _fast is None:
+        _reads += 1
+        if _reads < FAST_PARSE_AFTER and "orjson" not in sys.modules:
+            return None
+        try:
+            from blockkit import fastparse
+        except ImportError:  # pragma: no cover - orjson is a dependency; without it the json path reads all
+            _fast = False
+        else:
+            _fast = fastparse
+    return _fast or None
+
+
+def _read(text: str, raw: Optional[bytes], path: str, problems: list[ParseProblem]) -> Source:
+    """``read_text`` of ``text``, whose UTF-8 bytes are ``raw`` when the caller has them."""
+    if not problems and text[:1] != "\ufeff":
+        fast = _fast_parser()
+        if fast is not None:
+            if raw is None:
+                try:
+                    raw = text.encode("utf-8")
+                except UnicodeEncodeError:  # a lone surrogate: the json path reads it
+                    raw = b""
+            data = fast.parse(raw) if raw else fast.NOT_PARSED
+            if data is not fast.NOT_PARSED:
+                # orjson's document, which the json path would build with no repeated name, within
+                # the depth limit (blockkit.fastparse says why).
+                source = Source(path, text, data, problems)
+                source.parsed = True
+                source.repeated_names = 0
+                return source
     start = 0
     if text[:1] == "\ufeff":
         problems.append(("BK003", "file starts with a byte order mark (U+FEFF); JSON.parse rejects it",
