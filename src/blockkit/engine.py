@@ -12,7 +12,7 @@ from typing import Any, Collection, Iterator, Optional
 
 from blockkit.context import Context
 from blockkit.jsstr import quote
-from blockkit.report import FileReport, Finding
+from blockkit.report import FileReport, Finding, new_finding
 from blockkit.rules import load_all, load_validation
 from blockkit.rules.base import REGISTRY, Hit, Rule, RuleContext
 from blockkit.rules.guard import plan_for
@@ -413,7 +413,5 @@ def _finding(source: Source, rule: Rule, hit: Hit) -> Finding:
         line, column, end_line, end_column = source.positions(*hit.span)
     else:
         line, column, end_line, end_column = source.locate(hit.pointer, hit.at)
-    return Finding(
-        code=rule.code, severity=rule.severity, layer=rule.layer, message=hit.message, pointer=hit.pointer,
-        line=line, column=column, end_line=end_line, end_column=end_column, hint=hit.hint, fix=hit.fix,
-    )
+    return new_finding(rule.code, rule.severity, rule.layer, hit.message, hit.pointer,
+                       line, column, end_line, end_column, hit.hint, hit.fix)
