@@ -411,7 +411,7 @@ def _finding(source: Source, rule: Rule, hit: Hit) -> Finding:
         line, column, end_line, end_column = 1, 1, 1, 1
     elif hit.span is not None:
         line, column, end_line, end_column = source.positions(*hit.span)
-    else:
-        line, column, end_line, end_column = source.locate(hit.pointer, hit.at)
+    else:  # Source.locate, one call less
+        line, column, end_line, end_column = source.positions(*source.span(hit.pointer, hit.at))
     return new_finding(rule.code, rule.severity, rule.layer, hit.message, hit.pointer,
                        line, column, end_line, end_column, hit.hint, hit.fix)

@@ -730,17 +730,16 @@ class Source:
 
     def span(self, pointer: str, at: str = "value") -> tuple[int, int]:
         """Offsets for a pointer; falls back to the nearest ancestor that has a position."""
-        if self._spans is None and self.parsed and not self.has_duplicates:
-            lazy = self._lazy
-            if lazy is None:
-                text = self.text or ""
-                lazy = self._lazy = (_lazy_spans()(text, _content_start(text), self.data)
-                                     if len(text) <= LAZY_TEXT_MAX else False)
-            if lazy:
-                try:
-                    return lazy.span(pointer, at)
-                except Exception:  # pragma: no cover - text json.loads accepted; the tree answers all the same
-                    self._lazy = False
+        lazy = self._lazy
+        if lazy is None and self.parsed and not self.has_duplicates:
+            text = self.text or ""
+            lazy = self._lazy = (_lazy_spans()(text, _content_start(text), self.data)
+                                 if len(text) <= LAZY_TEXT_MAX else False)
+        if lazy and self._spans is None:  # (once the tree is built, it answers)
+            try:
+                return lazy.span(pointer, at)  # type: ignore[no-any-return]
+            except Exception:  # pragma: no cover - text json.loads accepted; the tree answers all the same
+                self._lazy = False
         spans = self.spans
         node, complete = spans.resolve(pointer)
         if node < 0:

@@ -141,6 +141,9 @@ class Plan:
         # None when there are none; built when first needed.
         self._after: Optional[tuple[Any, ...]] = None
         self._each_rest: Optional[tuple[tuple["Rule", Any], ...]] = None  # built when first needed
+        self._by_code = {rule.code: rule for rule in self.every}
+        self._rank = {rule.code: index for index, rule in enumerate(self.every)}  # its place in ``every``
+        self._always_codes = frozenset(rule.code for rule in self.always)
         self._uses = 0
         self._lock = threading.Lock()
 
@@ -217,8 +220,11 @@ class Plan:
                         failing.add(rule.code)
         except Exception:  # a value it cannot read (a lone surrogate): no proof, run them all
             return self.every
-        guards = self.guards
-        return [rule for rule in self.every if rule.code in failing or rule.code not in guards]
+        if not failing:
+            return self.always
+        # The failing ones beside those without a guard, in the engine's order (usually one or two).
+        codes = failing.union(self._always_codes) if self.always else failing
+        return [self._by_code[code] for code in sorted(codes, key=self._rank.__getitem__)]
 
 
 def build_plan(rules: Iterable["Rule"], context: "Context") -> Plan:
