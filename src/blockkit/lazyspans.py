@@ -78,16 +78,10 @@ _SEARCHES_MAX = 8
 _MISSING = (-1, -1)
 _UNKNOWN: Any = object()
 
-def _one_spelled(name: str) -> bool:
-    """Whether ``name`` has no character that JSON must escape (``_MUST_ESCAPE``; some more, such
-    as U+2028, also answer False: those are read the slower way)."""
-    return name.isprintable() and '"' not in name and "\\" not in name
-
-
-def _only(text: str, spelled: str) -> int:
-    """Where ``spelled`` is in ``text`` when it is there exactly once, else -1."""
-    at = text.find(spelled)
-    return at if at >= 0 and text.find(spelled, at + 1) < 0 else -1
+# A name or string is "one-spelled" when it holds no character that JSON must escape
+# (``_MUST_ESCAPE``): ``s.isprintable() and '"' not in s and "\\" not in s`` (some more, such
+# as U+2028, also fail it: those are read the slower way). It is tested, and a spelling looked
+# for "exactly once" in the text (two ``str.find``), written out where a finding needs it.
 
 
 class _Opened:
@@ -146,12 +140,16 @@ class LazySpans:
             return None if known is _MISSING else known
         searches = self.searches.get(node, 0)
         found: Optional[tuple[int, int]] = None
-        if self.one_spelling and _one_spelled(name):
+        # One-spelled, and spelled so exactly once? (written out: this runs for nearly every finding)
+        if self.one_spelling and name.isprintable() and '"' not in name and "\\" not in name:
             spelled = f'"{name}"'
-            at = _only(self.text, spelled) if present else -1
+            text = self.text
+            at = text.find(spelled) if present else -1
+            if at >= 0 and text.find(spelled, at + 1) >= 0:
+                at = -1  # spelled so more than once
             if at >= 0:
                 # The member's name is spelled so somewhere, and only one place is: that is the name.
-                found = (at, _COLON.match(self.text, at + len(spelled)).end())  # type: ignore[union-attr]
+                found = (at, _COLON.match(text, at + len(spelled)).end())  # type: ignore[union-attr]
             elif searches < _SEARCHES_MAX:
                 self.searches[node] = searches + 1
                 found = self._search_member(node, spelled)
@@ -225,19 +223,24 @@ class LazySpans:
         separators up to the next item, which a string of more than separators is not.)
         """
         wanted = items[index]
-        if type(wanted) is str and self.one_spelling and _one_spelled(wanted):
+        # One-spelled, and spelled so exactly once? (written out: this runs for most findings in a list)
+        if (type(wanted) is str and self.one_spelling and wanted.isprintable() and '"' not in wanted
+                and "\\" not in wanted):
             key = (node, index)
             known = self.found.get(key)
             if known is not None:
                 return known[1]
             text = self.text
             spelled = f'"{wanted}"'
-            at = _only(text, spelled)
-            if at < 0 and index < _SEARCHES_MAX * 4 and wanted.strip(" \t\n\r,"):
-                earlier = items[:index]
-                if (wanted not in earlier and all(type(item) is str for item in earlier)
-                        and _MUST_ESCAPE.search("".join(earlier)) is None):
-                    at = text.find(spelled, node)
+            at = text.find(spelled)
+            # Spelled more than once (when not at all, the search below could not find it either).
+            if at >= 0 and text.find(spelled, at + 1) >= 0:
+                at = -1
+                if index < _SEARCHES_MAX * 4 and wanted.strip(" \t\n\r,"):
+                    earlier = items[:index]
+                    if (wanted not in earlier and all(type(item) is str for item in earlier)
+                            and _MUST_ESCAPE.search("".join(earlier)) is None):
+                        at = text.find(spelled, node)
             if at >= 0:
                 self.found[key] = (-1, at)
                 self.ends[at] = at + len(spelled)  # where _SCALAR's match would end

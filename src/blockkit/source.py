@@ -799,11 +799,17 @@ class Source:
         if end <= start:
             line, column = self.position(start)
             return line, column, line, column
-        if self._counted():
-            text = self.text or ""
-            line = text.count("\n", 0, start) + 1
-            end_line = line + text.count("\n", start, end)
-            return line, start - text.rfind("\n", 0, start), end_line, end - text.rfind("\n", 0, end)
+        if self._line_starts is None:  # self._counted(), written out: every finding comes here
+            counts = self._counts = self._counts + 1
+            if counts <= _COUNTED_MAX:
+                cr = self._cr
+                if cr is None:
+                    cr = self._cr = "\r" in (self.text or "")
+                if not cr:
+                    text = self.text or ""
+                    line = text.count("\n", 0, start) + 1
+                    end_line = line + text.count("\n", start, end)
+                    return line, start - text.rfind("\n", 0, start), end_line, end - text.rfind("\n", 0, end)
         starts = self._table()
         line = bisect_right(starts, start)
         end_line = bisect_right(starts, end, line - 1)
