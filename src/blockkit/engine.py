@@ -202,7 +202,7 @@ def check(
                                                 hint="wrap the manifest's keys in { ... }")))
         else:
             if "schema" in layers:
-                for code, hit, stage in _schema_hits()(document):
+                for code, hit, stage in _schema_hits()(document, source.text):
                     if context.runs(stage):
                         hits.append((REGISTRY[code], hit))
             rule_context = RuleContext(context=context, text=source.text, project_dir=project_dir,
