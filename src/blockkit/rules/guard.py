@@ -6,10 +6,11 @@ for). A guard may be conservative, failing where the check would find nothing to
 it must never pass where the check would find something. tests/rules/test_guards.py
 holds every guard to that, on the corpora and on generated manifests.
 
-The engine joins the guards of the rules that run in one context into one validator
-(``allOf``) and asks it once per manifest (``Plan.rules_for``): a clean manifest calls
-no guarded check at all; otherwise only the checks whose guards fail run (the guards
-are then asked one by one, those real manifests fail most first). Anything the
+Per manifest, the engine asks the guard real manifests fail most (BK203's) alone and
+the other guards of the rules that run in one context joined in one validator
+(``allOf``; ``Plan.rules_for``): a clean manifest calls no guarded check at all;
+otherwise only the checks whose guards fail run (when the joined ones fail, the guards
+are asked one at a time, those real manifests fail most first). Anything a
 validator cannot take (a lone surrogate in a string a guard reads) runs every check, as
 without guards. The validators are compiled once a plan has been used a few times (or
 by ``engine.warm_up``): a one-file run calls every check instead.
@@ -119,7 +120,8 @@ def compile_schema(schema: Schema) -> Any:
 
 # The guards that real manifests fail most often (BK203: 42 of the 106 real manifests, for
 # a missing justification; BK214: 3; BK208, whose guard clears a single good only: 1), in that
-# order. When a manifest fails the guards, these are decided first, one at a time (Plan.rules_for).
+# order. The first is asked alone for every manifest, the others together; when the others fail,
+# the rest of these are decided one at a time (Plan.rules_for).
 OFTEN_FAILED: tuple[str, ...] = ("BK203", "BK214", "BK208")
 # Guards pay off over many manifests; compiling them costs a few milliseconds, more than a
 # one-file run saves. So the first WARM_USES - 1 manifests of a plan are checked by every rule.
@@ -133,10 +135,12 @@ class Plan:
         self.every = tuple(every)  # the checks that can find something here, in the engine's order
         self.always = tuple(rule for rule in self.every if rule.code not in guards)  # those without a guard
         self.guards = guards  # rule code -> its guard
-        self.validator: Any = None  # all guards at once: one call clears a clean manifest
+        self.compiled = False
         self._often: tuple[tuple["Rule", Any], ...] = ()  # OFTEN_FAILED rules and their guards' validators
-        self._rest: Any = None  # the other guards at once
-        self._rest_codes: list[str] = []
+        # All guards but the first of _often, at once (None: there are none): with that one asked
+        # alone, two calls clear a clean manifest, and decide one that fails the first only.
+        self.validator: Any = None
+        self._rest_codes: list[str] = []  # the guards not in _often
         # _after[i]: the guards after the i-th of _often (the later ones of _often and the rest) at once,
         # None when there are none; built when first needed.
         self._after: Optional[tuple[Any, ...]] = None
@@ -150,21 +154,19 @@ class Plan:
     def compile(self) -> None:
         """Build the validators now (before forking workers, or once the plan is used enough)."""
         with self._lock:
-            if self.validator is not None or not self.guards:
+            if self.compiled or not self.guards:
                 return
-            by_code = {rule.code: rule for rule in self.every}
             often = [code for code in OFTEN_FAILED if code in self.guards]
-            rest = [code for code in self.guards if code not in often]
-            self._often = tuple((by_code[code], compile_schema(self.guards[code])) for code in often)
-            self._rest = compile_schema(merged(self.guards[code] for code in rest)) if rest else None
-            self._rest_codes = rest
-            self.validator = compile_schema(merged(self.guards.values()))
+            self._often = tuple((self._by_code[code], compile_schema(self.guards[code])) for code in often)
+            self._rest_codes = [code for code in self.guards if code not in often]
+            others = [code for code in self.guards if not often or code != often[0]]
+            self.validator = compile_schema(merged(self.guards[code] for code in others)) if others else None
+            self.compiled = True
 
     def _each_of_rest(self) -> tuple[tuple["Rule", Any], ...]:
         each = self._each_rest
         if each is None:
-            by_code = {rule.code: rule for rule in self.every}
-            each = self._each_rest = tuple((by_code[code], compile_schema(self.guards[code]))
+            each = self._each_rest = tuple((self._by_code[code], compile_schema(self.guards[code]))
                                            for code in self._rest_codes)
         return each
 
@@ -175,8 +177,10 @@ class Plan:
             built = []
             for index in range(len(codes)):
                 later = codes[index + 1:] + self._rest_codes
-                if later == self._rest_codes:
-                    built.append(self._rest)
+                if index == 0:
+                    built.append(self.validator)  # the same guards
+                elif not later:
+                    built.append(None)
                 else:
                     built.append(compile_schema(merged(self.guards[code] for code in later)))
             after = self._after = tuple(built)
@@ -184,40 +188,47 @@ class Plan:
 
     def rules_for(self, document: dict[str, Any]) -> Sequence["Rule"]:
         """The checks that may find something in ``document``, in order."""
-        validator = self.validator
-        if validator is None:
+        if not self.compiled:
             if not self.guards:
                 return self.every
             self._uses += 1  # a race here only compiles a little sooner or later
             if self._uses < WARM_USES:
                 return self.every
             self.compile()
-            validator = self.validator
+        # Guards are asked only for checks that would be called (Rule.keys); a check the engine
+        # does not call may be listed. (The joined validator's errors would cost far more to
+        # build than these calls.)
+        present = document.keys()
+        failing = set()
+        often = self._often
         try:
-            if validator.is_valid(document):
-                return self.always
-            # Which guards fail. Each step starts knowing that one of the guards not yet decided
-            # fails (at first: all of them, as the joined validator said). The next of _often is
-            # then decided by the guards after it: when they all pass, it is the one that fails,
-            # without asking it; otherwise it is asked alone, and one after it is known to fail.
-            # A manifest that fails only BK203's guard is so decided in one call. (The joined
-            # validator's errors would cost far more to build than these calls.) Guards are asked
-            # only for checks that would be called (Rule.keys); a check the engine does not call
-            # may be listed.
-            present = document.keys()
-            failing = set()
-            rest_fails = True
-            for (rule, guard), after in zip(self._often, self._afters()):
-                if after is None or after.is_valid(document):
-                    failing.add(rule.code)
-                    rest_fails = False
-                    break
+            first = 0
+            if often:
+                rule, guard = often[0]
                 if (rule.keys is None or not present.isdisjoint(rule.keys)) and not guard.is_valid(document):
                     failing.add(rule.code)
-            if rest_fails:
-                for rule, guard in self._each_of_rest():
+                first = 1
+            others = self.validator
+            if others is not None and not others.is_valid(document):
+                # One of the other guards fails. Each step starts knowing that one of the guards
+                # not yet decided fails; the next of _often is decided by the guards after it:
+                # when they all pass, it is the one that fails, without asking it; otherwise it is
+                # asked alone, and one after it is known to fail.
+                rest_fails = True
+                afters = self._afters()
+                for index in range(first, len(often)):
+                    rule, guard = often[index]
+                    after = afters[index]
+                    if after is None or after.is_valid(document):
+                        failing.add(rule.code)
+                        rest_fails = False
+                        break
                     if (rule.keys is None or not present.isdisjoint(rule.keys)) and not guard.is_valid(document):
                         failing.add(rule.code)
+                if rest_fails:
+                    for rule, guard in self._each_of_rest():
+                        if (rule.keys is None or not present.isdisjoint(rule.keys)) and not guard.is_valid(document):
+                            failing.add(rule.code)
         except Exception:  # a value it cannot read (a lone surrogate): no proof, run them all
             return self.every
         if not failing:
