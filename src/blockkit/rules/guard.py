@@ -233,6 +233,9 @@ class Plan:
             return self.every
         if not failing:
             return self.always
+        if len(failing) == 1 and not self.always:  # the usual case: BK203's guard alone
+            (code,) = failing
+            return (self._by_code[code],)
         # The failing ones beside those without a guard, in the engine's order (usually one or two).
         codes = failing.union(self._always_codes) if self.always else failing
         return [self._by_code[code] for code in sorted(codes, key=self._rank.__getitem__)]
