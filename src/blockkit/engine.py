@@ -218,7 +218,7 @@ def check(
     unique = _unique(hits) if len(hits) > 1 else hits
     if len(unique) > FINDINGS_PER_RULE_MAX and source.text is not None:
         unique = _cap(source, unique, counted)
-    findings.extend(_finding(source, rule, hit) for rule, hit in unique)
+    findings.extend([_finding(source, rule, hit) for rule, hit in unique])
     if counted or stopped:
         for code, summary in _more_findings(source, unique, counted, stopped):
             findings.append(summary)
@@ -230,6 +230,8 @@ def check(
 
 def _unique(hits: list[tuple[Rule, Hit]]) -> list[tuple[Rule, Hit]]:
     """``hits`` without repeats of one finding (the same code, pointer and message), in order."""
+    if len({(rule.code, hit.pointer, hit.message) for rule, hit in hits}) == len(hits):
+        return hits  # no repeats (the usual case): nothing to drop
     seen: set[tuple[str, str, str]] = set()
     unique: list[tuple[Rule, Hit]] = []
     for rule, hit in hits:

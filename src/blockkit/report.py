@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any, Literal, Optional
 
 Severity = Literal["error", "warning", "info"]
@@ -85,8 +86,8 @@ def new_finding(code: str, severity: Severity, layer: Layer, message: str, point
     return made
 
 
-def _sort_key(f: Finding) -> tuple[int, int, str]:
-    return (f.line, f.column, f.code)
+# A finding's place in the sorted list: (line, column, code), read at C speed.
+_sort_key = attrgetter("line", "column", "code")
 
 
 @dataclass

@@ -198,37 +198,22 @@ class Plan:
         # Guards are asked only for checks that would be called (Rule.keys); a check the engine
         # does not call may be listed. (The joined validator's errors would cost far more to
         # build than these calls.)
-        present = document.keys()
-        failing = set()
         often = self._often
         try:
-            first = 0
+            lead_fails = False
             if often:
                 rule, guard = often[0]
-                if (rule.keys is None or not present.isdisjoint(rule.keys)) and not guard.is_valid(document):
-                    failing.add(rule.code)
-                first = 1
+                keys = rule.keys
+                lead_fails = (keys is None or not document.keys().isdisjoint(keys)) and not guard.is_valid(document)
             others = self.validator
-            if others is not None and not others.is_valid(document):
-                # One of the other guards fails. Each step starts knowing that one of the guards
-                # not yet decided fails; the next of _often is decided by the guards after it:
-                # when they all pass, it is the one that fails, without asking it; otherwise it is
-                # asked alone, and one after it is known to fail.
-                rest_fails = True
-                afters = self._afters()
-                for index in range(first, len(often)):
-                    rule, guard = often[index]
-                    after = afters[index]
-                    if after is None or after.is_valid(document):
-                        failing.add(rule.code)
-                        rest_fails = False
-                        break
-                    if (rule.keys is None or not present.isdisjoint(rule.keys)) and not guard.is_valid(document):
-                        failing.add(rule.code)
-                if rest_fails:
-                    for rule, guard in self._each_of_rest():
-                        if (rule.keys is None or not present.isdisjoint(rule.keys)) and not guard.is_valid(document):
-                            failing.add(rule.code)
+            if others is None or others.is_valid(document):
+                if not lead_fails:
+                    return self.always  # a clean manifest: two calls
+                failing = {often[0][0].code}
+            else:
+                failing = self._failing_others(document)
+                if lead_fails:
+                    failing.add(often[0][0].code)
         except Exception:  # a value it cannot read (a lone surrogate): no proof, run them all
             return self.every
         if not failing:
@@ -239,6 +224,32 @@ class Plan:
         # The failing ones beside those without a guard, in the engine's order (usually one or two).
         codes = failing.union(self._always_codes) if self.always else failing
         return [self._by_code[code] for code in sorted(codes, key=self._rank.__getitem__)]
+
+    def _failing_others(self, document: dict[str, Any]) -> set[str]:
+        """The codes of the guards after the first of _often that ``document`` fails, knowing that it
+        fails one of them.
+
+        Each step starts knowing that one of the guards not yet decided fails; the next of _often
+        is decided by the guards after it: when they all pass, it is the one that fails, without
+        asking it; otherwise it is asked alone, and one after it is known to fail. Then the rest
+        are asked one by one.
+        """
+        present = document.keys()
+        failing: set[str] = set()
+        often = self._often
+        afters = self._afters()
+        for index in range(1 if often else 0, len(often)):
+            rule, guard = often[index]
+            after = afters[index]
+            if after is None or after.is_valid(document):
+                failing.add(rule.code)
+                return failing
+            if (rule.keys is None or not present.isdisjoint(rule.keys)) and not guard.is_valid(document):
+                failing.add(rule.code)
+        for rule, guard in self._each_of_rest():
+            if (rule.keys is None or not present.isdisjoint(rule.keys)) and not guard.is_valid(document):
+                failing.add(rule.code)
+        return failing
 
 
 def build_plan(rules: Iterable["Rule"], context: "Context") -> Plan:
