@@ -138,23 +138,26 @@ class LazySpans:
         known = self.found.get((node, name))
         if known is not None:
             return None if known is _MISSING else known
-        searches = self.searches.get(node, 0)
-        found: Optional[tuple[int, int]] = None
+        return self._new_member(node, name, present)
+
+    def _new_member(self, node: int, name: str, present: bool) -> Optional[tuple[int, int]]:
+        """``_member`` for a name not looked up before in this object."""
+        found: Optional[tuple[int, int]]
         # One-spelled, and spelled so exactly once? (written out: this runs for nearly every finding)
         if self.one_spelling and name.isprintable() and '"' not in name and "\\" not in name:
             spelled = f'"{name}"'
             text = self.text
             at = text.find(spelled) if present else -1
-            if at >= 0 and text.find(spelled, at + 1) >= 0:
-                at = -1  # spelled so more than once
-            if at >= 0:
+            if at >= 0 and text.find(spelled, at + 1) < 0:
                 # The member's name is spelled so somewhere, and only one place is: that is the name.
                 found = (at, _COLON.match(text, at + len(spelled)).end())  # type: ignore[union-attr]
-            elif searches < _SEARCHES_MAX:
-                self.searches[node] = searches + 1
-                found = self._search_member(node, spelled)
             else:
-                found = self._read_member(node, name)
+                searches = self.searches.get(node, 0)
+                if searches < _SEARCHES_MAX:
+                    self.searches[node] = searches + 1
+                    found = self._search_member(node, spelled)
+                else:
+                    found = self._read_member(node, name)
         else:
             found = self._read_member(node, name)
         self.found[(node, name)] = _MISSING if found is None else found
@@ -226,10 +229,7 @@ class LazySpans:
         # One-spelled, and spelled so exactly once? (written out: this runs for most findings in a list)
         if (type(wanted) is str and self.one_spelling and wanted.isprintable() and '"' not in wanted
                 and "\\" not in wanted):
-            key = (node, index)
-            known = self.found.get(key)
-            if known is not None:
-                return known[1]
+            key = (node, index)  # not in ``found``: span looked
             text = self.text
             spelled = f'"{wanted}"'
             at = text.find(spelled)
@@ -312,7 +312,7 @@ class LazySpans:
                         # A member looked up before (the answers of _member, kept in ``found``).
                         child = found.get((node, token))
                         if child is None:
-                            child = self._member(node, token, present=True)
+                            child = self._new_member(node, token, True)
                         elif child is _MISSING:
                             child = None
                         value = value[token]
