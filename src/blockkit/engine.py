@@ -192,7 +192,7 @@ def check(
     load_validation()
     for code, message, hint, start, end in source.problems:
         hits.append((REGISTRY[code], Hit("", message, hint=hint, span=(start, end))))
-    if source.has_document:
+    if source.text is not None and (not source.problems or source.has_document):  # has_document, cheaper
         document = source.data
         if source.has_duplicates:
             hits.extend(_duplicate_hits(source, counted))
@@ -202,9 +202,11 @@ def check(
                                                 hint="wrap the manifest's keys in { ... }")))
         else:
             if "schema" in layers:
-                for code, hit, stage in _schema_hits()(document, source.text):
-                    if context.runs(stage):
-                        hits.append((REGISTRY[code], hit))
+                passes_fast, failing_hits = _schema_layer()
+                if not passes_fast(document):  # (schema_hits, without a generator for a valid document)
+                    for code, hit, stage in failing_hits(document, source.text):
+                        if context.runs(stage):
+                            hits.append((REGISTRY[code], hit))
             rule_context = RuleContext(context=context, text=source.text, project_dir=project_dir,
                                        locate=source.span)
             for layer in ("server", "lint"):
@@ -244,11 +246,11 @@ def _unique(hits: list[tuple[Rule, Hit]]) -> list[tuple[Rule, Hit]]:
 
 
 @cache
-def _schema_hits() -> Any:
-    """blockkit.schema.schema_hits, imported on the first document to check."""
-    from blockkit.schema import schema_hits
+def _schema_layer() -> tuple[Any, Any]:
+    """blockkit.schema's passes_fast and failing_hits, imported on the first document to check."""
+    from blockkit.schema import failing_hits, passes_fast
 
-    return schema_hits
+    return passes_fast, failing_hits
 
 
 def _more_findings(source: Source, listed: list[tuple[Rule, Hit]], counted: dict[str, tuple[int, tuple[int, str]]],

@@ -368,6 +368,11 @@ def schema_hits(document: Any, text: str | None = None) -> Iterator[tuple[str, H
     """
     if passes_fast(document):
         return
+    yield from failing_hits(document, text)
+
+
+def failing_hits(document: Any, text: str | None = None) -> Iterator[tuple[str, Hit, str]]:
+    """``schema_hits`` for a document ``passes_fast`` refused (the engine asks that first)."""
     from blockkit.prune import ITEMS_MAX, Pruned, prune  # only for a document that fails the schema
 
     if text is not None and text.count(",") < ITEMS_MAX:
