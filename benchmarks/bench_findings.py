@@ -79,6 +79,7 @@ def main() -> None:
     print(f"corpus {args.corpus}; CPU us per manifest, {args.rounds} rounds x {args.inner} calls per manifest, "
           "the reference and validate timed in turn on each manifest (so that load from other processes "
           "falls on both alike)")
+    all_ours = all_refs = 0.0
     for name, texts in by_group.items():
         if not texts:
             continue
@@ -96,9 +97,12 @@ def main() -> None:
                 end = clock()
                 refs += middle - start
                 ours += end - middle
+        all_ours += ours
+        all_refs += refs
         scale = 1e6 / (args.rounds * args.inner * len(texts))
         print(f"  {name:8} n={len(texts):3}  findings/doc {count:4.2f}  validate {ours * scale:7.1f}  "
               f"reference {refs * scale:6.1f}  ratio {ours / refs:5.2f}x")
+    print(f"  all      n={sum(map(len, by_group.values())):3}  ratio {all_ours / all_refs:5.2f}x")
 
 
 if __name__ == "__main__":
