@@ -200,3 +200,32 @@ def test_the_light_walk_replaces_what_nothing_looks_into_and_copies_only_that_wa
     assert pruned.document["targets"][1] is doc["targets"][1] and pruned.document["page"] is doc["page"]
     assert list(pruned.document) == list(doc)  # the order of the keys is kept
     assert prune_module._light(_doc(notes="text"), prune_module._plan(load_schema()), LIMIT) is not prune_module._LONG
+
+
+# Failing manifests with lists and objects the schema never looks into (which prune replaces by null),
+# odd values under them, and failures at the objects that hold them.
+UNPRUNED = [
+    _doc(settings={"a": [1, {"b": "\ud800"}]}, iframe={"minHeight": "600", "extra": {"x": [1]}}),
+    _doc(settings=[{"x": 1}], contentRating="nope", page={"path": 1, "more": {"k": [None]}}),
+    _doc(blockId="A", unknown={"scopes": ["x"]}, goods=[dict(GOOD, priceBuzz=-1, meta={"a": {}})]),
+    {"settings": {"deep": [[{"a": 1}]]}, "scopes": ["x", 1], "targets": [{"slotId": "s", "extra": [1]}]},
+]
+
+
+@pytest.mark.parametrize("doc", UNPRUNED)
+def test_a_short_text_skips_pruning_with_the_same_hits(doc: dict[str, Any]) -> None:
+    """schema_hits with the text (fewer than ITEMS_MAX commas: nothing is pruned, the walk is skipped)
+    gives what it gives after prune replaced the unread lists and objects by null."""
+    text = json.dumps(doc, indent=2)
+    assert text.count(",") < LIMIT
+    assert prune(doc, load_schema()).document != doc  # prune would have changed something
+    with_text = [(code, tuple(hit), stage) for code, hit, stage in schema_hits(doc, text)]
+    assert with_text == [(code, tuple(hit), stage) for code, hit, stage in schema_hits(doc)]
+    assert with_text
+
+
+def test_a_text_with_many_commas_is_still_pruned() -> None:
+    doc = _doc(scopes=["x"] * (3 * LIMIT))
+    hits = list(schema_hits(doc, json.dumps(doc)))
+    assert [hit.pointer for code, hit, _ in hits if code == "BK010"] == [f"/scopes/{LIMIT}"]
+    assert len(hits) == LIMIT + 1

@@ -12,7 +12,7 @@ from typing import Any, Collection, Iterator, Optional
 
 from blockkit.context import Context
 from blockkit.jsstr import quote
-from blockkit.report import FileReport, Finding
+from blockkit.report import FileReport, Finding, new_finding
 from blockkit.rules import load_all, load_validation
 from blockkit.rules.base import REGISTRY, Hit, Rule, RuleContext
 from blockkit.rules.guard import plan_for
@@ -192,7 +192,7 @@ def check(
     load_validation()
     for code, message, hint, start, end in source.problems:
         hits.append((REGISTRY[code], Hit("", message, hint=hint, span=(start, end))))
-    if source.has_document:
+    if source.text is not None and (not source.problems or source.has_document):  # has_document, cheaper
         document = source.data
         if source.has_duplicates:
             hits.extend(_duplicate_hits(source, counted))
@@ -202,9 +202,11 @@ def check(
                                                 hint="wrap the manifest's keys in { ... }")))
         else:
             if "schema" in layers:
-                for code, hit, stage in _schema_hits()(document):
-                    if context.runs(stage):
-                        hits.append((REGISTRY[code], hit))
+                passes_fast, failing_hits = _schema_layer()
+                if not passes_fast(document):  # (schema_hits, without a generator for a valid document)
+                    for code, hit, stage in failing_hits(document, source.text):
+                        if context.runs(stage):
+                            hits.append((REGISTRY[code], hit))
             rule_context = RuleContext(context=context, text=source.text, project_dir=project_dir,
                                        locate=source.span)
             for layer in ("server", "lint"):
@@ -218,7 +220,7 @@ def check(
     unique = _unique(hits) if len(hits) > 1 else hits
     if len(unique) > FINDINGS_PER_RULE_MAX and source.text is not None:
         unique = _cap(source, unique, counted)
-    findings.extend(_finding(source, rule, hit) for rule, hit in unique)
+    findings.extend([_finding(source, rule, hit) for rule, hit in unique])
     if counted or stopped:
         for code, summary in _more_findings(source, unique, counted, stopped):
             findings.append(summary)
@@ -230,6 +232,8 @@ def check(
 
 def _unique(hits: list[tuple[Rule, Hit]]) -> list[tuple[Rule, Hit]]:
     """``hits`` without repeats of one finding (the same code, pointer and message), in order."""
+    if len({(rule.code, hit.pointer, hit.message) for rule, hit in hits}) == len(hits):
+        return hits  # no repeats (the usual case): nothing to drop
     seen: set[tuple[str, str, str]] = set()
     unique: list[tuple[Rule, Hit]] = []
     for rule, hit in hits:
@@ -242,11 +246,11 @@ def _unique(hits: list[tuple[Rule, Hit]]) -> list[tuple[Rule, Hit]]:
 
 
 @cache
-def _schema_hits() -> Any:
-    """blockkit.schema.schema_hits, imported on the first document to check."""
-    from blockkit.schema import schema_hits
+def _schema_layer() -> tuple[Any, Any]:
+    """blockkit.schema's passes_fast and failing_hits, imported on the first document to check."""
+    from blockkit.schema import failing_hits, passes_fast
 
-    return schema_hits
+    return passes_fast, failing_hits
 
 
 def _more_findings(source: Source, listed: list[tuple[Rule, Hit]], counted: dict[str, tuple[int, tuple[int, str]]],
@@ -411,9 +415,7 @@ def _finding(source: Source, rule: Rule, hit: Hit) -> Finding:
         line, column, end_line, end_column = 1, 1, 1, 1
     elif hit.span is not None:
         line, column, end_line, end_column = source.positions(*hit.span)
-    else:
-        line, column, end_line, end_column = source.locate(hit.pointer, hit.at)
-    return Finding(
-        code=rule.code, severity=rule.severity, layer=rule.layer, message=hit.message, pointer=hit.pointer,
-        line=line, column=column, end_line=end_line, end_column=end_column, hint=hit.hint, fix=hit.fix,
-    )
+    else:  # Source.locate, one call less
+        line, column, end_line, end_column = source.positions(*source.span(hit.pointer, hit.at))
+    return new_finding(rule.code, rule.severity, rule.layer, hit.message, hit.pointer,
+                       line, column, end_line, end_column, hit.hint, hit.fix)

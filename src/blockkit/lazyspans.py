@@ -78,16 +78,10 @@ _SEARCHES_MAX = 8
 _MISSING = (-1, -1)
 _UNKNOWN: Any = object()
 
-def _one_spelled(name: str) -> bool:
-    """Whether ``name`` has no character that JSON must escape (``_MUST_ESCAPE``; some more, such
-    as U+2028, also answer False: those are read the slower way)."""
-    return name.isprintable() and '"' not in name and "\\" not in name
-
-
-def _only(text: str, spelled: str) -> int:
-    """Where ``spelled`` is in ``text`` when it is there exactly once, else -1."""
-    at = text.find(spelled)
-    return at if at >= 0 and text.find(spelled, at + 1) < 0 else -1
+# A name or string is "one-spelled" when it holds no character that JSON must escape
+# (``_MUST_ESCAPE``): ``s.isprintable() and '"' not in s and "\\" not in s`` (some more, such
+# as U+2028, also fail it: those are read the slower way). It is tested, and a spelling looked
+# for "exactly once" in the text (two ``str.find``), written out where a finding needs it.
 
 
 class _Opened:
@@ -117,7 +111,7 @@ class LazySpans:
     items one match each (``_item``).
     """
 
-    __slots__ = ("text", "root", "document", "opened", "ends", "found", "searches", "_one_spelling")
+    __slots__ = ("text", "root", "document", "opened", "ends", "found", "searches", "one_spelling")
 
     def __init__(self, text: str, start: int, document: Any = _UNKNOWN) -> None:
         self.text = text
@@ -126,18 +120,15 @@ class LazySpans:
         # indices are there without reading the text.
         self.document = document
         self.opened: dict[int, _Opened] = {}  # container value start -> its children so far
-        self.ends: dict[int, int] = {}  # container value start -> the offset after it
-        self.found: dict[tuple[int, str], tuple[int, int]] = {}  # (object, name) -> its member, or _MISSING
+        # Value start -> the offset after it: containers, and strings found by their spelling.
+        self.ends: dict[int, int] = {}
+        # (object, name) -> its member, or _MISSING; (array, index) -> (-1, its value start) when
+        # found by its spelling (``_known_item``).
+        self.found: dict[tuple[int, Any], tuple[int, int]] = {}
         self.searches: dict[int, int] = {}  # object -> how many names were searched for in it
-        self._one_spelling: Optional[bool] = None
-
-    @property
-    def one_spelling(self) -> bool:
-        """Whether every name without _MUST_ESCAPE characters is spelled ``"name"`` in the text."""
-        if self._one_spelling is None:
-            text = self.text
-            self._one_spelling = "\\" not in text or ("\\u" not in text and "\\/" not in text)
-        return self._one_spelling
+        # Whether every name without _MUST_ESCAPE characters is spelled ``"name"`` in the text
+        # (a pass over the text at C speed; only texts up to LAZY_TEXT_MAX come here).
+        self.one_spelling = "\\" not in text or ("\\u" not in text and "\\/" not in text)
 
     def _member(self, node: int, name: str, present: bool = False) -> Optional[tuple[int, int]]:
         """(name start, value start) of member ``name`` of the object at ``node``, or None.
@@ -147,19 +138,26 @@ class LazySpans:
         known = self.found.get((node, name))
         if known is not None:
             return None if known is _MISSING else known
-        searches = self.searches.get(node, 0)
-        found: Optional[tuple[int, int]] = None
-        if self.one_spelling and _one_spelled(name):
+        return self._new_member(node, name, present)
+
+    def _new_member(self, node: int, name: str, present: bool) -> Optional[tuple[int, int]]:
+        """``_member`` for a name not looked up before in this object."""
+        found: Optional[tuple[int, int]]
+        # One-spelled, and spelled so exactly once? (written out: this runs for nearly every finding)
+        if self.one_spelling and name.isprintable() and '"' not in name and "\\" not in name:
             spelled = f'"{name}"'
-            at = _only(self.text, spelled) if present else -1
-            if at >= 0:
+            text = self.text
+            at = text.find(spelled) if present else -1
+            if at >= 0 and text.find(spelled, at + 1) < 0:
                 # The member's name is spelled so somewhere, and only one place is: that is the name.
-                found = (at, _COLON.match(self.text, at + len(spelled)).end())  # type: ignore[union-attr]
-            elif searches < _SEARCHES_MAX:
-                self.searches[node] = searches + 1
-                found = self._search_member(node, spelled)
+                found = (at, _COLON.match(text, at + len(spelled)).end())  # type: ignore[union-attr]
             else:
-                found = self._read_member(node, name)
+                searches = self.searches.get(node, 0)
+                if searches < _SEARCHES_MAX:
+                    self.searches[node] = searches + 1
+                    found = self._search_member(node, spelled)
+                else:
+                    found = self._read_member(node, name)
         else:
             found = self._read_member(node, name)
         self.found[(node, name)] = _MISSING if found is None else found
@@ -228,21 +226,24 @@ class LazySpans:
         separators up to the next item, which a string of more than separators is not.)
         """
         wanted = items[index]
-        if type(wanted) is str and self.one_spelling and _one_spelled(wanted):
-            key = (node, index)
-            known = self.found.get(key)  # type: ignore[call-overload]
-            if known is not None:
-                return known[1]
+        # One-spelled, and spelled so exactly once? (written out: this runs for most findings in a list)
+        if (type(wanted) is str and self.one_spelling and wanted.isprintable() and '"' not in wanted
+                and "\\" not in wanted):
+            key = (node, index)  # not in ``found``: span looked
             text = self.text
             spelled = f'"{wanted}"'
-            at = _only(text, spelled)
-            if at < 0 and index < _SEARCHES_MAX * 4 and wanted.strip(" \t\n\r,"):
-                earlier = items[:index]
-                if (wanted not in earlier and all(type(item) is str for item in earlier)
-                        and _MUST_ESCAPE.search("".join(earlier)) is None):
-                    at = text.find(spelled, node)
+            at = text.find(spelled)
+            # Spelled more than once (when not at all, the search below could not find it either).
+            if at >= 0 and text.find(spelled, at + 1) >= 0:
+                at = -1
+                if index < _SEARCHES_MAX * 4 and wanted.strip(" \t\n\r,"):
+                    earlier = items[:index]
+                    if (wanted not in earlier and all(type(item) is str for item in earlier)
+                            and _MUST_ESCAPE.search("".join(earlier)) is None):
+                        at = text.find(spelled, node)
             if at >= 0:
-                self.found[key] = (-1, at)  # type: ignore[index]
+                self.found[key] = (-1, at)
+                self.ends[at] = at + len(spelled)  # where _SCALAR's match would end
                 return at
         return self._item(node, index)
 
@@ -294,55 +295,68 @@ class LazySpans:
     def span(self, pointer: str, at: str = "value") -> tuple[int, int]:
         """Offsets for a pointer; falls back to the nearest ancestor that has a position."""
         text = self.text
-        node, key, complete = self.root, -1, True
+        node, key = self.root, -1
         value = self.document  # the document's value at ``node`` (_UNKNOWN: not known)
         if pointer:
             if pointer[0] != "/":
-                complete = False
-            else:
-                for token in pointer[1:].split("/"):
-                    opener = text[node:node + 1]
-                    if opener == "{":
-                        if "~" in token:
-                            token = token.replace("~1", "/").replace("~0", "~")
-                        if value is _UNKNOWN:
-                            child = self._member(node, token)
-                        elif token in value:
-                            child = self._member(node, token, present=True)
-                            value = value[token]
-                        else:
-                            child = None
+                return self._reached(node)
+            found = self.found
+            for token in pointer[1:].split("/"):
+                opener = text[node:node + 1]
+                if opener == "{":
+                    if "~" in token:
+                        token = token.replace("~1", "/").replace("~0", "~")
+                    if value is _UNKNOWN:
+                        child = self._member(node, token)
+                    elif token in value:
+                        # A member looked up before (the answers of _member, kept in ``found``).
+                        child = found.get((node, token))
                         if child is None:
-                            complete = False
-                            break
-                        key, node = child
-                    elif opener == "[":
-                        # Array indices as JSON Pointer writes them: decimal, no sign, no leading zero.
-                        if not (token.isascii() and token.isdigit()) or (len(token) > 1 and token[0] == "0"):
-                            complete = False
-                            break
-                        index = int(token)
-                        if value is _UNKNOWN:
-                            item = self._item(node, index)
-                        elif index < len(value):
-                            item = self._known_item(node, index, value)
-                            value = value[index]
-                        else:
-                            item = None
-                        if item is None:
-                            complete = False
-                            break
-                        key, node = -1, item
-                    else:  # a scalar has no children
-                        complete = False
-                        break
-        if complete and at == "key" and key >= 0:
-            found = _SCALAR.match(text, key)
-            return (key, found.end() if found else key)
-        if text[node:node + 1] in ("{", "["):
-            if at == "open" or not complete:
-                # a container reached by fallback: mark its opening character only
+                            child = self._new_member(node, token, True)
+                        elif child is _MISSING:
+                            child = None
+                        value = value[token]
+                    else:
+                        child = None
+                    if child is None:
+                        return self._reached(node)
+                    key, node = child
+                elif opener == "[":
+                    # Array indices as JSON Pointer writes them: decimal, no sign, no leading zero.
+                    if not (token.isascii() and token.isdigit()) or (len(token) > 1 and token[0] == "0"):
+                        return self._reached(node)
+                    index = int(token)
+                    if value is _UNKNOWN:
+                        item = self._item(node, index)
+                    elif index < len(value):
+                        known = found.get((node, index))
+                        item = known[1] if known is not None else self._known_item(node, index, value)
+                        value = value[index]
+                    else:
+                        item = None
+                    if item is None:
+                        return self._reached(node)
+                    key, node = -1, item
+                else:  # a scalar has no children
+                    return self._reached(node)
+        if at == "key" and key >= 0:
+            matched = _SCALAR.match(text, key)
+            return (key, matched.end() if matched else key)
+        opener = text[node:node + 1]
+        if opener == "{" or opener == "[":
+            if at == "open":
                 return (node, node + 1)
             return (node, self._end(node))
-        found = _SCALAR.match(text, node)
-        return (node, found.end() if found else node)
+        end = self.ends.get(node)
+        if end is not None:  # a string found by its spelling
+            return (node, end)
+        matched = _SCALAR.match(text, node)
+        return (node, matched.end() if matched else node)
+
+    def _reached(self, node: int) -> tuple[int, int]:
+        """``span`` of a pointer that goes past ``node``, the last place it has: a container's
+        opening character, or a whole scalar."""
+        if self.text[node:node + 1] in ("{", "["):
+            return (node, node + 1)
+        matched = _SCALAR.match(self.text, node)
+        return (node, matched.end() if matched else node)

@@ -198,7 +198,10 @@ def _light(value: Any, plan: Optional[_Plan], limit: int) -> Any:
             if not isinstance(item, (dict, list)):
                 continue  # _prune keeps every other value as it is
             if key in properties:
-                pruned = _light(item, properties[key], limit)
+                inner = properties[key]
+                if inner is None:
+                    continue  # _light(item, None) is item
+                pruned = _light(item, inner, limit)
             elif plan.drops_extra:
                 pruned = None  # nothing in the schema looks inside it
             else:

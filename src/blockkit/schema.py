@@ -357,17 +357,30 @@ def _reference_errors(document: Any, pruned: Pruned) -> Iterator[Any]:
         yield _FastError(error.validator, where, error.instance, error.schema, schema_path, error.message, full)
 
 
-def schema_hits(document: Any) -> Iterator[tuple[str, Hit, str]]:
+def schema_hits(document: Any, text: str | None = None) -> Iterator[tuple[str, Hit, str]]:
     """Yield (code, hit, stage) for every schema violation in ``document``.
 
     Lists and objects far longer than a manifest's are pruned first (blockkit.prune): their
     failing items past the first ITEMS_MAX that fail are counted in one BK010 hit, not explained.
+    ``text``, the JSON text ``document`` was read from, when known: a text with fewer than
+    ITEMS_MAX commas has no list or object of more than ITEMS_MAX items, so nothing is pruned
+    and the walk that would find that out is skipped.
     """
     if passes_fast(document):
         return
-    from blockkit.prune import prune  # only for a document that fails the schema
+    yield from failing_hits(document, text)
 
-    pruned = prune(document, load_schema())
+
+def failing_hits(document: Any, text: str | None = None) -> Iterator[tuple[str, Hit, str]]:
+    """``schema_hits`` for a document ``passes_fast`` refused (the engine asks that first)."""
+    from blockkit.prune import ITEMS_MAX, Pruned, prune  # only for a document that fails the schema
+
+    if text is not None and text.count(",") < ITEMS_MAX:
+        # (prune would still put null in place of lists and objects the schema never looks into;
+        # that spares the engines converting them, and changes no error: nothing reads them.)
+        pruned = Pruned(document)
+    else:
+        pruned = prune(document, load_schema())
     try:
         errors: Any = _fast_errors(document, pruned)
     except Exception:  # anything the fast engine cannot take: the reference engine explains it

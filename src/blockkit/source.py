@@ -731,17 +731,16 @@ class Source:
 
     def span(self, pointer: str, at: str = "value") -> tuple[int, int]:
         """Offsets for a pointer; falls back to the nearest ancestor that has a position."""
-        if self._spans is None and self.parsed and not self.has_duplicates:
-            lazy = self._lazy
-            if lazy is None:
-                text = self.text or ""
-                lazy = self._lazy = (_lazy_spans()(text, _content_start(text), self.data)
-                                     if len(text) <= LAZY_TEXT_MAX else False)
-            if lazy:
-                try:
-                    return lazy.span(pointer, at)
-                except Exception:  # pragma: no cover - text json.loads accepted; the tree answers all the same
-                    self._lazy = False
+        lazy = self._lazy
+        if lazy is None and self.parsed and not self.has_duplicates:
+            text = self.text or ""
+            lazy = self._lazy = (_lazy_spans()(text, _content_start(text), self.data)
+                                 if len(text) <= LAZY_TEXT_MAX else False)
+        if lazy and self._spans is None:  # (once the tree is built, it answers)
+            try:
+                return lazy.span(pointer, at)  # type: ignore[no-any-return]
+            except Exception:  # pragma: no cover - text json.loads accepted; the tree answers all the same
+                self._lazy = False
         spans = self.spans
         node, complete = spans.resolve(pointer)
         if node < 0:
@@ -801,11 +800,17 @@ class Source:
         if end <= start:
             line, column = self.position(start)
             return line, column, line, column
-        if self._counted():
-            text = self.text or ""
-            line = text.count("\n", 0, start) + 1
-            end_line = line + text.count("\n", start, end)
-            return line, start - text.rfind("\n", 0, start), end_line, end - text.rfind("\n", 0, end)
+        if self._line_starts is None:  # self._counted(), written out: every finding comes here
+            counts = self._counts = self._counts + 1
+            if counts <= _COUNTED_MAX:
+                cr = self._cr
+                if cr is None:
+                    cr = self._cr = "\r" in (self.text or "")
+                if not cr:
+                    text = self.text or ""
+                    line = text.count("\n", 0, start) + 1
+                    end_line = line + text.count("\n", start, end)
+                    return line, start - text.rfind("\n", 0, start), end_line, end - text.rfind("\n", 0, end)
         starts = self._table()
         line = bisect_right(starts, start)
         end_line = bisect_right(starts, end, line - 1)

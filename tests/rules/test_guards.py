@@ -511,3 +511,41 @@ def test_the_guards_hold_for_every_scope_and_sandbox_token(name: str) -> None:
                 assert_sound(_onto_valid(changes))
     for other in ("", *ALL_TOKENS):
         assert_sound(_onto_valid({"iframe": {**VALID["iframe"], "sandbox": f"{name} {other}".strip()}}))
+
+
+def _called(rules: Any, document: dict[str, Any]) -> list[str]:
+    """The codes of ``rules`` the engine would call on ``document`` (Rule.keys)."""
+    return [rule.code for rule in rules if rule.keys is None or not document.keys().isdisjoint(rule.keys)]
+
+
+def test_rules_for_calls_exactly_the_checks_whose_guards_fail() -> None:
+    """Plan.rules_for decides some guards without asking them (the guards after one all pass: that one
+    fails); the checks called must be those whose guards, asked one by one, fail."""
+    one_by_one = "\U0001F600" * 71
+    documents = [*list(_documents())[:80],
+                 {"scopes": ["buzz:read:self"]},  # BK203 alone
+                 {"iframe": {"sandbox": "allow-top-navigation"}},  # BK214 alone
+                 {"goods": [{"id": "a", "kind": "app_unlock"}, {"id": "b", "kind": "app_unlock"}]},  # BK208 and more
+                 {"goods": [{"id": "a"}, {"id": "b"}]},  # BK208's guard alone
+                 {"tagline": one_by_one},  # one of the rest alone
+                 {"scopes": ["buzz:read:self"], "tagline": one_by_one},
+                 {"scopes": ["buzz:read:self"], "iframe": {"sandbox": "allow-top-navigation"}},
+                 {"scopes": ["buzz:read:self"], "goods": [{"id": "a"}, {"id": "b"}]},
+                 {"iframe": {"sandbox": "allow-top-navigation"}, "tagline": one_by_one},
+                 {"blockId": "demo", "tagline": "lone \ud800 surrogate " + one_by_one}]
+    decided = 0
+    for context in CONTEXTS:
+        plan = build_plan(_checks("server"), context)
+        plan.compile()
+        each = {code: compile_schema(guard) for code, guard in plan.guards.items()}
+        for document in documents:
+            try:
+                failing = {code for code, validator in each.items() if not validator.is_valid(document)}
+            except Exception:  # what the guards cannot read runs every check
+                failing = set(plan.guards)
+            expected = _called((rule for rule in plan.every if rule.code in failing or rule.code not in each),
+                               document)
+            got = _called(plan.rules_for(document), document)
+            assert got == expected, (context, document)
+            decided += bool(failing)
+    assert decided > 50

@@ -135,3 +135,22 @@ def test_an_empty_grant_refuses_every_declared_scope(run: Run) -> None:
 def test_unknown_scopes_are_the_schemas_not_the_grants(run: Run) -> None:
     findings = run(manifest(scopes=["user:read:self", "made:up:scope"]), granted_scopes=frozenset({"user:read:self"}))
     assert codes(findings) == {"BK103"}
+
+
+def test_kept_bk203_hits_follow_the_scope_and_its_index(run: Run) -> None:
+    """BK203's hits are kept per (index, scope) (scopes._unjustified): each manifest gets its own."""
+    first = only(run(manifest(scopes=["buzz:read:self", "social:tip:self"])), "BK203")
+    again = only(run(manifest(scopes=["social:tip:self", "user:read:self", "buzz:read:self"])), "BK203")
+    assert [(f.pointer, f.message) for f in first] == [
+        ("/scopes/0", 'sensitive scope "buzz:read:self" has no justification in scopeJustifications'),
+        ("/scopes/1", 'sensitive scope "social:tip:self" has no justification in scopeJustifications')]
+    assert [(f.pointer, f.message) for f in again] == [
+        ("/scopes/0", 'sensitive scope "social:tip:self" has no justification in scopeJustifications'),
+        ("/scopes/2", 'sensitive scope "buzz:read:self" has no justification in scopeJustifications')]
+    assert again[1].hint == 'add "scopeJustifications": {"buzz:read:self": "<why the block needs it>"}'
+
+
+def test_the_kept_bk203_hits_are_bounded() -> None:
+    from blockkit.rules.scopes import _unjustified
+
+    assert _unjustified.cache_info().maxsize == 1024  # a hostile list of scopes cannot grow it without end

@@ -6,10 +6,11 @@ for). A guard may be conservative, failing where the check would find nothing to
 it must never pass where the check would find something. tests/rules/test_guards.py
 holds every guard to that, on the corpora and on generated manifests.
 
-The engine joins the guards of the rules that run in one context into one validator
-(``allOf``) and asks it once per manifest (``Plan.rules_for``): a clean manifest calls
-no guarded check at all; otherwise only the checks whose guards fail run (the guards
-are then asked one by one, those real manifests fail most first). Anything the
+Per manifest, the engine asks the guard real manifests fail most (BK203's) alone and
+the other guards of the rules that run in one context joined in one validator
+(``allOf``; ``Plan.rules_for``): a clean manifest calls no guarded check at all;
+otherwise only the checks whose guards fail run (when the joined ones fail, the guards
+are asked one at a time, those real manifests fail most first). Anything a
 validator cannot take (a lone surrogate in a string a guard reads) runs every check, as
 without guards. The validators are compiled once a plan has been used a few times (or
 by ``engine.warm_up``): a one-file run calls every check instead.
@@ -118,9 +119,10 @@ def compile_schema(schema: Schema) -> Any:
 
 
 # The guards that real manifests fail most often (BK203: 42 of the 106 real manifests, for
-# a missing justification; BK214: 3): asked first and one by one when a manifest fails the
-# guards, before the others are asked together.
-OFTEN_FAILED: tuple[str, ...] = ("BK203", "BK214")
+# a missing justification; BK214: 3; BK208, whose guard clears a single good only: 1), in that
+# order. The first is asked alone for every manifest, the others together; when the others fail,
+# the rest of these are decided one at a time (Plan.rules_for).
+OFTEN_FAILED: tuple[str, ...] = ("BK203", "BK214", "BK208")
 # Guards pay off over many manifests; compiling them costs a few milliseconds, more than a
 # one-file run saves. So the first WARM_USES - 1 manifests of a plan are checked by every rule.
 WARM_USES = 3
@@ -133,64 +135,121 @@ class Plan:
         self.every = tuple(every)  # the checks that can find something here, in the engine's order
         self.always = tuple(rule for rule in self.every if rule.code not in guards)  # those without a guard
         self.guards = guards  # rule code -> its guard
-        self.validator: Any = None  # all guards at once: one call clears a clean manifest
+        self.compiled = False
         self._often: tuple[tuple["Rule", Any], ...] = ()  # OFTEN_FAILED rules and their guards' validators
-        self._rest: Any = None  # the other guards at once
-        self._rest_codes: list[str] = []
+        # All guards but the first of _often, at once (None: there are none): with that one asked
+        # alone, two calls clear a clean manifest, and decide one that fails the first only.
+        self.validator: Any = None
+        self._rest_codes: list[str] = []  # the guards not in _often
+        # _after[i]: the guards after the i-th of _often (the later ones of _often and the rest) at once,
+        # None when there are none; built when first needed.
+        self._after: Optional[tuple[Any, ...]] = None
         self._each_rest: Optional[tuple[tuple["Rule", Any], ...]] = None  # built when first needed
+        self._by_code = {rule.code: rule for rule in self.every}
+        self._rank = {rule.code: index for index, rule in enumerate(self.every)}  # its place in ``every``
+        self._always_codes = frozenset(rule.code for rule in self.always)
         self._uses = 0
         self._lock = threading.Lock()
 
     def compile(self) -> None:
         """Build the validators now (before forking workers, or once the plan is used enough)."""
         with self._lock:
-            if self.validator is not None or not self.guards:
+            if self.compiled or not self.guards:
                 return
-            by_code = {rule.code: rule for rule in self.every}
             often = [code for code in OFTEN_FAILED if code in self.guards]
-            rest = [code for code in self.guards if code not in often]
-            self._often = tuple((by_code[code], compile_schema(self.guards[code])) for code in often)
-            self._rest = compile_schema(merged(self.guards[code] for code in rest)) if rest else None
-            self._rest_codes = rest
-            self.validator = compile_schema(merged(self.guards.values()))
+            self._often = tuple((self._by_code[code], compile_schema(self.guards[code])) for code in often)
+            self._rest_codes = [code for code in self.guards if code not in often]
+            others = [code for code in self.guards if not often or code != often[0]]
+            self.validator = compile_schema(merged(self.guards[code] for code in others)) if others else None
+            self.compiled = True
 
     def _each_of_rest(self) -> tuple[tuple["Rule", Any], ...]:
         each = self._each_rest
         if each is None:
-            by_code = {rule.code: rule for rule in self.every}
-            each = self._each_rest = tuple((by_code[code], compile_schema(self.guards[code]))
+            each = self._each_rest = tuple((self._by_code[code], compile_schema(self.guards[code]))
                                            for code in self._rest_codes)
         return each
 
+    def _afters(self) -> tuple[Any, ...]:
+        after = self._after
+        if after is None:
+            codes = [rule.code for rule, _ in self._often]
+            built = []
+            for index in range(len(codes)):
+                later = codes[index + 1:] + self._rest_codes
+                if index == 0:
+                    built.append(self.validator)  # the same guards
+                elif not later:
+                    built.append(None)
+                else:
+                    built.append(compile_schema(merged(self.guards[code] for code in later)))
+            after = self._after = tuple(built)
+        return after
+
     def rules_for(self, document: dict[str, Any]) -> Sequence["Rule"]:
         """The checks that may find something in ``document``, in order."""
-        validator = self.validator
-        if validator is None:
+        if not self.compiled:
             if not self.guards:
                 return self.every
             self._uses += 1  # a race here only compiles a little sooner or later
             if self._uses < WARM_USES:
                 return self.every
             self.compile()
-            validator = self.validator
+        # Guards are asked only for checks that would be called (Rule.keys); a check the engine
+        # does not call may be listed. (The joined validator's errors would cost far more to
+        # build than these calls.)
+        often = self._often
         try:
-            if validator.is_valid(document):
-                return self.always
-            # Which guards fail: asked one by one (the combined validator's errors cost far more to
-            # build than this), and only those of checks that would be called (Rule.keys).
-            present = document.keys()
-            failing = set()
-            for rule, guard in self._often:
-                if (rule.keys is None or not present.isdisjoint(rule.keys)) and not guard.is_valid(document):
-                    failing.add(rule.code)
-            if self._rest is not None and not self._rest.is_valid(document):
-                for rule, guard in self._each_of_rest():
-                    if (rule.keys is None or not present.isdisjoint(rule.keys)) and not guard.is_valid(document):
-                        failing.add(rule.code)
+            lead_fails = False
+            if often:
+                rule, guard = often[0]
+                keys = rule.keys
+                lead_fails = (keys is None or not document.keys().isdisjoint(keys)) and not guard.is_valid(document)
+            others = self.validator
+            if others is None or others.is_valid(document):
+                if not lead_fails:
+                    return self.always  # a clean manifest: two calls
+                failing = {often[0][0].code}
+            else:
+                failing = self._failing_others(document)
+                if lead_fails:
+                    failing.add(often[0][0].code)
         except Exception:  # a value it cannot read (a lone surrogate): no proof, run them all
             return self.every
-        guards = self.guards
-        return [rule for rule in self.every if rule.code in failing or rule.code not in guards]
+        if not failing:
+            return self.always
+        if len(failing) == 1 and not self.always:  # the usual case: BK203's guard alone
+            (code,) = failing
+            return (self._by_code[code],)
+        # The failing ones beside those without a guard, in the engine's order (usually one or two).
+        codes = failing.union(self._always_codes) if self.always else failing
+        return [self._by_code[code] for code in sorted(codes, key=self._rank.__getitem__)]
+
+    def _failing_others(self, document: dict[str, Any]) -> set[str]:
+        """The codes of the guards after the first of _often that ``document`` fails, knowing that it
+        fails one of them.
+
+        Each step starts knowing that one of the guards not yet decided fails; the next of _often
+        is decided by the guards after it: when they all pass, it is the one that fails, without
+        asking it; otherwise it is asked alone, and one after it is known to fail. Then the rest
+        are asked one by one.
+        """
+        present = document.keys()
+        failing: set[str] = set()
+        often = self._often
+        afters = self._afters()
+        for index in range(1 if often else 0, len(often)):
+            rule, guard = often[index]
+            after = afters[index]
+            if after is None or after.is_valid(document):
+                failing.add(rule.code)
+                return failing
+            if (rule.keys is None or not present.isdisjoint(rule.keys)) and not guard.is_valid(document):
+                failing.add(rule.code)
+        for rule, guard in self._each_of_rest():
+            if (rule.keys is None or not present.isdisjoint(rule.keys)) and not guard.is_valid(document):
+                failing.add(rule.code)
+        return failing
 
 
 def build_plan(rules: Iterable["Rule"], context: "Context") -> Plan:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Iterator
 
 from blockkit.jsstr import is_blank, quote
@@ -58,6 +59,19 @@ def _first_occurrences(manifest: dict[str, Any]) -> Iterator[tuple[int, str]]:
             yield index, scope
 
 
+@lru_cache(maxsize=1024)
+def _unjustified(index: int, scope: str) -> Hit:
+    """BK203's hit for a sensitive scope without a justification at ``/scopes/<index>``.
+
+    Kept (a Hit is immutable): the same few scopes go unjustified at the same few places in
+    manifest after manifest, and the strings cost more to build than to look up. ``scope`` is
+    one of SENSITIVE_SCOPES, so the cache holds at most 7 entries per index.
+    """
+    return Hit(pointer_join("/scopes", index),
+               f"sensitive scope \"{scope}\" has no justification in scopeJustifications",
+               hint=f"add \"scopeJustifications\": {{\"{scope}\": \"<why the block needs it>\"}}")
+
+
 @rule("BK203", "sensitive-scope-unjustified", layer="server", severity="error", stage="submit", keys=("scopes",),
       guard=_JUSTIFIED_GUARD)
 def sensitive_scope_unjustified(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
@@ -97,9 +111,7 @@ def sensitive_scope_unjustified(manifest: dict[str, Any], ctx: RuleContext) -> I
         if scope not in table or not isinstance(text, str):
             if scope in table and schema_reports_approve(ctx):
                 continue  # a non-string justification is the schema's BK102
-            yield Hit(pointer_join("/scopes", index),
-                      f"sensitive scope \"{scope}\" has no justification in scopeJustifications",
-                      hint=f"add \"scopeJustifications\": {{\"{scope}\": \"<why the block needs it>\"}}")
+            yield _unjustified(index, scope)
         elif is_blank(text):
             if text == "" and schema_reports_approve(ctx):
                 continue  # the schema's minLength (BK105) already says it is empty
