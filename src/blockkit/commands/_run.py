@@ -122,6 +122,30 @@ def _run_fast(argv: Sequence[str]) -> None:
         execute(**values)
 
 
+def exit_at_once(exc: SystemExit) -> None:
+    """End the process now with ``exc``'s status, as the interpreter would after flushing the
+    standard streams, but without its teardown: freeing every module and object one by one
+    took ~14 ms after a thousand-file run (whose reports are all still alive), and nothing of
+    ours needs it (files are written and closed by then; no atexit handler is ours).
+
+    Returns, leaving the usual exit to the caller, whenever that could behave differently:
+    a status that is not a number, ``python -i``, or a stream that fails to flush (a closed
+    pipe: the interpreter reports that itself, as it always has).
+    """
+    code = exc.code
+    if code is None:
+        code = 0
+    if type(code) is not int or not 0 <= code <= 255 or sys.flags.inspect:
+        return
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
+    except BaseException:
+        return
+    os._exit(code)
+
+
 class _guard:
     """What the click group does around a command: Ctrl-C and our own bugs, one line each."""
 
