@@ -71,3 +71,20 @@ def test_a_long_line_is_cut_before_it_is_escaped() -> None:
     lines = render_file(report)
     _assert_inert("\n".join(lines))
     assert max(map(len, lines)) < 400
+
+
+def test_the_report_joined_from_file_blocks_is_the_report_line_by_line() -> None:
+    from blockkit.render.text import file_block, join_blocks, render, summary_line
+    from blockkit.report import Report
+
+    texts = ['{"blockId": 5,\n "version": "x"}', "{}", '{"a": 1', "[]"]
+    report = Report(files=[check(read_text(text, f"m{i}.json")) for i, text in enumerate(texts)])
+    report.files.append(check(read_text('{"blockId": "ok"}', "clean.json")))
+    report.files[-1].findings.clear()  # a file without findings writes no lines at all
+    for color in (False, True):
+        lines = [line for file in report.files for line in render_file(file, color=color)]
+        expected = "\n".join([*lines, summary_line(report)]) + "\n"
+        blocks = [file_block(file, color=color) for file in report.files]
+        assert blocks[-1] == ""
+        assert all(block.endswith("\n") for block in blocks[:-1])
+        assert join_blocks(report, blocks) == render(report, color=color) == expected

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from blockkit.commands import _options
 from blockkit.commands._common import STDIN, STDIN_PATH, ContextFlags, echo, emit, error_line, expand_paths, use_color
@@ -25,12 +25,20 @@ PRIME_FILES = 16
 Job = tuple[Path, "Context", Optional[Path], Optional[bytes]]
 
 
-def _check_one(job: Job, layers: tuple[str, ...], keep_text: bool = True, snippets: bool = True) -> "FileReport | str":
+# Writes one file's part of the text report (render.text.file_block with the run's options).
+BlockWriter = Callable[["FileReport"], str]
+
+
+def _check_one(job: Job, layers: tuple[str, ...], keep_text: bool = True, snippets: bool = True,
+               block: Optional[BlockWriter] = None) -> "FileReport | str | tuple[FileReport, str]":
     """One manifest's report, or the one-line reason it could not be read.
 
     The report never keeps the parsed document, and keeps the text only where the text
     report may quote it in a snippet (``snippets``: a finding there) or ``keep_text`` asks
     for it (``lint --against`` reads it): what crosses back from a pool worker stays small.
+    With ``block``, the file's part of the text report is written here, where the file was
+    checked (in a worker, for a large batch), and comes back with the report: (report, part);
+    the report then keeps its text only if ``keep_text`` asks.
     """
     from blockkit.engine import UnreadableFile, check, read_path
     from blockkit.source import read_bytes
@@ -42,19 +50,24 @@ def _check_one(job: Job, layers: tuple[str, ...], keep_text: bool = True, snippe
         return str(exc)
     report = check(source, context, layers=layers, project_dir=project_dir)
     report.data = None
+    if block is not None:
+        part = block(report)
+        if not keep_text:
+            report.text = None
+        return report, part
     if not (keep_text or (snippets and report.findings)):
         report.text = None
     return report
 
 
-def check_many(jobs: list[Job], layers: tuple[str, ...], keep_text: bool = True,
-               snippets: bool = True) -> list["FileReport | str"]:
+def check_many(jobs: list[Job], layers: tuple[str, ...], keep_text: bool = True, snippets: bool = True,
+               block: Optional[BlockWriter] = None) -> list["FileReport | str | tuple[FileReport, str]"]:
     """Check every job, in order; large batches are spread over the machine's cores."""
     import os
     from functools import partial
 
     workers = min(os.cpu_count() or 1, 8)
-    work = partial(_check_one, layers=layers, keep_text=keep_text, snippets=snippets)
+    work = partial(_check_one, layers=layers, keep_text=keep_text, snippets=snippets, block=block)
     if len(jobs) < PARALLEL_MIN_FILES or workers < 2:
         return [work(job) for job in jobs]
     from blockkit.engine import warm_up
@@ -126,12 +139,28 @@ def run_check(paths: tuple[str, ...], flags: ContextFlags, *, layers: tuple[str,
         # A manifest under another name is a copy or a fixture, not the file of a block project.
         project_dir = manifest.parent if project_aware and manifest.name == MANIFEST_FILENAME else None
         jobs.append((manifest, config, project_dir, raw))
+    color = use_color(output is not None)
+    # The text report of validate is written file by file where each file is checked (in the
+    # workers, for a large batch), then joined; lint's policy may still drop findings, so its
+    # report, and every other format, is written at the end.
+    parts: Optional[list[str]] = None
+    block: Optional[BlockWriter] = None
+    if fmt == "text" and policy is None:
+        from functools import partial
+
+        from blockkit.render.text import file_block
+
+        parts = []
+        block = partial(file_block, color=color)
     outcomes = check_many([(manifest, config.context, project_dir, raw) for manifest, config, project_dir, raw in jobs],
-                          layers, keep_text=policy is not None, snippets=fmt == "text")
+                          layers, keep_text=policy is not None, snippets=fmt == "text", block=block)
     for (manifest, config, _, _), outcome in zip(jobs, outcomes):
         if isinstance(outcome, str):
             problems.append(outcome)
             continue
+        if isinstance(outcome, tuple):
+            outcome, part = outcome
+            parts.append(part)  # type: ignore[union-attr]
         if policy is not None:
             policy.review(manifest, config, outcome)
         report.files.append(outcome)
@@ -143,7 +172,12 @@ def run_check(paths: tuple[str, ...], flags: ContextFlags, *, layers: tuple[str,
     for problem in problems:
         echo(error_line(problem), err=True)
     if report.files or not problems:
-        emit(render(report, fmt, color=use_color(output is not None)), output)
+        if parts is not None:
+            from blockkit.render.text import join_blocks
+
+            emit(join_blocks(report, parts), output)
+        else:
+            emit(render(report, fmt, color=color), output)
     if problems:
         return 2
     return report.exit_code

@@ -84,9 +84,19 @@ def summary_line(report: Report) -> str:
     return f"Found {', '.join(parts)} in {files} file{'s' if files != 1 else ''} ({bad} failing)."
 
 
+def file_block(file: FileReport, *, color: bool = False, show_snippets: bool = True) -> str:
+    """One file's part of the report: its lines, each ending in a line feed ("" for no findings)."""
+    lines = render_file(file, color=color, show_snippets=show_snippets)
+    if not lines:
+        return ""
+    lines.append("")
+    return "\n".join(lines)
+
+
+def join_blocks(report: Report, blocks: list[str]) -> str:
+    """The report from each file's ``file_block``, in ``report.files`` order, and the summary."""
+    return "".join(blocks) + summary_line(report) + "\n"
+
+
 def render(report: Report, *, color: bool = False, show_snippets: bool = True, **_: object) -> str:
-    out: list[str] = []
-    for file in report.files:
-        out.extend(render_file(file, color=color, show_snippets=show_snippets))
-    out.append(summary_line(report))
-    return "\n".join(out) + "\n"
+    return join_blocks(report, [file_block(file, color=color, show_snippets=show_snippets) for file in report.files])
