@@ -27,18 +27,22 @@ Job = tuple[Path, "Context", Optional[Path], Optional[bytes]]
 
 # Writes one file's part of the text report (render.text.file_block with the run's options).
 BlockWriter = Callable[["FileReport"], str]
+# What comes back for a file when its part of the text report was written where it was
+# checked: that part, and its (errors, warnings, infos) for the summary line and exit status.
+Written = tuple[str, int, int, int]
 
 
 def _check_one(job: Job, layers: tuple[str, ...], keep_text: bool = True, snippets: bool = True,
-               block: Optional[BlockWriter] = None) -> "FileReport | str | tuple[FileReport, str]":
+               block: Optional[BlockWriter] = None) -> "FileReport | str | Written":
     """One manifest's report, or the one-line reason it could not be read.
 
     The report never keeps the parsed document, and keeps the text only where the text
     report may quote it in a snippet (``snippets``: a finding there) or ``keep_text`` asks
     for it (``lint --against`` reads it): what crosses back from a pool worker stays small.
     With ``block``, the file's part of the text report is written here, where the file was
-    checked (in a worker, for a large batch), and comes back with the report: (report, part);
-    the report then keeps its text only if ``keep_text`` asks.
+    checked (in a worker, for a large batch), and only that part and the file's counts come
+    back (``Written``): a thousand reports' findings cost more to pickle and unpickle than
+    to write out.
     """
     from blockkit.engine import UnreadableFile, check, read_path
     from blockkit.source import read_bytes
@@ -49,19 +53,18 @@ def _check_one(job: Job, layers: tuple[str, ...], keep_text: bool = True, snippe
     except UnreadableFile as exc:
         return str(exc)
     report = check(source, context, layers=layers, project_dir=project_dir)
-    report.data = None
     if block is not None:
-        part = block(report)
-        if not keep_text:
-            report.text = None
-        return report, part
+        from blockkit.render.text import severity_counts
+
+        return (block(report), *severity_counts(report))
+    report.data = None
     if not (keep_text or (snippets and report.findings)):
         report.text = None
     return report
 
 
 def check_many(jobs: list[Job], layers: tuple[str, ...], keep_text: bool = True, snippets: bool = True,
-               block: Optional[BlockWriter] = None) -> list["FileReport | str | tuple[FileReport, str]"]:
+               block: Optional[BlockWriter] = None) -> list["FileReport | str | Written"]:
     """Check every job, in order; large batches are spread over the machine's cores."""
     import os
     from functools import partial
@@ -140,47 +143,56 @@ def run_check(paths: tuple[str, ...], flags: ContextFlags, *, layers: tuple[str,
         project_dir = manifest.parent if project_aware and manifest.name == MANIFEST_FILENAME else None
         jobs.append((manifest, config, project_dir, raw))
     color = use_color(output is not None)
-    # The text report of validate is written file by file where each file is checked (in the
-    # workers, for a large batch), then joined; lint's policy may still drop findings, so its
-    # report, and every other format, is written at the end.
-    parts: Optional[list[str]] = None
-    block: Optional[BlockWriter] = None
     if fmt == "text" and policy is None:
+        # validate's text report is written file by file where each file is checked (in the
+        # workers, for a large batch); lint's policy may still drop findings, so its report,
+        # and every other format, is written from the whole Report at the end.
         from functools import partial
 
-        from blockkit.render.text import file_block
+        from blockkit.render.text import Tally, file_block, join_blocks
 
-        parts = []
-        block = partial(file_block, color=color)
-    outcomes = check_many([(manifest, config.context, project_dir, raw) for manifest, config, project_dir, raw in jobs],
-                          layers, keep_text=policy is not None, snippets=fmt == "text", block=block)
+        outcomes = check_many(_check_jobs(jobs), layers, keep_text=False, block=partial(file_block, color=color))
+        tally = Tally(strict)
+        parts: list[str] = []
+        for outcome in outcomes:
+            if isinstance(outcome, str):
+                problems.append(outcome)
+                continue
+            part, errors, warnings, infos = outcome  # type: ignore[misc]
+            parts.append(part)
+            tally.add(errors, warnings, infos)
+        _report_problems(problems)
+        if tally.files or not problems:
+            emit(join_blocks(parts, tally.line()), output)
+        return 2 if problems else (1 if tally.failing else 0)  # Report.exit_code: 1 when a file is not ok
+    outcomes = check_many(_check_jobs(jobs), layers, keep_text=policy is not None, snippets=fmt == "text")
     for (manifest, config, _, _), outcome in zip(jobs, outcomes):
         if isinstance(outcome, str):
             problems.append(outcome)
             continue
-        if isinstance(outcome, tuple):
-            outcome, part = outcome
-            parts.append(part)  # type: ignore[union-attr]
         if policy is not None:
-            policy.review(manifest, config, outcome)
-        report.files.append(outcome)
+            policy.review(manifest, config, outcome)  # type: ignore[arg-type]
+        report.files.append(outcome)  # type: ignore[arg-type]
     if policy is not None:
         try:
             policy.finish(report)
         except ConfigError as exc:
             problems.append(str(exc))
-    for problem in problems:
-        echo(error_line(problem), err=True)
+    _report_problems(problems)
     if report.files or not problems:
-        if parts is not None:
-            from blockkit.render.text import join_blocks
-
-            emit(join_blocks(report, parts), output)
-        else:
-            emit(render(report, fmt, color=color), output)
+        emit(render(report, fmt, color=color), output)
     if problems:
         return 2
     return report.exit_code
+
+
+def _check_jobs(jobs: list[tuple[Path, "Config", Optional[Path], Optional[bytes]]]) -> list[Job]:
+    return [(manifest, config.context, project_dir, raw) for manifest, config, project_dir, raw in jobs]
+
+
+def _report_problems(problems: list[str]) -> None:
+    for problem in problems:
+        echo(error_line(problem), err=True)
 
 
 # The options, in --help order: the click command and the fast parser both read this table.
