@@ -343,3 +343,13 @@ def test_a_large_batch_is_checked_with_the_collector_back_on(monkeypatch: pytest
         gc.enable()
     assert done.value.code == 0
     assert seen == [True]
+
+
+def test_a_command_line_the_fast_parser_leaves_to_click_is_offered_to_it_once() -> None:
+    code = ("import sys\nfrom blockkit.commands import _run\ncalls = []\nreal = _run.run_fast\n"
+            "def spy(argv):\n    calls.append(list(argv))\n    return real(argv)\n_run.run_fast = spy\n"
+            "sys.argv = ['blockkit', 'validate', '--help']\nfrom blockkit.cli import main\n"
+            "try:\n    main()\nexcept SystemExit as exc:\n    print('exit', exc.code, calls)\n")
+    env = {key: value for key, value in os.environ.items() if key != "_BLOCKKIT_CLICK_ONLY"}
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert result.stdout.splitlines()[-1] == "exit 0 [['validate', '--help']]", result.stdout + result.stderr

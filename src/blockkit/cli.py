@@ -46,7 +46,8 @@ class _Main:
                 except SystemExit as exc:
                     exit_at_once(exc)
                     raise
-            run_fast(sys.argv[1:] if args is None else list(args))
+            else:
+                run_fast(sys.argv[1:] if args is None else list(args))
         return _group().main(args=args, prog_name=prog_name, complete_var=complete_var,
                              standalone_mode=standalone_mode, **extra)
 
