@@ -7,6 +7,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from typing import NamedTuple
 
 import pytest
 
@@ -155,3 +156,25 @@ def test_when_no_worker_can_be_forked_the_work_is_done_in_process(monkeypatch: p
 
     monkeypatch.setattr(os, "fork", refuse)
     assert map_forked(_square, list(range(30)), 2, 4) == [n * n for n in range(30)]
+
+
+class _Pair(NamedTuple):
+    left: int
+    right: str
+
+
+class _Text(str):
+    pass
+
+
+def _typed(n: int) -> object:
+    # Plain built-ins (marshal), and a NamedTuple, a str subclass and a set beside them (pickle).
+    return [n, f"n{n}", (n, None, True), {"k": [1.5]}, _Pair(n, "x"), _Text("t"), frozenset({n})][n % 7]
+
+
+@pytest.mark.parametrize("chunk", [1, 7])
+def test_results_keep_their_types_whichever_way_they_cross(chunk: int) -> None:
+    got = map_forked(_typed, list(range(70)), 3, chunk)
+    expected = [_typed(n) for n in range(70)]
+    assert got == expected
+    assert [type(value) for value in got] == [type(value) for value in expected]
