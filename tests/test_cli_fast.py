@@ -353,3 +353,30 @@ def test_a_command_line_the_fast_parser_leaves_to_click_is_offered_to_it_once() 
     env = {key: value for key, value in os.environ.items() if key != "_BLOCKKIT_CLICK_ONLY"}
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert result.stdout.splitlines()[-1] == "exit 0 [['validate', '--help']]", result.stdout + result.stderr
+
+
+def test_a_path_argument_is_accepted_exactly_when_click_would(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import click
+
+    from blockkit.commands._options import _path_ok
+
+    readable = tmp_path / "ok.json"
+    readable.write_text("{}")
+    unreadable = tmp_path / "locked.json"
+    unreadable.write_text("{}")
+    real_access = os.access
+    # As root every file reads; a refused read is simulated for this one path, for click too.
+    monkeypatch.setattr(os, "access", lambda path, mode, **kw: os.fspath(path) != str(unreadable)
+                        and real_access(path, mode, **kw))
+
+    def click_accepts(value: str) -> bool:
+        try:
+            click.Path(path_type=str).convert(value, None, None)
+        except click.BadParameter:
+            return False
+        return True
+
+    for value in (str(readable), str(tmp_path), str(tmp_path / "missing.json"), str(unreadable)):
+        assert _path_ok(value, dir_okay=True) == click_accepts(value), value
+    assert _path_ok(str(unreadable), dir_okay=True) is False
+    assert _path_ok("a\0b", dir_okay=True) is False  # click's own error, whatever it is
