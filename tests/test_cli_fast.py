@@ -240,3 +240,143 @@ def test_argument_lists_of_other_than_strings_go_to_click() -> None:
     assert run_fast(["validate", Path("x.json")]) is None  # type: ignore[list-item]  # returned: click parses it
     assert run_fast(["validate", "--help"]) is None
     assert run_fast(["rules"]) is None
+
+
+# The process's own command line ends without the interpreter's teardown (commands/_run.py
+# exit_at_once); a caller that passes its own arguments gets SystemExit as from click.
+_TEARDOWN = ("import atexit, sys\natexit.register(print, 'teardown ran', file=sys.stderr)\n"
+             "sys.argv = ['blockkit', 'validate', *sys.argv[1:]]\nfrom blockkit.cli import main\n")
+
+
+@pytest.mark.parametrize(("content", "status"), [(None, 0), ({"blockId": 5}, 1), ("missing", 2)])
+def test_the_command_line_ends_at_once_with_its_status_and_every_byte(write_manifest, manifest, tmp_path: Path,
+                                                                        content: Any, status: int) -> None:
+    if content == "missing":
+        path = tmp_path / "missing.json"
+    else:
+        path = write_manifest(manifest if content is None else content)
+    env = {key: value for key, value in os.environ.items() if key != "_BLOCKKIT_CLICK_ONLY"}
+    fast = subprocess.run([sys.executable, "-c", _TEARDOWN + "main()\n", str(path)], capture_output=True, env=env)
+    # The same run in a caller's hands (arguments given): SystemExit, then the usual teardown.
+    usual = subprocess.run([sys.executable, "-c", _TEARDOWN + "main(sys.argv[1:])\n", str(path)],
+                           capture_output=True, env=env)
+    assert fast.returncode == usual.returncode == status
+    assert b"teardown ran" not in fast.stderr and b"teardown ran" in usual.stderr
+    assert fast.stdout == usual.stdout
+    assert fast.stderr == usual.stderr.replace(b"teardown ran\n", b"")
+
+
+def test_a_fast_exit_is_not_taken_when_it_could_differ(monkeypatch: pytest.MonkeyPatch) -> None:
+    from blockkit.commands import _run
+
+    exits: list[int] = []
+    monkeypatch.setattr(_run.os, "_exit", exits.append)
+    _run.exit_at_once(SystemExit("a message"))  # printed by the interpreter: its exit
+    _run.exit_at_once(SystemExit(300))
+    assert exits == []
+
+    class Broken:
+        def flush(self) -> None:
+            raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(sys, "stdout", Broken())
+    _run.exit_at_once(SystemExit(1))  # the interpreter reports the closed pipe, as it always has
+    assert exits == []
+    monkeypatch.undo()
+    monkeypatch.setattr(_run.os, "_exit", exits.append)
+    _run.exit_at_once(SystemExit(None))
+    _run.exit_at_once(SystemExit(2))
+    assert exits == [0, 2]
+
+
+def test_the_start_up_runs_without_the_cyclic_collector_and_a_run_leaves_it_as_it_was(write_manifest,
+                                                                                     manifest) -> None:
+    import gc
+
+    from blockkit.commands import _run
+
+    path = write_manifest(manifest)
+    seen: list[bool] = []
+    real = _run._run_fast
+
+    def spy(argv: list[str]) -> None:
+        seen.append(gc.isenabled())
+        real(argv)
+
+    assert gc.isenabled()
+    try:
+        _run._run_fast = spy  # type: ignore[assignment]
+        with pytest.raises(SystemExit):
+            _run.run_fast(["validate", str(path)])
+        assert seen == [False] and gc.isenabled()
+        gc.disable()  # a caller that keeps it off finds it off
+        with pytest.raises(SystemExit):
+            _run.run_fast(["validate", str(path)])
+        assert not gc.isenabled()
+    finally:
+        _run._run_fast = real  # type: ignore[assignment]
+        gc.enable()
+
+
+def test_a_large_batch_is_checked_with_the_collector_back_on(monkeypatch: pytest.MonkeyPatch, write_manifest,
+                                                             manifest, tmp_path: Path) -> None:
+    import gc
+
+    from blockkit import forkpool
+    from blockkit.commands import _run
+    from blockkit.commands.validate import PARALLEL_MIN_FILES
+
+    paths = [str(write_manifest(manifest, f"m{i}.json")) for i in range(PARALLEL_MIN_FILES)]
+    seen: list[bool] = []
+    real = forkpool.map_forked
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(forkpool, "map_forked", spy)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    try:
+        with pytest.raises(SystemExit) as done:
+            _run.run_fast(["validate", *paths])
+    finally:
+        gc.enable()
+    assert done.value.code == 0
+    assert seen == [True]
+
+
+def test_a_command_line_the_fast_parser_leaves_to_click_is_offered_to_it_once() -> None:
+    code = ("import sys\nfrom blockkit.commands import _run\ncalls = []\nreal = _run.run_fast\n"
+            "def spy(argv):\n    calls.append(list(argv))\n    return real(argv)\n_run.run_fast = spy\n"
+            "sys.argv = ['blockkit', 'validate', '--help']\nfrom blockkit.cli import main\n"
+            "try:\n    main()\nexcept SystemExit as exc:\n    print('exit', exc.code, calls)\n")
+    env = {key: value for key, value in os.environ.items() if key != "_BLOCKKIT_CLICK_ONLY"}
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert result.stdout.splitlines()[-1] == "exit 0 [['validate', '--help']]", result.stdout + result.stderr
+
+
+def test_a_path_argument_is_accepted_exactly_when_click_would(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import click
+
+    from blockkit.commands._options import _path_ok
+
+    readable = tmp_path / "ok.json"
+    readable.write_text("{}")
+    unreadable = tmp_path / "locked.json"
+    unreadable.write_text("{}")
+    real_access = os.access
+    # As root every file reads; a refused read is simulated for this one path, for click too.
+    monkeypatch.setattr(os, "access", lambda path, mode, **kw: os.fspath(path) != str(unreadable)
+                        and real_access(path, mode, **kw))
+
+    def click_accepts(value: str) -> bool:
+        try:
+            click.Path(path_type=str).convert(value, None, None)
+        except click.BadParameter:
+            return False
+        return True
+
+    for value in (str(readable), str(tmp_path), str(tmp_path / "missing.json"), str(unreadable)):
+        assert _path_ok(value, dir_okay=True) == click_accepts(value), value
+    assert _path_ok(str(unreadable), dir_okay=True) is False
+    assert _path_ok("a\0b", dir_okay=True) is False  # click's own error, whatever it is

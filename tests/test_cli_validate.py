@@ -14,8 +14,10 @@ from blockkit.platform import SCHEMA_ID
 
 
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    # PYTHONPATH passes through: a worktree that sets it to its src/ tests its own code.
+    env = {"PATH": "/usr/bin:/bin", "NO_COLOR": "1", **{k: v for k, v in os.environ.items() if k == "PYTHONPATH"}}
     return subprocess.run([sys.executable, "-m", "blockkit.cli", *args], capture_output=True, text=True,
-                          cwd=cwd, env={"PATH": "/usr/bin:/bin", "NO_COLOR": "1"})
+                          cwd=cwd, env=env)
 
 
 def test_valid_manifest_exits_0(write_manifest, manifest) -> None:
@@ -191,6 +193,32 @@ def test_a_large_batch_is_checked_in_parallel_with_the_same_verdicts(tmp_path: P
     got = json.loads(result.stdout)["files"]
     expected = [blockkit.validate_file(p).to_json()["files"][0] for p in paths if p.exists()]
     assert got == expected
+
+
+@pytest.mark.parametrize("extra", [[], ["--strict"]])
+def test_a_large_batch_s_text_report_is_written_in_the_workers_as_it_would_be_at_the_end(
+        tmp_path: Path, manifest, extra: list[str]) -> None:
+    # Each file's part of the text report is written where the file is checked, then joined.
+    import blockkit
+    from blockkit.commands.validate import PARALLEL_MIN_FILES
+    from blockkit.render import render
+    from blockkit.report import Report
+
+    paths = []
+    for i in range(PARALLEL_MIN_FILES + 40):
+        doc = json.loads(json.dumps(manifest))
+        if i % 3 == 0:
+            doc["version"] = f"v{i}"
+        if i % 4 == 0:
+            doc["tagline"] = "x" * 200
+        path = tmp_path / f"m{i:04d}.json"
+        path.write_text(json.dumps(doc, indent=2) if i % 7 else "{broken")
+        paths.append(path)
+    result = run("validate", *extra, *map(str, paths))
+    expected = Report(files=[blockkit.validate_file(p).files[0] for p in paths], strict=bool(extra))
+    assert result.stdout == render(expected, "text", color=False)
+    assert result.returncode == expected.exit_code == 1
+    assert result.stderr == ""
 
 
 @pytest.mark.parametrize("copies", [1, "parallel"])

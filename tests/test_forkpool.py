@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
+from typing import NamedTuple
 
 import pytest
 
@@ -40,33 +42,68 @@ def _big(n: int) -> str:
     return str(n) * (3 << 20)
 
 
-def _fail_on_seven(n: int) -> int:
-    if n == 7:
+# The test's own process: a worker is any other. Which process takes which chunk is decided as
+# they run (each takes the next free one), so the tests below make the parent slow (a worker
+# is then sure to take a chunk) and fail only in a worker.
+_PARENT = os.getpid()
+
+
+def _fail_in_a_worker(n: int) -> int:
+    if os.getpid() != _PARENT:
         raise ValueError(f"bad item {n}")
+    time.sleep(0.02)
     return n
 
 
 @pytest.mark.parametrize("parent_works", [False, True])
 def test_a_worker_exception_is_raised_in_the_parent(parent_works: bool) -> None:
-    # Item 7 is in the second chunk: the second share, a forked worker's either way.
-    with pytest.raises(ValueError, match="bad item 7") as caught:
-        map_forked(_fail_on_seven, list(range(50)), 2, 4, parent_works=parent_works)
+    with pytest.raises(ValueError, match="bad item") as caught:
+        map_forked(_fail_in_a_worker, list(range(50)), 2, 4, parent_works=parent_works)
     assert any("in a worker process" in note for note in getattr(caught.value, "__notes__", [""]))
 
 
-def _die_on_three(n: int) -> int:
-    import os
-
-    if n == 3:
+def _die_in_a_worker(n: int) -> int:
+    if os.getpid() != _PARENT:
         os._exit(9)
+    time.sleep(0.02)
     return n
 
 
 @pytest.mark.parametrize("parent_works", [False, True])
 def test_a_worker_that_dies_is_an_error_not_a_short_list(parent_works: bool) -> None:
-    # Item 3 is in the second chunk: a forked worker's share either way.
     with pytest.raises(WorkerFailed, match="exit status 9"):
-        map_forked(_die_on_three, list(range(40)), 2, 2, parent_works=parent_works)
+        map_forked(_die_in_a_worker, list(range(40)), 2, 2, parent_works=parent_works)
+
+
+def _pid_slow_in_a_worker(n: int) -> int:
+    if os.getpid() != _PARENT:
+        time.sleep(0.05)
+    return os.getpid()
+
+
+def test_a_slow_worker_takes_fewer_chunks() -> None:
+    # Dealt out in advance, the worker would get half of the 40 chunks (2 s of sleep); taken as
+    # each process is free, the parent does nearly all of them while the worker sleeps on one.
+    started = time.monotonic()
+    pids = map_forked(_pid_slow_in_a_worker, list(range(40)), 2, 1, parent_works=True)
+    assert len(pids) == 40
+    assert pids.count(_PARENT) >= 35, pids
+    assert time.monotonic() - started < 1.5
+
+
+def _pid(n: int) -> int:
+    return os.getpid()
+
+
+@pytest.mark.parametrize("parent_works", [False, True])
+def test_more_items_than_chunk_numbers_are_cut_into_larger_chunks(parent_works: bool) -> None:
+    from blockkit.forkpool import CHUNKS_MAX
+
+    count = CHUNKS_MAX * 3 + 5  # chunks of 1 asked for: 4 per chunk instead
+    assert map_forked(_square, list(range(count)), 3, 1, parent_works=parent_works) == [n * n for n in range(count)]
+    pids = map_forked(_pid, list(range(count)), 3, 1, parent_works=parent_works)
+    # Whole chunks of 4 go to one process each.
+    assert all(len(set(pids[i:i + 4])) == 1 for i in range(0, count, 4))
 
 
 # The parent is interrupted while every worker is stuck: one asleep mid-item, one blocked
@@ -119,3 +156,25 @@ def test_when_no_worker_can_be_forked_the_work_is_done_in_process(monkeypatch: p
 
     monkeypatch.setattr(os, "fork", refuse)
     assert map_forked(_square, list(range(30)), 2, 4) == [n * n for n in range(30)]
+
+
+class _Pair(NamedTuple):
+    left: int
+    right: str
+
+
+class _Text(str):
+    pass
+
+
+def _typed(n: int) -> object:
+    # Plain built-ins (marshal), and a NamedTuple, a str subclass and a set beside them (pickle).
+    return [n, f"n{n}", (n, None, True), {"k": [1.5]}, _Pair(n, "x"), _Text("t"), frozenset({n})][n % 7]
+
+
+@pytest.mark.parametrize("chunk", [1, 7])
+def test_results_keep_their_types_whichever_way_they_cross(chunk: int) -> None:
+    got = map_forked(_typed, list(range(70)), 3, chunk)
+    expected = [_typed(n) for n in range(70)]
+    assert got == expected
+    assert [type(value) for value in got] == [type(value) for value in expected]

@@ -36,9 +36,18 @@ class _Main:
              complete_var: Optional[str] = None, standalone_mode: bool = True, **extra: Any) -> Any:
         # Windows: click expands wildcards in sys.argv itself; it parses every run there.
         if standalone_mode and complete_var is None and not extra and not (args is None and os.name == "nt"):
-            from blockkit.commands._run import run_fast
+            from blockkit.commands._run import exit_at_once, run_fast
 
-            run_fast(sys.argv[1:] if args is None else list(args))
+            if args is None and _called_from_main():
+                # The process's own command line (the ``blockkit`` script, ``python -m blockkit``):
+                # nothing runs after the command, so it ends without the interpreter's teardown.
+                try:
+                    run_fast(sys.argv[1:])
+                except SystemExit as exc:
+                    exit_at_once(exc)
+                    raise
+            else:
+                run_fast(sys.argv[1:] if args is None else list(args))
         return _group().main(args=args, prog_name=prog_name, complete_var=complete_var,
                              standalone_mode=standalone_mode, **extra)
 
@@ -47,6 +56,15 @@ class _Main:
 
 
 main = _Main()
+
+
+def _called_from_main() -> bool:
+    """Whether ``main`` was called by the ``__main__`` module (the console script, ``python -m
+    blockkit``) rather than by other code, which may go on after the SystemExit."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_globals is globals():  # _Main.__call__, _Main.main
+        frame = frame.f_back  # type: ignore[assignment]
+    return frame is not None and frame.f_globals.get("__name__") == "__main__"
 
 
 def __getattr__(name: str) -> Any:

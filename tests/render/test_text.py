@@ -71,3 +71,41 @@ def test_a_long_line_is_cut_before_it_is_escaped() -> None:
     lines = render_file(report)
     _assert_inert("\n".join(lines))
     assert max(map(len, lines)) < 400
+
+
+def test_the_report_joined_from_file_blocks_is_the_report_line_by_line() -> None:
+    from blockkit.render.text import file_block, join_blocks, render, summary_line
+    from blockkit.report import Report
+
+    texts = ['{"blockId": 5,\n "version": "x"}', "{}", '{"a": 1', "[]"]
+    report = Report(files=[check(read_text(text, f"m{i}.json")) for i, text in enumerate(texts)])
+    report.files.append(check(read_text('{"blockId": "ok"}', "clean.json")))
+    report.files[-1].findings.clear()  # a file without findings writes no lines at all
+    for color in (False, True):
+        lines = [line for file in report.files for line in render_file(file, color=color)]
+        expected = "\n".join([*lines, summary_line(report)]) + "\n"
+        blocks = [file_block(file, color=color) for file in report.files]
+        assert blocks[-1] == ""
+        assert all(block.endswith("\n") for block in blocks[:-1])
+        assert join_blocks(blocks, summary_line(report)) == render(report, color=color) == expected
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_a_tally_of_counts_says_what_the_summary_of_the_reports_says(strict: bool) -> None:
+    from blockkit.render.text import Tally, severity_counts, summary_line
+    from blockkit.report import Finding, Report
+
+    def finding(severity: str) -> Finding:
+        return Finding("BK999", severity, "lint", "m", "", 1, 1, 1, 2)  # type: ignore[arg-type]
+
+    mixes = [[], ["error"], ["warning"], ["info"], ["error", "warning", "warning"], ["info", "info", "warning"]]
+    for chosen in ([0], [0, 0], [3], [2], [2, 3], [1, 2, 3, 4, 5], list(range(6)) * 3):
+        report = Report(strict=strict)
+        for i in chosen:
+            report.files.append(check(read_text("{}", f"m{i}.json")))
+            report.files[-1].findings[:] = [finding(severity) for severity in mixes[i]]
+        tally = Tally(strict)
+        for file in report.files:
+            tally.add(*severity_counts(file))
+        assert tally.line() == summary_line(report)
+        assert (1 if tally.failing else 0) == report.exit_code

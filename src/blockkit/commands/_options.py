@@ -162,6 +162,14 @@ def click_command(name: str, options: Sequence[Option], callback: Callable[..., 
 
 def _path_ok(value: str, *, dir_okay: bool) -> bool:
     """Whether click.Path(exists=False, readable=True, dir_okay=...) accepts ``value`` as it is."""
+    if dir_okay:
+        # A PATH argument: accepted if it does not exist, or if it can be read. One call answers
+        # the usual case (it exists and can be read) without the stat (~2.5 ms per 1000 paths).
+        try:
+            if os.access(value, os.R_OK):
+                return True
+        except ValueError:  # an embedded NUL: whatever click makes of it
+            return False
     try:
         st = os.stat(value)
     except OSError:

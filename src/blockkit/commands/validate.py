@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from blockkit.commands import _options
 from blockkit.commands._common import STDIN, STDIN_PATH, ContextFlags, echo, emit, error_line, expand_paths, use_color
@@ -16,6 +16,8 @@ if TYPE_CHECKING:
 
 # Below this many files a process pool costs more than it saves.
 PARALLEL_MIN_FILES = 200
+# How many files the parent checks before it forks (check_many).
+PRIME_FILES = 16
 
 
 # One manifest to check: its path, the context, the project folder lint may read (or None),
@@ -23,12 +25,24 @@ PARALLEL_MIN_FILES = 200
 Job = tuple[Path, "Context", Optional[Path], Optional[bytes]]
 
 
-def _check_one(job: Job, layers: tuple[str, ...], keep_text: bool = True, snippets: bool = True) -> "FileReport | str":
+# Writes one file's part of the text report (render.text.file_block with the run's options).
+BlockWriter = Callable[["FileReport"], str]
+# What comes back for a file when its part of the text report was written where it was
+# checked: that part, and its (errors, warnings, infos) for the summary line and exit status.
+Written = tuple[str, int, int, int]
+
+
+def _check_one(job: Job, layers: tuple[str, ...], keep_text: bool = True, snippets: bool = True,
+               block: Optional[BlockWriter] = None) -> "FileReport | str | Written":
     """One manifest's report, or the one-line reason it could not be read.
 
     The report never keeps the parsed document, and keeps the text only where the text
     report may quote it in a snippet (``snippets``: a finding there) or ``keep_text`` asks
     for it (``lint --against`` reads it): what crosses back from a pool worker stays small.
+    With ``block``, the file's part of the text report is written here, where the file was
+    checked (in a worker, for a large batch), and only that part and the file's counts come
+    back (``Written``): a thousand reports' findings cost more to pickle and unpickle than
+    to write out.
     """
     from blockkit.engine import UnreadableFile, check, read_path
     from blockkit.source import read_bytes
@@ -39,20 +53,24 @@ def _check_one(job: Job, layers: tuple[str, ...], keep_text: bool = True, snippe
     except UnreadableFile as exc:
         return str(exc)
     report = check(source, context, layers=layers, project_dir=project_dir)
+    if block is not None:
+        from blockkit.render.text import severity_counts
+
+        return (block(report), *severity_counts(report))
     report.data = None
     if not (keep_text or (snippets and report.findings)):
         report.text = None
     return report
 
 
-def check_many(jobs: list[Job], layers: tuple[str, ...], keep_text: bool = True,
-               snippets: bool = True) -> list["FileReport | str"]:
+def check_many(jobs: list[Job], layers: tuple[str, ...], keep_text: bool = True, snippets: bool = True,
+               block: Optional[BlockWriter] = None) -> list["FileReport | str | Written"]:
     """Check every job, in order; large batches are spread over the machine's cores."""
     import os
     from functools import partial
 
     workers = min(os.cpu_count() or 1, 8)
-    work = partial(_check_one, layers=layers, keep_text=keep_text, snippets=snippets)
+    work = partial(_check_one, layers=layers, keep_text=keep_text, snippets=snippets, block=block)
     if len(jobs) < PARALLEL_MIN_FILES or workers < 2:
         return [work(job) for job in jobs]
     from blockkit.engine import warm_up
@@ -63,12 +81,20 @@ def check_many(jobs: list[Job], layers: tuple[str, ...], keep_text: bool = True,
 
     # Forked workers inherit the loaded rules and validators instead of rebuilding them.
     warm_up(layers)
-    # Chunks small enough to spread the load and stream results back, large enough that
-    # sending them costs little. This process checks one share itself (workers - 1 forks).
+    from blockkit.commands._run import resume_gc
+
+    resume_gc()  # the start-up is over; a large batch frees its cyclic garbage as it goes
+    # Chunks small enough that the processes finish close together (each takes the next
+    # chunk when it is free), large enough that sending them costs little. This process
+    # checks chunks too (workers - 1 forks).
+    chunk = max(PRIME_FILES, min(256, len(jobs) // (workers * 16)))
+    # The first files are checked here before forking: what findings load on first use (the
+    # span locator, difflib, patterns compiled on first match) is then loaded once, not again
+    # in every worker (~5-15 ms each).
+    primed = [work(job) for job in jobs[:PRIME_FILES]]
     # Ctrl-C: the parent alone stops the run (exit 130, one line); map_forked kills the
     # workers first, whatever they are doing.
-    chunk = max(16, min(256, len(jobs) // (workers * 8)))
-    return map_forked(work, jobs, workers, chunk, parent_works=True)
+    return primed + map_forked(work, jobs[PRIME_FILES:], workers, chunk, parent_works=True)
 
 
 def _read_stdin() -> bytes:
@@ -116,27 +142,57 @@ def run_check(paths: tuple[str, ...], flags: ContextFlags, *, layers: tuple[str,
         # A manifest under another name is a copy or a fixture, not the file of a block project.
         project_dir = manifest.parent if project_aware and manifest.name == MANIFEST_FILENAME else None
         jobs.append((manifest, config, project_dir, raw))
-    outcomes = check_many([(manifest, config.context, project_dir, raw) for manifest, config, project_dir, raw in jobs],
-                          layers, keep_text=policy is not None, snippets=fmt == "text")
+    color = use_color(output is not None)
+    if fmt == "text" and policy is None:
+        # validate's text report is written file by file where each file is checked (in the
+        # workers, for a large batch); lint's policy may still drop findings, so its report,
+        # and every other format, is written from the whole Report at the end.
+        from functools import partial
+
+        from blockkit.render.text import Tally, file_block, join_blocks
+
+        outcomes = check_many(_check_jobs(jobs), layers, keep_text=False, block=partial(file_block, color=color))
+        tally = Tally(strict)
+        parts: list[str] = []
+        for outcome in outcomes:
+            if isinstance(outcome, str):
+                problems.append(outcome)
+                continue
+            part, errors, warnings, infos = outcome  # type: ignore[misc]
+            parts.append(part)
+            tally.add(errors, warnings, infos)
+        _report_problems(problems)
+        if tally.files or not problems:
+            emit(join_blocks(parts, tally.line()), output)
+        return 2 if problems else (1 if tally.failing else 0)  # Report.exit_code: 1 when a file is not ok
+    outcomes = check_many(_check_jobs(jobs), layers, keep_text=policy is not None, snippets=fmt == "text")
     for (manifest, config, _, _), outcome in zip(jobs, outcomes):
         if isinstance(outcome, str):
             problems.append(outcome)
             continue
         if policy is not None:
-            policy.review(manifest, config, outcome)
-        report.files.append(outcome)
+            policy.review(manifest, config, outcome)  # type: ignore[arg-type]
+        report.files.append(outcome)  # type: ignore[arg-type]
     if policy is not None:
         try:
             policy.finish(report)
         except ConfigError as exc:
             problems.append(str(exc))
-    for problem in problems:
-        echo(error_line(problem), err=True)
+    _report_problems(problems)
     if report.files or not problems:
-        emit(render(report, fmt, color=use_color(output is not None)), output)
+        emit(render(report, fmt, color=color), output)
     if problems:
         return 2
     return report.exit_code
+
+
+def _check_jobs(jobs: list[tuple[Path, "Config", Optional[Path], Optional[bytes]]]) -> list[Job]:
+    return [(manifest, config.context, project_dir, raw) for manifest, config, project_dir, raw in jobs]
+
+
+def _report_problems(problems: list[str]) -> None:
+    for problem in problems:
+        echo(error_line(problem), err=True)
 
 
 # The options, in --help order: the click command and the fast parser both read this table.

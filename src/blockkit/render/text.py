@@ -61,32 +61,64 @@ def render_file(file: FileReport, *, color: bool = False, show_snippets: bool = 
     return out
 
 
+def severity_counts(file: FileReport) -> tuple[int, int, int]:
+    """(errors, warnings, infos) among ``file``'s findings."""
+    severities = [f.severity for f in file.findings]
+    if not severities:
+        return 0, 0, 0
+    return severities.count("error"), severities.count("warning"), severities.count("info")
+
+
+class Tally:
+    """What the summary line counts, file by file: files, findings by severity, failing files
+    (an error, or under ``strict`` a warning: FileReport.ok)."""
+
+    __slots__ = ("strict", "files", "errors", "warnings", "infos", "failing")
+
+    def __init__(self, strict: bool) -> None:
+        self.strict = strict
+        self.files = self.errors = self.warnings = self.infos = self.failing = 0
+
+    def add(self, errors: int, warnings: int, infos: int) -> None:
+        self.files += 1
+        self.errors += errors
+        self.warnings += warnings
+        self.infos += infos
+        if errors or (self.strict and warnings):
+            self.failing += 1
+
+    def line(self) -> str:
+        files, errors, warnings, infos = self.files, self.errors, self.warnings, self.infos
+        if not (errors or warnings or infos):
+            return f"All checks passed ({files} file{'s' if files != 1 else ''})."
+        parts = [f"{errors} error{'s' if errors != 1 else ''}", f"{warnings} warning{'s' if warnings != 1 else ''}"]
+        if infos:
+            parts.append(f"{infos} info")
+        return f"Found {', '.join(parts)} in {files} file{'s' if files != 1 else ''} ({self.failing} failing)."
+
+
 def summary_line(report: Report) -> str:
-    files = len(report.files)
     # One pass over every finding (a thousand files' worth): the counts and the failing files.
-    errors = warnings = infos = bad = 0
-    strict = report.strict
+    tally = Tally(report.strict)
     for file in report.files:
-        severities = [f.severity for f in file.findings]
-        if not severities:
-            continue
-        file_errors, file_warnings = severities.count("error"), severities.count("warning")
-        errors += file_errors
-        warnings += file_warnings
-        infos += severities.count("info")
-        if file_errors or (strict and file_warnings):  # FileReport.ok
-            bad += 1
-    if not (errors or warnings or infos):
-        return f"All checks passed ({files} file{'s' if files != 1 else ''})."
-    parts = [f"{errors} error{'s' if errors != 1 else ''}", f"{warnings} warning{'s' if warnings != 1 else ''}"]
-    if infos:
-        parts.append(f"{infos} info")
-    return f"Found {', '.join(parts)} in {files} file{'s' if files != 1 else ''} ({bad} failing)."
+        tally.add(*severity_counts(file))
+    return tally.line()
+
+
+def file_block(file: FileReport, *, color: bool = False, show_snippets: bool = True) -> str:
+    """One file's part of the report: its lines, each ending in a line feed ("" for no findings)."""
+    lines = render_file(file, color=color, show_snippets=show_snippets)
+    if not lines:
+        return ""
+    lines.append("")
+    return "\n".join(lines)
+
+
+def join_blocks(blocks: list[str], summary: str) -> str:
+    """The report from each file's ``file_block``, in order, and the summary line."""
+    return "".join(blocks) + summary + "\n"
 
 
 def render(report: Report, *, color: bool = False, show_snippets: bool = True, **_: object) -> str:
-    out: list[str] = []
-    for file in report.files:
-        out.extend(render_file(file, color=color, show_snippets=show_snippets))
-    out.append(summary_line(report))
-    return "\n".join(out) + "\n"
+    return join_blocks([file_block(file, color=color, show_snippets=show_snippets) for file in report.files],
+                       summary_line(report))
