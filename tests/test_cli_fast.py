@@ -243,7 +243,8 @@ def test_argument_lists_of_other_than_strings_go_to_click() -> None:
 
 
 # The process's own command line ends without the interpreter's teardown (commands/_run.py
-# exit_at_once); a caller that passes its own arguments gets SystemExit as from click.
+# exit_at_once) when our entry point is __main__ (the console script, python -m blockkit); a
+# caller that passes its own arguments, or another script calling main(), gets SystemExit as from click.
 _TEARDOWN = ("import atexit, sys\natexit.register(print, 'teardown ran', file=sys.stderr)\n"
              "sys.argv = ['blockkit', 'validate', *sys.argv[1:]]\nfrom blockkit.cli import main\n")
 
@@ -256,7 +257,10 @@ def test_the_command_line_ends_at_once_with_its_status_and_every_byte(write_mani
     else:
         path = write_manifest(manifest if content is None else content)
     env = {key: value for key, value in os.environ.items() if key != "_BLOCKKIT_CLICK_ONLY"}
-    fast = subprocess.run([sys.executable, "-c", _TEARDOWN + "main()\n", str(path)], capture_output=True, env=env)
+    script = tmp_path / "bin" / "blockkit"  # named as the console script is
+    script.parent.mkdir()
+    script.write_text(_TEARDOWN + "main()\n")
+    fast = subprocess.run([sys.executable, str(script), str(path)], capture_output=True, env=env)
     # The same run in a caller's hands (arguments given): SystemExit, then the usual teardown.
     usual = subprocess.run([sys.executable, "-c", _TEARDOWN + "main(sys.argv[1:])\n", str(path)],
                            capture_output=True, env=env)
@@ -264,6 +268,27 @@ def test_the_command_line_ends_at_once_with_its_status_and_every_byte(write_mani
     assert b"teardown ran" not in fast.stderr and b"teardown ran" in usual.stderr
     assert fast.stdout == usual.stdout
     assert fast.stderr == usual.stderr.replace(b"teardown ran\n", b"")
+
+
+def test_another_script_calling_main_keeps_its_except_and_atexit(write_manifest, manifest, tmp_path: Path) -> None:
+    path = write_manifest(manifest)
+    env = {key: value for key, value in os.environ.items() if key != "_BLOCKKIT_CLICK_ONLY"}
+    caught = _TEARDOWN + "try:\n    main()\nexcept SystemExit as exc:\n    print('caught', exc.code)\n"
+    script = tmp_path / "wrapper.py"
+    script.write_text(caught)
+    for argv in ([sys.executable, str(script), str(path)], [sys.executable, "-c", caught, str(path)]):
+        result = subprocess.run(argv, capture_output=True, env=env)
+        assert result.returncode == 0 and result.stdout.endswith(b"caught 0\n"), result
+        assert b"teardown ran" in result.stderr
+
+
+def test_python_m_blockkit_takes_the_fast_exit(write_manifest, manifest) -> None:
+    path = write_manifest(manifest)
+    env = {key: value for key, value in os.environ.items() if key != "_BLOCKKIT_CLICK_ONLY"}
+    code = "import atexit, runpy, sys\natexit.register(print, 'teardown ran', file=sys.stderr)\n" \
+           "sys.argv = ['blockkit', 'validate', sys.argv[1]]\nrunpy.run_module('blockkit', run_name='__main__')\n"
+    result = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, env=env)
+    assert result.returncode == 0 and b"teardown ran" not in result.stderr, result
 
 
 def test_a_fast_exit_is_not_taken_when_it_could_differ(monkeypatch: pytest.MonkeyPatch) -> None:

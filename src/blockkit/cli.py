@@ -59,12 +59,19 @@ main = _Main()
 
 
 def _called_from_main() -> bool:
-    """Whether ``main`` was called by the ``__main__`` module (the console script, ``python -m
-    blockkit``) rather than by other code, which may go on after the SystemExit."""
+    """Whether ``main`` was called by our own entry points as the process's ``__main__``: the
+    installed ``blockkit`` console script or ``python -m blockkit``. Other code that calls
+    ``main()`` (a user's script, ``python -c``) may catch the SystemExit or count on atexit,
+    so it keeps the usual exit."""
     frame = sys._getframe(1)
     while frame is not None and frame.f_globals is globals():  # _Main.__call__, _Main.main
         frame = frame.f_back  # type: ignore[assignment]
-    return frame is not None and frame.f_globals.get("__name__") == "__main__"
+    if frame is None or frame.f_globals.get("__name__") != "__main__":
+        return False
+    spec = frame.f_globals.get("__spec__")
+    if spec is not None:
+        return bool(spec.name == "blockkit.__main__")
+    return os.path.basename(frame.f_code.co_filename) == "blockkit"  # the console script pip writes
 
 
 def __getattr__(name: str) -> Any:
