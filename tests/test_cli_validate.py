@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -172,20 +173,29 @@ def test_version_and_help_do_not_import_the_validation_stack() -> None:
     assert "blockkit, version" in result.stdout
 
 
+def write_batch(folder: Path, manifest: dict, count: int, vary: Callable[[dict, int], None]) -> list[Path]:
+    """``count`` manifest files: every 3rd with a bad version, every 7th not JSON, ``vary`` for more."""
+    paths = []
+    for i in range(count):
+        doc = json.loads(json.dumps(manifest))
+        if i % 3 == 0:
+            doc["version"] = f"v{i}"
+        vary(doc, i)
+        path = folder / f"m{i:04d}.json"
+        path.write_text(json.dumps(doc, indent=2) if i % 7 else "{broken")
+        paths.append(path)
+    return paths
+
+
 def test_a_large_batch_is_checked_in_parallel_with_the_same_verdicts(tmp_path: Path, manifest) -> None:
     import blockkit
     from blockkit.commands.validate import PARALLEL_MIN_FILES
 
-    paths = []
-    for i in range(PARALLEL_MIN_FILES + 20):
-        doc = json.loads(json.dumps(manifest))
-        if i % 3 == 0:
-            doc["version"] = f"v{i}"
+    def sandbox(doc: dict, i: int) -> None:
         if i % 5 == 0:
             doc["iframe"]["sandbox"] = "allow-scripts allow-popups"
-        path = tmp_path / f"m{i:04d}.json"
-        path.write_text(json.dumps(doc, indent=2) if i % 7 else "{broken")
-        paths.append(path)
+
+    paths = write_batch(tmp_path, manifest, PARALLEL_MIN_FILES + 20, sandbox)
     (tmp_path / "m0001.json").unlink()  # one unreadable path in the middle of the batch
     result = run("validate", "--format", "json", *map(str, paths))
     assert result.returncode == 2
@@ -204,16 +214,11 @@ def test_a_large_batch_s_text_report_is_written_in_the_workers_as_it_would_be_at
     from blockkit.render import render
     from blockkit.report import Report
 
-    paths = []
-    for i in range(PARALLEL_MIN_FILES + 40):
-        doc = json.loads(json.dumps(manifest))
-        if i % 3 == 0:
-            doc["version"] = f"v{i}"
+    def long_tagline(doc: dict, i: int) -> None:
         if i % 4 == 0:
             doc["tagline"] = "x" * 200
-        path = tmp_path / f"m{i:04d}.json"
-        path.write_text(json.dumps(doc, indent=2) if i % 7 else "{broken")
-        paths.append(path)
+
+    paths = write_batch(tmp_path, manifest, PARALLEL_MIN_FILES + 40, long_tagline)
     result = run("validate", *extra, *map(str, paths))
     expected = Report(files=[blockkit.validate_file(p).files[0] for p in paths], strict=bool(extra))
     assert result.stdout == render(expected, "text", color=False)
