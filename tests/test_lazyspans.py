@@ -141,11 +141,12 @@ def test_searches_per_object_are_bounded(monkeypatch: pytest.MonkeyPatch) -> Non
     """After _SEARCHES_MAX names an object is read member by member; both give the tree's answers."""
     import blockkit.lazyspans as lazyspans
 
-    text = json.dumps({f"k{i}": {"k": [i, {"k": i}]} for i in range(20)}, indent=1)
+    # Each name is spelled twice (once in the object below it), so that it is searched for.
+    text = json.dumps({f"k{i}": {f"k{i}": [i, {"k": i}]} for i in range(20)}, indent=1)
     tree = read_text(text)
-    lazy = lazyspans.LazySpans(text, 0)
+    lazy = lazyspans.LazySpans(text, 0, json.loads(text))
     for i in range(20):
-        assert lazy.span(f"/k{i}/k/1/k") == tree.span(f"/k{i}/k/1/k")
+        assert lazy.span(f"/k{i}/k{i}/1/k") == tree.span(f"/k{i}/k{i}/1/k")
     assert lazy.searches[lazy.root] == lazyspans._SEARCHES_MAX
     assert lazy.root in lazy.opened  # the rest was read member by member
     monkeypatch.setattr(lazyspans, "_SEARCHES_MAX", 0)

@@ -76,7 +76,6 @@ _MUST_ESCAPE = re.compile(r'["\\\x00-\x1f]')
 # reads the object from its start, which is cheapest for a few names but not for many.
 _SEARCHES_MAX = 8
 _MISSING = (-1, -1)
-_UNKNOWN: Any = object()
 
 # A name or string is "one-spelled" when it holds no character that JSON must escape
 # (``_MUST_ESCAPE``): ``s.isprintable() and '"' not in s and "\\" not in s`` (some more, such
@@ -113,11 +112,12 @@ class LazySpans:
 
     __slots__ = ("text", "root", "document", "opened", "ends", "found", "searches", "one_spelling")
 
-    def __init__(self, text: str, start: int, document: Any = _UNKNOWN) -> None:
+    def __init__(self, text: str, start: int, document: Any) -> None:
         self.text = text
         self.root = _WS.match(text, start).end()
-        # The parsed document (json.loads of the text), when known: it says which names and
-        # indices are there without reading the text.
+        # The parsed document (json.loads of the text): it says which names and indices are
+        # there, and whether a value is an object (a dict) or an array (a list), without reading
+        # the text.
         self.document = document
         self.opened: dict[int, _Opened] = {}  # container value start -> its children so far
         # Value start -> the offset after it: containers, and strings found by their spelling.
@@ -130,24 +130,15 @@ class LazySpans:
         # (a pass over the text at C speed; only texts up to LAZY_TEXT_MAX come here).
         self.one_spelling = "\\" not in text or ("\\u" not in text and "\\/" not in text)
 
-    def _member(self, node: int, name: str, present: bool = False) -> Optional[tuple[int, int]]:
-        """(name start, value start) of member ``name`` of the object at ``node``, or None.
-
-        ``present``: the document says that the object has the member.
-        """
-        known = self.found.get((node, name))
-        if known is not None:
-            return None if known is _MISSING else known
-        return self._new_member(node, name, present)
-
-    def _new_member(self, node: int, name: str, present: bool) -> Optional[tuple[int, int]]:
-        """``_member`` for a name not looked up before in this object."""
+    def _new_member(self, node: int, name: str) -> Optional[tuple[int, int]]:
+        """(name start, value start) of member ``name`` of the object at ``node``, which the document
+        says the object has, or None; for a name not looked up before in this object."""
         found: Optional[tuple[int, int]]
         # One-spelled, and spelled so exactly once? (written out: this runs for nearly every finding)
         if self.one_spelling and name.isprintable() and '"' not in name and "\\" not in name:
             spelled = f'"{name}"'
             text = self.text
-            at = text.find(spelled) if present else -1
+            at = text.find(spelled)
             if at >= 0 and text.find(spelled, at + 1) < 0:
                 # The member's name is spelled so somewhere, and only one place is: that is the name.
                 found = (at, _COLON.match(text, at + len(spelled)).end())  # type: ignore[union-attr]
@@ -164,7 +155,7 @@ class LazySpans:
         return found
 
     def _search_member(self, node: int, spelled: str) -> Optional[tuple[int, int]]:
-        """``_member`` by search for the name's one spelling."""
+        """``_new_member`` by search for the name's one spelling."""
         text, inside, find = self.text, _match(_INSIDE), self.text.find
         pos = node + 1  # always where a member, a value or the object's end may begin
         while True:
@@ -186,7 +177,7 @@ class LazySpans:
             pos = _SKIP(text, reached)[1]
 
     def _read_member(self, node: int, name: str) -> Optional[tuple[int, int]]:
-        """``_member`` member by member: the object is read until the name is found, and later
+        """``_new_member`` member by member: the object is read until the name is found, and later
         lookups go on from there."""
         opened = self.opened.get(node)
         if opened is None:
@@ -296,54 +287,51 @@ class LazySpans:
         """Offsets for a pointer; falls back to the nearest ancestor that has a position."""
         text = self.text
         node, key = self.root, -1
-        value = self.document  # the document's value at ``node`` (_UNKNOWN: not known)
+        # The document's value at ``node``. json.loads builds a dict exactly for an object and a
+        # list exactly for an array, so its type tells what the text has at ``node`` (an object,
+        # an array or a scalar) without reading the text.
+        value = self.document
         if pointer:
             if pointer[0] != "/":
                 return self._reached(node)
             found = self.found
             for token in pointer[1:].split("/"):
-                opener = text[node:node + 1]
-                if opener == "{":
+                kind = type(value)
+                if kind is dict:
                     if "~" in token:
                         token = token.replace("~1", "/").replace("~0", "~")
-                    if value is _UNKNOWN:
-                        child = self._member(node, token)
-                    elif token in value:
-                        # A member looked up before (the answers of _member, kept in ``found``).
-                        child = found.get((node, token))
-                        if child is None:
-                            child = self._new_member(node, token, True)
-                        elif child is _MISSING:
-                            child = None
-                        value = value[token]
-                    else:
-                        child = None
+                    if token not in value:
+                        return self._reached(node)
+                    # A member looked up before (the answers of _new_member, kept in ``found``).
+                    child = found.get((node, token))
                     if child is None:
+                        child = self._new_member(node, token)
+                        if child is None:
+                            return self._reached(node)
+                    elif child is _MISSING:
                         return self._reached(node)
                     key, node = child
-                elif opener == "[":
+                    value = value[token]
+                elif kind is list:
                     # Array indices as JSON Pointer writes them: decimal, no sign, no leading zero.
                     if not (token.isascii() and token.isdigit()) or (len(token) > 1 and token[0] == "0"):
                         return self._reached(node)
                     index = int(token)
-                    if value is _UNKNOWN:
-                        item = self._item(node, index)
-                    elif index < len(value):
-                        known = found.get((node, index))
-                        item = known[1] if known is not None else self._known_item(node, index, value)
-                        value = value[index]
-                    else:
-                        item = None
+                    if index >= len(value):
+                        return self._reached(node)
+                    known = found.get((node, index))
+                    item = known[1] if known is not None else self._known_item(node, index, value)
                     if item is None:
                         return self._reached(node)
                     key, node = -1, item
+                    value = value[index]
                 else:  # a scalar has no children
                     return self._reached(node)
         if at == "key" and key >= 0:
             matched = _SCALAR.match(text, key)
             return (key, matched.end() if matched else key)
-        opener = text[node:node + 1]
-        if opener == "{" or opener == "[":
+        kind = type(value)
+        if kind is dict or kind is list:
             if at == "open":
                 return (node, node + 1)
             return (node, self._end(node))
