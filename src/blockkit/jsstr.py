@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from json.encoder import encode_basestring
 from typing import Any
 
 # ECMAScript WhiteSpace + LineTerminator: what String.prototype.trim strips and
@@ -174,7 +175,9 @@ def quote(value: str, limit: int = QUOTE_MAX) -> str:
     characters long (a longer one is cut, and ends in "…" instead of its closing quote)."""
     # Only the head can be shown: each character takes at least one, so limit of them are plenty.
     head = value if len(value) <= limit else value[:limit]
-    return cut(_visible(json.dumps(head, ensure_ascii=False)), limit)
+    # What json.dumps(head, ensure_ascii=False) returns for a str (its encoder calls this very
+    # function), without building a JSONEncoder on every call: a message quotes a value or two.
+    return cut(_visible(encode_basestring(head)), limit)
 
 
 def cut(text: str, limit: int) -> str:
@@ -195,12 +198,17 @@ def cut(text: str, limit: int) -> str:
     return head + "…"
 
 
+# json.dumps(value, ensure_ascii=False) builds this encoder on every call; one shared instance
+# gives the same text (encode keeps no state between calls, so threads can share it).
+_ENCODER = json.JSONEncoder(ensure_ascii=False)
+
+
 def show(value: Any, limit: int = QUOTE_MAX) -> str:
     """A JSON rendering of ``value`` for messages: invisible characters escaped, at most ``limit`` characters."""
     if isinstance(value, str):
         return quote(value, limit)
     try:
-        text = json.dumps(value, ensure_ascii=False)
+        text = _ENCODER.encode(value)
     except (TypeError, ValueError):
         text = repr(value)
     return cut(_visible(text), limit)

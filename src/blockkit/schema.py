@@ -371,16 +371,27 @@ def schema_hits(document: Any, text: str | None = None) -> Iterator[tuple[str, H
     yield from failing_hits(document, text)
 
 
+_prune_module: Any = None  # blockkit.prune, imported for the first document that fails the schema
+
+
+def _import_prune() -> Any:
+    # Once, not on every failing document: an import statement in a function costs about 1 µs.
+    global _prune_module
+    import blockkit.prune
+
+    _prune_module = blockkit.prune
+    return _prune_module
+
+
 def failing_hits(document: Any, text: str | None = None) -> Iterator[tuple[str, Hit, str]]:
     """``schema_hits`` for a document ``passes_fast`` refused (the engine asks that first)."""
-    from blockkit.prune import ITEMS_MAX, Pruned, prune  # only for a document that fails the schema
-
-    if text is not None and text.count(",") < ITEMS_MAX:
+    prune_module = _prune_module or _import_prune()
+    if text is not None and text.count(",") < prune_module.ITEMS_MAX:
         # (prune would still put null in place of lists and objects the schema never looks into;
         # that spares the engines converting them, and changes no error: nothing reads them.)
-        pruned = Pruned(document)
+        pruned = prune_module.Pruned(document)
     else:
-        pruned = prune(document, load_schema())
+        pruned = prune_module.prune(document, load_schema())
     try:
         errors: Any = _fast_errors(document, pruned)
     except Exception:  # anything the fast engine cannot take: the reference engine explains it
