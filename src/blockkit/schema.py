@@ -371,21 +371,18 @@ def schema_hits(document: Any, text: str | None = None) -> Iterator[tuple[str, H
     yield from failing_hits(document, text)
 
 
-_prune_module: Any = None  # blockkit.prune, imported for the first document that fails the schema
-
-
-def _import_prune() -> Any:
-    # Once, not on every failing document: an import statement in a function costs about 1 µs.
-    global _prune_module
+@lru_cache(maxsize=None)
+def _prune_module() -> Any:
+    """blockkit.prune, imported for the first document that fails the schema (an import
+    statement run on every failing document cost about 1 us)."""
     import blockkit.prune
 
-    _prune_module = blockkit.prune
-    return _prune_module
+    return blockkit.prune
 
 
 def failing_hits(document: Any, text: str | None = None) -> Iterator[tuple[str, Hit, str]]:
     """``schema_hits`` for a document ``passes_fast`` refused (the engine asks that first)."""
-    prune_module = _prune_module or _import_prune()
+    prune_module = _prune_module()
     if text is not None and text.count(",") < prune_module.ITEMS_MAX:
         # (prune would still put null in place of lists and objects the schema never looks into;
         # that spares the engines converting them, and changes no error: nothing reads them.)
