@@ -31,12 +31,14 @@ if not DEFAULT_CORPUS.is_dir():
 
 # Runs in the subprocess: prints one JSON object of microseconds per manifest.
 _PROBE = r"""
-import json, sys, time
+import json, sys
 from pathlib import Path
 import blockkit, jsonschema_rs
 from blockkit import engine, source
 
 corpus, inner, schema = Path(sys.argv[1]), int(sys.argv[2]), Path(sys.argv[3])
+sys.path.insert(0, sys.argv[4])  # the benchmarks folder
+from _timing import best as best_of
 texts = [p.read_text(encoding="utf-8") for p in sorted(corpus.glob("*.json"))]
 validator = jsonschema_rs.validator_for(json.loads(schema.read_text()))
 for text in texts:
@@ -64,13 +66,7 @@ def locate(case):
 
 
 def best(fn, items):
-    times = []
-    for _ in range(inner):
-        start = time.process_time()
-        for item in items:
-            fn(item)
-        times.append((time.process_time() - start) / len(items) * 1e6)
-    return min(times)
+    return best_of(fn, items, inner)
 
 
 read = best(source.read_text, texts)
@@ -103,7 +99,7 @@ def main() -> None:
             if tree:
                 env["PYTHONPATH"] = tree
             out = subprocess.run([sys.executable, "-c", _PROBE, str(args.corpus), str(args.inner),
-                                  str(REPO / "schema" / "app-block.v1.json")],
+                                  str(REPO / "schema" / "app-block.v1.json"), str(Path(__file__).resolve().parent)],
                                  env=env, check=True, capture_output=True, text=True).stdout
             results[tree].append(json.loads(out))
     print(f"CPU time per manifest, median of {args.rounds} rounds (best of {args.inner} passes each), "

@@ -19,13 +19,13 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import jsonschema_rs
 import orjson
+from _timing import best
 
 import blockkit
 from blockkit import fastparse, source
@@ -34,17 +34,6 @@ REPO = Path(__file__).resolve().parents[1]
 DEFAULT_CORPUS = Path("/work/shared/corpus/real")
 if not DEFAULT_CORPUS.is_dir():
     DEFAULT_CORPUS = REPO.parent / "shared" / "corpus" / "real"
-
-
-def best(call: Callable[[Any], object], items: list[Any], inner: int) -> float:
-    """Microseconds of CPU time per item, the best of ``inner`` passes."""
-    times = []
-    for _ in range(inner):
-        start = time.process_time()
-        for item in items:
-            call(item)
-        times.append((time.process_time() - start) / len(items) * 1e6)
-    return min(times)
 
 
 def main() -> None:
