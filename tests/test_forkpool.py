@@ -82,13 +82,12 @@ def _pid_slow_in_a_worker(n: int) -> int:
 
 
 def test_a_slow_worker_takes_fewer_chunks() -> None:
-    # Dealt out in advance, the worker would get half of the 40 chunks (2 s of sleep); taken as
+    # Dealt out in advance, the worker would get half of the 40 chunks (1 s of sleep); taken as
     # each process is free, the parent does nearly all of them while the worker sleeps on one.
-    started = time.monotonic()
+    # (No wall-time bound: the count tells the two apart, and a loaded machine only slows both.)
     pids = map_forked(_pid_slow_in_a_worker, list(range(40)), 2, 1, parent_works=True)
     assert len(pids) == 40
-    assert pids.count(_PARENT) >= 35, pids
-    assert time.monotonic() - started < 1.5
+    assert pids.count(_PARENT) >= 30, pids
 
 
 def _pid(n: int) -> int:
