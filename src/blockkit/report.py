@@ -86,6 +86,12 @@ def new_finding(code: str, severity: Severity, layer: Layer, message: str, point
     return made
 
 
+def fails(errors: int, warnings: int, strict: bool) -> bool:
+    """Whether a file fails: an error, or under ``strict`` a warning (FileReport.ok and the
+    text report's Tally, which knows a file by its counts, both ask this)."""
+    return bool(errors or (strict and warnings))
+
+
 # A finding's place in the sorted list: (line, column, code), read at C speed.
 _sort_key = attrgetter("line", "column", "code")
 
@@ -115,8 +121,7 @@ class FileReport:
 
     def ok(self, strict: bool = False) -> bool:
         """No error, and under ``strict`` no warning either."""
-        failing = ("error", "warning") if strict else ("error",)
-        return not any(f.severity in failing for f in self.findings)
+        return not fails(self.errors, self.warnings, strict)
 
     def sort(self) -> None:
         self.findings.sort(key=_sort_key)

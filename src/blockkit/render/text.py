@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from blockkit.render.terminal import visible, visible_line
-from blockkit.report import FileReport, Finding, Report
+from blockkit.report import FileReport, Finding, Report, fails
 from blockkit.source import split_lines
 
 _COLORS = {"error": "\033[31m", "warning": "\033[33m", "info": "\033[36m", "bold": "\033[1m",
@@ -84,7 +84,7 @@ class Tally:
         self.errors += errors
         self.warnings += warnings
         self.infos += infos
-        if errors or (self.strict and warnings):
+        if fails(errors, warnings, self.strict):
             self.failing += 1
 
     def line(self) -> str:
