@@ -31,6 +31,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
+from blockkit.identity_cache import IdentityCache
+
 # Longer lists and objects are pruned. Real manifests stay far below (goods <= 32,
 # targets <= 16, one entry per scope); it must exceed every maxItems in the schema.
 ITEMS_MAX = 100
@@ -159,20 +161,12 @@ def _compile(schema: Any) -> Optional[_Plan]:
     return _Plan(schema)
 
 
-# id() of a schema -> (the schema, its plan); the schema is held so that its id stays its own.
-_plans: dict[int, tuple[Any, Optional[_Plan]]] = {}
+# The plan of each schema pruned (one schema in use; more are tests' throwaway schemas).
+_plans: IdentityCache[Optional[_Plan]] = IdentityCache(64)
 
 
 def _plan(schema: Any) -> Optional[_Plan]:
-    entry = _plans.get(id(schema))
-    if entry is not None and entry[0] is schema:
-        return entry[1]
-    plan = _compile(schema)
-    with _lock:
-        if len(_plans) >= 64:  # one schema in use; any more are tests' throwaway schemas
-            _plans.clear()
-        _plans[id(schema)] = (schema, plan)
-    return plan
+    return _plans.get(schema, _compile)
 
 
 # What _light gives when it meets a list or object longer than the limit: the full walk decides.

@@ -21,6 +21,7 @@ import threading
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
+from blockkit.identity_cache import IdentityCache
 from blockkit.jsstr import QUOTE_MAX, cut, quote, show, without_lone_surrogates
 from blockkit.platform import SCHEMA_ID, SCOPE_SHAPE, SUBMIT_CHECKED_FIELDS
 from blockkit.resources import schema_path
@@ -452,21 +453,13 @@ def _human_path(pointer: str) -> str:
 _cached_human_path = lru_cache(maxsize=CACHED_PATHS)(_human_path)
 
 
-# id() of an enum's list in the schema -> (the list, its options as messages show them). The list
-# is held so that its id stays its own; the schema has a handful, more are throwaway schemas.
-_shown_options: dict[int, tuple[Any, str]] = {}
+# An enum's list in the schema -> its options as messages show them (the schema has a handful).
+_shown_options: IdentityCache[str] = IdentityCache(256)
 
 
 def _options_text(owner: Any, options: list[Any]) -> str:
     """``options`` (the values of ``owner``, an enum in the schema) as messages list them."""
-    entry = _shown_options.get(id(owner))
-    if entry is not None and entry[0] is owner:
-        return entry[1]
-    text = ", ".join(map(_show, options))
-    if len(_shown_options) >= 256:
-        _shown_options.clear()
-    _shown_options[id(owner)] = (owner, text)
-    return text
+    return _shown_options.get(owner, lambda _: ", ".join(map(_show, options)))
 
 
 def _to_hits(error: Any, suggest: Callable[[Any, list[Any]], str | None] = _suggest) -> Iterator[tuple[str, Hit, str]]:
