@@ -7,7 +7,12 @@ time (process_time) per manifest of blockkit.validate on the text and of the ref
 the same process, and the ratio. With --profile GROUP, prints a cProfile of validate over
 that group instead.
 
+With --no-positions, an experiment and not a mode of blockkit: every finding is built
+with line and column 1 instead of being located (engine._finding replaced in this
+process), which shows what the library would cost if it reported no positions at all.
+
 Usage: python benchmarks/bench_findings.py [--rounds 7] [--inner 20] [--corpus DIR] [--profile rules]
+       [--no-positions]
 """
 
 from __future__ import annotations
@@ -42,14 +47,31 @@ def groups(corpus: Path) -> tuple[dict[str, list[str]], object]:
     return out, validator
 
 
+def _drop_positions() -> None:
+    """Replace the engine's finding builder with one that locates nothing (--no-positions)."""
+    from blockkit import engine
+    from blockkit.report import new_finding
+
+    def unlocated(source, rule, hit):  # type: ignore[no-untyped-def]
+        return new_finding(rule.code, rule.severity, rule.layer, hit.message, hit.pointer, 1, 1, 1, 1,
+                           hit.hint, hit.fix)
+
+    engine._finding = unlocated  # type: ignore[assignment]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--inner", type=int, default=20)
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--profile", choices=("clean", "rules", "invalid"))
+    parser.add_argument("--no-positions", action="store_true",
+                        help="experiment: build every finding at line 1, column 1 without locating it")
     args = parser.parse_args()
     import blockkit
+
+    if args.no_positions:
+        _drop_positions()
 
     by_group, validator = groups(args.corpus)
     for texts in by_group.values():  # warm: guards compiled, caches filled
@@ -75,6 +97,8 @@ def main() -> None:
         return
 
     clock = time.process_time
+    if args.no_positions:
+        print("EXPERIMENT --no-positions: findings are not located (every one at 1:1)")
     print(f"corpus {args.corpus}; CPU us per manifest, {args.rounds} rounds x {args.inner} calls per manifest, "
           "the reference and validate timed in turn on each manifest (so that load from other processes "
           "falls on both alike)")
