@@ -26,8 +26,15 @@ pytestmark = pytest.mark.browser
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "dev"
 # The page schedule at a fifth of its length: 2 s mounts, 400 ms and 1 s pauses, 80 ms re-posts.
 FAST = PLATFORM_TIMINGS.scaled(0.2)
-# How far a browser timer may drift on a loaded two-core machine.
-TIMER_SLACK_MS = 120
+# A browser timer never fires before its delay (up to the page clock's rounding), but on a
+# loaded machine it can fire well after it: timings are held to [delay - EARLY, delay + LATE].
+TIMER_EARLY_MS = 5
+TIMER_LATE_MS = 400
+
+
+def on_time(waited: float, delay: float) -> bool:
+    """Whether a timer that waited ``waited`` ms kept to its ``delay``: not early, not far late."""
+    return delay - TIMER_EARLY_MS <= waited <= delay + TIMER_LATE_MS
 
 
 def times(events: list[dict[str, Any]], name: str) -> list[float]:
@@ -168,11 +175,11 @@ def test_a_silent_page_is_retried_on_schedule_then_shows_the_failure_card(host: 
     assert len(mounts) == len(give_ups) == 1 + len(FAST.page_retry_delays_ms) == 3
 
     for mounted, gave_up in zip(mounts, give_ups):
-        assert gave_up - mounted == pytest.approx(FAST.ready_timeout_ms, abs=TIMER_SLACK_MS)
+        assert on_time(gave_up - mounted, FAST.ready_timeout_ms), (mounted, gave_up)
     pauses = [mounts[1] - give_ups[0], mounts[2] - give_ups[1]]
-    assert pauses == pytest.approx(list(FAST.page_retry_delays_ms), abs=TIMER_SLACK_MS)
+    assert all(map(on_time, pauses, FAST.page_retry_delays_ms)), pauses
     assert [e["delayMs"] for e in trace.lifecycle(events, "retry-scheduled")] == pytest.approx([400, 1000])
-    assert give_ups[2] <= card < give_ups[2] + TIMER_SLACK_MS
+    assert give_ups[2] <= card <= give_ups[2] + TIMER_LATE_MS
 
     for attempt in (1, 2, 3):
         posts = [e["t"] for e in trace.messages(events, "out", "BLOCK_INIT") if e["attempt"] == attempt]
@@ -190,7 +197,7 @@ def test_a_silent_slot_collapses_after_ten_seconds_at_real_timing(host: Any, mak
     run.wait_outcome("collapsed", timeout_ms=25_000)
     events = run.events()
     [mounted], [gave_up] = times(events, "mount"), times(events, "give-up")
-    assert gave_up - mounted == pytest.approx(10_000, abs=TIMER_SLACK_MS)
+    assert on_time(gave_up - mounted, 10_000), (mounted, gave_up)
     assert times(events, "collapse") and not times(events, "retry-scheduled")
     posts = [e["t"] for e in trace.messages(events, "out", "BLOCK_INIT")]
     assert median_gap(posts) == pytest.approx(400, abs=25)
