@@ -8,10 +8,12 @@ taken, or the comparison could pass by luck.
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
 import random
 import struct
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,6 +23,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import blockkit
 from blockkit import fastparse, source
 from blockkit.engine import ALL_LAYERS, check
 from blockkit.platform import LIMITS
@@ -273,6 +276,36 @@ def test_the_switch_to_orjson(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(source, "_reads", 0)
     monkeypatch.setitem(sys.modules, "orjson", orjson)
     assert source._fast_parser() is fastparse
+
+
+def test_an_orjson_that_does_not_bound_its_recursion_is_not_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before 3.9.15 orjson.loads overflowed the native stack on deep nesting (a crash, not an
+    exception), and dumps was unsafe until 3.11.6: with such an orjson, fastparse does not
+    import and every text goes through the json path."""
+    assert fastparse._recent_enough(fastparse.ORJSON_MIN)
+    assert fastparse._recent_enough("3.13.0") and fastparse._recent_enough(orjson.__version__)
+    for old in ("3.8.3", "3.9.14", "3.11.5", "", "unknown"):
+        assert not fastparse._recent_enough(old), old
+    monkeypatch.setattr(orjson, "__version__", "3.8.3")
+    monkeypatch.delitem(sys.modules, "blockkit.fastparse")
+    monkeypatch.delattr(blockkit, "fastparse")  # as in a process that never imported it
+    with pytest.raises(ImportError, match=r"orjson 3\.8\.3 can overflow the stack.*needs orjson >= 3\.11\.6"):
+        importlib.import_module("blockkit.fastparse")
+    monkeypatch.setattr(source, "_fast", None)
+    monkeypatch.setattr(source, "_reads", source.FAST_PARSE_AFTER)
+    assert source._fast_parser() is None and source._fast is False
+    assert [f.code for f in check(source.read_text("[" * 300 + "]" * 300)).findings] == ["BK004"]
+
+
+def test_deep_nesting_in_a_process_that_uses_orjson_is_bk004_not_a_crash() -> None:
+    """With orjson imported first, blockkit parses with it at once; half a megabyte of brackets
+    (within the 1 MiB file limit) crashed the whole process with orjson 3.8 (SIGSEGV)."""
+    code = ("import orjson, blockkit, blockkit.source as s\n"
+            "r = blockkit.validate('[' * 300000 + ']' * 300000)\n"
+            "print(' '.join(f.code for f in r.files[0].findings), s._fast is not None)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    assert done.stdout.split() == ["BK004", "True"]
 
 
 # JSON-like texts with repeated names, long digit runs, escapes and odd spacing, valid or not.

@@ -22,6 +22,12 @@ nesting: its own limit (1024)               ``orjson.dumps`` refuses documents p
 a byte order mark, invalid UTF-8            not asked: ``blockkit.source`` reports them first
 ==========================================  =======================================================
 
+Recursion: orjson before 3.9.15 parsed with no depth limit, so half a megabyte of ``[``
+overflowed the native stack and killed the process (CVE-2024-27454), and its ``dumps``
+had an unsafe limit until 3.11.6 (GHSA-hx9q-6w63-j58v). blockkit requires a newer orjson;
+with an older one installed anyway, importing this module fails and the json path reads
+every text.
+
 Floats: orjson rounds decimal literals to the nearest double as ``float()`` does (the tests
 compare them on hard cases). Smaller integers, strings, literals, lists and objects
 come out as the same Python values.
@@ -40,8 +46,24 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
+from packaging.version import InvalidVersion, Version
 
 from blockkit.platform import LIMITS
+
+# The first orjson whose loads and dumps both bound their recursion (see the module docstring).
+ORJSON_MIN = "3.11.6"
+
+
+def _recent_enough(version: str) -> bool:
+    try:
+        return Version(version) >= Version(ORJSON_MIN)
+    except InvalidVersion:
+        return False
+
+
+if not _recent_enough(getattr(orjson, "__version__", "")):
+    raise ImportError(f"orjson {getattr(orjson, '__version__', '(unknown version)')} can overflow the stack on "
+                      f"deeply nested input: blockkit parses with json instead (it needs orjson >= {ORJSON_MIN})")
 
 NOT_PARSED: Any = object()
 

@@ -945,7 +945,7 @@ def _fast_parser() -> Any:
             return None
         try:
             from blockkit import fastparse
-        except ImportError:  # pragma: no cover - orjson is a dependency; without it the json path reads all
+        except ImportError:  # no orjson, or one too old to parse untrusted text (fastparse.ORJSON_MIN)
             _fast = False
         else:
             _fast = fastparse
