@@ -10,6 +10,10 @@
   videos (.mp4) need PyAV: pip install 'blockkit[video]'"}`` (not cached).
 - ``{orchestration_url}/__emulator/blobs/<id>.<ext>``: a stored blob's file from ``<data>/blobs/``.
 
+Both answer as a CDN does: GET and HEAD, byte ranges (``Range``, 206 with ``Content-Range``,
+416 past the end; what a ``<video>`` asks for to seek), ``ETag`` and ``Last-Modified``
+(Starlette's ``FileResponse`` over the cached file).
+
 ``resolve_local(urls, store, url)`` reads either kind for an input URL without any network.
 """
 
@@ -26,7 +30,7 @@ from urllib.parse import urlsplit
 from PIL import Image
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import FileResponse, Response
 from starlette.routing import Route
 
 from blockkit.emulator.catalogue.errors import ApiError, error_body, not_found
@@ -71,7 +75,8 @@ def blob_url(urls: Urls, row: orch_store.BlobRow) -> str:
     return f"{urls.orchestration_url}{BLOB_PREFIX}{row.filename}"
 
 
-def read_blob(store: Store, name: str) -> tuple[bytes, str] | None:
+def blob_file(store: Store, name: str) -> tuple[Path, str] | None:
+    """The file and media type of a stored blob, or None."""
     match = _BLOB_NAME.fullmatch(name)
     if not match:
         return None
@@ -79,8 +84,16 @@ def read_blob(store: Store, name: str) -> tuple[bytes, str] | None:
         row = orch_store.find_blob(db, match.group(1))
     if row is None or row.filename != name:
         return None
+    path = blob_dir(store) / row.filename
+    return (path, row.media_type) if path.is_file() else None
+
+
+def read_blob(store: Store, name: str) -> tuple[bytes, str] | None:
+    found = blob_file(store, name)
+    if found is None:
+        return None
     try:
-        return (blob_dir(store) / row.filename).read_bytes(), row.media_type
+        return found[0].read_bytes(), found[1]
     except OSError:
         return None
 
@@ -118,8 +131,9 @@ def _silence() -> bytes:
     return out.getvalue()
 
 
-def read_media(store: Store, path: str) -> tuple[bytes, str] | None:
-    """The bytes and media type of a seed media path (drawn once, then cached), or None.
+def media_file(store: Store, path: str) -> tuple[Path, str] | None:
+    """The cached file and media type of a seed media path (drawn into ``<data>/media-cache`` on
+    first use), or None for a path that is not one.
 
     Raises :class:`video.VideoUnavailable` for an uncached ``.mp4`` without the ``video`` extra.
     """
@@ -127,27 +141,31 @@ def read_media(store: Store, path: str) -> tuple[bytes, str] | None:
     if not match:
         return None
     ext = match.group(1)
-    if ext == "mp3":
-        return _silence(), "audio/wav"
     cache = store.path.parent / "media-cache" / path
-    media_type = "video/mp4" if ext == "mp4" else imaging.FORMATS[ext][1]
+    media_type = "audio/wav" if ext == "mp3" else "video/mp4" if ext == "mp4" else imaging.FORMATS[ext][1]
     if cache.is_file():
-        return cache.read_bytes(), media_type
-    width, height = _stored_size(store, path)
-    picture = imaging.procedural(path, width, height)
+        return cache, media_type
     cache.parent.mkdir(parents=True, exist_ok=True)
     tmp = cache.with_suffix(cache.suffix + f".{uuid.uuid4().hex}.tmp")
     try:
-        if ext == "mp4":
-            video.write_mp4(picture, _video_seconds(store, path), tmp)  # the muxer re-reads its file
-            data = tmp.read_bytes()
+        if ext == "mp3":
+            tmp.write_bytes(_silence())
+        elif ext == "mp4":
+            width, height = _stored_size(store, path)
+            video.write_mp4(imaging.procedural(path, width, height), _video_seconds(store, path), tmp)
         else:
-            data = imaging.encode(picture, ext)
-            tmp.write_bytes(data)
-        tmp.replace(cache)
+            width, height = _stored_size(store, path)
+            tmp.write_bytes(imaging.encode(imaging.procedural(path, width, height), ext))
+        tmp.replace(cache)  # whole or not at all, for a reader in another thread
     finally:
         tmp.unlink(missing_ok=True)
-    return data, media_type
+    return cache, media_type
+
+
+def read_media(store: Store, path: str) -> tuple[bytes, str] | None:
+    """The bytes and media type of a seed media path (``media_file``), or None."""
+    found = media_file(store, path)
+    return None if found is None else (found[0].read_bytes(), found[1])
 
 
 def resolve_local(urls: Urls, store: Store, url: str) -> bytes | None:
@@ -177,19 +195,19 @@ def _read_or_none(store: Store, path: str) -> tuple[bytes, str] | None:
 
 async def media_endpoint(request: Request) -> Response:
     try:
-        found = await run_in_threadpool(read_media, emulator(request).store, request.path_params["path"])
+        found = await run_in_threadpool(media_file, emulator(request).store, request.path_params["path"])
     except video.VideoUnavailable as exc:
         raise ApiError(501, error_body(str(exc))) from None
     if found is None:
         raise not_found()
-    return Response(found[0], media_type=found[1], headers=CACHE)
+    return FileResponse(found[0], media_type=found[1], headers=CACHE)
 
 
 async def blob_endpoint(request: Request) -> Response:
-    found = await run_in_threadpool(read_blob, emulator(request).store, request.path_params["name"])
+    found = await run_in_threadpool(blob_file, emulator(request).store, request.path_params["name"])
     if found is None:
         raise not_found()
-    return Response(found[0], media_type=found[1], headers=CACHE)
+    return FileResponse(found[0], media_type=found[1], headers=CACHE)
 
 
 media_routes = [Route("/media/{path:path}", media_endpoint, methods=["GET"])]  # under /__emulator (catalogue)
