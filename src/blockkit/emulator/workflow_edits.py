@@ -143,6 +143,7 @@ def patch(store: Store, clock: Clock, caller: WorkflowCaller, workflow_id: str, 
         wanted = _patched(_view(render(row, clock)), operations, PATCHABLE)
         if set(wanted) != set(PATCHABLE):
             raise bad_request("bad_patch", "a patch cannot remove status, metadata, tags or allowMatureContent")
+        assert isinstance(operations, list)  # _patched refused anything else
         touches_status = any(op.get("path") == "/status" for op in operations if op.get("op") != "test")
         _apply(db, clock, caller, row, wanted, cancel=touches_status)
 

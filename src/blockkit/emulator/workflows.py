@@ -7,7 +7,10 @@ Python API (``blockkit dev`` calls these in-process with the block token's claim
 - ``estimate(store, clock, urls, caller, payload) -> {"cost", "transactions", "spentAccountType"}``;
 - ``poll(store, clock, urls, caller, workflow_id) -> Workflow``;
 - ``cancel(store, clock, urls, caller, workflow_id) -> Workflow`` (refunds what was charged);
-- ``query(store, clock, urls, caller, limit=20) -> {"items": [Workflow]}`` (the app's workflows);
+- ``query(store, clock, urls, caller, limit=20, filters=WorkflowFilter()) -> {"items": [Workflow], "next"}``
+  (the app's workflows; ``next`` a cursor for ``WorkflowFilter.cursor``, "" on the last page);
+- ``check_tags``, ``check_tag``, ``check_metadata``: a WorkflowTemplate's tags and metadata;
+  changing a submitted workflow (delete, PATCH, tags, steps) is ``blockkit.emulator.workflow_edits``;
 - ``snapshot(workflow)``, ``estimate_snapshot(quote)``, ``failure_snapshot(exc)``: the
   BlockWorkflowSnapshot the platform's host relays over the bridge (``{workflowId, status,
   cost?: {total}, imageUrls?, spentAccountType?, error?}``; civitai/civitai
