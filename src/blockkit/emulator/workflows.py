@@ -7,7 +7,10 @@ Python API (``blockkit dev`` calls these in-process with the block token's claim
 - ``estimate(store, clock, urls, caller, payload) -> {"cost", "transactions", "spentAccountType"}``;
 - ``poll(store, clock, urls, caller, workflow_id) -> Workflow``;
 - ``cancel(store, clock, urls, caller, workflow_id) -> Workflow`` (refunds what was charged);
-- ``query(store, clock, urls, caller, limit=20) -> {"items": [Workflow]}`` (the app's workflows);
+- ``query(store, clock, urls, caller, limit=20, filters=WorkflowFilter()) -> {"items": [Workflow], "next"}``
+  (the app's workflows; ``next`` a cursor for ``WorkflowFilter.cursor``, "" on the last page);
+- ``check_tags``, ``check_tag``, ``check_metadata``: a WorkflowTemplate's tags and metadata;
+  changing a submitted workflow (delete, PATCH, tags, steps) is ``blockkit.emulator.workflow_edits``;
 - ``snapshot(workflow)``, ``estimate_snapshot(quote)``, ``failure_snapshot(exc)``: the
   BlockWorkflowSnapshot the platform's host relays over the bridge (``{workflowId, status,
   cost?: {total}, imageUrls?, spentAccountType?, error?}``; civitai/civitai
@@ -41,6 +44,7 @@ then ``succeeded``. Outputs are computed at submission and shown once their step
 
 from __future__ import annotations
 
+import base64
 import uuid
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -51,7 +55,12 @@ import orjson
 from blockkit.emulator import buzz, facts
 from blockkit.emulator.clock import format_timestamp, parse_timestamp
 from blockkit.emulator.orchestration import imaging, media, upscaler
-from blockkit.emulator.orchestration.errors import ServiceError, bad_request, not_found
+from blockkit.emulator.orchestration.errors import (
+    ServiceError,
+    bad_request,
+    invalid,
+    not_found,
+)
 from blockkit.emulator.store import orchestration as orch_store
 
 if TYPE_CHECKING:
@@ -67,6 +76,8 @@ STEP_SECONDS = {"imageUpscaler": 3.0, "textToImage": 4.0}  # textToImage: per im
 MAX_STEPS = 10
 MAX_QUANTITY = 4
 MAX_PROMPT = 6000
+MAX_TAGS = 10          # WorkflowTemplate.tags: "At most 10 tags ... each at most 200 characters long"
+MAX_TAG_LENGTH = 200
 PLACEHOLDER_NOTE = "procedural placeholder: blockkit does not run models; this image is drawn from the prompt and seed"
 
 
@@ -109,23 +120,58 @@ def _int(value: object, name: str, low: int, high: int, default: int) -> int:
     return value
 
 
+def check_tags(value: object, member: str = "tags") -> list[str]:
+    """A workflow's tags: at most 10 distinct non-empty strings of at most 200 characters (WorkflowTemplate)."""
+    if value is None:
+        return []
+    if not isinstance(value, list) or len(value) > MAX_TAGS:
+        raise invalid("bad_tags", member, f"{member} must be a list of at most {MAX_TAGS} tags")
+    for tag in value:
+        check_tag(tag, member)
+    return list(dict.fromkeys(value))  # a tag is on a workflow once
+
+
+def check_tag(tag: object, member: str = "tag") -> str:
+    if not isinstance(tag, str) or not tag.strip() or len(tag) > MAX_TAG_LENGTH:
+        raise invalid("bad_tag", member, f"a tag is a non-empty string of at most {MAX_TAG_LENGTH} characters")
+    return tag
+
+
+def check_metadata(value: object, member: str = "metadata") -> dict[str, Any]:
+    """User metadata: a JSON object (null stands for none)."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise bad_request("bad_metadata", f"{member} must be a JSON object")
+    return value
+
+
 def _plan(payload: object, fetch: Any) -> list[dict[str, Any]]:
-    """Each step checked: {type, name, input, outputs: [(w, h)], image?: PIL image}."""
+    """Each step checked: {type, name, input, metadata, outputs: [(w, h)], image?: PIL image}."""
     if not isinstance(payload, dict):
         raise bad_request("bad_body", "the workflow must be a JSON object with steps")
     steps = payload.get("steps")
     if not isinstance(steps, list) or not 1 <= len(steps) <= MAX_STEPS:
         raise bad_request("bad_steps", f"steps must be a list of 1 to {MAX_STEPS} step templates")
+    check_tags(payload.get("tags"))
+    check_metadata(payload.get("metadata"))
     plan: list[dict[str, Any]] = []
+    names: set[str] = set()
     for index, step in enumerate(steps):
         if not isinstance(step, dict) or not isinstance(step.get("input"), dict):
             raise bad_request("bad_step", f"steps[{index}] must be an object with $type and input")
         kind, data = step.get("$type"), step["input"]
         name = step.get("name") or f"{index}"
+        # Steps are reached by name (GET .../steps/{stepName}), so a name is used once.
+        if not isinstance(name, str) or name in names:
+            raise bad_request("bad_steps", f"steps[{index}].name must be a string no other step uses")
+        names.add(name)
+        step_metadata = check_metadata(step.get("metadata"), f"steps[{index}].metadata")
         if kind == "imageUpscaler":
             source, repeats = upscaler.check_payload(data)
             image = imaging.decode_image(source, fetch)
             plan.append({"type": kind, "name": name, "input": data, "image": image, "repeats": repeats,
+                         "metadata": step_metadata,
                          "outputs": [imaging.check_output(image.width, image.height, repeats)]})
         elif kind == "textToImage":
             prompt = data.get("prompt")
@@ -137,7 +183,7 @@ def _plan(payload: object, fetch: Any) -> list[dict[str, Any]]:
             seed = _int(data.get("seed"), "seed", 0, 2**32 - 1, 0)
             quantity = _int(data.get("quantity"), "quantity", 1, MAX_QUANTITY, 1)
             plan.append({"type": kind, "name": name, "input": {**data, "seed": seed}, "prompt": prompt,
-                         "seed": seed, "outputs": [(width, height)] * quantity})
+                         "seed": seed, "metadata": step_metadata, "outputs": [(width, height)] * quantity})
         else:
             raise bad_request("unsupported_step", f"steps[{index}].$type {kind!r} is not supported here"
                                                   " (imageUpscaler, textToImage)")
@@ -215,11 +261,11 @@ def submit(store: Store, clock: Clock, urls: Urls, caller: WorkflowCaller, paylo
             output = {"images": images, "note": PLACEHOLDER_NOTE}
             duration = STEP_SECONDS["textToImage"] * len(step["outputs"])
         steps.append({"$type": step["type"], "name": step["name"], "input": step["input"], "output": output,
-                      "start": offset, "end": offset + duration,
+                      "metadata": step["metadata"], "start": offset, "end": offset + duration,
                       "cost": sum(imaging.price(w, h) for (w, h) in step["outputs"])})
         offset += duration
-    document = {"steps": steps, "debits": debits, "tags": payload.get("tags") or [],
-                "metadata": payload.get("metadata") or {}, "allowMatureContent": mature, "currencies": list(order),
+    document = {"steps": steps, "debits": debits, "tags": check_tags(payload.get("tags")),
+                "metadata": check_metadata(payload.get("metadata")), "allowMatureContent": mature, "currencies": list(order),
                 "refunded": False}
     with store.write() as db:
         orch_store.insert_workflow(db, id=workflow_id, user_id=caller.user_id, app_id=caller.app_id,
@@ -227,10 +273,10 @@ def submit(store: Store, clock: Clock, urls: Urls, caller: WorkflowCaller, paylo
                                    document=orjson.dumps(document).decode())
         row = orch_store.find_workflow(db, workflow_id)
     assert row is not None
-    return _render(row, clock)
+    return render(row, clock)
 
 
-def _render(row: dict[str, Any], clock: Clock) -> dict[str, Any]:
+def render(row: dict[str, Any], clock: Clock) -> dict[str, Any]:
     document = orjson.loads(row["document"])
     created = parse_timestamp(row["created_at"])
     elapsed = (clock.now() - created).total_seconds()
@@ -252,7 +298,7 @@ def _render(row: dict[str, Any], clock: Clock) -> dict[str, Any]:
         else:
             status = "unassigned"
         out: dict[str, Any] = {"$type": step["$type"], "name": step["name"], "priority": "normal",
-                               "status": status, "metadata": {}, "input": step["input"],
+                               "status": status, "metadata": step.get("metadata") or {}, "input": step["input"],
                                "startedAt": at(step["start"]) if elapsed >= step["start"] else None,
                                "completedAt": at(step["end"]) if status == "succeeded" else None}
         if status == "processing":
@@ -287,7 +333,7 @@ def _render(row: dict[str, Any], clock: Clock) -> dict[str, Any]:
     }
 
 
-def _owned(db: Any, caller: WorkflowCaller, workflow_id: object) -> dict[str, Any]:
+def owned(db: Any, caller: WorkflowCaller, workflow_id: object) -> dict[str, Any]:
     row = orch_store.find_workflow(db, workflow_id) if isinstance(workflow_id, str) else None
     if row is None or row["user_id"] != caller.user_id or (caller.app_id is not None and row["app_id"] != caller.app_id):
         raise not_found("no such workflow for this viewer and app")
@@ -296,30 +342,103 @@ def _owned(db: Any, caller: WorkflowCaller, workflow_id: object) -> dict[str, An
 
 def poll(store: Store, clock: Clock, urls: Urls, caller: WorkflowCaller, workflow_id: str) -> dict[str, Any]:
     with store.read() as db:
-        return _render(_owned(db, caller, workflow_id), clock)
+        return render(owned(db, caller, workflow_id), clock)
 
 
 def cancel(store: Store, clock: Clock, urls: Urls, caller: WorkflowCaller, workflow_id: str) -> dict[str, Any]:
     """Cancel a workflow that has not finished and refund every debit; a finished one is 409."""
-    now = clock.iso()
     with store.write() as db:
-        row = _owned(db, caller, workflow_id)
-        current = _render(row, clock)
-        if current["status"] in ("succeeded", "canceled"):
-            raise ServiceError(409, "already_finished", f"the workflow is already {current['status']}")
-        document = orjson.loads(row["document"])
-        buzz.refund(db, now, caller.user_id, document["debits"], reference=row["id"], description="workflow canceled")
-        document["refunded"] = True
-        orch_store.cancel_workflow(db, row["id"], now, orjson.dumps(document).decode())
-        row = orch_store.find_workflow(db, row["id"])
-    assert row is not None
-    return _render(row, clock)
+        row = cancel_row(db, clock, owned(db, caller, workflow_id), "workflow canceled")
+    return render(row, clock)
 
 
-def query(store: Store, clock: Clock, urls: Urls, caller: WorkflowCaller, limit: int = 20) -> dict[str, Any]:
+FINISHED = ("succeeded", "failed", "expired", "canceled")
+
+
+def cancel_row(db: Any, clock: Clock, row: dict[str, Any], description: str) -> dict[str, Any]:
+    """Cancel an owned, unfinished workflow inside the caller's transaction; refund every debit."""
+    now = clock.iso()
+    current = render(row, clock)
+    if current["status"] in FINISHED:
+        raise ServiceError(409, "already_finished", f"the workflow is already {current['status']}")
+    document = orjson.loads(row["document"])
+    buzz.refund(db, now, row["user_id"], document["debits"], reference=row["id"], description=description)
+    document["refunded"] = True
+    orch_store.cancel_workflow(db, row["id"], now, orjson.dumps(document).decode())
+    found = orch_store.find_workflow(db, row["id"])
+    assert found is not None
+    return found
+
+
+@dataclass(frozen=True)
+class WorkflowFilter:
+    """QueryWorkflows' filters. Dates are store timestamps (inclusive); ``cursor`` is a ``next`` we gave."""
+
+    tags: tuple[str, ...] = ()         # every one of them on the workflow
+    text: str | None = None            # matched, case-insensitively, inside a metadata value
+    from_date: str | None = None
+    to_date: str | None = None
+    ascending: bool = False
+    exclude_failed: bool = False       # leave out failed, expired and canceled workflows
+    cursor: str | None = None
+
+
+def encode_cursor(row: dict[str, Any], ascending: bool) -> str:
+    raw = orjson.dumps([row["created_at"], row["id"], "asc" if ascending else "desc"])
+    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+
+
+def decode_cursor(cursor: str, ascending: bool) -> tuple[str, str]:
+    """The (createdAt, id) a page ends on; 400 for a cursor we did not give or one of the other order."""
+    try:
+        value = orjson.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+    except (ValueError, orjson.JSONDecodeError):
+        value = None
+    if not (isinstance(value, list) and len(value) == 3 and all(isinstance(v, str) for v in value)):
+        raise bad_request("bad_cursor", "cursor is not a `next` value this service gave")
+    if value[2] != ("asc" if ascending else "desc"):
+        raise bad_request("bad_cursor", "cursor belongs to a query in the other order (ascending)")
+    return value[0], value[1]
+
+
+def _mentions(value: object, needle: str) -> bool:
+    if isinstance(value, dict):
+        return any(_mentions(v, needle) for v in value.values())
+    if isinstance(value, list):
+        return any(_mentions(v, needle) for v in value)
+    if value is None or isinstance(value, bool):
+        return False
+    return needle in str(value).casefold()
+
+
+def query(store: Store, clock: Clock, urls: Urls, caller: WorkflowCaller, limit: int = 20,
+          filters: WorkflowFilter | None = None) -> dict[str, Any]:
+    """One page of the caller's workflows, newest first unless ``ascending``: ``{items, next}``.
+
+    ``next`` is "" on the last page, else the cursor of the page after (the page ends on its last item).
+    """
+    filters = filters or WorkflowFilter()
+    limit = max(1, min(int(limit), 100))
+    after = decode_cursor(filters.cursor, filters.ascending) if filters.cursor else None
+    needle = filters.text.casefold() if filters.text else None
+    items: list[dict[str, Any]] = []
+    last: dict[str, Any] | None = None
+    more = False
     with store.read() as db:
-        rows = orch_store.list_workflows(db, caller.user_id, caller.app_id, max(1, min(int(limit), 100)))
-    return {"items": [_render(row, clock) for row in rows]}
+        for row in orch_store.iter_workflows(db, caller.user_id, caller.app_id, ascending=filters.ascending,
+                                             after=after, from_date=filters.from_date, to_date=filters.to_date,
+                                             tags=filters.tags):
+            if needle is not None and not _mentions(orjson.loads(row["document"])["metadata"], needle):
+                continue
+            workflow = render(row, clock)
+            if filters.exclude_failed and workflow["status"] in ("failed", "expired", "canceled"):
+                continue
+            if len(items) == limit:
+                more = True
+                break
+            items.append(workflow)
+            last = row
+    return {"items": items, "next": encode_cursor(last, filters.ascending) if more and last else ""}
 
 
 # --- the bridge's snapshot -------------------------------------------------------------------

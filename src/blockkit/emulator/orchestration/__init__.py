@@ -9,8 +9,17 @@ plain JSON string, as the spec gives CreateFund):
 ``POST /v2/consumer/workflows``                       SubmitWorkflow: WorkflowTemplate -> 200 Workflow
                                                       (``?whatif=true``: the cost, nothing runs)
 ``GET  /v2/consumer/workflows``                       QueryWorkflows: ``{next, items: [Workflow]}``
+                                                      (cursor, take, tags, query, fromDate, toDate,
+                                                      ascending, excludeFailed, hideMatureContent)
 ``GET  /v2/consumer/workflows/{workflowId}``          GetWorkflow: 200 Workflow, 404 ProblemDetails
-``PUT  /v2/consumer/workflows/{workflowId}``          UpdateWorkflow ``{status: "canceled"}`` -> 204
+``PUT  /v2/consumer/workflows/{workflowId}``          UpdateWorkflow ``{status?: "canceled", metadata?, tags?,
+                                                      allowMatureContent?}`` -> 204
+``PATCH /v2/consumer/workflows/{workflowId}``         PatchWorkflow: a JSON Patch (RFC 6902) -> 204
+``DELETE /v2/consumer/workflows/{workflowId}``        DeleteWorkflow -> 204 (an unfinished one is refunded)
+``POST /v2/consumer/workflows/{workflowId}/tags``     AddWorkflowTag: a JSON string -> 204
+``DELETE .../workflows/{workflowId}/tags[/{tag}]``    RemoveAllWorkflowTags / RemoveWorkflowTag -> 204
+``GET|PUT|PATCH .../workflows/{id}/steps/{stepName}`` GetWorkflowStep (200 WorkflowStep), UpdateWorkflowStep
+                                                      ``{metadata}``, PatchWorkflowStep (JSON Patch) -> 204
 ``GET  /__emulator/funds/{id}``                       the fund (404 once expired); emulator operation
 ``POST /__emulator/funds/{id}/deposits``              ``{accountType, amount}`` from the key owner
 ``GET  /__emulator/blobs/{id}.{ext}``                 a stored blob (public, as a signed URL would be)
@@ -26,6 +35,7 @@ budget, and sees only their own workflows.
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -36,12 +46,14 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from blockkit.emulator import auth, workflows
+from blockkit.emulator import auth, workflow_edits, workflows
 from blockkit.emulator.catalogue.errors import EXCEPTION_HANDLERS, json_response
+from blockkit.emulator.clock import format_timestamp
 from blockkit.emulator.orchestration import funds, media, upscaler
 from blockkit.emulator.orchestration.errors import (
     ServiceError,
     bad_request,
+    invalid,
     not_found,
     unauthorized,
 )
@@ -171,17 +183,105 @@ async def update_workflow_endpoint(request: Request) -> Response:
     state = emulator(request)
     user_id = await run_in_threadpool(key_owner, request)
     body = await read_json(request, optional=False)
-    if not isinstance(body, dict) or set(body) - {"status", "metadata", "tags"} or body.get("status") != "canceled":
-        raise bad_request("bad_body", "UpdateWorkflowRequest: {\"status\": \"canceled\"} is what the emulator"
-                                      " updates")
-    try:
-        await run_in_threadpool(workflows.cancel, state.store, state.clock, state.urls,
-                                workflows.WorkflowCaller.api_key(user_id), request.path_params["workflowId"])
-    except ServiceError as exc:
-        if exc.code == "already_finished":  # the client lists 400, 401 and 404 for this operation
-            raise bad_request("already_finished", exc.detail) from None
-        raise
+    await run_in_threadpool(workflow_edits.update, state.store, state.clock, workflows.WorkflowCaller.api_key(user_id),
+                            request.path_params["workflowId"], body)
     return Response(status_code=204)
+
+
+async def patch_workflow_endpoint(request: Request) -> Response:
+    state = emulator(request)
+    user_id = await run_in_threadpool(key_owner, request)
+    body = await read_json(request, optional=False)
+    await run_in_threadpool(workflow_edits.patch, state.store, state.clock, workflows.WorkflowCaller.api_key(user_id),
+                            request.path_params["workflowId"], body)
+    return Response(status_code=204)
+
+
+async def delete_workflow_endpoint(request: Request) -> Response:
+    state = emulator(request)
+    user_id = await run_in_threadpool(key_owner, request)
+    await run_in_threadpool(workflow_edits.delete, state.store, state.clock, workflows.WorkflowCaller.api_key(user_id),
+                            request.path_params["workflowId"])
+    return Response(status_code=204)
+
+
+async def add_tag_endpoint(request: Request) -> Response:
+    state = emulator(request)
+    user_id = await run_in_threadpool(key_owner, request)
+    try:
+        tag = await read_json(request, optional=False)  # the body is the tag, a JSON string
+    except ServiceError as exc:  # this operation's 400 is a ValidationProblemDetails
+        raise invalid(exc.code, "tag", exc.detail) from None
+    await run_in_threadpool(workflow_edits.add_tag, state.store, state.clock, workflows.WorkflowCaller.api_key(user_id),
+                            request.path_params["workflowId"], tag)
+    return Response(status_code=204)
+
+
+async def remove_tag_endpoint(request: Request) -> Response:
+    state = emulator(request)
+    user_id = await run_in_threadpool(key_owner, request)
+    await run_in_threadpool(workflow_edits.remove_tag, state.store, state.clock,
+                            workflows.WorkflowCaller.api_key(user_id), request.path_params["workflowId"],
+                            request.path_params["tag"])
+    return Response(status_code=204)
+
+
+async def remove_all_tags_endpoint(request: Request) -> Response:
+    state = emulator(request)
+    user_id = await run_in_threadpool(key_owner, request)
+    await run_in_threadpool(workflow_edits.remove_all_tags, state.store, state.clock,
+                            workflows.WorkflowCaller.api_key(user_id), request.path_params["workflowId"])
+    return Response(status_code=204)
+
+
+async def get_step_endpoint(request: Request) -> Response:
+    state = emulator(request)
+    user_id = await run_in_threadpool(key_owner, request)
+    return json_response(await run_in_threadpool(
+        workflow_edits.get_step, state.store, state.clock, workflows.WorkflowCaller.api_key(user_id),
+        request.path_params["workflowId"], request.path_params["stepName"]))
+
+
+async def update_step_endpoint(request: Request) -> Response:
+    state = emulator(request)
+    user_id = await run_in_threadpool(key_owner, request)
+    body = await read_json(request, optional=False)
+    await run_in_threadpool(workflow_edits.update_step, state.store, state.clock,
+                            workflows.WorkflowCaller.api_key(user_id), request.path_params["workflowId"],
+                            request.path_params["stepName"], body)
+    return Response(status_code=204)
+
+
+async def patch_step_endpoint(request: Request) -> Response:
+    state = emulator(request)
+    user_id = await run_in_threadpool(key_owner, request)
+    body = await read_json(request, optional=False)
+    await run_in_threadpool(workflow_edits.patch_step, state.store, state.clock,
+                            workflows.WorkflowCaller.api_key(user_id), request.path_params["workflowId"],
+                            request.path_params["stepName"], body)
+    return Response(status_code=204)
+
+
+def query_date(request: Request, name: str, *, end_of_day: bool) -> str | None:
+    """fromDate/toDate as a store timestamp: ISO 8601 date or date-time; no offset means UTC.
+
+    A bare date is the whole day: fromDate from its first millisecond, toDate to its last.
+    """
+    values = request.query_params.getlist(name)
+    if not values:
+        return None
+    text = values[0].strip()
+    try:
+        if len(values) > 1:
+            raise ValueError
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        raise bad_request("bad_query", f"{name} must be one ISO 8601 date or date-time") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    if end_of_day and len(text) == 10:
+        moment += timedelta(days=1, milliseconds=-1)
+    return format_timestamp(moment)
 
 
 async def query_workflows_endpoint(request: Request) -> Response:
@@ -190,9 +290,19 @@ async def query_workflows_endpoint(request: Request) -> Response:
     take = request.query_params.get("take", "20")
     if not take.isdigit() or not 1 <= int(take) <= MAX_TAKE:
         raise bad_request("bad_query", f"take must be a whole number from 1 to {MAX_TAKE}")
+    tags = tuple(request.query_params.getlist("tags"))
+    for tag in tags:
+        workflows.check_tag(tag, "tags")
+    flag(request, "hideMatureContent")  # checked; every emulated blob is rated pg, so nothing is hidden
+    filters = workflows.WorkflowFilter(
+        tags=tags, text=request.query_params.get("query") or None,
+        from_date=query_date(request, "fromDate", end_of_day=False),
+        to_date=query_date(request, "toDate", end_of_day=True),
+        ascending=flag(request, "ascending"), exclude_failed=flag(request, "excludeFailed"),
+        cursor=request.query_params.get("cursor") or None)
     page = await run_in_threadpool(workflows.query, state.store, state.clock, state.urls,
-                                   workflows.WorkflowCaller.api_key(user_id), int(take))
-    return json_response({"next": "", "items": page["items"]})  # one page: no further cursor
+                                   workflows.WorkflowCaller.api_key(user_id), int(take), filters)
+    return json_response({"next": page["next"], "items": page["items"]})
 
 
 def nothing_here(request: Request) -> Response:
@@ -206,6 +316,15 @@ routes = [
     Route("/v2/consumer/workflows", query_workflows_endpoint, methods=["GET"]),
     Route("/v2/consumer/workflows/{workflowId}", get_workflow_endpoint, methods=["GET"]),
     Route("/v2/consumer/workflows/{workflowId}", update_workflow_endpoint, methods=["PUT"]),
+    Route("/v2/consumer/workflows/{workflowId}", patch_workflow_endpoint, methods=["PATCH"]),
+    Route("/v2/consumer/workflows/{workflowId}", delete_workflow_endpoint, methods=["DELETE"]),
+    Route("/v2/consumer/workflows/{workflowId}/tags", add_tag_endpoint, methods=["POST"]),
+    Route("/v2/consumer/workflows/{workflowId}/tags", remove_all_tags_endpoint, methods=["DELETE"]),
+    # {tag:path}: a tag may hold "/" (sent as %2F, which the router sees decoded)
+    Route("/v2/consumer/workflows/{workflowId}/tags/{tag:path}", remove_tag_endpoint, methods=["DELETE"]),
+    Route("/v2/consumer/workflows/{workflowId}/steps/{stepName}", get_step_endpoint, methods=["GET"]),
+    Route("/v2/consumer/workflows/{workflowId}/steps/{stepName}", update_step_endpoint, methods=["PUT"]),
+    Route("/v2/consumer/workflows/{workflowId}/steps/{stepName}", patch_step_endpoint, methods=["PATCH"]),
     Route("/__emulator/funds/{id}", get_fund_endpoint, methods=["GET"]),
     Route("/__emulator/funds/{id}/deposits", deposit_endpoint, methods=["POST"]),
     *media.blob_routes,

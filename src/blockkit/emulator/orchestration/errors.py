@@ -25,8 +25,12 @@ def problem(status: int, detail: str, title: str | None = None) -> dict[str, Any
 class ServiceError(ApiError):
     """A refused operation: ``status`` (HTTP), ``code`` (stable, for callers) and ``detail`` (a sentence)."""
 
-    def __init__(self, status: int, code: str, detail: str, *, plain: bool = False) -> None:
-        super().__init__(status, detail if plain else problem(status, detail))
+    def __init__(self, status: int, code: str, detail: str, *, plain: bool = False,
+                 errors: dict[str, list[str]] | None = None) -> None:
+        body: Any = detail if plain else problem(status, detail)
+        if errors is not None and not plain:
+            body["errors"] = errors  # ValidationProblemDetails: ProblemDetails plus {member: [messages]}
+        super().__init__(status, body)
         self.code = code
         self.detail = detail
 
@@ -39,6 +43,11 @@ class ServiceError(ApiError):
 
 def bad_request(code: str, detail: str) -> ServiceError:
     return ServiceError(400, code, detail)
+
+
+def invalid(code: str, member: str, detail: str) -> ServiceError:
+    """A 400 ValidationProblemDetails (the tag operations' 400), naming the offending member."""
+    return ServiceError(400, code, detail, errors={member: [detail]})
 
 
 def unauthorized(detail: str = "a valid API key is required (Authorization: Bearer <API_KEY>)") -> ServiceError:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -101,11 +102,37 @@ def find_workflow(db: sqlite3.Connection, workflow_id: str) -> dict[str, Any] | 
     return None if row is None else dict(row)
 
 
-def list_workflows(db: sqlite3.Connection, user_id: int, app_id: str | None, limit: int) -> list[dict[str, Any]]:
-    rows = db.execute("SELECT id, user_id, app_id, block_id, status, created_at, canceled_at, cost, document"
-                      " FROM workflows WHERE user_id = ? AND (? IS NULL OR app_id = ?)"
-                      " ORDER BY created_at DESC, id DESC LIMIT ?", (user_id, app_id, app_id, limit))
-    return [dict(r) for r in rows]
+def iter_workflows(db: sqlite3.Connection, user_id: int, app_id: str | None, *, ascending: bool,
+                   after: tuple[str, str] | None, from_date: str | None, to_date: str | None,
+                   tags: tuple[str, ...]) -> Iterator[dict[str, Any]]:
+    """The user's (and app's) workflows in (created_at, id) order, past ``after``, within the dates, with every tag."""
+    where = ["user_id = ?", "(? IS NULL OR app_id = ?)"]
+    args: list[Any] = [user_id, app_id, app_id]
+    if after is not None:
+        where.append("(created_at, id) > (?, ?)" if ascending else "(created_at, id) < (?, ?)")
+        args += list(after)
+    if from_date is not None:
+        where.append("created_at >= ?")
+        args.append(from_date)
+    if to_date is not None:
+        where.append("created_at <= ?")
+        args.append(to_date)
+    for tag in tags:
+        where.append("EXISTS (SELECT 1 FROM json_each(document, '$.tags') WHERE value = ?)")
+        args.append(tag)
+    order = "ASC" if ascending else "DESC"
+    cursor = db.execute("SELECT id, user_id, app_id, block_id, status, created_at, canceled_at, cost, document"
+                        f" FROM workflows WHERE {' AND '.join(where)} ORDER BY created_at {order}, id {order}", args)
+    for row in cursor:
+        yield dict(row)
+
+
+def update_workflow_document(db: sqlite3.Connection, workflow_id: str, document: str) -> None:
+    db.execute("UPDATE workflows SET document = ? WHERE id = ?", (document, workflow_id))
+
+
+def delete_workflow(db: sqlite3.Connection, workflow_id: str) -> None:
+    db.execute("DELETE FROM workflows WHERE id = ?", (workflow_id,))
 
 
 def cancel_workflow(db: sqlite3.Connection, workflow_id: str, now: str, document: str) -> None:
