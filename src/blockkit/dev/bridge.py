@@ -365,19 +365,11 @@ def _buzz_transactions(b: Bridge, claims: dict[str, Any], payload: dict[str, Any
 
 
 def _daily_compensation(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+    from blockkit.emulator import buzz
+
     # The platform's DAILY_COMPENSATION_RESULT: {result: {resources, hasPublishedResources}}, its per-model-version
-    # generation earnings. The emulator pays no generation compensation, so `resources` is always empty;
-    # `hasPublishedResources` is whether the viewer owns a published version in the catalogue. `goodsSales` is
-    # blockkit dev's addition: today's (UTC, emulator clock) 70% owner shares of goods sold.
-    user = _user(claims)
-    day = b.platform.clock.now().strftime("%Y-%m-%d")
-    with b.platform.store.read() as db:
-        row = db.execute("SELECT coalesce(sum(owner_amount), 0), count(*) FROM goods_purchases WHERE owner_user_id = ?"
-                         " AND refund_state = 'none' AND substr(created_at, 1, 10) = ?", (user, day)).fetchone()
-        published = db.execute("SELECT 1 FROM model_versions v JOIN models m ON m.id = v.model_id WHERE m.user_id = ?"
-                               " AND v.status = 'Published' LIMIT 1", (user,)).fetchone() is not None
-    return {"result": {"resources": [], "hasPublishedResources": published,
-                       "goodsSales": {"date": day, "accountType": "yellow", "amount": int(row[0]), "sales": int(row[1])}}}
+    # generation earnings (always empty here), plus blockkit's `goodsSales` (see buzz.daily_compensation).
+    return {"result": buzz.daily_compensation(b.platform.store, b.platform.clock, _user(claims))}
 
 
 def _workflow_caller(claims: dict[str, Any]) -> Any:
