@@ -51,7 +51,6 @@ BUZZ_PACKS = (1000, 5000, 25000)
 PICKER_LIMIT = 50
 IMAGES_BY_IDS_LIMIT = 100
 SAVED_DIR = Path(".blockkit") / "saved-images"
-CHECKPOINTS_FILE = "dev-user-checkpoints.json"
 # PUBLISH_GENERATION_OUTPUTS: the published images (GET_IMAGES_BY_IDS reads them back), and the platform's caps.
 PUBLISHED_FILE = "dev-published-images.json"
 PUBLISH_MAX_IMAGES = 20
@@ -567,25 +566,14 @@ def _wildcard_pack(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -
     return {"ok": True, "name": name, "entries": list(WILDCARD_PACKS[name])}
 
 
-def _checkpoints_path(b: Bridge) -> Path:
-    return b.platform.data_dir / CHECKPOINTS_FILE
-
-
 def _set_user_checkpoint(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+    from blockkit.emulator import usersettings
+
     user = _user(claims)
     version = payload.get("modelVersionId")
     if not isinstance(version, int) or isinstance(version, bool):
         raise BridgeRefusal("BAD_REQUEST", "modelVersionId must be a whole number")
-    path = _checkpoints_path(b)
-    try:
-        saved = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        saved = {}
-    key = f"{claims.get('blockId')}:{user}"
-    saved[key] = {"modelVersionId": version, "setAt": b.platform.clock.iso()}
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(saved, indent=1), encoding="utf-8")
-    tmp.replace(path)
+    usersettings.set_checkpoint(b.platform.data_dir, b.platform.clock, str(claims.get("blockId")), user, version)
     return {"ok": True, "modelVersionId": version}
 
 

@@ -1,9 +1,9 @@
 """The REST twins of the bridge procedures: what a block calls with its bearer token instead of postMessage.
 
 Newer platform versions serve, under ``/api/v1/blocks/``, one route per bridge procedure (civitai/civitai
-``src/pages/api/v1/blocks/{app-storage,workflows,buzz,shared-storage}/*.ts``). Each is a thin adapter over
+``src/pages/api/v1/blocks/{app-storage,workflows,buzz,shared-storage,user-checkpoint}/*.ts``). Each is a thin adapter over
 the procedure the host bridge calls, so here each calls the same emulator service the bridge calls
-(``appstorage``, ``workflows``, ``buzz``) and answers what the bridge procedure answers, without the bridge's
+(``appstorage``, ``workflows``, ``buzz``, ``usersettings``) and answers what the bridge procedure answers, without the bridge's
 ``{result}`` wrapper where the platform's route has none. The block-token checks (signature, audience,
 expiry, revocation of the instance, the route's scope, every scope's binding, ``Cache-Control: private``)
 are ``BlockScopeMiddleware``'s: the paths and scopes are ``blockroutes.REST_TWINS``.
@@ -421,6 +421,150 @@ def buzz_daily_compensation(request: Request, claims: dict[str, Any], body: Any)
     return buzz.daily_compensation(store, clock, user)
 
 
+# --- shared-storage (apps:storage:shared:read: GET; apps:storage:shared:write: POST) ---------------
+
+SHARED_BODY = 128 * 1024  # append and update: '128kb', room for a 64 KB value's escaping
+
+
+def _shared_query(request: Request) -> dict[str, list[str]]:
+    params: dict[str, list[str]] = {}
+    for name, value in request.query_params.multi_items():
+        params.setdefault(name, []).append(value)
+    return params
+
+
+def _one(params: dict[str, list[str]], name: str) -> str | None:
+    values = params.get(name)
+    if values is None:
+        return None
+    if len(values) != 1:
+        raise _invalid(name, "Expected string, received array", title="Invalid query")
+    return values[0]
+
+
+def _bounded(name: str, value: str | None, high: int, *, low: int = 0, title: str = "Invalid query") -> None:
+    if value is not None and not low <= len(value) <= high:
+        raise _invalid(name, f"String must contain at {'least' if len(value) < low else 'most'}"
+                             f" {low if len(value) < low else high} character(s)", title=title)
+
+
+def shared_list(request: Request, claims: dict[str, Any], body: Any) -> dict[str, Any]:
+    store, clock = _service(request)
+    params = _shared_query(request)
+    prefix, cursor = _one(params, "prefix"), _one(params, "cursor")
+    _bounded("prefix", prefix, appstorage.SHARED_PREFIX_MAX)
+    _bounded("cursor", cursor, appstorage.MAX_CURSOR)
+    limit_text = _one(params, "limit")
+    limit = appstorage.LIST_DEFAULT
+    if limit_text is not None:
+        try:
+            number = float(limit_text)
+        except ValueError:
+            number = float("nan")
+        if number != number or number != int(number) or not 1 <= number <= appstorage.SHARED_LIST_MAX:
+            raise _invalid("limit", f"limit must be a whole number from 1 to {appstorage.SHARED_LIST_MAX}",
+                           title="Invalid query")
+        limit = int(number)
+    mine = _one(params, "mine")
+    if mine not in (None, "true", "false"):
+        raise _invalid("mine", "Invalid literal value, expected \"true\" or \"false\"", title="Invalid query")
+    page = _storage_answer(appstorage.shared_list(store, clock, str(claims["blockId"]), _viewer(claims), prefix,
+                                                  cursor, limit, mine=mine == "true"))
+    # SHARED_LIST's page in the platform's house envelope: {items, metadata: {nextCursor, nextPage}}; both
+    # are left out on the last page (the platform's undefined).
+    metadata: dict[str, Any] = {}
+    if "nextCursor" in page:
+        metadata = {"nextCursor": page["nextCursor"],
+                    "nextPage": str(request.url.include_query_params(cursor=page["nextCursor"]))}
+    return {"items": page["items"], "metadata": metadata}
+
+
+def shared_item(request: Request, claims: dict[str, Any], body: Any) -> dict[str, Any]:
+    store, clock = _service(request)
+    key = _one(_shared_query(request), "key")
+    if key is None:
+        raise _invalid("key", "Required", title="Invalid query")
+    _bounded("key", key, appstorage.SHARED_KEY_MAX, low=1)
+    return _storage_answer(appstorage.shared_get(store, clock, str(claims["blockId"]), _viewer(claims), key))
+
+
+def shared_counts(request: Request, claims: dict[str, Any], body: Any) -> dict[str, Any]:
+    store, clock = _service(request)
+    keys = _shared_query(request).get("keys")  # ?keys=a&keys=b; a comma is part of a key, never a separator
+    if not keys or len(keys) > appstorage.SHARED_COUNTS_MAX:
+        raise _invalid("keys", "Required" if not keys else
+                       f"Array must contain at most {appstorage.SHARED_COUNTS_MAX} element(s)", title="Invalid query")
+    for key in keys:
+        _bounded("keys", key, appstorage.SHARED_KEY_MAX, low=1)
+    return _storage_answer(appstorage.shared_counts(store, clock, str(claims["blockId"]), _viewer(claims), keys))
+
+
+def _shared_key(body: dict[str, Any]) -> str:
+    key = _string(body, "key", 1, appstorage.SHARED_KEY_MAX)
+    assert key is not None
+    return key
+
+
+def _shared_value(body: dict[str, Any]) -> Any:
+    value = body.get("value")
+    _text, problem = appstorage.shared_value(value)
+    if problem is not None and problem != appstorage.SHARED_TOO_LARGE:  # the size cap is the procedure's 413
+        raise _invalid("value", "Required" if "value" not in body else problem)
+    return value
+
+
+def shared_append(request: Request, claims: dict[str, Any], body: Any) -> dict[str, Any]:
+    store, clock = _service(request)
+    value = _shared_value(_object(body))
+    return _storage_answer(appstorage.shared_append(store, clock, str(claims["blockId"]), _viewer(claims), value))
+
+
+def shared_update(request: Request, claims: dict[str, Any], body: Any) -> dict[str, Any]:
+    store, clock = _service(request)
+    body = _object(body)
+    key = _shared_key(body)
+    value = _shared_value(body)
+    return _storage_answer(appstorage.shared_update(store, clock, str(claims["blockId"]), _viewer(claims), key,
+                                                    value))
+
+
+def _shared_key_op(name: str) -> Callable[[Request, dict[str, Any], Any], dict[str, Any]]:
+    def run(request: Request, claims: dict[str, Any], body: Any) -> dict[str, Any]:
+        store, clock = _service(request)
+        key = _shared_key(_object(body))
+        return _storage_answer(getattr(appstorage, name)(store, clock, str(claims["blockId"]), _viewer(claims), key))
+
+    return run
+
+
+def shared_report(request: Request, claims: dict[str, Any], body: Any) -> dict[str, Any]:
+    store, clock = _service(request)
+    body = _object(body)
+    key = _shared_key(body)
+    reason = _string(body, "reason", 0, appstorage.REASON_MAX, optional=True)
+    return _storage_answer(appstorage.shared_report(store, clock, str(claims["blockId"]), _viewer(claims), key,
+                                                    reason))
+
+
+# --- user-checkpoint/set (any valid block token) --------------------------------------------------
+
+def user_checkpoint_set(request: Request, claims: dict[str, Any], body: Any) -> dict[str, Any]:
+    from blockkit.emulator import usersettings
+
+    body = _object(body)
+    if "versionId" not in body:
+        raise _invalid("versionId", "Required")
+    version = body["versionId"]
+    if version is not None and (isinstance(version, bool) or not isinstance(version, int) or version <= 0):
+        raise _invalid("versionId", "Expected a positive integer or null")
+    user = _viewer(claims)
+    if user is None:  # the procedure's refusal (the route requires no scope), 401 as the platform answers
+        raise _message(401, "anon viewers cannot persist block settings")
+    state = emulator(request)
+    usersettings.set_checkpoint(state.store.path.parent, state.clock, str(claims["blockId"]), user, version)
+    return {"ok": True}
+
+
 routes = [
     Route("/blocks/app-storage/get", _endpoint(storage_get), methods=["POST"]),
     Route("/blocks/app-storage/set", _endpoint(storage_set, limit=LARGE_BODY), methods=["POST"]),
@@ -436,4 +580,14 @@ routes = [
     Route("/blocks/buzz/accounts", _endpoint(buzz_accounts, limit=None), methods=["GET"]),
     Route("/blocks/buzz/transactions", _endpoint(buzz_transactions, limit=None), methods=["GET"]),
     Route("/blocks/buzz/daily-compensation", _endpoint(buzz_daily_compensation, limit=None), methods=["GET"]),
+    Route("/blocks/shared-storage/list", _endpoint(shared_list, limit=None), methods=["GET"]),
+    Route("/blocks/shared-storage/item", _endpoint(shared_item, limit=None), methods=["GET"]),
+    Route("/blocks/shared-storage/counts", _endpoint(shared_counts, limit=None), methods=["GET"]),
+    Route("/blocks/shared-storage/append", _endpoint(shared_append, limit=SHARED_BODY), methods=["POST"]),
+    Route("/blocks/shared-storage/update", _endpoint(shared_update, limit=SHARED_BODY), methods=["POST"]),
+    Route("/blocks/shared-storage/vote", _endpoint(_shared_key_op("shared_vote")), methods=["POST"]),
+    Route("/blocks/shared-storage/unvote", _endpoint(_shared_key_op("shared_unvote")), methods=["POST"]),
+    Route("/blocks/shared-storage/withdraw", _endpoint(_shared_key_op("shared_withdraw")), methods=["POST"]),
+    Route("/blocks/shared-storage/report", _endpoint(shared_report), methods=["POST"]),
+    Route("/blocks/user-checkpoint/set", _endpoint(user_checkpoint_set), methods=["POST"]),
 ]
