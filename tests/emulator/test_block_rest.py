@@ -23,7 +23,8 @@ from blockkit.emulator.store import Store
 
 READ, WRITE = "apps:storage:read", "apps:storage:write"
 BUDGET, BUZZ = "ai:write:budgeted", "buzz:read:self"
-ALL = [READ, WRITE, BUDGET, BUZZ]
+SHARED_READ, SHARED_WRITE = "apps:storage:shared:read", "apps:storage:shared:write"
+ALL = [READ, WRITE, BUDGET, BUZZ, SHARED_READ, SHARED_WRITE]
 T2I = {"kind": "textToImage", "params": {"prompt": "a lighthouse at dusk", "width": 512, "height": 512, "seed": 7}}
 OVER_BUDGET = {"kind": "textToImage", "params": {"prompt": "big", "width": 2048, "height": 2048, "quantity": 4}}
 
@@ -161,6 +162,11 @@ def _forged(b: Block, **changes: Any) -> dict[str, str]:
     ("workflows/cancel", BUDGET, "post"), ("workflows/query", BUDGET, "post"),
     ("buzz", BUZZ, "get"), ("buzz/accounts", BUZZ, "get"), ("buzz/transactions", BUZZ, "get"),
     ("buzz/daily-compensation?date=2026-11-01", BUZZ, "get"),
+    ("shared-storage/list", SHARED_READ, "get"), ("shared-storage/item?key=k", SHARED_READ, "get"),
+    ("shared-storage/counts?keys=k", SHARED_READ, "get"), ("shared-storage/append", SHARED_WRITE, "post"),
+    ("shared-storage/update", SHARED_WRITE, "post"), ("shared-storage/vote", SHARED_WRITE, "post"),
+    ("shared-storage/unvote", SHARED_WRITE, "post"), ("shared-storage/withdraw", SHARED_WRITE, "post"),
+    ("shared-storage/report", SHARED_WRITE, "post"),
 ])
 def test_every_twin_checks_the_block_token(o, path: str, scope: str, method: str) -> None:
     url = "/api/v1/blocks/" + path
@@ -170,8 +176,9 @@ def test_every_twin_checks_the_block_token(o, path: str, scope: str, method: str
     others = [s for s in ALL if s != scope]
     wrong = Block(o, others, MEMBER)
     assert refused(call(url, headers=wrong.headers), 403) == {"error": f"missing required scope: {scope}"}
-    anon = Block(o, ALL, None)  # a signed-out viewer's token holds none of these scopes
-    assert refused(call(url, headers=anon.headers), 403) == {"error": f"missing required scope: {scope}"}
+    if scope != SHARED_READ:  # shared storage is read signed out (below)
+        anon = Block(o, ALL, None)  # a signed-out viewer's token holds none of these scopes
+        assert refused(call(url, headers=anon.headers), 403) == {"error": f"missing required scope: {scope}"}
     right = Block(o, [scope], MEMBER)
     assert refused(call(url, headers=_forged(right, aud="someone-else")), 401) == {"error": "invalid block token"}
     assert refused(call(url, headers=_forged(right, exp=int(o.clock.timestamp()) - 120)), 401)
@@ -321,6 +328,136 @@ def test_buzz_routes_are_get(o) -> None:
     assert refused(Block(o, ALL, MEMBER).post("buzz", {}), 405) == {"error": "Method not allowed"}
 
 
+# --- shared-storage ---------------------------------------------------------------------------------
+
+def test_shared_storage_answers_as_the_bridge(o) -> None:
+    author = Block(o, ALL, MEMBER)
+    voter = Block(o, ALL, FREE)
+    first = ok(author.post("shared-storage/append", {"value": {"title": "First", "body": "b", "data": {"n": 1},
+                                                               "dropped": True}}))["key"]
+    second = author.bridge("SHARED_APPEND", {"value": {"title": "Second"}})["key"]
+    assert first < second and len(first) == 26
+    assert ok(voter.post("shared-storage/vote", {"key": first})) == {"count": 1}
+    assert voter.bridge("SHARED_VOTE", {"key": second}) == {"count": 1}
+    assert ok(voter.post("shared-storage/vote", {"key": first})) == {"count": 1}  # one vote per viewer
+    for viewer in (author, voter):
+        assert ok(viewer.get("shared-storage/list")) == {"items": viewer.bridge("SHARED_LIST")["items"],
+                                                         "metadata": {}}
+        assert ok(viewer.get(f"shared-storage/item?key={first}")) == viewer.bridge("SHARED_GET", {"key": first})
+        assert ok(viewer.get(f"shared-storage/counts?keys={first}&keys={second}&keys=nope")) == \
+            viewer.bridge("SHARED_GET_COUNTS", {"keys": [first, second, "nope"]})
+    item = ok(voter.get(f"shared-storage/item?key={first}"))["item"]
+    assert item["value"] == {"title": "First", "body": "b", "data": {"n": 1}} and item["viewerVoted"] is True
+    page = ok(author.get("shared-storage/list?limit=1"))
+    bridge_page = author.bridge("SHARED_LIST", {"limit": 1})
+    assert page["items"] == bridge_page["items"] and page["metadata"]["nextCursor"] == bridge_page["nextCursor"]
+    assert page["metadata"]["nextPage"].endswith("/api/v1/blocks/shared-storage/list?limit=1&cursor="
+                                                 + bridge_page["nextCursor"].replace("=", "%3D"))
+    rest = ok(author.get(f"shared-storage/list?limit=1&cursor={page['metadata']['nextCursor']}"))
+    assert [i["key"] for i in rest["items"]] == [first]
+    assert ok(voter.get("shared-storage/list?mine=true"))["items"] == []
+    assert [i["key"] for i in ok(author.get("shared-storage/list?mine=true"))["items"]] == [second, first]
+    assert ok(voter.post("shared-storage/unvote", {"key": first})) == voter.bridge("SHARED_UNVOTE", {"key": second}) \
+        == {"count": 0}
+    assert ok(author.post("shared-storage/update", {"key": first, "value": {"title": "Edited"}})) == \
+        author.bridge("SHARED_UPDATE", {"key": second, "value": {"title": "Edited too"}}) == {"ok": True}
+    assert ok(voter.post("shared-storage/report", {"key": first, "reason": "spam"})) == \
+        voter.bridge("SHARED_REPORT", {"key": second}) == {"ok": True}
+    assert [(r["key"], r["reason"]) for r in appstorage.reports(o.store, "blk")] == [(first, "spam"), (second, None)]
+    assert ok(voter.post("shared-storage/withdraw", {"key": first})) == {"ok": True, "deleted": False}  # not theirs
+    assert ok(author.post("shared-storage/withdraw", {"key": first})) == \
+        author.bridge("SHARED_WITHDRAW", {"key": second}) == {"ok": True, "deleted": True}
+    assert ok(author.get("shared-storage/list")) == {"items": [], "metadata": {}}
+
+
+def test_shared_storage_reads_signed_out_and_refuses_writes_to_others(o) -> None:
+    author = Block(o, ALL, MEMBER)
+    key = ok(author.post("shared-storage/append", {"value": {"title": "Mine"}}))["key"]
+    anon = Block(o, ALL, None)
+    assert [i["key"] for i in ok(anon.get("shared-storage/list"))["items"]] == [key]
+    assert ok(anon.get(f"shared-storage/item?key={key}"))["item"]["viewerVoted"] is False
+    assert refused(anon.post("shared-storage/vote", {"key": key}), 403) == \
+        {"error": f"missing required scope: {SHARED_WRITE}"}
+    stranger = Block(o, ALL, FREE)
+    assert refused(stranger.post("shared-storage/update", {"key": key, "value": {"title": "Hijack"}}), 403) == \
+        {"message": appstorage.NOT_AUTHOR}
+    missing = "0" * 26
+    for path in ("vote", "unvote", "report"):
+        assert refused(stranger.post(f"shared-storage/{path}", {"key": missing}), 404) == {"message": "request not found"}
+    assert refused(author.post("shared-storage/update", {"key": missing, "value": {"title": "x"}}), 404)
+    other_block = Block(o, ALL, MEMBER, block="other-block")
+    assert ok(other_block.get(f"shared-storage/item?key={key}")) == {"item": None}
+    assert ok(other_block.get("shared-storage/list")) == {"items": [], "metadata": {}}
+    assert refused(other_block.post("shared-storage/vote", {"key": key}), 404)
+    assert ok(author.get(f"shared-storage/item?key={key}"))["item"]["value"] == {"title": "Mine"}
+
+
+def test_shared_storage_limits(o, monkeypatch: pytest.MonkeyPatch) -> None:
+    b = Block(o, ALL, MEMBER)
+    big = {"title": "t", "data": "x" * (64 * 1024)}
+    assert refused(b.post("shared-storage/append", {"value": big}), 413) == {"message": appstorage.SHARED_TOO_LARGE}
+    assert refused(b.post("shared-storage/append", content=b'{"value": {"title": "' + b"x" * 140_000 + b'"}}'), 413)
+    monkeypatch.setattr(appstorage, "ENTRIES_PER_VIEWER", 1)
+    ok(b.post("shared-storage/append", {"value": {"title": "one"}}))
+    assert refused(b.post("shared-storage/append", {"value": {"title": "two"}}), 403) == \
+        {"message": appstorage.TOO_MANY_ENTRIES}
+
+
+@pytest.mark.parametrize(("path", "body"), [
+    ("shared-storage/append", {}), ("shared-storage/append", {"value": {"title": ""}}),
+    ("shared-storage/append", {"value": {"title": "t" * 201}}), ("shared-storage/append", {"value": "text"}),
+    ("shared-storage/append", {"value": {"title": "t", "body": "b" * 4097}}),
+    ("shared-storage/update", {"value": {"title": "t"}}), ("shared-storage/update", {"key": "k"}),
+    ("shared-storage/vote", {}), ("shared-storage/vote", {"key": "k" * 65}), ("shared-storage/unvote", {"key": 1}),
+    ("shared-storage/withdraw", {"key": ""}), ("shared-storage/report", {"key": "k", "reason": "r" * 501}),
+    ("shared-storage/report", [1]),
+])
+def test_shared_storage_bad_bodies_are_400(o, path: str, body: Any) -> None:
+    invalid_body(Block(o, ALL, MEMBER).post(path, body))
+
+
+@pytest.mark.parametrize("path", [
+    "shared-storage/list?limit=0", "shared-storage/list?limit=101", "shared-storage/list?limit=two",
+    "shared-storage/list?mine=yes", "shared-storage/list?prefix=" + "p" * 65, "shared-storage/item",
+    "shared-storage/item?key=", "shared-storage/item?key=a&key=b", "shared-storage/counts",
+    "shared-storage/counts?" + "&".join(f"keys=k{n}" for n in range(101)), "shared-storage/counts?keys=",
+])
+def test_shared_storage_bad_queries_are_400(o, path: str) -> None:
+    body = refused(Block(o, ALL, MEMBER).get(path), 400)
+    assert body["error"] == "Invalid query" and set(body["details"]) == {"formErrors", "fieldErrors"}
+
+
+# --- user-checkpoint/set ----------------------------------------------------------------------------------
+
+def test_user_checkpoint_set_records_what_the_bridge_records(o) -> None:
+    from blockkit.emulator import usersettings
+
+    data = o.store.path.parent
+    b = Block(o, [READ], MEMBER)  # the route needs no scope: any valid block token
+    assert ok(b.post("user-checkpoint/set", {"versionId": 42})) == {"ok": True}
+    assert usersettings.checkpoint(data, "blk", MEMBER) == 42
+    host = SimpleNamespace(platform=SimpleNamespace(store=o.store, clock=o.clock, urls=URLS, data_dir=data))
+    assert bridge._HANDLERS["SET_USER_CHECKPOINT"](host, b.claims, {"modelVersionId": 43}) == \
+        {"ok": True, "modelVersionId": 43}  # type: ignore[arg-type]
+    assert usersettings.checkpoint(data, "blk", MEMBER) == 43
+    assert usersettings.checkpoint(data, "blk", FREE) is None and usersettings.checkpoint(data, "other", MEMBER) is None
+    assert ok(b.post("user-checkpoint/set", {"versionId": None})) == {"ok": True}  # null clears the choice
+    assert usersettings.checkpoint(data, "blk", MEMBER) is None
+
+
+def test_user_checkpoint_set_refusals(o) -> None:
+    b = Block(o, [READ], MEMBER)
+    for body in ({}, {"versionId": "5"}, {"versionId": 0}, {"versionId": True}, [5]):
+        invalid_body(b.post("user-checkpoint/set", body))
+    assert refused(Block(o, [SHARED_READ], None).post("user-checkpoint/set", {"versionId": 5}), 401) == \
+        {"message": "anon viewers cannot persist block settings"}
+    assert refused(o.api.post("/api/v1/blocks/user-checkpoint/set", json={"versionId": 5}), 401)
+    assert refused(o.api.post("/api/v1/blocks/user-checkpoint/set", json={"versionId": 5},
+                              headers=_forged(b, aud="elsewhere")), 401)
+    blocktokens.revoke_block_instance(o.store, o.clock.iso(), b.instance)
+    assert refused(b.post("user-checkpoint/set", {"versionId": 5}), 403) == {"error": "block instance revoked"}
+
+
 # --- over real HTTP, on a started emulator process ----------------------------------------------------
 
 def test_the_twins_over_http_on_a_running_emulator(start_emulator: Any, tmp_path: Path) -> None:
@@ -352,5 +489,8 @@ def test_the_twins_over_http_on_a_running_emulator(start_emulator: Any, tmp_path
             "workflowId"] == submitted["workflowId"]
         assert http.get("buzz").json()["blue"] + http.get("buzz").json()["green"] + http.get("buzz").json()[
             "yellow"] == sum(balance.values()) - submitted["cost"]["total"]
+        appended = http.post("shared-storage/append", json={"value": {"title": "Over HTTP"}}).json()["key"]
+        listed = http.get("shared-storage/list", params={"limit": 5}).json()
+        assert [i["key"] for i in listed["items"]] == [appended] and listed["metadata"] == {}
     assert httpx.post(base + "app-storage/get", json={"key": "greeting"}).status_code == 401
     store.close()

@@ -21,9 +21,11 @@ The platform's error contract, kept here:
 
 from __future__ import annotations
 
+import math
 import re
+from collections.abc import Callable
 from datetime import datetime
-from typing import Any, Callable
+from typing import Any
 
 import orjson
 from starlette.concurrency import run_in_threadpool
@@ -461,7 +463,7 @@ def shared_list(request: Request, claims: dict[str, Any], body: Any) -> dict[str
             number = float(limit_text)
         except ValueError:
             number = float("nan")
-        if number != number or number != int(number) or not 1 <= number <= appstorage.SHARED_LIST_MAX:
+        if not math.isfinite(number) or number != int(number) or not 1 <= number <= appstorage.SHARED_LIST_MAX:
             raise _invalid("limit", f"limit must be a whole number from 1 to {appstorage.SHARED_LIST_MAX}",
                            title="Invalid query")
         limit = int(number)
