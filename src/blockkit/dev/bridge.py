@@ -51,7 +51,6 @@ BUZZ_PACKS = (1000, 5000, 25000)
 PICKER_LIMIT = 50
 IMAGES_BY_IDS_LIMIT = 100
 SAVED_DIR = Path(".blockkit") / "saved-images"
-CHECKPOINTS_FILE = "dev-user-checkpoints.json"
 # PUBLISH_GENERATION_OUTPUTS: the published images (GET_IMAGES_BY_IDS reads them back), and the platform's caps.
 PUBLISHED_FILE = "dev-published-images.json"
 PUBLISH_MAX_IMAGES = 20
@@ -365,19 +364,11 @@ def _buzz_transactions(b: Bridge, claims: dict[str, Any], payload: dict[str, Any
 
 
 def _daily_compensation(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+    from blockkit.emulator import buzz
+
     # The platform's DAILY_COMPENSATION_RESULT: {result: {resources, hasPublishedResources}}, its per-model-version
-    # generation earnings. The emulator pays no generation compensation, so `resources` is always empty;
-    # `hasPublishedResources` is whether the viewer owns a published version in the catalogue. `goodsSales` is
-    # blockkit dev's addition: today's (UTC, emulator clock) 70% owner shares of goods sold.
-    user = _user(claims)
-    day = b.platform.clock.now().strftime("%Y-%m-%d")
-    with b.platform.store.read() as db:
-        row = db.execute("SELECT coalesce(sum(owner_amount), 0), count(*) FROM goods_purchases WHERE owner_user_id = ?"
-                         " AND refund_state = 'none' AND substr(created_at, 1, 10) = ?", (user, day)).fetchone()
-        published = db.execute("SELECT 1 FROM model_versions v JOIN models m ON m.id = v.model_id WHERE m.user_id = ?"
-                               " AND v.status = 'Published' LIMIT 1", (user,)).fetchone() is not None
-    return {"result": {"resources": [], "hasPublishedResources": published,
-                       "goodsSales": {"date": day, "accountType": "yellow", "amount": int(row[0]), "sales": int(row[1])}}}
+    # generation earnings (always empty here), plus blockkit's `goodsSales` (see buzz.daily_compensation).
+    return {"result": buzz.daily_compensation(b.platform.store, b.platform.clock, _user(claims))}
 
 
 def _workflow_caller(claims: dict[str, Any]) -> Any:
@@ -575,25 +566,14 @@ def _wildcard_pack(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -
     return {"ok": True, "name": name, "entries": list(WILDCARD_PACKS[name])}
 
 
-def _checkpoints_path(b: Bridge) -> Path:
-    return b.platform.data_dir / CHECKPOINTS_FILE
-
-
 def _set_user_checkpoint(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+    from blockkit.emulator import usersettings
+
     user = _user(claims)
     version = payload.get("modelVersionId")
     if not isinstance(version, int) or isinstance(version, bool):
         raise BridgeRefusal("BAD_REQUEST", "modelVersionId must be a whole number")
-    path = _checkpoints_path(b)
-    try:
-        saved = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        saved = {}
-    key = f"{claims.get('blockId')}:{user}"
-    saved[key] = {"modelVersionId": version, "setAt": b.platform.clock.iso()}
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(saved, indent=1), encoding="utf-8")
-    tmp.replace(path)
+    usersettings.set_checkpoint(b.platform.data_dir, b.platform.clock, str(claims.get("blockId")), user, version)
     return {"ok": True, "modelVersionId": version}
 
 

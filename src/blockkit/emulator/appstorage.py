@@ -22,8 +22,8 @@ Shared storage: one space per block that every viewer reads and signed-in viewer
 An entry's ``key`` is made by the server (26 characters, ULID-like, in creation order); its
 value is ``{title (1-200 chars), body? (at most 4096), data?}``:
 
-- ``shared_list(..., prefix=None, cursor=None, limit=None) -> {"items": [Item], "nextCursor"?}``:
-  newest first, 50 a page by default (1-100);
+- ``shared_list(..., prefix=None, cursor=None, limit=None, mine=False) -> {"items": [Item], "nextCursor"?}``:
+  newest first, 50 a page by default (1-100); ``mine`` keeps the viewer's own entries;
 - ``shared_get(..., key) -> {"item": Item | None}``; ``shared_count(..., key) -> {"count"}`` (its
   votes); ``shared_counts(..., keys) -> {"counts": {key: n}}`` (1-100 keys);
 - ``shared_append(..., value) -> {"key"}`` (50 entries per author per block);
@@ -256,7 +256,7 @@ def _bad_shared_key(key: object) -> str | None:
     return None if _text(key, 1, SHARED_KEY_MAX) else f"key must be a string of 1-{SHARED_KEY_MAX} characters"
 
 
-def _shared_value(value: object) -> tuple[str | None, str | None]:
+def shared_value(value: object) -> tuple[str | None, str | None]:
     """(the stored JSON, None) or (None, why not): {title, body?, data?}, unknown members dropped."""
     if not isinstance(value, dict) or not _text(value.get("title"), 1, TITLE_MAX):
         return None, f"value must be {{title (1-{TITLE_MAX} characters), body?, data?}}"
@@ -276,7 +276,7 @@ def _shared_value(value: object) -> tuple[str | None, str | None]:
 
 
 def shared_list(store: Store, clock: Clock, block_id: str, user_id: int | None, prefix: object = None,
-                cursor: object = None, limit: object = None) -> dict[str, Any]:
+                cursor: object = None, limit: object = None, *, mine: bool = False) -> dict[str, Any]:
     prefix = prefix if isinstance(prefix, str) else ""
     if len(prefix) > SHARED_PREFIX_MAX:
         return {"error": f"prefix must be at most {SHARED_PREFIX_MAX} characters"}
@@ -284,6 +284,8 @@ def shared_list(store: Store, clock: Clock, block_id: str, user_id: int | None, 
     before = _cursor(cursor)
     with store.read() as db:
         rows = db.execute(_ITEM + " WHERE e.block_id = ? AND e.status = 'active'", (user_id or 0, block_id)).fetchall()
+    if mine:  # the viewer's own entries only (a signed-out viewer authored none)
+        rows = [r for r in rows if user_id is not None and r[2] == user_id]
     # Keys come from (time, id), so the order and the prefix are computed here (a block holds few entries).
     keyed = sorted(((entry_key(r[0], r[1]), r) for r in rows), key=lambda pair: pair[0], reverse=True)
     chosen = [r for k, r in keyed if k.startswith(prefix) and (before is None or k < before)][:page]
@@ -330,7 +332,7 @@ def shared_counts(store: Store, clock: Clock, block_id: str, user_id: int | None
 def shared_append(store: Store, clock: Clock, block_id: str, user_id: int | None, value: Any) -> dict[str, Any]:
     if user_id is None:
         return {"error": SHARED_SIGNED_OUT}
-    text, problem = _shared_value(value)
+    text, problem = shared_value(value)
     if text is None:
         return {"error": problem}
     now = clock.iso()
@@ -356,7 +358,7 @@ def shared_update(store: Store, clock: Clock, block_id: str, user_id: int | None
             return {"ok": False, "error": NOT_FOUND}
         if row[2] != user_id:
             return {"ok": False, "error": NOT_AUTHOR}
-        text, problem = _shared_value(value)
+        text, problem = shared_value(value)
         if text is None:
             return {"ok": False, "error": problem}
         db.execute("UPDATE shared_entries SET value = ?, size = ?, updated_at = ? WHERE id = ?",

@@ -3,7 +3,8 @@
 Routes (under /api/v1): ``POST /block-tokens`` (the host page mints), ``GET
 /block-tokens/jwks``, ``GET /blocks/models`` and ``GET /blocks/images`` (public data,
 clamped by the token's signed maxBrowsingLevel; any valid block token), ``GET /blocks/me``
-(deprecated; ``user:read:self``). The goods routes (``/blocks/entitlements``,
+(deprecated; ``user:read:self``). The REST twins of the bridge procedures (``/blocks/app-storage/*``,
+``/blocks/workflows/*``, ``/blocks/buzz*``, ``/blocks/shared-storage/*``, ``/blocks/user-checkpoint/set``) are in ``blockrest.py``; their scopes are ``REST_TWINS``. The goods routes (``/blocks/entitlements``,
 ``/blocks/goods/purchase``) are in ``catalogue/entitlements.py``; their scopes are checked here.
 
 ``BlockScopeMiddleware`` plays the platform's block-scope wrapper on the routes that take
@@ -48,6 +49,36 @@ BLOCK_ROUTES: tuple[tuple[re.Pattern[str], str, bool], ...] = (
     (re.compile(r"/api/v1/blocks/entitlements"), "goods:read:self", True),  # also OAuth tokens
     (re.compile(r"/api/v1/blocks/goods/purchase"), "goods:purchase:self", False),
 )
+
+# The REST twins of the bridge procedures (``blockrest``): path under /api/v1/blocks/ -> the scope the
+# platform's route requires (civitai/civitai src/pages/api/v1/blocks/*, each route's requiredScope).
+REST_TWINS: tuple[tuple[str, str], ...] = (
+    ("app-storage/get", "apps:storage:read"),
+    ("app-storage/list", "apps:storage:read"),
+    ("app-storage/quota", "apps:storage:read"),
+    ("app-storage/set", "apps:storage:write"),
+    ("app-storage/delete", "apps:storage:write"),
+    ("workflows/submit", "ai:write:budgeted"),
+    ("workflows/estimate", "ai:write:budgeted"),
+    ("workflows/poll", "ai:write:budgeted"),
+    ("workflows/cancel", "ai:write:budgeted"),
+    ("workflows/query", "ai:write:budgeted"),
+    ("buzz", "buzz:read:self"),
+    ("buzz/accounts", "buzz:read:self"),
+    ("buzz/transactions", "buzz:read:self"),
+    ("buzz/daily-compensation", "buzz:read:self"),
+    ("shared-storage/list", "apps:storage:shared:read"),
+    ("shared-storage/item", "apps:storage:shared:read"),
+    ("shared-storage/counts", "apps:storage:shared:read"),
+    ("shared-storage/append", "apps:storage:shared:write"),
+    ("shared-storage/update", "apps:storage:shared:write"),
+    ("shared-storage/vote", "apps:storage:shared:write"),
+    ("shared-storage/unvote", "apps:storage:shared:write"),
+    ("shared-storage/withdraw", "apps:storage:shared:write"),
+    ("shared-storage/report", "apps:storage:shared:write"),
+    ("user-checkpoint/set", ANY_TOKEN),  # the platform's route requires no scope: any valid block token
+)
+BLOCK_ROUTES += tuple((re.compile("/api/v1/blocks/" + re.escape(path)), scope, False) for path, scope in REST_TWINS)
 
 
 def _denied(status: int, message: str) -> Response:

@@ -68,11 +68,12 @@ def purchase(store: Store, clock: Clock, user_id: int, amount: int, pool: str = 
 
 
 def transactions(store: Store, clock: Clock, user_id: int, limit: int = 50,
-                 cursor: int | None = None) -> dict[str, Any]:
+                 cursor: int | None = None, *, pool: str | None = None) -> dict[str, Any]:
+    """The viewer's ledger, newest first; ``pool`` keeps one pool's rows (all pools when None)."""
     limit = max(1, min(int(limit), 200))
     with store.write() as db:
         open_accounts(db, user_id, clock.iso())
-        rows = buzz_store.transactions(db, user_id, limit + 1, cursor)
+        rows = buzz_store.transactions(db, user_id, limit + 1, cursor, pool)
     items = [{"id": r["id"], "accountType": r["pool"], "amount": r["amount"],
               "type": "credit" if r["amount"] > 0 else "debit", "kind": r["kind"], "reference": r["reference"],
               "description": r["description"], "date": r["created_at"]} for r in rows[:limit]]
@@ -140,3 +141,20 @@ def largest_debit(debits: dict[str, int]) -> str | None:
         if best is None or amount > debits[best]:
             best = pool
     return best
+
+
+def daily_compensation(store: Store, clock: Clock, user_id: int) -> dict[str, Any]:
+    """GET_DAILY_COMPENSATION's answer (unwrapped): ``{resources, hasPublishedResources, goodsSales}``.
+
+    The platform's per-model-version generation earnings; the emulator pays no generation compensation,
+    so ``resources`` is always empty. ``hasPublishedResources``: the viewer owns a published model
+    version. ``goodsSales`` is ours: today's (UTC, emulator clock) owner shares of goods sold.
+    """
+    day = clock.now().strftime("%Y-%m-%d")
+    with store.read() as db:
+        row = db.execute("SELECT coalesce(sum(owner_amount), 0), count(*) FROM goods_purchases WHERE owner_user_id = ?"
+                         " AND refund_state = 'none' AND substr(created_at, 1, 10) = ?", (user_id, day)).fetchone()
+        published = db.execute("SELECT 1 FROM model_versions v JOIN models m ON m.id = v.model_id WHERE m.user_id = ?"
+                               " AND v.status = 'Published' LIMIT 1", (user_id,)).fetchone() is not None
+    return {"resources": [], "hasPublishedResources": published,
+            "goodsSales": {"date": day, "accountType": "yellow", "amount": int(row[0]), "sales": int(row[1])}}

@@ -41,6 +41,7 @@ ROUTE_MODULES: tuple[str, ...] = (
     "blockkit.emulator.catalogue.tags",
     "blockkit.emulator.catalogue.entitlements",  # goods: GET /blocks/entitlements
     "blockkit.emulator.blockroutes",  # block tokens: mint, JWKS, /blocks/models|images|me
+    "blockkit.emulator.blockrest",  # the bridge procedures' REST twins (/blocks/app-storage, workflows, buzz, ...)
 )
 
 

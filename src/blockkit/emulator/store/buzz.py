@@ -32,10 +32,12 @@ def move(db: sqlite3.Connection, user_id: int, pool: str, amount: int, kind: str
                " VALUES (?, ?, ?, ?, ?, ?, ?)", (user_id, pool, amount, kind, reference, description, now))
 
 
-def transactions(db: sqlite3.Connection, user_id: int, limit: int, before_id: int | None) -> list[dict[str, Any]]:
+def transactions(db: sqlite3.Connection, user_id: int, limit: int, before_id: int | None,
+                 pool: str | None = None) -> list[dict[str, Any]]:
     rows = db.execute("SELECT id, pool, amount, kind, reference, description, created_at FROM buzz_transactions"
-                      " WHERE user_id = ? AND (? IS NULL OR id < ?) ORDER BY id DESC LIMIT ?",
-                      (user_id, before_id, before_id, limit))
+                      " WHERE user_id = ? AND (? IS NULL OR id < ?) AND (? IS NULL OR pool = ?)"
+                      " ORDER BY id DESC LIMIT ?",
+                      (user_id, before_id, before_id, pool, pool, limit))
     return [dict(r) for r in rows]
 
 
