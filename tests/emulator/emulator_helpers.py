@@ -167,3 +167,15 @@ def outside_loop(fn: Any) -> Any:
         return outcome.get("value")
 
     return wrapper
+
+
+def store_row(emulator: dict[str, Any], query: str, *args: Any) -> tuple[Any, ...]:
+    """One row of a running emulator's store (read without the schema check a second opener needs)."""
+    from blockkit.emulator.store import Store
+
+    store = Store.open(Path(emulator["data"]), check=False)
+    try:
+        with store.read() as db:
+            return tuple(db.execute(query, args).fetchone())
+    finally:
+        store.close()

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from emulator_helpers import store_row
 from orch_env import b64, make, png
 
 UPSCALE = "/v2/consumer/recipes/imageUpscaler"
@@ -84,15 +85,8 @@ def test_blobs_answer_ranges_and_head(tmp_path: Path) -> None:
 
 @pytest.mark.browser
 def test_chromium_seeks_a_seeded_video(browser: Any, emulator: dict[str, Any], landmarks: dict[str, Any]) -> None:
-    from blockkit.emulator.store import Store
-
-    store = Store.open(Path(emulator["data"]), check=False)
-    try:
-        with store.read() as db:
-            url, seconds = db.execute("SELECT url, duration FROM images WHERE id = ?",
-                                      (landmarks["video_without_thumbnail"]["id"],)).fetchone()
-    finally:
-        store.close()
+    url, seconds = store_row(emulator, "SELECT url, duration FROM images WHERE id = ?",
+                             landmarks["video_without_thumbnail"]["id"])
     base = emulator["base_url"]
     page = browser.new_page()
     try:

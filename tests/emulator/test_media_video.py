@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from emulator_helpers import store_row
 
 from blockkit.emulator.orchestration import imaging, video
 
@@ -140,15 +141,8 @@ def test_a_seeded_video_is_served_as_the_catalogue_describes_it(media: Any) -> N
 
 @pytest.mark.browser
 def test_chromium_plays_a_seeded_video(browser: Any, emulator: dict[str, Any], landmarks: dict[str, Any]) -> None:
-    from blockkit.emulator.store import Store
-
-    store = Store.open(Path(emulator["data"]), check=False)
-    try:
-        with store.read() as db:
-            url, width, height, seconds = db.execute("SELECT url, width, height, duration FROM images WHERE id = ?",
-                                                     (landmarks["video_without_thumbnail"]["id"],)).fetchone()
-    finally:
-        store.close()
+    url, width, height, seconds = store_row(emulator, "SELECT url, width, height, duration FROM images WHERE id = ?",
+                                            landmarks["video_without_thumbnail"]["id"])
     base = emulator["base_url"]
     page = browser.new_page()
     try:

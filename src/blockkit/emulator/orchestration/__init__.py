@@ -179,30 +179,30 @@ async def get_workflow_endpoint(request: Request) -> Response:
                                                   request.path_params["workflowId"]))
 
 
-async def update_workflow_endpoint(request: Request) -> Response:
-    state = emulator(request)
-    user_id = await run_in_threadpool(key_owner, request)
-    body = await read_json(request, optional=False)
-    await run_in_threadpool(workflow_edits.update, state.store, state.clock, workflows.WorkflowCaller.api_key(user_id),
-                            request.path_params["workflowId"], body)
-    return Response(status_code=204)
+def _edit(operation: Any, *names: str, body: bool = False) -> Any:
+    """The endpoint for ``workflow_edits.<operation>``: the key owner's workflow (path ``workflowId``),
+    then the path parameters ``names`` and, with ``body``, the JSON body; 204 when it is done."""
+
+    async def endpoint(request: Request) -> Response:
+        state = emulator(request)
+        user_id = await run_in_threadpool(key_owner, request)
+        args = [request.path_params[name] for name in names]
+        if body:
+            args.append(await read_json(request, optional=False))
+        await run_in_threadpool(operation, state.store, state.clock, workflows.WorkflowCaller.api_key(user_id),
+                                request.path_params["workflowId"], *args)
+        return Response(status_code=204)
+
+    return endpoint
 
 
-async def patch_workflow_endpoint(request: Request) -> Response:
-    state = emulator(request)
-    user_id = await run_in_threadpool(key_owner, request)
-    body = await read_json(request, optional=False)
-    await run_in_threadpool(workflow_edits.patch, state.store, state.clock, workflows.WorkflowCaller.api_key(user_id),
-                            request.path_params["workflowId"], body)
-    return Response(status_code=204)
-
-
-async def delete_workflow_endpoint(request: Request) -> Response:
-    state = emulator(request)
-    user_id = await run_in_threadpool(key_owner, request)
-    await run_in_threadpool(workflow_edits.delete, state.store, state.clock, workflows.WorkflowCaller.api_key(user_id),
-                            request.path_params["workflowId"])
-    return Response(status_code=204)
+update_workflow_endpoint = _edit(workflow_edits.update, body=True)
+patch_workflow_endpoint = _edit(workflow_edits.patch, body=True)
+delete_workflow_endpoint = _edit(workflow_edits.delete)
+remove_tag_endpoint = _edit(workflow_edits.remove_tag, "tag")
+remove_all_tags_endpoint = _edit(workflow_edits.remove_all_tags)
+update_step_endpoint = _edit(workflow_edits.update_step, "stepName", body=True)
+patch_step_endpoint = _edit(workflow_edits.patch_step, "stepName", body=True)
 
 
 async def add_tag_endpoint(request: Request) -> Response:
@@ -217,49 +217,12 @@ async def add_tag_endpoint(request: Request) -> Response:
     return Response(status_code=204)
 
 
-async def remove_tag_endpoint(request: Request) -> Response:
-    state = emulator(request)
-    user_id = await run_in_threadpool(key_owner, request)
-    await run_in_threadpool(workflow_edits.remove_tag, state.store, state.clock,
-                            workflows.WorkflowCaller.api_key(user_id), request.path_params["workflowId"],
-                            request.path_params["tag"])
-    return Response(status_code=204)
-
-
-async def remove_all_tags_endpoint(request: Request) -> Response:
-    state = emulator(request)
-    user_id = await run_in_threadpool(key_owner, request)
-    await run_in_threadpool(workflow_edits.remove_all_tags, state.store, state.clock,
-                            workflows.WorkflowCaller.api_key(user_id), request.path_params["workflowId"])
-    return Response(status_code=204)
-
-
 async def get_step_endpoint(request: Request) -> Response:
     state = emulator(request)
     user_id = await run_in_threadpool(key_owner, request)
     return json_response(await run_in_threadpool(
         workflow_edits.get_step, state.store, state.clock, workflows.WorkflowCaller.api_key(user_id),
         request.path_params["workflowId"], request.path_params["stepName"]))
-
-
-async def update_step_endpoint(request: Request) -> Response:
-    state = emulator(request)
-    user_id = await run_in_threadpool(key_owner, request)
-    body = await read_json(request, optional=False)
-    await run_in_threadpool(workflow_edits.update_step, state.store, state.clock,
-                            workflows.WorkflowCaller.api_key(user_id), request.path_params["workflowId"],
-                            request.path_params["stepName"], body)
-    return Response(status_code=204)
-
-
-async def patch_step_endpoint(request: Request) -> Response:
-    state = emulator(request)
-    user_id = await run_in_threadpool(key_owner, request)
-    body = await read_json(request, optional=False)
-    await run_in_threadpool(workflow_edits.patch_step, state.store, state.clock,
-                            workflows.WorkflowCaller.api_key(user_id), request.path_params["workflowId"],
-                            request.path_params["stepName"], body)
-    return Response(status_code=204)
 
 
 def query_date(request: Request, name: str, *, end_of_day: bool) -> str | None:
