@@ -33,18 +33,12 @@ from blockkit.emulator.orchestration.errors import (
     not_found,
 )
 from blockkit.emulator.store import orchestration as orch_store
-from blockkit.emulator.workflows import (
-    MAX_TAGS,
-    WorkflowCaller,
-    cancel_row,
-    check_metadata,
-    check_tag,
-    check_tags,
-    owned,
-    render,
-)
+# The module, not its names: workflows imports buzz, which imports the orchestration package, whose
+# routes import this module, so a name read from a half-imported workflows here would not exist yet.
+from blockkit.emulator import workflows
 
 if TYPE_CHECKING:
+    from blockkit.emulator.workflows import WorkflowCaller
     from blockkit.emulator.clock import Clock
     from blockkit.emulator.store import Store
 
@@ -59,11 +53,11 @@ MAX_OPERATIONS = 100  # our cap
 
 def delete(store: Store, clock: Clock, caller: WorkflowCaller, workflow_id: str) -> None:
     with store.write() as db:
-        row = owned(db, caller, workflow_id)
-        if render(row, clock)["status"] not in ("succeeded", "failed", "expired", "canceled"):
+        row = workflows.owned(db, caller, workflow_id)
+        if workflows.render(row, clock)["status"] not in workflows.FINISHED:
             # The client: deleting "may trigger a refund if the work ... has not yet started". The
             # emulator refunds an unfinished workflow in full, exactly as canceling it does.
-            cancel_row(db, clock, row, "workflow deleted")
+            workflows.cancel_row(db, clock, row, "workflow deleted")
         orch_store.delete_workflow(db, row["id"])
 
 
@@ -80,10 +74,10 @@ def _apply(db: Any, clock: Clock, caller: WorkflowCaller, row: dict[str, Any], w
     ``cancel``: the request set the status; canceling a finished workflow (canceled included) is a
     400, as PUT ``{status: "canceled"}`` has always answered.
     """
-    current = render(row, clock)
+    current = workflows.render(row, clock)
     document = orjson.loads(row["document"])
-    document["metadata"] = check_metadata(wanted["metadata"])
-    document["tags"] = check_tags(wanted["tags"])
+    document["metadata"] = workflows.check_metadata(wanted["metadata"])
+    document["tags"] = workflows.check_tags(wanted["tags"])
     mature = wanted["allowMatureContent"]
     if mature is not None and not isinstance(mature, bool):
         raise bad_request("bad_body", "allowMatureContent must be a boolean")
@@ -96,7 +90,7 @@ def _apply(db: Any, clock: Clock, caller: WorkflowCaller, row: dict[str, Any], w
         fresh = orch_store.find_workflow(db, row["id"])
         assert fresh is not None
         try:
-            cancel_row(db, clock, fresh, "workflow canceled")
+            workflows.cancel_row(db, clock, fresh, "workflow canceled")
         except ServiceError as exc:  # the client lists 400, 401 and 404 for these operations
             raise bad_request("already_finished", exc.detail) from None
 
@@ -108,8 +102,8 @@ def update(store: Store, clock: Clock, caller: WorkflowCaller, workflow_id: str,
     if changes.get("status") not in (None, "canceled"):
         raise bad_request("bad_status", "status can only be set to \"canceled\"")
     with store.write() as db:
-        row = owned(db, caller, workflow_id)
-        wanted = _view(render(row, clock))
+        row = workflows.owned(db, caller, workflow_id)
+        wanted = _view(workflows.render(row, clock))
         wanted.update({k: v for k, v in changes.items() if v is not None})
         _apply(db, clock, caller, row, wanted, cancel=changes.get("status") == "canceled")
 
@@ -139,8 +133,8 @@ def _patched(target: dict[str, Any], operations: object, allowed: tuple[str, ...
 
 def patch(store: Store, clock: Clock, caller: WorkflowCaller, workflow_id: str, operations: object) -> None:
     with store.write() as db:
-        row = owned(db, caller, workflow_id)
-        wanted = _patched(_view(render(row, clock)), operations, PATCHABLE)
+        row = workflows.owned(db, caller, workflow_id)
+        wanted = _patched(_view(workflows.render(row, clock)), operations, PATCHABLE)
         if set(wanted) != set(PATCHABLE):
             raise bad_request("bad_patch", "a patch cannot remove status, metadata, tags or allowMatureContent")
         assert isinstance(operations, list)  # _patched refused anything else
@@ -152,7 +146,7 @@ def patch(store: Store, clock: Clock, caller: WorkflowCaller, workflow_id: str, 
 
 def _set_tags(store: Store, clock: Clock, caller: WorkflowCaller, workflow_id: str, change: Any) -> None:
     with store.write() as db:
-        row = owned(db, caller, workflow_id)
+        row = workflows.owned(db, caller, workflow_id)
         document = orjson.loads(row["document"])
         document["tags"] = change(document["tags"])
         orch_store.update_workflow_document(db, row["id"], orjson.dumps(document).decode())
@@ -160,13 +154,13 @@ def _set_tags(store: Store, clock: Clock, caller: WorkflowCaller, workflow_id: s
 
 def add_tag(store: Store, clock: Clock, caller: WorkflowCaller, workflow_id: str, tag: object) -> None:
     """Add a tag; one already there changes nothing; an 11th is 400."""
-    check_tag(tag)
+    workflows.check_tag(tag)
 
     def add(tags: list[str]) -> list[str]:
         if tag in tags:
             return tags
-        if len(tags) >= MAX_TAGS:
-            raise invalid("bad_tags", "tag", f"a workflow carries at most {MAX_TAGS} tags")
+        if len(tags) >= workflows.MAX_TAGS:
+            raise invalid("bad_tags", "tag", f"a workflow carries at most {workflows.MAX_TAGS} tags")
         return [*tags, tag]
 
     _set_tags(store, clock, caller, workflow_id, add)
@@ -174,7 +168,7 @@ def add_tag(store: Store, clock: Clock, caller: WorkflowCaller, workflow_id: str
 
 def remove_tag(store: Store, clock: Clock, caller: WorkflowCaller, workflow_id: str, tag: str) -> None:
     """Remove a tag; a tag the workflow does not carry changes nothing (DELETE is idempotent)."""
-    check_tag(tag)
+    workflows.check_tag(tag)
     _set_tags(store, clock, caller, workflow_id, lambda tags: [t for t in tags if t != tag])
 
 
@@ -193,14 +187,14 @@ def _step_index(document: dict[str, Any], step_name: str) -> int:
 
 def get_step(store: Store, clock: Clock, caller: WorkflowCaller, workflow_id: str, step_name: str) -> dict[str, Any]:
     with store.read() as db:
-        row = owned(db, caller, workflow_id)
+        row = workflows.owned(db, caller, workflow_id)
     index = _step_index(orjson.loads(row["document"]), step_name)
-    return render(row, clock)["steps"][index]
+    return workflows.render(row, clock)["steps"][index]
 
 
 def _set_step_metadata(store: Store, caller: WorkflowCaller, workflow_id: str, step_name: str, change: Any) -> None:
     with store.write() as db:
-        row = owned(db, caller, workflow_id)
+        row = workflows.owned(db, caller, workflow_id)
         document = orjson.loads(row["document"])
         step = document["steps"][_step_index(document, step_name)]
         step["metadata"] = change(step.get("metadata") or {})
@@ -222,6 +216,6 @@ def patch_step(store: Store, clock: Clock, caller: WorkflowCaller, workflow_id: 
         wanted = _patched({"metadata": old}, operations, STEP_PATCHABLE)
         if "metadata" not in wanted:
             raise bad_request("bad_patch", "a patch cannot remove a step's metadata (replace it with {})")
-        return check_metadata(wanted["metadata"])
+        return workflows.check_metadata(wanted["metadata"])
 
     _set_step_metadata(store, caller, workflow_id, step_name, change)

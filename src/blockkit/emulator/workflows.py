@@ -402,13 +402,18 @@ def decode_cursor(cursor: str, ascending: bool) -> tuple[str, str]:
 
 
 def _mentions(value: object, needle: str) -> bool:
-    if isinstance(value, dict):
-        return any(_mentions(v, needle) for v in value.values())
-    if isinstance(value, list):
-        return any(_mentions(v, needle) for v in value)
-    if value is None or isinstance(value, bool):
-        return False
-    return needle in str(value).casefold()
+    """Whether a scalar anywhere inside ``value`` holds ``needle`` (walked with a stack: metadata may
+    nest as deep as the JSON parser allows, past Python's recursion limit)."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, dict):
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+        elif item is not None and not isinstance(item, bool) and needle in str(item).casefold():
+            return True
+    return False
 
 
 def query(store: Store, clock: Clock, urls: Urls, caller: WorkflowCaller, limit: int = 20,

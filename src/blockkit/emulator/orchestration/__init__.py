@@ -179,9 +179,10 @@ async def get_workflow_endpoint(request: Request) -> Response:
                                                   request.path_params["workflowId"]))
 
 
-def _edit(operation: Any, *names: str, body: bool = False) -> Any:
+def _edit(operation: str, *names: str, body: bool = False) -> Any:
     """The endpoint for ``workflow_edits.<operation>``: the key owner's workflow (path ``workflowId``),
-    then the path parameters ``names`` and, with ``body``, the JSON body; 204 when it is done."""
+    then the path parameters ``names`` and, with ``body``, the JSON body; 204 when it is done.
+    (The function is looked up per request: workflow_edits may be half imported when this module is.)"""
 
     async def endpoint(request: Request) -> Response:
         state = emulator(request)
@@ -189,20 +190,20 @@ def _edit(operation: Any, *names: str, body: bool = False) -> Any:
         args = [request.path_params[name] for name in names]
         if body:
             args.append(await read_json(request, optional=False))
-        await run_in_threadpool(operation, state.store, state.clock, workflows.WorkflowCaller.api_key(user_id),
-                                request.path_params["workflowId"], *args)
+        await run_in_threadpool(getattr(workflow_edits, operation), state.store, state.clock,
+                                workflows.WorkflowCaller.api_key(user_id), request.path_params["workflowId"], *args)
         return Response(status_code=204)
 
     return endpoint
 
 
-update_workflow_endpoint = _edit(workflow_edits.update, body=True)
-patch_workflow_endpoint = _edit(workflow_edits.patch, body=True)
-delete_workflow_endpoint = _edit(workflow_edits.delete)
-remove_tag_endpoint = _edit(workflow_edits.remove_tag, "tag")
-remove_all_tags_endpoint = _edit(workflow_edits.remove_all_tags)
-update_step_endpoint = _edit(workflow_edits.update_step, "stepName", body=True)
-patch_step_endpoint = _edit(workflow_edits.patch_step, "stepName", body=True)
+update_workflow_endpoint = _edit("update", body=True)
+patch_workflow_endpoint = _edit("patch", body=True)
+delete_workflow_endpoint = _edit("delete")
+remove_tag_endpoint = _edit("remove_tag", "tag")
+remove_all_tags_endpoint = _edit("remove_all_tags")
+update_step_endpoint = _edit("update_step", "stepName", body=True)
+patch_step_endpoint = _edit("patch_step", "stepName", body=True)
 
 
 async def add_tag_endpoint(request: Request) -> Response:
