@@ -35,10 +35,12 @@ from starlette.routing import Route
 
 from blockkit.emulator import appstorage, auth, buzz, workflows
 from blockkit.emulator.blockroutes import PRIVATE
+from blockkit.emulator.blocktokens import viewer_id
 from blockkit.emulator.catalogue.errors import json_response, validation_body
 from blockkit.emulator.orchestration.errors import ServiceError
 from blockkit.emulator.state import emulator
 from blockkit.emulator.store import orchestration as orch_store
+from blockkit.emulator.store.buzz import POOLS
 
 SMALL_BODY = 4 * 1024      # the platform's bodyParser sizeLimit '4kb'
 LARGE_BODY = 256 * 1024    # '256kb': app-storage/set, workflows/submit and estimate
@@ -49,7 +51,6 @@ QUERY_CURSOR_MAX = 256
 # The platform bounds an idempotency key by a charset regex it does not publish with the route; ours:
 # 1-128 characters of letters, digits, '_', '-' and '.' (no control characters, newlines or colons).
 IDEMPOTENCY_KEY = re.compile(r"[A-Za-z0-9_.-]{1,128}")
-BUZZ_POOLS = ("blue", "green", "yellow")
 COMPENSATION_SOURCES = ("compensation", "licenseFee")
 
 # Service sentences that are size refusals (the platform's PAYLOAD_TOO_LARGE, 413).
@@ -143,13 +144,8 @@ def _claims(request: Request) -> dict[str, Any]:
     return caller.token_ctx
 
 
-def _viewer(claims: dict[str, Any]) -> int | None:
-    sub = str(claims.get("sub", ""))
-    return int(sub.split(":", 1)[1]) if sub.startswith("user:") else None
-
-
 def _signed_in(claims: dict[str, Any], message: str) -> int:
-    user = _viewer(claims)
+    user = viewer_id(claims)
     if user is None:
         raise Refused(403, {"error": message})
     return user
@@ -202,19 +198,19 @@ def _key(body: Any) -> str:
 
 def storage_get(request: Request, claims: dict[str, Any], body: Any) -> dict[str, Any]:
     store, clock = _service(request)
-    return _storage_answer(appstorage.storage_get(store, clock, str(claims["blockId"]), _viewer(claims), _key(body)))
+    return _storage_answer(appstorage.storage_get(store, clock, str(claims["blockId"]), viewer_id(claims), _key(body)))
 
 
 def storage_set(request: Request, claims: dict[str, Any], body: Any) -> dict[str, Any]:
     store, clock = _service(request)
     key = _key(body)
-    return _storage_answer(appstorage.storage_set(store, clock, str(claims["blockId"]), _viewer(claims), key,
+    return _storage_answer(appstorage.storage_set(store, clock, str(claims["blockId"]), viewer_id(claims), key,
                                                   body.get("value")))
 
 
 def storage_delete(request: Request, claims: dict[str, Any], body: Any) -> dict[str, Any]:
     store, clock = _service(request)
-    return _storage_answer(appstorage.storage_delete(store, clock, str(claims["blockId"]), _viewer(claims),
+    return _storage_answer(appstorage.storage_delete(store, clock, str(claims["blockId"]), viewer_id(claims),
                                                      _key(body)))
 
 
@@ -224,13 +220,13 @@ def storage_list(request: Request, claims: dict[str, Any], body: Any) -> dict[st
     prefix = _string(body, "prefix", 0, appstorage.MAX_PREFIX, optional=True)
     limit = _integer(body, "limit", 1, appstorage.LIST_MAX)
     cursor = _string(body, "cursor", 0, appstorage.MAX_CURSOR, optional=True)
-    return _storage_answer(appstorage.storage_list(store, clock, str(claims["blockId"]), _viewer(claims), prefix,
+    return _storage_answer(appstorage.storage_list(store, clock, str(claims["blockId"]), viewer_id(claims), prefix,
                                                    cursor, appstorage.LIST_DEFAULT if limit is None else limit))
 
 
 def storage_quota(request: Request, claims: dict[str, Any], body: Any) -> dict[str, Any]:
     store, clock = _service(request)  # the body is ignored, as the platform ignores it
-    return _storage_answer(appstorage.storage_quota(store, clock, str(claims["blockId"]), _viewer(claims)))
+    return _storage_answer(appstorage.storage_quota(store, clock, str(claims["blockId"]), viewer_id(claims)))
 
 
 # --- workflows (ai:write:budgeted) ----------------------------------------------------------------
@@ -300,7 +296,7 @@ def _ownership(request: Request, caller: workflows.WorkflowCaller, workflow_id: 
         row = orch_store.find_workflow(db, workflow_id)
     if row is None:
         raise _message(404, "workflow not found")
-    if row["user_id"] != caller.user_id or (caller.app_id is not None and row["app_id"] != caller.app_id):
+    if not workflows.belongs(row, caller):
         raise _message(403, "workflow does not belong to this viewer and app")
 
 
@@ -376,10 +372,7 @@ def buzz_transactions(request: Request, claims: dict[str, Any], body: Any) -> di
     store, clock = _service(request)
     user = _signed_in(claims, "Anonymous block tokens may not read transactions")
     params = _query(request)
-    pool = params.get("accountType")
-    if pool is not None and pool not in BUZZ_POOLS:
-        raise _zod("accountType", f"Invalid enum value. Expected {' | '.join(repr(p) for p in BUZZ_POOLS)}",
-                   "invalid_enum_value")
+    pool = _pool(params)
     limit = _query_int(params, "limit", 1, 200, 50)
     cursor = _query_int(params, "cursor", 1, 2**62, None)
     for name in ("start", "end"):
@@ -387,6 +380,15 @@ def buzz_transactions(request: Request, claims: dict[str, Any], body: Any) -> di
             raise _zod(name, "Invalid date", "invalid_date")
     page = buzz.transactions(store, clock, user, limit, cursor, pool=pool)
     return {"cursor": page["nextCursor"], "transactions": page["items"]}
+
+
+def _pool(params: dict[str, str]) -> str | None:
+    """The ``accountType`` query parameter: a Buzz pool, or None when absent."""
+    pool = params.get("accountType")
+    if pool is not None and pool not in POOLS:
+        raise _zod("accountType", f"Invalid enum value. Expected {' | '.join(repr(p) for p in POOLS)}",
+                   "invalid_enum_value")
+    return pool
 
 
 def _query_int(params: dict[str, str], name: str, low: int, high: int, default: int | None) -> int | None:
@@ -415,10 +417,7 @@ def buzz_daily_compensation(request: Request, claims: dict[str, Any], body: Any)
         raise _zod("date", "Invalid date", "invalid_date")
     if params.get("source", "compensation") not in COMPENSATION_SOURCES:
         raise _zod("source", "Invalid enum value. Expected 'compensation' | 'licenseFee'", "invalid_enum_value")
-    pool = params.get("accountType")
-    if pool is not None and pool not in BUZZ_POOLS:
-        raise _zod("accountType", f"Invalid enum value. Expected {' | '.join(repr(p) for p in BUZZ_POOLS)}",
-                   "invalid_enum_value")
+    _pool(params)  # checked as the route checks it; the answer covers every pool
     # GET_DAILY_COMPENSATION's {result} without its wrapper.
     return buzz.daily_compensation(store, clock, user)
 
@@ -470,7 +469,7 @@ def shared_list(request: Request, claims: dict[str, Any], body: Any) -> dict[str
     mine = _one(params, "mine")
     if mine not in (None, "true", "false"):
         raise _invalid("mine", "Invalid literal value, expected \"true\" or \"false\"", title="Invalid query")
-    page = _storage_answer(appstorage.shared_list(store, clock, str(claims["blockId"]), _viewer(claims), prefix,
+    page = _storage_answer(appstorage.shared_list(store, clock, str(claims["blockId"]), viewer_id(claims), prefix,
                                                   cursor, limit, mine=mine == "true"))
     # SHARED_LIST's page in the platform's house envelope: {items, metadata: {nextCursor, nextPage}}; both
     # are left out on the last page (the platform's undefined).
@@ -487,7 +486,7 @@ def shared_item(request: Request, claims: dict[str, Any], body: Any) -> dict[str
     if key is None:
         raise _invalid("key", "Required", title="Invalid query")
     _bounded("key", key, appstorage.SHARED_KEY_MAX, low=1)
-    return _storage_answer(appstorage.shared_get(store, clock, str(claims["blockId"]), _viewer(claims), key))
+    return _storage_answer(appstorage.shared_get(store, clock, str(claims["blockId"]), viewer_id(claims), key))
 
 
 def shared_counts(request: Request, claims: dict[str, Any], body: Any) -> dict[str, Any]:
@@ -498,7 +497,7 @@ def shared_counts(request: Request, claims: dict[str, Any], body: Any) -> dict[s
                        f"Array must contain at most {appstorage.SHARED_COUNTS_MAX} element(s)", title="Invalid query")
     for key in keys:
         _bounded("keys", key, appstorage.SHARED_KEY_MAX, low=1)
-    return _storage_answer(appstorage.shared_counts(store, clock, str(claims["blockId"]), _viewer(claims), keys))
+    return _storage_answer(appstorage.shared_counts(store, clock, str(claims["blockId"]), viewer_id(claims), keys))
 
 
 def _shared_key(body: dict[str, Any]) -> str:
@@ -518,7 +517,7 @@ def _shared_value(body: dict[str, Any]) -> Any:
 def shared_append(request: Request, claims: dict[str, Any], body: Any) -> dict[str, Any]:
     store, clock = _service(request)
     value = _shared_value(_object(body))
-    return _storage_answer(appstorage.shared_append(store, clock, str(claims["blockId"]), _viewer(claims), value))
+    return _storage_answer(appstorage.shared_append(store, clock, str(claims["blockId"]), viewer_id(claims), value))
 
 
 def shared_update(request: Request, claims: dict[str, Any], body: Any) -> dict[str, Any]:
@@ -526,7 +525,7 @@ def shared_update(request: Request, claims: dict[str, Any], body: Any) -> dict[s
     body = _object(body)
     key = _shared_key(body)
     value = _shared_value(body)
-    return _storage_answer(appstorage.shared_update(store, clock, str(claims["blockId"]), _viewer(claims), key,
+    return _storage_answer(appstorage.shared_update(store, clock, str(claims["blockId"]), viewer_id(claims), key,
                                                     value))
 
 
@@ -534,7 +533,7 @@ def _shared_key_op(name: str) -> Callable[[Request, dict[str, Any], Any], dict[s
     def run(request: Request, claims: dict[str, Any], body: Any) -> dict[str, Any]:
         store, clock = _service(request)
         key = _shared_key(_object(body))
-        return _storage_answer(getattr(appstorage, name)(store, clock, str(claims["blockId"]), _viewer(claims), key))
+        return _storage_answer(getattr(appstorage, name)(store, clock, str(claims["blockId"]), viewer_id(claims), key))
 
     return run
 
@@ -544,7 +543,7 @@ def shared_report(request: Request, claims: dict[str, Any], body: Any) -> dict[s
     body = _object(body)
     key = _shared_key(body)
     reason = _string(body, "reason", 0, appstorage.REASON_MAX, optional=True)
-    return _storage_answer(appstorage.shared_report(store, clock, str(claims["blockId"]), _viewer(claims), key,
+    return _storage_answer(appstorage.shared_report(store, clock, str(claims["blockId"]), viewer_id(claims), key,
                                                     reason))
 
 
@@ -559,7 +558,7 @@ def user_checkpoint_set(request: Request, claims: dict[str, Any], body: Any) -> 
     version = body["versionId"]
     if version is not None and (isinstance(version, bool) or not isinstance(version, int) or version <= 0):
         raise _invalid("versionId", "Expected a positive integer or null")
-    user = _viewer(claims)
+    user = viewer_id(claims)
     if user is None:  # the procedure's refusal (the route requires no scope), 401 as the platform answers
         raise _message(401, "anon viewers cannot persist block settings")
     state = emulator(request)

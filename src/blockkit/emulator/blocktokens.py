@@ -62,6 +62,12 @@ BUDGET_SCOPE = "ai:write:budgeted"
 SETTINGS_SCOPES = frozenset({"block:settings:read", "block:settings:write"})
 SUBJECT = re.compile(r"anon|user:[1-9][0-9]{0,11}", re.ASCII)
 
+
+def viewer_id(claims: dict[str, Any]) -> int | None:
+    """The viewer's user id in a block token's claims (``sub`` ``user:<id>``), or None when signed out."""
+    sub = str(claims.get("sub", ""))
+    return int(sub.split(":", 1)[1]) if sub.startswith("user:") else None
+
 # Scopes a block token may carry (PLATFORM.md section 3); a token with any other is refused.
 KNOWN_SCOPES = frozenset({
     "models:read:self", "media:read:owned", "user:read:self", "ai:write:budgeted", "buzz:read:self",

@@ -333,9 +333,14 @@ def render(row: dict[str, Any], clock: Clock) -> dict[str, Any]:
     }
 
 
+def belongs(row: dict[str, Any], caller: WorkflowCaller) -> bool:
+    """Whether a stored workflow is the caller's: its viewer's, and its app's when the caller is a block."""
+    return row["user_id"] == caller.user_id and (caller.app_id is None or row["app_id"] == caller.app_id)
+
+
 def owned(db: Any, caller: WorkflowCaller, workflow_id: object) -> dict[str, Any]:
     row = orch_store.find_workflow(db, workflow_id) if isinstance(workflow_id, str) else None
-    if row is None or row["user_id"] != caller.user_id or (caller.app_id is not None and row["app_id"] != caller.app_id):
+    if row is None or not belongs(row, caller):
         raise not_found("no such workflow for this viewer and app")
     return row
 
