@@ -51,6 +51,50 @@ def start(data: Path | None, host: str, port: int, seed: int, scale: str, ready_
         _fail(str(exc))
 
 
+@emulator.command("exec", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@click.option("--data", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
+              help="Keep the state in DIR (default: a temporary directory removed at exit).")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Loopback address to listen on.")
+@click.option("--port", type=int, default=0, show_default=True,
+              help="Catalogue port; OAuth on PORT+1, orchestration on PORT+2. 0: three free ports.")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the fixture data.")
+@click.option("--scale", type=click.Choice(["small", "large"]), default="small", show_default=True,
+              help="How much fixture data.")
+@click.option("--ready-file", type=click.Path(dir_okay=False, path_type=Path), metavar="PATH",
+              help="Also write the URLs, pid and data dir here (JSON), as 'start' does.")
+@click.option("--sfw-only", is_flag=True, help="Clamp every request to safe-for-work content (a restricted region).")
+@click.option("--import", "import_from", type=click.Path(file_okay=False, exists=True, path_type=Path),
+              metavar="DIR", help="Start from an export (replacing the seeded data).")
+@click.option("--export-on-exit", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
+              help="When COMMAND ends, export the final state into DIR (an earlier export there is replaced).")
+@click.option("--user", "username", metavar="USERNAME",
+              help="Also give COMMAND a Full-scope access token for USERNAME, as BLOCKKIT_ACCESS_TOKEN and"
+                   " CIVITAI_TOKEN (which published catalogue clients read).")
+@click.argument("command", nargs=-1, type=click.UNPROCESSED, required=True)
+def exec_command(data: Path | None, host: str, port: int, seed: int, scale: str, ready_file: Path | None,
+                 sfw_only: bool, import_from: Path | None, export_on_exit: Path | None, username: str | None,
+                 command: tuple[str, ...]) -> None:
+    """Run COMMAND against a fresh local platform, then stop it: 'blockkit emulator exec -- pytest'.
+
+    COMMAND gets BLOCKKIT_BASE_URL, BLOCKKIT_AUTH_URL and BLOCKKIT_ORCHESTRATION_URL in its
+    environment. The exit status is COMMAND's (128+N when a signal N ended it). Ctrl-C and SIGTERM
+    reach COMMAND; when it ends, nothing it started is left running and the emulator stops.
+    """
+    from blockkit.emulator.execrun import run_exec
+    from blockkit.emulator.options import EmulatorOptions
+
+    args = list(command)
+    if args and args[0] == "--":
+        args = args[1:]
+    try:
+        options = EmulatorOptions(data=data, host=host, port=port, seed=seed, scale=scale, ready_file=ready_file,
+                                  sfw_only=sfw_only)
+        raise SystemExit(run_exec(options, args, export_on_exit=export_on_exit, import_from=import_from,
+                                  user=username))
+    except EmulatorError as exc:
+        _fail(str(exc))
+
+
 _data_option = click.option("--data", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
                             help="The data directory (as given to 'start --data').")
 

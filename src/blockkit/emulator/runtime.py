@@ -96,6 +96,28 @@ class Emulator:
         if self._temporary and self.data_dir is not None:
             shutil.rmtree(self.data_dir, ignore_errors=True)
 
+    def restore_from(self, snapshot: Any) -> None:
+        """Make the live database a copy of ``snapshot`` (an open sqlite3 connection; None: keep the
+        rows as they are) and start afresh above it: a new clock read from the restored offset, and
+        new apps, so no in-memory state (rate-limit windows, caches) survives. Between requests only.
+        """
+        if self.store is None or self.server is None:
+            raise EmulatorError("the emulator is not started")
+        if snapshot is not None:
+            import sqlite3
+
+            target = sqlite3.connect(self.store.path, timeout=self.store.busy_timeout_ms / 1000)
+            try:
+                with self.store.guard():
+                    snapshot.backup(target)
+            finally:
+                target.close()
+        self.clock = Clock(self.store)
+        apps = build_apps(self.store, self.clock, self.options, self.server.urls)
+        if self._wrap_catalogue is not None:
+            apps = (self._wrap_catalogue(apps[0]), *apps[1:])
+        self.server.swap(apps)
+
     def __enter__(self) -> Emulator:
         return self.start()
 

@@ -119,6 +119,16 @@ def urls_for(host: str, ports: list[int]) -> Urls:
 
 # --- serving ------------------------------------------------------------------------------
 
+class _Swappable:
+    """An ASGI app that forwards to ``self.app``, which a reset may replace between requests."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        await self.app(scope, receive, send)
+
+
 class EmulatorServer:
     """Three uvicorn servers on pre-bound sockets, in one event loop on a background thread."""
 
@@ -127,6 +137,7 @@ class EmulatorServer:
         self.sockets = bind_origins(options.host, options.port)
         self.urls = urls_for(options.host, [sock.getsockname()[1] for sock in self.sockets])
         self._servers: list[Any] = []
+        self._routers: list[_Swappable] = []
         self._thread: threading.Thread | None = None
         self._started = threading.Event()
         self._error: BaseException | None = None
@@ -140,7 +151,8 @@ class EmulatorServer:
                                     timeout_graceful_shutdown=2, server_header=False)
             return uvicorn.Server(config)
 
-        self._servers = [make(app) for app in apps]
+        self._routers = [_Swappable(app) for app in apps]
+        self._servers = [make(router) for router in self._routers]
         self._thread = threading.Thread(target=self._run, name="blockkit-emulator", daemon=True)
         self._thread.start()
         if not self._started.wait(STARTUP_TIMEOUT_S) or self._error is not None:
@@ -166,6 +178,11 @@ class EmulatorServer:
             self._error = exc
         finally:
             self._started.set()
+
+    def swap(self, apps: tuple[Starlette, Starlette, Starlette]) -> None:
+        """Serve ``apps`` from now on, on the same sockets (a reset's fresh apps: no in-memory state survives)."""
+        for router, app in zip(self._routers, apps):
+            router.app = app
 
     @property
     def running(self) -> bool:
