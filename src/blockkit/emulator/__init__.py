@@ -55,3 +55,19 @@ Adding a catalogue route family (say ``models``):
 Nothing here is imported by ``import blockkit``; the CLI imports it on
 ``blockkit emulator``.
 """
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from blockkit.emulator.testing import LocalPlatform, running
+
+__all__ = ["LocalPlatform", "running"]
+
+
+def __getattr__(name: str) -> Any:
+    # ``blockkit.emulator.running(...)`` without importing the servers on ``import blockkit.emulator``.
+    if name in ("running", "LocalPlatform"):
+        from blockkit.emulator import testing
+
+        return getattr(testing, name)
+    raise AttributeError(f"module 'blockkit.emulator' has no attribute {name!r}")

@@ -1,0 +1,219 @@
+"""The local platform for other people's test suites: the pytest plugin (through pytester, as
+pytest plugins are tested), ``blockkit.emulator.running`` and its helpers."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import httpx
+import pytest
+
+from blockkit.emulator import running
+from blockkit.emulator.errors import EmulatorError
+
+
+# --- running(): the context manager and its helpers -----------------------------------------
+
+@pytest.fixture(scope="module")
+def platform():
+    with running(seed=1) as local:
+        yield local
+
+
+def test_running_serves_three_origins_and_gives_their_environment(platform) -> None:
+    env = platform.env
+    assert env["BLOCKKIT_BASE_URL"] == platform.base_url
+    assert env["BLOCKKIT_AUTH_URL"] == platform.auth_url
+    assert env["BLOCKKIT_ORCHESTRATION_URL"] == platform.orchestration_url
+    assert httpx.get(f"{platform.api_url}/enums").status_code == 200
+    assert httpx.get(f"{platform.auth_url}/login").status_code == 200
+
+
+def test_reset_undoes_rows_tokens_balances_and_the_clock(platform) -> None:
+    user = platform.users()[0]
+    before_balance = platform.balance(user.username)
+    before_now = platform.now()
+    token = platform.oauth_token(user.username)
+    me = httpx.get(f"{platform.api_url}/me", headers={"Authorization": f"Bearer {token}"})
+    assert me.status_code == 200 and me.json()["username"] == user.username
+
+    platform.set_balance(user.username, "blue", 3)
+    assert platform.balance(user.username)["blue"] == 3
+    entry = platform.ledger(user.username, limit=1)[0]
+    assert (entry["pool"], entry["amount"], entry["kind"]) == ("blue", 3 - before_balance["blue"], "adjustment")
+    platform.advance_clock(7 * 86400)
+    assert (platform.now() - before_now).days >= 7
+
+    platform.reset()
+    assert platform.balance(user.username) == before_balance
+    assert (platform.now() - before_now).total_seconds() < 3600
+    # the token was issued after the seeded state: it is gone with everything else
+    assert httpx.get(f"{platform.api_url}/me", headers={"Authorization": f"Bearer {token}"}).status_code == 401
+
+
+def test_a_saved_state_comes_back_by_name(platform) -> None:
+    user = platform.users()[1]
+    platform.reset()
+    platform.set_balance(user.username, "green", 11)
+    platform.save_state("eleven-green")
+    platform.set_balance(user.username, "green", 99)
+    platform.reset("eleven-green")
+    assert platform.balance(user.username)["green"] == 11
+    platform.reset()
+    assert platform.balance(user.username)["green"] != 11
+    with pytest.raises(EmulatorError, match="no saved state called 'nope'"):
+        platform.reset("nope")
+
+
+def test_a_rate_limit_window_does_not_outlive_a_reset(platform) -> None:
+    platform.reset()
+    client = platform.register_client(confidential=True)
+    form = {"grant_type": "client_credentials", "client_id": client["client_id"], "client_secret": "wrong"}
+    statuses = [httpx.post(f"{platform.auth_url}/api/auth/oauth/token", data=form).status_code for _ in range(30)]
+    assert 429 in statuses, statuses
+    platform.reset()
+    again = httpx.post(f"{platform.auth_url}/api/auth/oauth/token", data=form)
+    assert again.status_code != 429
+
+
+def test_sign_in_block_token_api_key_and_client_helpers(platform) -> None:
+    platform.reset()
+    user = platform.users()[0]
+    cookies = platform.sign_in(user.username)
+    home = httpx.get(f"{platform.auth_url}/", cookies=cookies)
+    assert home.status_code == 200 and user.username in home.text
+    block = platform.block_token(user.username, scopes=["user:read:self"])
+    me = httpx.get(f"{platform.api_url}/blocks/me", headers={"Authorization": f"Bearer {block}"})
+    assert me.status_code == 200, me.text
+    key = platform.api_key(user.username)
+    workflows = httpx.get(f"{platform.orchestration_url}/v2/consumer/workflows",
+                          headers={"Authorization": f"Bearer {key}"})
+    assert workflows.status_code == 200, workflows.text
+    client = platform.register_client(name="cli", redirect_uris=["http://127.0.0.1:8123/cb"], confidential=True)
+    assert client["client_id"] and client["client_secret"]
+    with pytest.raises(EmulatorError):
+        platform.set_balance(user.username, "purple", 1)
+
+
+def test_reset_to_an_export_directory(platform, tmp_path: Path) -> None:
+    from blockkit.emulator.transfer import export
+
+    platform.reset()
+    user = platform.users()[0]
+    platform.set_balance(user.username, "yellow", 5)
+    export(platform.store, tmp_path / "snap")
+    platform.reset()
+    assert platform.balance(user.username)["yellow"] != 5
+    platform.reset(tmp_path / "snap")
+    assert platform.balance(user.username)["yellow"] == 5
+    platform.reset()
+
+
+# --- the pytest plugin, through pytester ---------------------------------------------------
+
+SUITE = '''
+import httpx, pytest
+
+@pytest.fixture(scope="session")
+def rich_state(blockkit_emulator_session):
+    platform = blockkit_emulator_session.get()
+    platform.reset()
+    platform.set_balance(platform.users()[0].username, "blue", 123456)
+    platform.save_state("rich")
+    return "rich"
+
+def test_spend(blockkit_emulator):
+    user = blockkit_emulator.users()[0]
+    blockkit_emulator.set_balance(user.username, "blue", 1)
+    assert blockkit_emulator.balance(user.username)["blue"] == 1
+
+def test_fresh_after_spend(blockkit_emulator):
+    user = blockkit_emulator.users()[0]
+    assert blockkit_emulator.balance(user.username)["blue"] != 1
+    r = httpx.get(blockkit_emulator.api_url + "/users", params={"username": user.username})
+    assert r.status_code == 200
+
+@pytest.mark.blockkit_emulator(state="rich")
+def test_named_state(rich_state, blockkit_emulator):
+    assert blockkit_emulator.balance(blockkit_emulator.users()[0].username)["blue"] == 123456
+
+@pytest.mark.blockkit_emulator(seed=2)
+def test_other_seed(blockkit_emulator):
+    assert blockkit_emulator.seed == 2
+
+def test_default_seed_from_option(blockkit_emulator, pytestconfig):
+    assert blockkit_emulator.seed == (pytestconfig.getoption("blockkit_seed") or 1)
+'''
+
+
+def test_plugin_gives_each_test_a_fresh_world(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_suite=SUITE)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-q")
+    result.assert_outcomes(passed=5)
+
+
+def test_plugin_seed_option(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_suite=SUITE)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-q", "--blockkit-seed", "3",
+                                           "-k", "default_seed or spend")
+    result.assert_outcomes(passed=3)
+
+
+def test_plugin_is_inert_until_asked(pytester: pytest.Pytester) -> None:
+    """A suite that never asks for the fixture starts no emulator and imports none of it."""
+    pytester.makepyfile(test_plain='''
+import sys
+def test_nothing_loaded():
+    assert "blockkit.emulator.runtime" not in sys.modules
+    assert "starlette" not in sys.modules
+''')
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-q")
+    result.assert_outcomes(passed=1)
+
+
+def test_plugin_marker_with_a_bad_argument_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_bad='''
+import pytest
+@pytest.mark.blockkit_emulator(sede=2)
+def test_typo(blockkit_emulator):
+    pass
+''')
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-q")
+    result.stdout.fnmatch_lines(["*unknown arguments sede*"])
+    assert result.ret != 0
+
+
+def test_plugin_under_xdist_one_emulator_per_worker(pytester: pytest.Pytester, tmp_path: Path) -> None:
+    pytest.importorskip("xdist")
+    out = tmp_path / "seen"
+    out.mkdir()
+    pytester.makepyfile(test_par=f'''
+import json, os, pathlib, pytest
+@pytest.mark.parametrize("n", range(6))
+def test_where(n, blockkit_emulator):
+    user = blockkit_emulator.users()[0]
+    assert blockkit_emulator.balance(user.username)["blue"] != 7
+    blockkit_emulator.set_balance(user.username, "blue", 7)
+    pathlib.Path({str(out)!r}, f"{{n}}.json").write_text(json.dumps(
+        {{"worker": os.environ.get("PYTEST_XDIST_WORKER"), "base": blockkit_emulator.base_url}}))
+''')
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-q", "-n", "2")
+    result.assert_outcomes(passed=6)
+    seen = [json.loads(p.read_text()) for p in out.iterdir()]
+    by_worker: dict[str, set[str]] = {}
+    for row in seen:
+        by_worker.setdefault(row["worker"], set()).add(row["base"])
+    assert len(by_worker) == 2, by_worker
+    assert all(len(bases) == 1 for bases in by_worker.values())  # one emulator per worker...
+    assert len(set.union(*by_worker.values())) == 2  # ...on its own port
+
+
+def test_running_keeps_data_in_a_directory_it_is_given(tmp_path: Path) -> None:
+    with running(data=tmp_path / "d") as local:
+        user = local.users()[0]
+        local.set_balance(user.username, "blue", 42)
+    db = sqlite3.connect(tmp_path / "d" / "emulator.sqlite3")
+    row = db.execute("SELECT balance FROM buzz_accounts WHERE user_id = ? AND pool = 'blue'", (user.id,)).fetchone()
+    assert row == (42,)
