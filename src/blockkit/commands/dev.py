@@ -66,6 +66,12 @@ def dev(
     (BLOCK_INIT, tokens, theme, resize), flags contract violations and shows
     a live protocol trace. With --check it runs headless and prints a verdict.
     """
+    from blockkit.extras import server_missing_line
+
+    missing = server_missing_line("blockkit dev")
+    if missing is not None:
+        _say(f"blockkit dev: {missing}", err=True)
+        raise SystemExit(EXIT_USAGE)
     from blockkit.dev.proxy import require_dev_server
     from blockkit.dev.session import DevOptions, DevSession
     from blockkit.dev.timings import PLATFORM_TIMINGS

@@ -23,6 +23,11 @@ def _fail(message: str) -> NoReturn:
 @click.group("emulator")
 def emulator() -> None:
     """Serve the platform's catalogue API, OAuth provider and orchestration service locally."""
+    from blockkit.extras import server_missing_line
+
+    missing = server_missing_line("blockkit emulator")
+    if missing is not None:
+        _fail(missing)
 
 
 @emulator.command("start")

@@ -53,6 +53,7 @@ class Emulator:
 
     def start(self) -> Emulator:
         from blockkit.emulator import seed
+        from blockkit.emulator.seed import template as seed_template
         from blockkit.emulator.orchestration import video
 
         # Sockets first: a busy port fails before any work, and port 0 knows its URLs.
@@ -63,7 +64,9 @@ class Emulator:
             else:
                 assert self.options.data is not None
                 self.data_dir = Path(self.options.data).resolve()
-            self.store = Store.open(self.data_dir)
+            # A fresh data directory gets a copy of the cached seeded database when there is one.
+            installed = seed_template.install(self.data_dir, self.options.seed, self.options.scale)
+            self.store = Store.open(self.data_dir, check=not installed)
             for line in seed.ensure_seeded(self.store, self.options.seed, self.options.scale):
                 self._note(line)
             self.clock = Clock(self.store)

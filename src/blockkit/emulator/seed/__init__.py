@@ -37,7 +37,10 @@ def ensure_seeded(store: Store, seed: int, scale: str) -> list[str]:
         seeded = meta.get(db, meta.SEED)
         seeded_scale = meta.get(db, meta.SCALE)
     if seeded is None:
+        from blockkit.emulator.seed import template
+
         seed_store(store, seed, scale)
+        template.save(store, seed, scale)  # the next fresh start copies it (template.install)
         with store.write() as db:  # when this copy was made: local, so export leaves it out
             meta.put(db, meta.CREATED_AT, format_timestamp(datetime.now(timezone.utc)))
         return []
