@@ -66,7 +66,7 @@ DEFAULT_DTYPE = "F32"
 PICKLE_EXTENSIONS = frozenset({"ckpt", "pt", "pth", "bin"})
 TEXT_EXTENSIONS = frozenset({"yaml", "yml", "json", "txt"})
 # Smallest length each kind is made at: room for its fixed parts.
-MIN_BYTES = {"safetensors": 512, "pickle": 1024, "zip": 2048, "text": 64, "blob": 16}
+MIN_BYTES = {"safetensors": 512, "pickle": 1024, "zip": 1536, "text": 64, "blob": 16}
 ZIP_DATE = (0x0021, 0x0000)        # DOS date 1980-01-01, time 00:00 (what a fixed-date zip carries)
 PNG_SIDE = 8
 
@@ -111,11 +111,11 @@ def planned_length(seed: int, file_id: int, name: str, fmt: str | None, declared
 
     ``large``: just over 2 MiB, so that the file has an AutoV1.
     """
-    jitter = Random(f"blockkit-length:{seed}:{file_id}").randrange(0, 1024)
+    jitter = Random(f"blockkit-length:{seed}:{file_id}").randrange(0, 512)
     if large:
         length = LARGE_BYTES + jitter
     else:
-        length = int(1024 * (1 + math.log2(max(declared_kb, 0.0) + 1))) + jitter
+        length = int(512 * (1 + math.log2(max(declared_kb, 0.0) + 1))) + jitter
     length = max(length, MIN_BYTES[kind_of(name, fmt)])
     return length - length % 8
 
@@ -260,16 +260,20 @@ def _zip_to_length(fixed: list[tuple[str, bytes]], last_name: str, fill: object,
     return _zip([*fixed, (last_name, fill(length - overhead))])  # type: ignore[operator]
 
 
+_CAPTION_WORDS = ("detailed", "soft light", "portrait", "landscape", "cinematic", "masterpiece", "sharp focus",
+                  "pastel", "night", "forest", "city", "watercolor", "studio", "close-up", "wide angle")
+# Filler text: lines of caption words, cut at a random place of this corpus (fixed by the word list).
+_FILLER = "".join("# " + ", ".join(_CAPTION_WORDS[(i * 7 + j * 3) % len(_CAPTION_WORDS)] for j in range(8)) + "\n"
+                  for i in range(64))
+
+
 def _text(rng: Random, size: int, lines: list[str]) -> bytes:
-    """``lines`` then filler lines of words, cut to exactly ``size`` bytes, ending in a newline."""
-    words = ("detailed", "soft light", "portrait", "landscape", "cinematic", "masterpiece", "sharp focus",
-             "pastel", "night", "forest", "city", "watercolor", "studio", "close-up", "wide angle")
-    parts = [f"{line}\n" for line in lines]
-    total = sum(map(len, parts))
-    while total < size:
-        parts.append("# " + ", ".join(rng.choice(words) for _ in range(8)) + "\n")
-        total += len(parts[-1])
-    text = "".join(parts)[:size]
+    """``lines`` then filler lines, cut to exactly ``size`` bytes, ending in a newline."""
+    head = "".join(f"{line}\n" for line in lines)
+    start = rng.randrange(len(_FILLER))
+    need = max(0, size - len(head))
+    filler = (_FILLER[start:] + _FILLER * (need // len(_FILLER) + 1))[:need]
+    text = (head + filler)[:size]
     return (text[:-1] + "\n").encode() if size else b""
 
 
@@ -292,7 +296,7 @@ def _archive(recipe: Recipe, length: int) -> bytes:
     members: list[tuple[str, bytes]] = []
     budget = length - 1024
     index = 1
-    while budget > 400 and index <= 24:
+    while budget > 400 and index <= 4:
         image = _png(rng)
         caption = _text(rng, 48 + rng.randrange(48), [])
         members += [(f"{stem}/{index:04d}.png", image), (f"{stem}/{index:04d}.txt", caption)]
