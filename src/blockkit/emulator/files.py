@@ -51,7 +51,6 @@ from random import Random
 import blake3
 import orjson
 
-HASH_KINDS = ("AutoV1", "AutoV2", "AutoV3", "SHA256", "CRC32", "BLAKE3")
 AUTOV1_OFFSET = 0x100000          # 1 MiB
 AUTOV1_SPAN = 0x10000             # 64 KiB
 AUTOV1_MIN_BYTES = 2 * 0x100000   # civitai/model-scanner computes AutoV1 from 2 MiB on
