@@ -37,6 +37,7 @@ import os
 import re
 import secrets
 import threading
+import time
 import uuid
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -357,8 +358,13 @@ def cached_file(store_: Store, recipe: files.Recipe) -> Path:
     digest = hashlib.sha256(orjson.dumps([recipe.seed, recipe.file_id, recipe.name, recipe.format, recipe.fp,
                                           recipe.length])).hexdigest()[:24]
     path = folder / f"{recipe.file_id}-{digest}.bin"
-    if path.is_file():
-        os.utime(path)  # recently used: evicted last
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        pass
+    else:
+        # Recently used: evicted last. The access time only: the mtime makes the ETag (If-Range).
+        os.utime(path, (time.time(), info.st_mtime))
         return path
     folder.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f"{path.name}.{uuid.uuid4().hex}.tmp")
@@ -379,9 +385,9 @@ def _evict(folder: Path, keep: Path) -> None:
                 info = entry.stat()
             except OSError:
                 continue
-            entries.append((info.st_mtime, info.st_size, Path(entry.path)))
-    total = sum(size for _m, size, _p in entries)
-    for _mtime, size, path in sorted(entries):
+            entries.append((info.st_atime, info.st_size, Path(entry.path)))
+    total = sum(size for _t, size, _p in entries)
+    for _used, size, path in sorted(entries):
         if total <= CACHE_MAX_BYTES:
             break
         if path != keep:
