@@ -28,7 +28,8 @@ missing version or file: 404 ``File not found``                         test_mis
 query validation (zod's messages), ``Missing modelVersionId``          test_bad_query_is_400_with_zods_message
 Private training result, downloads disabled, deleted, unpublished      test_access_rules
 primary downloadUrl and file downloadUrls name the listed file          test_each_download_url_resolves_to_its_file
-files are small and the download cache bounded (--scale large)         test_cache_is_bounded, test_planned_lengths
+files are small and the download cache bounded (--scale large)         test_cache_is_bounded, test_planned_lengths,
+                                                                       test_platform_sized_rows_are_refused
 =====================================================================  ===============================================
 """
 
@@ -560,3 +561,18 @@ def test_cache_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     assert sum(p.stat().st_size for p in downloads.cache_dir(store).glob("*.bin")) <= 40_000
     assert paths[-1].name in kept and len(kept) == 2
     assert paths[-1].read_bytes() == files.file_bytes(files.Recipe(1, 5, "f5.safetensors", "SafeTensor", "fp16", 16_384))
+
+
+def test_platform_sized_rows_are_refused(live_emulator: Any) -> None:
+    """A data directory seeded before downloads lists gigabyte sizes: a clear 500, never gigabytes made."""
+    with live_emulator.store.write() as db:
+        file_id, version_id = db.execute(
+            "SELECT f.id, f.version_id FROM model_files f JOIN model_versions v ON v.id = f.version_id"
+            " JOIN models m ON m.id = v.model_id WHERE f.is_primary = 1 AND v.status = 'Published'"
+            " AND v.require_auth = 0 AND v.usage_control = 'Download' AND v.availability = 'Public'"
+            " AND m.status = 'Published' AND m.mode IS NULL AND m.poi = 0 ORDER BY f.id LIMIT 1").fetchone()
+        db.execute("UPDATE model_files SET size_kb = 6900000.5 WHERE id = ?", (file_id,))
+    with httpx.Client(base_url=live_emulator.urls.base_url, timeout=30.0) as client:
+        answer = client.get(DOWNLOAD.format(version_id))
+    assert answer.status_code == 500
+    assert "blockkit emulator reset" in answer.json()["error"]

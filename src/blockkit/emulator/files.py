@@ -57,6 +57,7 @@ AUTOV1_MIN_BYTES = 2 * 0x100000   # civitai/model-scanner computes AutoV1 from 2
 AUTOV2_DIGITS = 10
 AUTOV3_DIGITS = 12                # the platform's truncate_autov3_hash trigger keeps 12
 LARGE_BYTES = AUTOV1_MIN_BYTES + 64 * 1024  # the one file per seed that has an AutoV1
+MAX_FILE_BYTES = 16 * 1024 * 1024  # more than any planned length: a download never makes more
 
 # Bytes of one element, by safetensors dtype; the dtype of a file follows its ``fp``.
 DTYPE_BYTES = {"F32": 4, "F16": 2, "BF16": 2, "F8_E4M3": 1}

@@ -452,6 +452,11 @@ def download_endpoint(request: Request) -> Response:
     row, version = outcome.file, outcome.version
     file_id, name, file_type, size_kb, fmt, fp = row[0], row[2], row[3], row[4], row[5], row[7]
     recipe = files.Recipe(outcome.seed, file_id, name, fmt, fp, round(size_kb * 1024))
+    if recipe.length > files.MAX_FILE_BYTES:
+        # A data directory seeded before files were made from their rows lists platform-sized files.
+        return json_response({"error": f"file {file_id} lists {size_kb} KB: this data directory was seeded before "
+                                       "the emulator served downloads; start from a fresh one "
+                                       "(blockkit emulator reset) to download its files"}, 500, headers)
     trained = orjson.loads(version.trained_words) if version.trained_words else []
     filename = download_filename(version.model_name, version.model_type, version.name, trained, name, file_type)
     key = issue_grant(state, Grant(recipe, filename, state.clock.timestamp() + GRANT_SECONDS))
