@@ -314,7 +314,8 @@ def test_redirect_shape_and_content_disposition(http: httpx.Client, base_url: st
     # A LoRA's file keeps its own name; a checkpoint's is <model>_<version>.<ext> in camel case.
     (lora_file, lora_version), = files_of_kind(store_of, "m.type = 'LORA' AND f.type = 'Model'")[:1]
     lora = fetch(http, f"{DOWNLOAD.format(lora_version)}?fileId={lora_file}")
-    assert lora.headers["content-disposition"] == f'attachment; filename="{listed_file(http, lora_version, lora_file)["name"]}"'
+    lora_name = listed_file(http, lora_version, lora_file)["name"]
+    assert lora.headers["content-disposition"] == f'attachment; filename="{lora_name}"'
     (ckpt_file, ckpt_version), = files_of_kind(store_of, "m.type = 'Checkpoint' AND f.type = 'Model'")[:1]
     disposition = fetch(http, f"{DOWNLOAD.format(ckpt_version)}?fileId={ckpt_file}").headers["content-disposition"]
     assert re.fullmatch(r'attachment; filename="[a-z0-9][A-Za-z0-9]*_[A-Za-z0-9]*\.safetensors"', disposition)
@@ -470,7 +471,6 @@ def test_missing_version_or_file_is_404(http: httpx.Client, landmarks: dict[str,
     assert http.get(DOWNLOAD.format("1.5")).status_code == 404
     assert http.get(DOWNLOAD.format(10**30)).status_code == 404
     known = landmarks["known_hashes"]
-    other = landmarks["public_version"]["id"] if landmarks["public_version"]["id"] != known["version_id"] else 1
     with store_of.read() as db:
         foreign = db.execute("SELECT id FROM model_files WHERE version_id <> ? ORDER BY id LIMIT 1",
                              (known["version_id"],)).fetchone()[0]
@@ -479,7 +479,6 @@ def test_missing_version_or_file_is_404(http: httpx.Client, landmarks: dict[str,
     # A query that no file of the version satisfies: the misalignment check.
     assert http.get(DOWNLOAD.format(known["version_id"]), params={"format": "GGUF"}).json() == not_found
     assert http.get(DOWNLOAD.format(known["version_id"]), params={"type": "UNet"}).json() == not_found
-    del other
 
 
 def test_bad_query_is_400_with_zods_message(http: httpx.Client, landmarks: dict[str, Any]) -> None:

@@ -632,7 +632,8 @@ class Generator:
         return (version["status"] == "Published" and version["availability"] == "Public"
                 and model["status"] == "Published" and model["mode"] is None and spec["visibility"] == "Public")
 
-    def _file_content(self, file_id: int, version: dict[str, Any], spec: dict[str, Any]) -> tuple[float, dict[str, str]]:
+    def _file_content(self, file_id: int, version: dict[str, Any],
+                      spec: dict[str, Any]) -> tuple[float, dict[str, str]]:
         """The file's size in KB and its hashes, from the bytes a download serves (blockkit.emulator.files).
 
         The first listed primary safetensors file is made a little over 2 MiB, so that the
