@@ -310,7 +310,10 @@ def test_redirect_shape_and_content_disposition(http: httpx.Client, base_url: st
 
     expected = download_filename(model_name, model_type, version_name, [], file_name, "Model")
     assert answer.headers["content-disposition"] == f'attachment; filename="{expected}"'
-    assert unquote(location.rsplit("/", 1)[1]) == expected
+    assert unquote(urlsplit(location).path.rsplit("/", 1)[1]) == expected
+    # The storage URL's own parameter, which clients such as civitai-downloader read the name from.
+    assert dict(parse_qsl(urlsplit(location).query)) == {
+        "response-content-disposition": answer.headers["content-disposition"]}
     # A LoRA's file keeps its own name; a checkpoint's is <model>_<version>.<ext> in camel case.
     (lora_file, lora_version), = files_of_kind(store_of, "m.type = 'LORA' AND f.type = 'Model'")[:1]
     lora = fetch(http, f"{DOWNLOAD.format(lora_version)}?fileId={lora_file}")

@@ -460,7 +460,10 @@ def download_endpoint(request: Request) -> Response:
     trained = orjson.loads(version.trained_words) if version.trained_words else []
     filename = download_filename(version.model_name, version.model_type, version.name, trained, name, file_type)
     key = issue_grant(state, Grant(recipe, filename, state.clock.timestamp() + GRANT_SECONDS))
-    location = f"{request.url.scheme}://{request.url.netloc}{FILE_PREFIX}{key}/{quote(filename, safe='')}"
+    # As a signed storage URL does, the URL names its Content-Disposition (clients read the filename there).
+    disposition = quote(f'attachment; filename="{filename}"', safe="")
+    location = (f"{request.url.scheme}://{request.url.netloc}{FILE_PREFIX}{key}/{quote(filename, safe='')}"
+                f"?response-content-disposition={disposition}")
     return RedirectResponse(location, status_code=307, headers=headers)
 
 
