@@ -237,6 +237,13 @@ DECISIONS: dict[str, str] = {
         "permissions/check: an id with no published version answers false; a userId that names no user is "
         "judged as anonymous."
     ),
+    "D-downloads": (
+        "GET /api/download/models/{modelVersionId} follows the platform's download route (docs/platform-shapes.md, "
+        "'Downloads and model files'): a 307 to a file URL on base_url that lives 24 hours on the emulator clock; a "
+        "token by bearer or ?token=, an invalid one read as none; a browser User-Agent gets text/plain bodies and "
+        "redirects instead of these JSON answers. The file URL serves the bytes whose hashes and sizeKB the "
+        "catalogue lists, with Content-Disposition and byte ranges."
+    ),
     "D-private-cache": (
         "Answers that depend on a bearer token (vault, /me, Mixed routes called with a valid token) carry "
         "Cache-Control: private, no-store."
@@ -1513,6 +1520,67 @@ def paths() -> dict[str, Any]:
             {"200": ok({"type": "object", "required": ["openapi", "paths"]})},
             decisions=("D-openapi-route",),
             tags=("emulator",),
+        )
+    }
+    no_store_download = header({"type": "string", "const": "no-store, max-age=0"}, "Never cached.")
+    refused = obj({"error": {"type": "string", "minLength": 1}, "message": {"type": "string", "minLength": 1}})
+    p["/api/download/models/{modelVersionId}"] = {
+        "get": operation(
+            "downloadModel",
+            "Redirect to a model file's bytes: the version's primary file, or the one the query names.",
+            "Mixed",
+            [
+                param("modelVersionId", {"type": "string"}, "A version id, read as JavaScript's Number() reads it.",
+                      where="path"),
+                param("type", {"type": "string"}, "A ModelFileType (the platform's 17)."),
+                param("format", {"type": "string"}, "SafeTensor, PickleTensor, GGUF, Diffusers, Core ML, ONNX or Other."),
+                param("size", {"type": "string"}, "full or pruned."),
+                param("fp", {"type": "string"}, "At most 64 characters."),
+                param("quantType", {"type": "string"}, "At most 64 characters."),
+                param("fileId", {"type": "string"}, "A file of the version, by id."),
+                param("token", {"type": "string"}, "A bearer token, when no Authorization header is sent."),
+            ],
+            {
+                "307": {
+                    "description": "The file's short-lived URL.",
+                    "headers": {"Location": header({"type": "string", "minLength": 1}, "The file URL."),
+                                "Cache-Control": no_store_download},
+                },
+                "400": json_response("A parameter fails the platform's schema, or modelVersionId is 0.", ref("Error"),
+                                     {"Cache-Control": no_store_download}),
+                "401": json_response("Sign-in required, or downloads disabled.", refused,
+                                     {"Cache-Control": no_store_download}),
+                "403": json_response(
+                    "Early access not bought, or a Private version not the caller's.",
+                    {"anyOf": [ref("Error"), obj({"error": {"type": "string", "const": "Early Access"},
+                                                  "deadline": {"type": "string"},
+                                                  "message": {"type": "string", "minLength": 1}})]},
+                    {"Cache-Control": no_store_download}),
+                "404": json_response("No such version or file.", ref("Error")),
+                "410": json_response("The model is archived.", ref("Error"), {"Cache-Control": no_store_download}),
+            },
+            decisions=("D-downloads",),
+            tags=("downloads",),
+        )
+    }
+    p["/__emulator/downloads/{grant}/{name}"] = {
+        "get": operation(
+            "downloadFile",
+            "A model file's bytes (the URL the download route redirects to).",
+            "Public",
+            [param("grant", {"type": "string"}, "The grant the redirect named.", where="path"),
+             param("name", {"type": "string"}, "The download filename.", where="path")],
+            {
+                "200": {"description": "The bytes (206 for a range).",
+                        "headers": {"Content-Disposition": header({"type": "string", "pattern": "^attachment; "},
+                                                                  "attachment; filename=...")}},
+                "206": {"description": "A byte range."},
+                "403": json_response("The link expired.", ref("Error")),
+                "404": json_response("No such link.", ref("Error")),
+                "416": {"description": "A range past the end."},
+            },
+            decisions=("D-downloads",),
+            tags=("downloads",),
         )
     }
     p["/__emulator/clock"] = {

@@ -212,3 +212,28 @@ def show(value: Any, limit: int = QUOTE_MAX) -> str:
     except (TypeError, ValueError):
         text = repr(value)
     return cut(_visible(text), limit)
+
+
+# --- Number(string) ------------------------------------------------------------------------
+
+_JS_DECIMAL = re.compile(r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|Infinity)", re.ASCII)
+_JS_RADIX = re.compile(r"0(?:([xX])([0-9a-fA-F]+)|([oO])([0-7]+)|([bB])([01]+))", re.ASCII)
+
+
+def js_string_to_number(value: str) -> float:
+    """What JavaScript's ``Number(value)`` gives for a string: ``""`` and blanks are 0, hex/octal/binary
+    literals count, ``Infinity`` does, anything else is NaN (Python's float() is wider: "nan", "1_0")."""
+    text = js_trim(value)
+    if not text:
+        return 0.0
+    radix = _JS_RADIX.fullmatch(text)
+    if radix:
+        digits = next(g for g in radix.groups()[1::2] if g is not None)
+        base = {"x": 16, "o": 8, "b": 2}[next(g for g in radix.groups()[0::2] if g is not None).lower()]
+        try:
+            return float(int(digits, base))
+        except OverflowError:  # past the largest double: JavaScript rounds to Infinity
+            return math.inf
+    if not _JS_DECIMAL.fullmatch(text):
+        return math.nan
+    return float(text.replace("Infinity", "inf"))

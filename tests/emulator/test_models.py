@@ -284,7 +284,9 @@ def test_healthy_model_has_no_mode_key_and_download_urls(api: httpx.Client, land
     assert "mode" not in model
     for version in model["modelVersions"]:
         assert version["downloadUrl"] == f"{base_url}/api/download/models/{version['id']}"
-        assert all(f["downloadUrl"].startswith(version["downloadUrl"] + "?type=") for f in version["files"])
+        # The platform's createModelFileDownloadUrl: the primary file's URL is the version's own.
+        assert all(f["downloadUrl"] == version["downloadUrl"] if f["primary"]
+                   else f["downloadUrl"].startswith(version["downloadUrl"] + "?type=") for f in version["files"])
 
 
 def test_non_moderators_see_only_published_versions(api: httpx.Client, landmarks: dict[str, Any],

@@ -24,10 +24,12 @@ Layout::
                           (query models), pagination.py (nextPage, page window, absolute
                           URLs), fragments.py (serialised objects cached until the store
                           changes), one route module per family (enums.py, me.py, models.py,
-                          model_versions.py, vault.py, permissions.py, ...)
+                          model_versions.py, vault.py, permissions.py, ...); downloads.py
+                          serves /api/download/models/{id} and the file URLs it redirects to
       oauth/              the OAuth provider on auth_url (oauthlib): sign-in, authorize and
                           consent pages (Jinja), token, revoke, userinfo, client registration,
                           the legacy 308s on base_url; its storage is store/oauth.py
+      files.py            model files' bytes (safetensors, PyTorch zip, ...) and their six hashes
       blocktokens.py      block JWTs (joserfc, RS256): key, mint, verify, instances, revocation
       blockroutes.py      /api/v1/block-tokens, JWKS, /blocks/*, the block-scope middleware
 

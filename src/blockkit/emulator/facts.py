@@ -24,6 +24,17 @@ MODEL_FILE_TYPES: tuple[str, ...] = (
 
 BASE_MODEL_TYPES: tuple[str, ...] = ("Standard", "Inpainting", "Refiner", "Pix2Pix")
 
+# --- Model files: what the download route's query accepts (constants.ts at civitai ebed661) --------
+
+# Every ModelFileType the platform knows (constants.modelFileTypes), a superset of MODEL_FILE_TYPES.
+DOWNLOAD_FILE_TYPES: tuple[str, ...] = (
+    "Model", "Text Encoder", "Vision Encoder", "Pruned Model", "Negative", "Training Data", "VAE", "Config",
+    "Archive", "UNet", "Diffusion Model", "CLIPVision", "ControlNet", "Workflow", "Upscaler", "Enhancement LoRA",
+    "Other",
+)
+MODEL_FILE_FORMATS: tuple[str, ...] = ("SafeTensor", "PickleTensor", "GGUF", "Diffusers", "Core ML", "ONNX", "Other")
+MODEL_FILE_SIZES: tuple[str, ...] = ("full", "pruned")
+
 
 class BaseModel(NamedTuple):
     name: str

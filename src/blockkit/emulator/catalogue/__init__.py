@@ -48,6 +48,7 @@ ROUTE_MODULES: tuple[str, ...] = (
 def build_catalogue_app(state: EmulatorState) -> Starlette:
     from blockkit.emulator import control
     from blockkit.emulator.blockroutes import BlockScopeMiddleware
+    from blockkit.emulator.catalogue import downloads
     from blockkit.emulator.oauth import legacy
     from blockkit.emulator.orchestration.media import media_routes
 
@@ -55,7 +56,9 @@ def build_catalogue_app(state: EmulatorState) -> Starlette:
     for name in ROUTE_MODULES:
         api_routes.extend(importlib.import_module(name).routes)
     app = Starlette(
-        routes=[Mount(API_PREFIX, routes=api_routes), Mount(control.PREFIX, routes=[*control.routes, *media_routes]),
+        routes=[Mount(API_PREFIX, routes=api_routes),
+                Mount(control.PREFIX, routes=[*control.routes, *media_routes, *downloads.file_routes]),
+                *downloads.routes,  # /api/download/models/{id}: outside /api/v1, as on the platform
                 *legacy.routes],
         middleware=[Middleware(RegionMiddleware, sfw_only=state.options.sfw_only),
                     Middleware(BlockScopeMiddleware)],

@@ -118,8 +118,8 @@ def build_versions(db: sqlite3.Connection, versions: Sequence[store.VersionRow],
         files_by_version.setdefault(version_id, []).append({
             "id": file_id, "name": name, "type": file_type, "sizeKB": size_kb,
             "metadata": file_metadata(fmt, size, fp), "hashes": hashes.get(file_id, {}),
-            "downloadUrl": file_download_url(base_url, version_id, file_type, fmt, size, fp), "primary": bool(primary),
-            "pickleScanResult": pickle, "virusScanResult": virus,
+            "downloadUrl": file_download_url(base_url, version_id, file_type, fmt, size, fp, primary=bool(primary)),
+            "primary": bool(primary), "pickleScanResult": pickle, "virusScanResult": virus,
         })
     images_by_version: dict[int, list[dict[str, Any]]] = {}
     for row in previews:
@@ -249,7 +249,7 @@ def get_mini(state: EmulatorState, version_id: int, epoch: int | None, caller: C
         "air": air(version), "versionName": version.name, "modelName": version.model_name,
         "baseModel": version.base_model, "availability": version.availability, "publishedAt": version.published_at,
         "size": size_kb, "fileType": file_type, "fileName": name, "hashes": hashes,
-        "downloadUrls": [file_download_url(base_url, version_id, file_type, fmt, size, fp)],
+        "downloadUrls": [file_download_url(base_url, version_id, file_type, fmt, size, fp, primary=bool(chosen[8]))],
         "format": fmt or "Other", "canGenerate": can_generate, "isFeatured": bool(version.is_featured),
         "requireAuth": bool(version.require_auth), "checkPermission": gated,
     }

@@ -109,13 +109,19 @@ def version_download_url(base_url: str, version_id: int) -> str:
 
 @lru_cache(maxsize=4096)
 def _file_query(file_type: str, fmt: str | None, size: str | None, fp: str | None) -> str:
-    # A handful of distinct combinations: encode each once.
+    # A handful of distinct combinations: encode each once. The platform leaves out a training
+    # data file's format (createModelFileDownloadUrl).
+    if file_type == "Training Data":
+        fmt = None
     query = [("type", file_type)] + [(k, v) for k, v in (("format", fmt), ("size", size), ("fp", fp)) if v]
     return urlencode(query, quote_via=quote)
 
 
 def file_download_url(base_url: str, version_id: int, file_type: str, fmt: str | None, size: str | None,
-                      fp: str | None) -> str:
+                      fp: str | None, *, primary: bool = False) -> str:
+    """The platform's file download URL: the primary file's is the version's own (no query)."""
+    if primary:
+        return version_download_url(base_url, version_id)
     return f"{base_url}/api/download/models/{version_id}?{_file_query(file_type, fmt, size, fp)}"
 
 
@@ -189,7 +195,8 @@ def _build_models(db: sqlite3.Connection, ids: Sequence[int], view: View, base_u
         files_by_version.setdefault(version_id, []).append({
             "id": file_id, "name": name, "type": file_type, "sizeKB": size_kb,
             "metadata": file_metadata(fmt, size, fp), "hashes": hashes.get(file_id, {}),
-            "downloadUrl": file_download_url(base_url, version_id, file_type, fmt, size, fp), "primary": bool(primary),
+            "downloadUrl": file_download_url(base_url, version_id, file_type, fmt, size, fp, primary=bool(primary)),
+            "primary": bool(primary),
         })
     images_by_version: dict[int, list[dict[str, Any]]] = {}
     for row in previews:

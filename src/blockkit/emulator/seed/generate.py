@@ -28,7 +28,7 @@ from typing import Any
 
 import orjson
 
-from blockkit.emulator import facts
+from blockkit.emulator import facts, files
 from blockkit.emulator.seed import words
 from blockkit.emulator.seed.sink import Sink
 from blockkit.emulator.store import Store, meta
@@ -154,6 +154,7 @@ class Generator:
                                                 ("image_id", "model_version_id", "resource_type", "weight"))
         self.add_file_hash = sink.appender("file_hashes", ("file_id", "kind", "hash"))
         self.add_image = sink.appender("images", IMAGE_COLUMNS)
+        self.file_seed = 0
 
     # --- helpers --------------------------------------------------------------------------
 
@@ -601,28 +602,49 @@ class Generator:
             file_id = self.next_id("file")
             roll = rng.random()
             pickle = "Success" if roll < 0.96 else ("Pending" if roll < 0.98 else rng.choice(("Danger", "Error")))
+            size_kb, hashes = self._file_content(file_id, version, spec)
             self.sink.add(
                 "model_files", id=file_id, version_id=version["id"], name=spec["name"], type=spec["type"],
-                size_kb=float(spec["size_kb"]), format=spec["format"], size=spec["size"], fp=spec["fp"],
+                size_kb=size_kb, format=spec["format"], size=spec["size"], fp=spec["fp"],
                 pickle_scan_result=pickle, virus_scan_result="Pending" if pickle == "Pending" else "Success",
                 scanned_at=None if pickle == "Pending" else ts(version["created"] + 600),
                 visibility=spec["visibility"], is_primary=int(spec["primary"]), epoch=spec["epoch"],
                 created_at=ts(version["created"]),
             )
-            sha256 = self.hexhash(64)
-            hashes = {"AutoV1": self.hexhash(8), "AutoV2": sha256[:10], "AutoV3": self.hexhash(12), "SHA256": sha256,
-                      "CRC32": self.hexhash(8), "BLAKE3": self.hexhash(64)}
+            # The draws the made-up hashes took before hashes were computed from the bytes: kept,
+            # so that every row after this one stays what it was for a seed.
+            for bits in (256, 32, 48, 32, 256):
+                rng.getrandbits(bits)
             if rng.random() < 0.1 and not every:  # older uploads were hashed with fewer algorithms
                 hashes = {k: v for k, v in hashes.items() if k in ("AutoV2", "SHA256", "CRC32")}
             for kind, value in hashes.items():
                 self.add_file_hash(file_id, kind, value)
-            version["files"].append({"id": file_id, "name": spec["name"], "size_kb": spec["size_kb"],
+            version["files"].append({"id": file_id, "name": spec["name"], "size_kb": size_kb,
                                      "visibility": spec["visibility"]})
-            if "known_hashes" not in self.landmarks and len(hashes) == 6 and version["status"] == "Published" \
-                    and version["availability"] == "Public" and model["status"] == "Published" \
-                    and model["mode"] is None:
+            if "known_hashes" not in self.landmarks and len(hashes) == 6 and self._listed(version, spec):
                 self.landmarks["known_hashes"] = {"file_id": file_id, "version_id": version["id"],
                                                   "model_id": model["id"], **hashes}
+
+    @staticmethod
+    def _listed(version: dict[str, Any], spec: dict[str, Any]) -> bool:
+        """A public file of a published public version of a healthy published model."""
+        model = version["model"]
+        return (version["status"] == "Published" and version["availability"] == "Public"
+                and model["status"] == "Published" and model["mode"] is None and spec["visibility"] == "Public")
+
+    def _file_content(self, file_id: int, version: dict[str, Any],
+                      spec: dict[str, Any]) -> tuple[float, dict[str, str]]:
+        """The file's size in KB and its hashes, from the bytes a download serves (blockkit.emulator.files).
+
+        The first listed primary safetensors file is made a little over 2 MiB, so that the
+        ``known_hashes`` landmark has all six kinds (AutoV1 needs 2 MiB); every other file is a few KiB.
+        """
+        large = ("known_hashes" not in self.landmarks and spec["primary"] and spec["format"] == "SafeTensor"
+                 and self._listed(version, spec))
+        length = files.planned_length(self.file_seed, file_id, spec["name"], spec["format"], spec["size_kb"],
+                                      large=large)
+        recipe = files.Recipe(self.file_seed, file_id, spec["name"], spec["format"], spec["fp"], length)
+        return length / 1024, files.recipe_hashes(recipe, files.file_bytes(recipe))
 
     # --- posts and images -----------------------------------------------------------------
 
@@ -1038,7 +1060,9 @@ def generate(store: Store, seed: int, scale: str) -> dict[str, int]:
             cache_size = db.execute("PRAGMA cache_size").fetchone()[0]
             db.execute("PRAGMA cache_size = -65536")
             sink = Sink(db)
-            landmarks = Generator(sink, Random(seed), spec).run()
+            generator = Generator(sink, Random(seed), spec)
+            generator.file_seed = seed  # model files' bytes are made from it (blockkit.emulator.files)
+            landmarks = generator.run()
             meta.put(db, meta.SEED, seed)
             meta.put(db, meta.SCALE, scale)
             meta.put(db, meta.LANDMARKS, landmarks)
