@@ -14,9 +14,10 @@ C = T + "test_oauth_client.py::"
 
 ERRORS: dict[tuple[str, str], tuple[str, ...]] = {
     ("OAuth authorize", "400 invalid_request"): (
-        O + "test_authorize_error_rows", O + "test_unregistered_redirect_uri_is_a_page_never_a_redirect",
+        O + "test_authorize_error_rows", O + "test_authorize_error_rows_before_the_redirect_uri_is_known",
+        O + "test_unregistered_redirect_uri_is_a_page_never_a_redirect",
         O + "test_bad_buzz_limit_is_invalid_request"),
-    ("OAuth authorize", "400 invalid_client"): (O + "test_authorize_error_rows",),
+    ("OAuth authorize", "400 invalid_client"): (O + "test_authorize_error_rows_before_the_redirect_uri_is_known",),
     ("OAuth authorize", "400 invalid_scope"): (
         O + "test_authorize_error_rows", O + "test_scope_above_client_allowed_scopes_is_invalid_scope"),
     ("OAuth authorize", "429 rate_limit"): (O + "test_authorize_rate_limit_is_10_a_minute_per_user",),
@@ -24,7 +25,7 @@ ERRORS: dict[tuple[str, str], tuple[str, ...]] = {
         O + "test_code_exchange_error_rows", O + "test_code_flow_issues_single_use_code_and_exact_body",
         O + "test_code_expires_after_10_minutes", O + "test_code_is_bound_to_its_client",
         O + "test_refresh_token_of_another_client_or_unknown_is_invalid_grant", O + "test_refresh_token_expires",
-        O + "test_reused_refresh_token_revokes_the_family", C + "test_authlib_code_flow_refresh_revoke_userinfo"),
+        O + "test_reused_refresh_token_is_refused_and_the_new_pair_keeps_working", C + "test_authlib_code_flow_refresh_revoke_userinfo"),
     ("OAuth token", "invalid_client"): (
         O + "test_code_exchange_error_rows", O + "test_unknown_client_is_invalid_client",
         O + "test_public_client_secret_refused_and_pkce_alone_works",
