@@ -392,3 +392,65 @@ def test_catalogue_private_routes_do_not_check_oauth_scopes_as_on_the_platform(o
     assert oauth.userinfo(raw).status_code == 403  # userinfo checks UserRead, as the platform's does
     me = httpx.get(oauth.base_url + "/api/v1/me", headers=headers)
     assert me.status_code == 200 and me.json()["id"] == member["id"]
+
+
+# --- held rows of the security review (H01-H11): they stay held ------------------------------------
+
+def test_concurrent_exchanges_of_one_code_give_one_token(oauth: OAuthEnv) -> None:
+    """H03: ten exchanges of one code at once; exactly one gets tokens."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    client = oauth.client()
+    code, verifier = oauth.code_for(client, oauth.user()["username"])
+    data = {"grant_type": "authorization_code", "code": code, "code_verifier": verifier, "redirect_uri": REDIRECT,
+            **client.creds()}
+
+    def exchange(_: int) -> int:
+        with httpx.Client(timeout=30) as http:
+            return http.post(oauth.auth_url + TOKEN, data=data).status_code
+
+    with ThreadPoolExecutor(max_workers=10) as pool:
+        statuses = list(pool.map(exchange, range(10)))
+    assert sorted(statuses) == [200] + [400] * 9
+
+
+def test_state_comes_back_byte_for_byte(oauth: OAuthEnv) -> None:
+    """H05: an odd state on success and on Deny."""
+    client = oauth.client()
+    odd = "a b&c=d%26/?#é"
+    code, _verifier = oauth.code_for(client, oauth.user()["username"], state=odd)
+    assert code
+    browser = oauth.signed_in(oauth.user("free_user")["username"])
+    page = oauth.consent_page(browser, oauth.authorize_params(client, state=odd))
+    denied = oauth.approve(browser, page, approved="false")
+    assert httpx.URL(denied.headers["location"]).params["state"] == odd
+
+
+def test_tokens_never_travel_in_urls_and_answers_are_not_stored(oauth: OAuthEnv) -> None:
+    """H07: no-store on token answers; a token in the query of userinfo is not accepted."""
+    client = oauth.client()
+    body = oauth.grant(client, oauth.user()["username"])
+    assert oauth.http.get(oauth.auth_url + USERINFO, params={"access_token": body["access_token"]}
+                          ).status_code == 401
+    answer = oauth.refresh(client, body["refresh_token"])
+    assert answer.headers["cache-control"] == "no-store" and answer.headers["pragma"] == "no-cache"
+
+
+def test_pages_cannot_be_framed(oauth: OAuthEnv) -> None:
+    """H11: the login, consent and device pages refuse framing."""
+    client = oauth.client()
+    browser = oauth.signed_in(oauth.user()["username"])
+    pages = [httpx.get(oauth.auth_url + "/login"), oauth.consent_page(browser, oauth.authorize_params(client)),
+             browser.get(oauth.auth_url + "/login/oauth/device")]
+    for page in pages:
+        assert page.status_code == 200
+        assert page.headers["x-frame-options"] == "DENY"
+        assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
+
+
+def test_revoke_without_a_token_and_its_rate_limit_name(oauth: OAuthEnv) -> None:
+    missing = oauth.http.post(oauth.auth_url + REVOKE, data={"token_type_hint": "access_token"})
+    assert missing.status_code == 400 and "Missing token" in missing.json()["error_description"]
+    for _ in range(21):
+        last = oauth.http.post(oauth.auth_url + REVOKE, data={"token": "t"})
+    assert last.status_code == 429 and last.json()["error"] == "rate_limited"
