@@ -169,6 +169,7 @@ REVIEW_ROWS: dict[str, tuple[str, tuple[str, ...]]] = {
     "1g device-approve, device-info, device page": ("fixed", (P + "test_device_grant_over_http",
                                                               P + "test_device_deny_on_the_page",
                                                               P + "test_device_page_needs_a_session",
+                                                              W + "test_device_page_in_a_browser",
                                                               P + "test_device_approval_from_another_origin_is_refused")),
     "1g OIDC": ("fixed", (P + "test_discovery_and_jwks", P + "test_id_token_carries_the_nonce",
                           D + "test_oidc_code_flow_with_a_validated_id_token",

@@ -133,3 +133,35 @@ def test_cors_from_a_real_cross_origin_page(oauth: OAuthEnv, browser: Any, callb
         assert blocked == "blocked"  # a route without CORS stays unreadable from this page: the check is real
     finally:
         context.close()
+
+
+def test_device_page_in_a_browser(oauth: OAuthEnv, browser: Any) -> None:
+    """A CLI starts the device grant; a person opens verification_uri, signs in, types the code
+    loosely, reviews and approves; the CLI's next poll gets the tokens."""
+    client = oauth.client(confidential=False, name="Terminal Tool")
+    start = oauth.http.post(oauth.auth_url + "/api/auth/oauth/device",
+                            data={"client_id": client.client_id, "scope": str(1 | 65536)}).json()
+    poll = {"grant_type": "urn:ietf:params:oauth:grant-type:device_code", "device_code": start["device_code"],
+            "client_id": client.client_id}
+    member = oauth.user("member")
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(start["verification_uri"])
+        page.click(f"button[name=username][value='{member['username']}']")
+        page.wait_for_selector("#code")
+        page.fill("#code", start["user_code"].replace("-", " ").lower())
+        page.click("#lookup")
+        page.wait_for_selector("#approve")
+        assert page.inner_text("#client-name") == "Terminal Tool"
+        assert page.inner_text("#user-code") == start["user_code"]
+        assert any("Buzz balance" in b for b in page.locator("ul.scopes li").all_inner_texts())
+        page.click("#approve")
+        page.wait_for_selector("#device-done")
+        assert page.inner_text("#device-done") == "Device approved"
+    finally:
+        context.close()
+    oauth.advance(5)
+    tokens = oauth.http.post(oauth.auth_url + "/api/auth/oauth/device-token", data=poll)
+    assert tokens.status_code == 200, tokens.text
+    assert oauth.userinfo(tokens.json()["access_token"]).json()["id"] == member["id"]

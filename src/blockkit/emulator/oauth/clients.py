@@ -1,7 +1,8 @@
 """Client registration: ``register_client`` (Python; ``blockkit dev`` registers the block's
 own client with it) and what ``blockkit emulator client add`` checks before calling it.
 
-A client has a name, one or more redirect URIs (matched exactly at authorize), allowed
+A client has a name, one or more redirect URIs (matched exactly at authorize, or by the RFC 8252
+loopback rule of ``redirect_uri_matches``), allowed
 scopes (a bitmask up to Full; default Full), allowed origins (browser origins a public
 client may call the token endpoint from) and an owner (the seeded user a
 client_credentials token acts as; default the first active user). Confidential clients
