@@ -34,13 +34,13 @@ from starlette.responses import Response
 from blockkit.emulator import auth
 from blockkit.emulator.catalogue.errors import json_response
 from blockkit.emulator.oauth import oidc, scopes, web
+from blockkit.emulator.oauth.device import DEVICE_GRANT
 from blockkit.emulator.oauth.validator import GRANT_PARAMS, PEER_HEADER, parse_basic
 from blockkit.emulator.state import emulator
 from blockkit.emulator.store import oauth as store
 from blockkit.emulator.store.tokens import hash_token
 
 TOKEN_CORS = "POST, OPTIONS"
-DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
 USERINFO_CORS = "GET, OPTIONS"
 
 

@@ -28,6 +28,7 @@ from starlette.responses import Response
 from blockkit.emulator.catalogue.errors import json_response
 from blockkit.emulator.errors import EmulatorError
 from blockkit.emulator.oauth import scopes
+from blockkit.emulator.oauth.device import DEVICE_GRANT
 from blockkit.emulator.state import emulator
 from blockkit.emulator.store.tokens import DEFAULT_TTL_SECONDS
 
@@ -37,7 +38,6 @@ if TYPE_CHECKING:
 
 KEY_FILENAME = "oidc-signing-key.pem"
 ALGORITHM = "ES256"
-DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
 
 _keys: dict[Path, tuple[ECKey, str]] = {}
 _lock = threading.Lock()
