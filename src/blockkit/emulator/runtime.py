@@ -106,13 +106,13 @@ class Emulator:
         """Stop serving, checkpoint and close the store, remove a temporary data directory. Idempotent."""
         if self.server is not None:
             self.server.stop()
+        store, self.store = self.store, None  # once: a second stop() must not meet a closed store
         try:
-            if self.store is not None:
+            if store is not None:
                 try:
-                    self.store.checkpoint()
+                    store.checkpoint()
                 finally:
-                    self.store.close()
-                self.store = None
+                    store.close()
         finally:
             if self._data_lock is not None:
                 self._data_lock.release()
