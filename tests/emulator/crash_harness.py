@@ -25,6 +25,7 @@ is *acknowledged* when its 2xx answer arrived, and *indeterminate* when it was i
 
 from __future__ import annotations
 
+import http.client
 import json
 import random
 import signal
@@ -44,6 +45,8 @@ APP = "crash-app"
 BLOCK = "crash-block"
 INSTANCE = "crash-instance"
 GOODS = 4000  # one-time goods, each bought once (the catalogue is read on every purchase: keep it small)
+# What a request cut by the kill raises: a reset, a refused connection, a body cut short.
+IN_FLIGHT = (OSError, http.client.HTTPException, ValueError)
 SCOPES = ["goods:purchase:self", "goods:read:self", "apps:storage:read", "apps:storage:write"]
 
 
@@ -149,7 +152,7 @@ def _purchase_writer(world: World, ledger: Ledger, stop: threading.Event, with_k
             body["idempotencyKey"] = f"key-{good}"
         try:
             status, answer = _post(f"{world.base_url}/api/v1/blocks/goods/purchase", body, auth)
-        except OSError:
+        except IN_FLIGHT:
             with ledger.lock:
                 ledger.indeterminate += 1
             return
@@ -172,7 +175,7 @@ def _storage_writer(world: World, ledger: Ledger, stop: threading.Event, name: s
         value = {"n": n, "pad": "x" * random.randrange(10, 2000)}
         try:
             status, _ = _post(f"{world.base_url}/api/v1/blocks/app-storage/set", {"key": key, "value": value}, auth)
-        except OSError:
+        except IN_FLIGHT:
             with ledger.lock:
                 ledger.indeterminate += 1
                 ledger.storage_inflight[key] = n
@@ -192,7 +195,7 @@ def _deposit_writer(world: World, ledger: Ledger, stop: threading.Event) -> None
         try:
             status, _ = _post(f"{world.orchestration_url}/__emulator/funds/{world.fund_id}/deposits",
                               {"accountType": "blue", "amount": 1}, auth)
-        except OSError:
+        except IN_FLIGHT:
             with ledger.lock:
                 ledger.indeterminate += 1
                 ledger.deposits_inflight += 1
