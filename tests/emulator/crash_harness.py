@@ -56,6 +56,7 @@ class Ledger:
 
     purchases: dict[str, str] = field(default_factory=dict)       # good id -> purchase id (acknowledged)
     keys: dict[str, str] = field(default_factory=dict)            # good id -> idempotency key it was sent with
+    keyed_at: dict[str, float] = field(default_factory=dict)      # good id -> when its keyed 200 arrived
     refused: dict[str, int] = field(default_factory=dict)         # status -> count of refusals
     storage: dict[str, int] = field(default_factory=dict)         # key -> last acknowledged n
     storage_inflight: dict[str, int] = field(default_factory=dict)  # key -> n in flight at a kill
@@ -162,6 +163,7 @@ def _purchase_writer(world: World, ledger: Ledger, stop: threading.Event, with_k
                 ledger.acknowledged += 1
                 if with_keys:
                     ledger.keys[good] = body["idempotencyKey"]
+                    ledger.keyed_at[good] = time.monotonic()
             else:
                 ledger.refused[str(status)] = ledger.refused.get(str(status), 0) + 1
 
@@ -276,7 +278,11 @@ def verify(world: World, ledger: Ledger) -> dict[str, Any]:
         db.close()
     # Over HTTP: a few acknowledged keyed purchases replay their first answer after the restart.
     auth = {"Authorization": f"Bearer {world.token}"}
-    keyed = [g for g in ledger.purchases if g in ledger.keys]
+    # Only keys well inside their lifetime (goods.IDEMPOTENCY_TTL_SECONDS): an expired key is a new request.
+    from blockkit.emulator.goods import IDEMPOTENCY_TTL_SECONDS
+
+    live = time.monotonic() - IDEMPOTENCY_TTL_SECONDS + 60
+    keyed = [g for g in ledger.purchases if g in ledger.keys and ledger.keyed_at[g] > live]
     replays = []
     for good in random.sample(keyed, min(5, len(keyed))):
         status, answer = _post(f"{world.base_url}/api/v1/blocks/goods/purchase",

@@ -45,6 +45,7 @@ from blockkit.emulator import facts
 from blockkit.emulator.auth import Caller, TokenRejected, register_verifier
 from blockkit.emulator.clock import format_timestamp, parse_timestamp
 from blockkit.emulator.errors import EmulatorError
+from blockkit.emulator.store.connection import link_into_place
 
 if TYPE_CHECKING:
     from blockkit.emulator.state import EmulatorState
@@ -145,11 +146,7 @@ def _publish_key(path: Path, pem: bytes) -> bool:
             handle.write(pem)
             handle.flush()
             os.fsync(handle.fileno())
-        try:
-            os.link(tmp, path)
-        except FileExistsError:
-            return False
-        return True
+        return link_into_place(tmp, path)
     except OSError as exc:
         raise EmulatorError(f"{path}: cannot write the block-token key: {exc.strerror or exc}") from None
     finally:

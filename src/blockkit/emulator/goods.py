@@ -60,9 +60,11 @@ DAILY_CEILING = 150_000         # Buzz per viewer per UTC day across all apps (t
 OWNER_PERCENT = 70
 MAX_PRICE = 50_000
 GOODS_POOLS = ("blue", "yellow")  # the platform's payWith: blue first, then yellow
-# How long a purchase's idempotency key holds its first answer (our choice: Stripe's 24 hours), by the
-# emulator clock; an expired key is freed and the next request with it is a new purchase.
-IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60
+# How long a purchase's idempotency key holds its first answer, by the emulator clock: the platform's
+# block idempotency records live 10 minutes (BLOCK_TIP_IDEM_TTL_SECONDS, BLOCK_GEN_IDEM_TTL_SECONDS in
+# civitai/civitai src/server/utils/block-gen-idempotency.ts). An expired key is freed; the next request
+# with it is a new purchase.
+IDEMPOTENCY_TTL_SECONDS = 10 * 60
 KEY_SCOPE = "goods.purchase"
 
 

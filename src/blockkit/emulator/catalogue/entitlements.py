@@ -12,7 +12,7 @@
   error, reason}`` with the service's status (``reason`` left out on the 404 and the daily-cap
   400, as the platform leaves it out); a bad body is 400 ``{error: "Invalid request body",
   details}``. An ``idempotencyKey`` (``[A-Za-z0-9_-]{1,64}``) replays the first answer for the
-  same payload and is 422 for another payload; the key and its answer are kept in the store for 24 hours
+  same payload and is 422 for another payload; the key and its answer are kept in the store for 10 minutes
   of the emulator clock (``goods.purchase_once``).
 
 Shapes and statuses: civitai/civitai ``src/pages/api/v1/blocks/entitlements.ts`` and

@@ -89,6 +89,26 @@ def describe_sqlite_error(path: Path, exc: sqlite3.Error, busy_timeout_ms: int =
     return f"{path}: {text}"
 
 
+def link_into_place(tmp: Path, path: Path) -> bool:
+    """Give the finished file ``tmp`` the name ``path`` unless ``path`` exists; True when ours took it.
+
+    A hard link never replaces a file another process put there first. A filesystem without hard
+    links falls back to a rename after a look (a narrower window, but no worse than no check).
+    """
+    try:
+        os.link(tmp, path)
+        return True
+    except FileExistsError:
+        return False
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
+            raise
+    if path.exists():
+        return False
+    os.rename(tmp, path)
+    return True
+
+
 class _Held:
     """One thread's connection; closing it when the holder is dropped (the thread ended) frees its descriptors."""
 
@@ -177,10 +197,7 @@ class Store:
                 conn.close()
             with open(tmp, "rb") as handle:
                 os.fsync(handle.fileno())
-            try:
-                os.link(tmp, path)
-            except FileExistsError:
-                pass
+            link_into_place(tmp, path)
         except sqlite3.Error as exc:
             raise StoreError(describe_sqlite_error(path, exc, busy_timeout_ms or DEFAULT_BUSY_TIMEOUT_MS)) from None
         except OSError as exc:
