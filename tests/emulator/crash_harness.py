@@ -126,7 +126,8 @@ def _mint(world: World) -> str:
 
     with Store.open(world.data, check=False) as store:
         state = types.SimpleNamespace(store=store, clock=Clock(store))
-        return blocktokens.mint_block_token(state, instance_id=INSTANCE, user_id=world.buyer).token  # type: ignore[arg-type]
+        minted = blocktokens.mint_block_token(state, instance_id=INSTANCE, user_id=world.buyer)  # type: ignore[arg-type]
+        return minted.token
 
 
 def connect(world: World, started: Started) -> None:

@@ -78,7 +78,8 @@ def _setup_app(store: Store, clock: Clock, app: str = "app-d") -> tuple[int, str
 def _mint(data: Path, instance: str, user_id: int) -> str:
     with Store.open(data, check=False) as store:
         state = types.SimpleNamespace(store=store, clock=Clock(store))
-        return blocktokens.mint_block_token(state, instance_id=instance, user_id=user_id).token  # type: ignore[arg-type]
+        minted = blocktokens.mint_block_token(state, instance_id=instance, user_id=user_id)  # type: ignore[arg-type]
+        return minted.token
 
 
 def _prepared(data: Path) -> tuple[int, str]:
@@ -211,6 +212,21 @@ def test_keys_expire_and_are_freed_and_an_answer_is_never_overwritten(live_emula
     with store.write() as db, pytest.raises(sqlite3.IntegrityError):
         goods_store.store_key(db, goods.KEY_SCOPE, buyer, "app-d", "k-new", "x", 500, "{}", clock.iso(), clock.iso())
     assert buy("g-002", "k-new") == (200, fresh)
+
+
+def test_a_good_not_for_sale_is_not_stored_and_a_new_price_is_another_payload(live_emulator: Emulator) -> None:
+    emu = live_emulator
+    store, clock = emu.store, emu.clock
+    assert store is not None and clock is not None
+    buyer, _ = _setup_app(store, clock)
+    caller = goods.GoodsCaller(buyer, "app-d", "blk-d")
+    assert goods.purchase_once(store, clock, caller, "nope", idempotency_key="k-404", refusal=_refusal)[0] == 404
+    with store.read() as db:
+        assert db.execute("SELECT count(*) FROM idempotency_keys").fetchone()[0] == 0  # 404 before the key
+    assert goods.purchase_once(store, clock, caller, "g-010", idempotency_key="k-p", refusal=_refusal)[0] == 200
+    repriced = [{**g, "priceBuzz": 6} if g["id"] == "g-010" else g for g in CATALOGUE]
+    goods.register_catalogue(store, clock, "app-d", "blk-d", repriced)
+    assert goods.purchase_once(store, clock, caller, "g-010", idempotency_key="k-p", refusal=_refusal)[0] == 422
 
 
 # --- 5.4: export and import copy everything ---------------------------------------------------------

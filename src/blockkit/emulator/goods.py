@@ -208,17 +208,25 @@ def purchase_once(store: Store, clock: Clock, caller: GoodsCaller, good_id: obje
 
     With ``idempotency_key`` the key is looked up, and otherwise reserved with its answer, in the purchase's
     own write transaction (``idempotency_keys``): the first answer (a 200 or a refusal) is stored once and
-    replayed to every retry with the same payload until it expires (``IDEMPOTENCY_TTL_SECONDS`` of the
-    emulator clock); another payload with a live key is 422. SQLite's write lock serialises the
-    transactions, so a concurrent retry waits for the first request to commit and then gets its answer;
-    nobody ever sees a half-done purchase, and the §2.6 "in progress" 409 of
-    draft-ietf-httpapi-idempotency-key-header has no window to happen in.
+    replayed to every retry with the same payload and price until it expires (``IDEMPOTENCY_TTL_SECONDS`` of
+    the emulator clock); another payload with a live key is 422. A good that is not for sale is 404 before
+    any key is looked at, and is not stored (civitai/civitai ``goods/purchase.ts``). SQLite's write lock
+    serialises the transactions, so a concurrent retry waits for the first request to commit and then gets
+    its answer; nobody ever sees a half-done purchase, and the "in progress" 409 (the platform's, and
+    draft-ietf-httpapi-idempotency-key-header's) has no window to happen in.
     """
     assert caller.user_id is not None
-    fingerprint = orjson.dumps([caller.app_id, good_id, expected_price]).decode()
     now_dt = clock.now()
     now = format_timestamp(now_dt)
     with store.write() as db:
+        found = catalogue(store, caller.app_id)
+        try:
+            # As the platform: an unknown good is 404 before any key is claimed (never stored), and the key is
+            # pinned to the server's price as well as the payload (a price change makes the key a mismatch).
+            price = _good(found[0] if found else None, good_id)["priceBuzz"]
+        except ServiceError as exc:
+            return refusal(exc)
+        fingerprint = orjson.dumps([caller.app_id, good_id, price, expected_price]).decode()
         if idempotency_key is not None:
             goods_store.purge_expired_keys(db, now)
             seen = goods_store.find_key(db, KEY_SCOPE, caller.user_id, caller.app_id, idempotency_key)
@@ -228,9 +236,7 @@ def purchase_once(store: Store, clock: Clock, caller: GoodsCaller, good_id: obje
                 return int(seen["status"]), orjson.loads(seen["answer"])
         db.execute("SAVEPOINT purchase")
         try:
-            found = catalogue(store, caller.app_id)
-            if found is None:
-                raise ServiceError(404, "good_not_found", NOT_AVAILABLE)
+            assert found is not None
             status, answer = 200, _buy(db, now_dt, caller, found[0], good_id, found[1], expected_price)
         except ServiceError as exc:
             db.execute("ROLLBACK TO purchase")  # a refusal leaves nothing behind (e.g. accounts it opened)
