@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import fcntl
 import os
 import time
 from pathlib import Path
@@ -26,6 +25,15 @@ if TYPE_CHECKING:
     from blockkit.emulator.store import Store
 
 LOCK_FILENAME = "emulator.lock"
+
+
+def _lock_now(fd: int) -> None:
+    """Take an exclusive lock on ``fd`` without waiting (BlockingIOError when another process holds it)."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX (Windows): no lock is taken, as before
+        return
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
 
 
 class DataDirInUse(EmulatorError):
@@ -68,7 +76,7 @@ def acquire_data_lock(data_dir: Path) -> DataLock:
     except OSError as exc:
         raise EmulatorError(f"{path}: cannot open the data directory's lock file: {exc.strerror or exc}") from None
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        _lock_now(fd)
     except BlockingIOError:
         holder = _holder(fd)
         os.close(fd)
