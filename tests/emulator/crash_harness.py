@@ -14,6 +14,7 @@ is *acknowledged* when its 2xx answer arrived, and *indeterminate* when it was i
 ``verify`` checks, straight from the database file and over HTTP:
 
 - every acknowledged purchase is a row, and its idempotency key replays the same purchase (200);
+- the entitlements served over HTTP are exactly the purchases in the store;
 - every app-storage key holds its last acknowledged value or the one in flight after it;
 - the deposits of the fund number at least the acknowledged ones and at most those plus the in-flight;
 - Buzz is conserved: each pool's balance is the sum of its ledger, no balance is negative, each
@@ -291,6 +292,12 @@ def verify(world: World, ledger: Ledger) -> dict[str, Any]:
         if status != 200 or answer["purchase"]["id"] != ledger.purchases[good]:
             replays.append((good, status, answer))
     problems["replay_mismatch"] = replays
+    # The entitlements the viewer is served are exactly the purchases in the store (each acknowledged one among them).
+    request = urllib.request.Request(f"{world.base_url}/api/v1/blocks/entitlements", headers=auth)
+    with urllib.request.urlopen(request, timeout=15) as response:
+        served = {e["goodId"] for e in json.loads(response.read())["entitlements"]}
+    if served != set(rows) or not set(ledger.purchases) <= served:
+        problems["entitlements"] = [sorted(served ^ set(rows))[:10], sorted(set(ledger.purchases) - served)[:10]]
     return {k: v for k, v in problems.items() if v}
 
 
