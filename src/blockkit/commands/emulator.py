@@ -163,7 +163,8 @@ def users(data: Path | None, seed: int, scale: str, fmt: str) -> None:
 @click.option("--seed", type=int, default=1, show_default=True, help="Without --data: export this seed's data.")
 @click.option("--scale", type=click.Choice(["small", "large"]), default="small", show_default=True)
 def export_command(target: Path, data: Path | None, seed: int, scale: str) -> None:
-    """Write every table as JSON Lines (primary-key order) plus manifest.json into DIR (new or empty)."""
+    """Write every table as JSON Lines (primary-key order), the stored blobs and the signing key (files/), and
+    manifest.json into DIR (new or empty)."""
     from blockkit.emulator.transfer import export
 
     try:
@@ -183,7 +184,8 @@ def export_command(target: Path, data: Path | None, seed: int, scale: str) -> No
     except EmulatorError as exc:
         _fail(str(exc))
     rows = sum(entry["rows"] for entry in manifest["tables"].values())
-    click.echo(f"exported {len(manifest['tables'])} tables, {rows} rows to {target}")
+    click.echo(f"exported {len(manifest['tables'])} tables, {rows} rows and {len(manifest.get('files', {}))} files"
+               f" (blobs, signing key) to {target}")
 
 
 @emulator.command("import")
@@ -202,7 +204,8 @@ def import_command(source: Path, data: Path | None, replace: bool) -> None:
     except EmulatorError as exc:
         _fail(str(exc))
     rows = sum(entry["rows"] for entry in manifest["tables"].values())
-    click.echo(f"imported {rows} rows into {data} (seed {manifest.get('seed')}, scale {manifest.get('scale')})")
+    click.echo(f"imported {rows} rows and {len(manifest.get('files', {}))} files into {data} (seed"
+               f" {manifest.get('seed')}, scale {manifest.get('scale')})")
 
 
 @emulator.command("reset")

@@ -45,6 +45,7 @@ from blockkit.emulator import facts
 from blockkit.emulator.auth import Caller, TokenRejected, register_verifier
 from blockkit.emulator.clock import format_timestamp, parse_timestamp
 from blockkit.emulator.errors import EmulatorError
+from blockkit.emulator.store.connection import link_into_place
 
 if TYPE_CHECKING:
     from blockkit.emulator.state import EmulatorState
@@ -95,8 +96,18 @@ class SigningKey:
         return {"kty": "RSA", "use": "sig", "alg": "RS256", "kid": self.kid, "n": public["n"], "e": public["e"]}
 
 
-_keys: dict[Path, SigningKey] = {}
+# path -> (the file's (inode, mtime, size) when read, its key): a key replaced on disk (`emulator import
+# --replace` while the server runs) is read again.
+_keys: dict[Path, tuple[tuple[int, int, int] | None, SigningKey]] = {}
 _keys_lock = threading.Lock()
+
+
+def _identity(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_ino, st.st_mtime_ns, st.st_size
 
 
 def key_id(key: RSAKey) -> str:
@@ -108,29 +119,38 @@ def signing_key(store: Store, clock_now: str | None = None) -> SigningKey:
     path = store.path.parent / KEY_FILENAME
     with _keys_lock:
         cached = _keys.get(path)
-        if cached is not None:
-            return cached
+        if cached is not None and cached[0] == _identity(path):
+            return cached[1]
         if path.is_file():
             key = RSAKey.import_key(path.read_bytes())
         else:
             key = RSAKey.generate_key(2048, private=True)
-            pem = key.as_pem(private=True)
-            try:
-                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            except FileExistsError:  # another process made it first: use theirs
+            if not _publish_key(path, key.as_pem(private=True)):  # another process made it first: use theirs
                 key = RSAKey.import_key(path.read_bytes())
-            except OSError as exc:
-                raise EmulatorError(f"{path}: cannot write the block-token key: {exc.strerror or exc}") from None
-            else:
-                with os.fdopen(fd, "wb") as handle:
-                    handle.write(pem)
         found = SigningKey(key, key_id(key))
         with store.write() as db:
             db.execute("INSERT OR IGNORE INTO block_signing_keys (kid, algorithm, filename, created_at)"
                        " VALUES (?, 'RS256', ?, ?)", (found.kid, KEY_FILENAME,
                                                        clock_now or "1970-01-01T00:00:00.000Z"))
-        _keys[path] = found
+        _keys[path] = (_identity(path), found)
         return found
+
+
+def _publish_key(path: Path, pem: bytes) -> bool:
+    """Write the key whole under a temporary name (0600, synced), then link it into place: a crash leaves no
+    empty or half-written key file. False when a key is already there (it is kept)."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(pem)
+            handle.flush()
+            os.fsync(handle.fileno())
+        return link_into_place(tmp, path)
+    except OSError as exc:
+        raise EmulatorError(f"{path}: cannot write the block-token key: {exc.strerror or exc}") from None
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def jwks(store: Store) -> dict[str, Any]:

@@ -44,6 +44,7 @@ class Emulator:
         self.clock: Clock | None = None
         self.data_dir: Path | None = None
         self._temporary = options.data is None
+        self._data_lock: Any = None
 
     @property
     def urls(self) -> Urls:
@@ -53,7 +54,6 @@ class Emulator:
 
     def start(self) -> Emulator:
         from blockkit.emulator import seed
-        from blockkit.emulator.seed import template as seed_template
         from blockkit.emulator.orchestration import video
 
         # Sockets first: a busy port fails before any work, and port 0 knows its URLs.
@@ -64,23 +64,43 @@ class Emulator:
             else:
                 assert self.options.data is not None
                 self.data_dir = Path(self.options.data).resolve()
-            # A fresh data directory gets a copy of the cached seeded database when there is one.
-            installed = seed_template.install(self.data_dir, self.options.seed, self.options.scale)
-            self.store = Store.open(self.data_dir, check=not installed)
-            for line in seed.ensure_seeded(self.store, self.options.seed, self.options.scale):
-                self._note(line)
-            self.clock = Clock(self.store)
+            self._open_data_dir(self.data_dir)
+            assert self.store is not None
+            with self.store.guard():  # a full disk while seeding: one line, not a traceback
+                for line in seed.ensure_seeded(self.store, self.options.seed, self.options.scale):
+                    self._note(line)
+                self.clock = Clock(self.store)
             apps = build_apps(self.store, self.clock, self.options, self.server.urls)
             if self._wrap_catalogue is not None:
                 apps = (self._wrap_catalogue(apps[0]), *apps[1:])
             self.server.start(apps)
         except BaseException:
-            self.stop()
+            try:
+                self.stop()
+            except Exception:  # noqa: BLE001 - the first error is the one to report (e.g. "the disk is full")
+                pass
             raise
         missing = video.missing_note()  # a find_spec, not an import: PyAV loads only for a video
         if missing is not None:
             self._note(missing)
         return self
+
+    def _open_data_dir(self, data_dir: Path) -> None:
+        """Lock the data directory for this process, open its store and check it can serve (datadir.py)."""
+        from blockkit.emulator import datadir
+
+        if not self._temporary:
+            try:
+                data_dir.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise EmulatorError(f"{data_dir}: cannot create the data directory: {exc.strerror or exc}") from None
+            self._data_lock = datadir.acquire_data_lock(data_dir)
+        # A fresh data directory gets a copy of the cached seeded database when there is one (seed/template.py).
+        from blockkit.emulator.seed import template as seed_template
+
+        installed = seed_template.install(data_dir, self.options.seed, self.options.scale)
+        self.store = Store.open(data_dir, check=not installed)
+        datadir.check_data_dir(data_dir, self.store)
 
     def ready_info(self) -> dict[str, Any]:
         """What the ready file holds."""
@@ -90,12 +110,17 @@ class Emulator:
         """Stop serving, checkpoint and close the store, remove a temporary data directory. Idempotent."""
         if self.server is not None:
             self.server.stop()
-        if self.store is not None:
-            try:
-                self.store.checkpoint()
-            finally:
-                self.store.close()
-            self.store = None
+        store, self.store = self.store, None  # once: a second stop() must not meet a closed store
+        try:
+            if store is not None:
+                try:
+                    store.checkpoint()
+                finally:
+                    store.close()
+        finally:
+            if self._data_lock is not None:
+                self._data_lock.release()
+                self._data_lock = None
         if self._temporary and self.data_dir is not None:
             shutil.rmtree(self.data_dir, ignore_errors=True)
 

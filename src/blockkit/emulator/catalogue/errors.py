@@ -19,6 +19,9 @@ Unknown paths answer 404 ``{"error": "Not found"}`` and a bug answers 500
 
 from __future__ import annotations
 
+import errno
+import sqlite3
+import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -27,6 +30,8 @@ from pydantic import BaseModel
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
+
+from blockkit.emulator.errors import StoreError
 
 
 def _default(value: Any) -> Any:
@@ -136,8 +141,27 @@ async def _server_error(request: Request, exc: Exception) -> Response:
     return JSONResponse(error_body("Internal server error"), status_code=500)
 
 
+async def _store_unavailable(request: Request, exc: Exception) -> Response:
+    # A store that cannot take the request now (full disk, read-only file, I/O error, busy): one line on
+    # stderr and a 503 the client can retry, not a 500 with a traceback. Any other error goes on to
+    # _server_error (raised again here).
+    from blockkit.emulator.store.connection import unavailable_reason
+
+    reason = unavailable_reason(exc)
+    if reason is None and isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS):
+        reason = "the disk is full" if exc.errno != errno.EROFS else "the data directory is read-only"
+    if reason is None:
+        raise exc
+    print(f"blockkit emulator: {request.method} {request.url.path}: 503, {reason}", file=sys.stderr, flush=True)
+    return JSONResponse(error_body(f"Service unavailable: {reason}"), status_code=503,
+                        headers={"Retry-After": "5", "Cache-Control": "no-store"})
+
+
 EXCEPTION_HANDLERS: dict[Any, Any] = {
     ApiError: _api_error,
     HTTPException: _http_error,
+    sqlite3.Error: _store_unavailable,
+    StoreError: _store_unavailable,
+    OSError: _store_unavailable,
     Exception: _server_error,
 }
