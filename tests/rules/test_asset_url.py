@@ -50,7 +50,6 @@ def test_the_apps_own_origin_is_accepted(run: Run, url: str) -> None:
         ("https://localhost/b.js", "localhost is a private name"),
         ("https://LOCALHOST/b.js", "localhost is a private name"),
         ("https://%6c%6fcalhost/b.js", "localhost is a private name"),
-        ("https://app.localhost/b.js", "ends in .localhost"),
         ("https://printer.local/b.js", "ends in .local"),
         ("https://metadata.google.internal/computeMetadata/v1/", "metadata.google.internal is a private name"),
         ("https://api.corp.internal/b.js", "ends in .internal"),
@@ -58,8 +57,6 @@ def test_the_apps_own_origin_is_accepted(run: Run, url: str) -> None:
         ("https:///intranet/b.js", "has no dot"),  # WHATWG skips the extra slash
         ("https://demo-block.civit.ai./b.js", "ends with a dot"),
         ("https://a..civit.ai/b.js", "empty label"),
-        ("https://user:pw@demo-block.civit.ai/b.js", "carries credentials"),
-        ("https://user@demo-block.civit.ai/b.js", "carries credentials"),
         ("https://demo-block.civit.ai:99999/b.js", "invalid port"),
         ("https://demo-block.civit.ai:8o/b.js", "invalid port"),
         ("https://[::1/b.js", "unclosed ["),
@@ -95,8 +92,9 @@ def test_off_origin_urls_are_refused(run: Run, url: str) -> None:
 
 
 def test_credentials_that_hide_the_real_host(run: Run) -> None:
+    # The platform ignores the userinfo: the host is evil.example, public but off-origin.
     findings = run(manifest(assetBundleUrl="https://demo-block.civit.ai@evil.example/b.js"))
-    assert codes(findings) == {"BK222", "BK223"}
+    assert codes(findings) == {"BK223"}
     assert "https://evil.example" in only(findings, "BK223")[0].message
 
 

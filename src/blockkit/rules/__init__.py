@@ -13,7 +13,7 @@ VALIDATION_MODULES: tuple[str, ...] = (
     "asset_url", "auth", "goods", "iframe", "lengths", "repository", "scopes", "surfaces", "tagline",
 )
 LINT_MODULES: tuple[str, ...] = (
-    "access", "adoption", "budget", "duplicates", "keys", "listing", "project", "surfaces",
+    "access", "adoption", "budget", "bundle", "duplicates", "keys", "listing", "project", "surfaces",
 )
 # Modules of the package that hold no rules.
 HELPER_MODULES: tuple[str, ...] = ("base", "guard", "parse", "server_support")
