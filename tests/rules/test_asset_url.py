@@ -241,3 +241,17 @@ def test_family5_names_under_localhost_are_accepted(run: Run, host: str) -> None
 def test_family5_only_the_name_localhost_itself_is_private(run: Run, host: str) -> None:
     assert at(run(manifest(assetBundleUrl=f"https://{host}/b.js"), allowed_origins=(host,)), "BK222") == [
         "/assetBundleUrl"]
+
+
+def test_family2_the_cli_flag_takes_a_bare_host(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json
+    import subprocess
+    import sys
+
+    path = tmp_path / "block.manifest.json"
+    path.write_text(json.dumps(manifest(assetBundleUrl="https://cdn.example.com:8443/b.js")), encoding="utf-8")
+    run_cli = [sys.executable, "-m", "blockkit.cli", "validate", "--format", "json", str(path)]
+    ok = subprocess.run([*run_cli, "--allowed-origin", "cdn.example.com:8443"], capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    off = subprocess.run([*run_cli, "--allowed-origin", "cdn.example.com"], capture_output=True, text=True)
+    assert off.returncode == 1 and "BK223" in off.stdout
