@@ -213,10 +213,11 @@ class Group(Node):
 
 
 class Repeat(Node):
-    __slots__ = ("body", "low", "high", "lazy")
+    __slots__ = ("body", "low", "high", "lazy", "braced")
 
-    def __init__(self, body: Node, low: int, high: Optional[int], lazy: bool) -> None:
+    def __init__(self, body: Node, low: int, high: Optional[int], lazy: bool, braced: bool = False) -> None:
         self.body, self.low, self.high, self.lazy = body, low, high, lazy
+        self.braced = braced  # written {n}, {n,} or {n,m}, not *, + or ?
 
 
 class Assert(Node):
@@ -326,11 +327,12 @@ class _Parser:
         quantifier = _quantifier_at(self.u, self.i)
         if quantifier is None:
             return atom
+        braced = self.peek() == 0x7B
         low, high, self.i = quantifier
         lazy = self.peek() == 0x3F
         if lazy:
             self.i += 1
-        return Repeat(atom, low, high, lazy)
+        return Repeat(atom, low, high, lazy, braced)
 
     def _close(self) -> None:
         if self.peek() != 0x29:

@@ -31,8 +31,10 @@ seeded genetic search that cannot be reproduced here. For those patterns this mo
 analyses an over-approximation instead (look-arounds dropped, a back-reference read as a
 copy of its group, a repetition bounded at 10 or more read as unbounded, `{n,}` as `+`),
 which agrees with the fuzzer on the clear cases (tests/rules/test_settings.py holds it to
-recheck's own answers on a table of patterns) but is not it. An automaton larger than recheck's 35000 transitions, or a pattern
-this parser does not read, gives ``unknown`` and no finding.
+recheck's own answers on a table of patterns) but is not it. An automaton that outgrows
+the limits gives ``unknown``/"too-large", which BK227 refuses as the platform refuses
+recheck's ``unknown`` (a time-out); a pattern this parser does not read gives
+``unknown``/"unread" and no finding.
 """
 
 from __future__ import annotations
@@ -68,7 +70,9 @@ _WORK_LIMIT = 2_000_000  # steps of any one stage before giving up ("unknown")
 @dataclass(frozen=True)
 class Verdict:
     status: str  # "safe" | "vulnerable" | "unknown"
-    complexity: str  # "constant" | "linear" | "polynomial" | "exponential" | ""
+    # "constant" | "linear" | "polynomial" | "exponential"; with "unknown": "too-large" (the
+    # automaton outgrew the limits) or "unread" (this parser cannot read the pattern)
+    complexity: str
     degree: int = 0
     route: str = "automaton"  # "automaton" (recheck's own criteria) or "approximation" (recheck fuzzes)
 
@@ -87,13 +91,13 @@ def analyse(source: str) -> Verdict:
     """The verdict on ``source`` (a pattern that compiles as ``new RegExp(source)``)."""
     tree = parse(source)
     if tree is None:
-        return Verdict("unknown", "")
+        return Verdict("unknown", "unread")
     limit = sys.getrecursionlimit()
     try:
         sys.setrecursionlimit(max(limit, 20000))
         return _analyse(tree)
     except (_TooLarge, RecursionError):
-        return Verdict("unknown", "")
+        return Verdict("unknown", "too-large")
     finally:
         sys.setrecursionlimit(limit)
 
@@ -133,11 +137,8 @@ def _has_look_or_backref(node: Node) -> bool:
 
 def _repeat_count(node: Node) -> int:
     total = sum(_repeat_count(child) for child in _children(node))
-    if isinstance(node, Repeat):
-        if node.high is None:
-            total += node.low if node.low > 1 else 0  # * and + count 0, {n,} counts n
-        elif not (node.low == 0 and node.high == 1):  # ? counts 0
-            total += node.high
+    if isinstance(node, Repeat) and node.braced:  # *, + and ? count 0
+        total += node.low if node.high is None else node.high  # {n,} counts n; {n} and {n,m} count the top
     return total
 
 
@@ -152,10 +153,10 @@ def _size(node: Node) -> int:
         return _size(node.body) + 1
     if isinstance(node, Repeat):
         inner = _size(node.body)
-        if node.high is None:
-            return inner + 1 if node.low <= 1 else inner * (node.low + 1) + 1
-        if node.low == 0 and node.high == 1:
+        if not node.braced:
             return inner + 1
+        if node.high is None:
+            return inner * (node.low + 1) + 1
         return inner * node.high + (node.high - node.low)
     return 1
 

@@ -127,7 +127,9 @@ def settings_pattern_redos(manifest: dict[str, Any], ctx: RuleContext) -> Iterat
     without a final `$` the first match ends the search, so `(a+)+` alone is safe.
     See blockkit/rules/redos.py and docs/platform-shapes.md for the analysis and
     where it approximates the platform's (look-arounds, back-references and
-    repetition counts summing to 30 or more, which recheck fuzzes instead).
+    repetition counts summing to 30 or more, which recheck fuzzes instead). A
+    pattern whose automaton outgrows the analysis's limits is refused too, as the
+    platform refuses a pattern its checker cannot decide within 5 seconds.
 
     ## Why it matters
     The platform refuses the manifest at submission and at approval. It runs the
@@ -150,7 +152,12 @@ def settings_pattern_redos(manifest: dict[str, Any], ctx: RuleContext) -> Iterat
         if compile_problem(pattern) is not None:
             continue
         verdict = analyse(pattern)
-        if verdict.status == "vulnerable":
+        if verdict.status == "unknown" and verdict.complexity == "too-large":
+            yield Hit(pointer_join("/settings", key, "pattern"),
+                      f"settings.{key}: pattern is too complex to analyse for ReDoS; the platform refuses a pattern "
+                      "its checker cannot prove safe within its time limit",
+                      hint="simplify the expression: fewer nested and alternated repetitions")
+        elif verdict.status == "vulnerable":
             yield Hit(pointer_join("/settings", key, "pattern"),
                       f"settings.{key}: pattern is vulnerable to ReDoS (catastrophic backtracking): its matching "
                       f"time is {verdict.describe()} in the input's length",
