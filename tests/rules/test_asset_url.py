@@ -232,7 +232,8 @@ def test_family4_near_misses_are_public(run: Run, host: str) -> None:
     assert run(manifest(assetBundleUrl=f"https://{host}/b.js"), allowed_origins=(f"https://{host}",)) == []
 
 
-@pytest.mark.parametrize("host", ["a.localhost", "cdn.demo-block.localhost", "localhost.example.com", "my-localhost.io"])
+@pytest.mark.parametrize("host", ["a.localhost", "cdn.demo-block.localhost", "localhost.example.com",
+                                  "my-localhost.io"])
 def test_family5_names_under_localhost_are_accepted(run: Run, host: str) -> None:
     assert run(manifest(assetBundleUrl=f"https://{host}/b.js"), allowed_origins=(host,)) == []
 

@@ -442,14 +442,12 @@ class _Parser:
                 return ((letter % 32, letter % 32),)
             self.i -= 1  # a backslash, then "c" read as a literal next
             return ((0x5C, 0x5C),)
-        if ch == 0x78 and all(chr(u) in _HEX for u in self.u[self.i:self.i + 2]) and len(self.u[self.i:self.i + 2]) == 2:
-            value = int("".join(map(chr, self.u[self.i:self.i + 2])), 16)
-            self.i += 2
-            return ((value, value),)
-        if ch == 0x75 and all(chr(u) in _HEX for u in self.u[self.i:self.i + 4]) and len(self.u[self.i:self.i + 4]) == 4:
-            value = int("".join(map(chr, self.u[self.i:self.i + 4])), 16)
-            self.i += 4
-            return ((value, value),)
+        for letter, width in ((0x78, 2), (0x75, 4)):  # \xHH, \uHHHH
+            digits = self.u[self.i:self.i + width]
+            if ch == letter and len(digits) == width and all(chr(u) in _HEX for u in digits):
+                value = int("".join(map(chr, digits)), 16)
+                self.i += width
+                return ((value, value),)
         if ch == -1:
             raise Unsupported("trailing backslash")
         return ((ch, ch),)  # identity escape
