@@ -54,6 +54,7 @@ class Emulator:
     def start(self) -> Emulator:
         from blockkit.emulator import seed
         from blockkit.emulator.orchestration import video
+        from blockkit.emulator.orchestration.callbacks import Background
 
         # Sockets first: a busy port fails before any work, and port 0 knows its URLs.
         self.server = EmulatorServer(self.options)
@@ -70,6 +71,8 @@ class Emulator:
             apps = build_apps(self.store, self.clock, self.options, self.server.urls)
             if self._wrap_catalogue is not None:
                 apps = (self._wrap_catalogue(apps[0]), *apps[1:])
+            # Before serving: refund what a crash cut short; then the callback and expiry worker runs.
+            self.background = Background(self.store, self.clock).start()
             self.server.start(apps)
         except BaseException:
             self.stop()
@@ -87,6 +90,9 @@ class Emulator:
         """Stop serving, checkpoint and close the store, remove a temporary data directory. Idempotent."""
         if self.server is not None:
             self.server.stop()
+        if getattr(self, "background", None) is not None:
+            self.background.stop()
+            self.background = None
         if self.store is not None:
             try:
                 self.store.checkpoint()
