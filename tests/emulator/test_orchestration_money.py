@@ -263,3 +263,25 @@ def test_block_tokens_carry_app_block_id(o) -> None:
     token = jwt.encode({"alg": "RS256", "kid": key.kid, "typ": "JWT"}, forged, key.key, algorithms=["RS256"])
     assert blocktokens.verify(token, block.state) is None  # the platform's verifier refuses it too
     assert blocktokens.verify(block.token, block.state) is not None
+
+
+@pytest.mark.parametrize(("mature", "account_type", "drained"), [
+    (False, None, ["blue"]), (False, "green", ["green"]), (True, None, ["blue"]), (True, "yellow", ["yellow"]),
+])
+def test_block_currencies_are_blue_first_with_the_domain_currency(o, mature: bool, account_type: str | None,
+                                                                  drained: list[str]) -> None:
+    caller = WC(MEMBER, app_id="app1", block_id="blk", mature=mature, buzz_budget=100)
+    payload = t2i(**({"accountType": account_type} if account_type else {}))
+    wf = workflows.submit(o.store, o.clock, URLS, caller, payload)
+    assert wf["currencies"] == ([account_type] if account_type else []) + [
+        c for c in ("blue", "yellow" if mature else "green") if c != account_type]
+    assert [t["accountType"] for t in wf["transactions"]["list"]] == drained
+
+
+def test_block_account_type_outside_its_domain_is_refused(o) -> None:
+    block = Block(o, ALL, MEMBER, budget=100)  # a safe-for-work ceiling: blue and green
+    before = buzz.balance(o.store, o.clock, MEMBER)
+    answer = refused(block.post("workflows/submit", {"body": {**T2I, "accountType": "yellow"}}), 400)
+    assert answer["details"]["fieldErrors"]["body"] == ["buzz account 'yellow' is not spendable for this app's"
+                                                        " content rating"]
+    assert buzz.balance(o.store, o.clock, MEMBER) == before

@@ -272,6 +272,8 @@ def _currencies(caller: WorkflowCaller, payload: dict[str, Any], mature: bool) -
     emulator's automatic order under the maturity clamp applies, with ``accountType`` as a preference.
     """
     wanted = payload.get("currencies")
+    if caller.app_id is not None and (wanted is None or wanted == []):
+        return block_currencies(caller, payload.get("accountType"))
     if wanted is None or wanted == []:
         return buzz.pool_order(payload.get("accountType"), mature=mature)
     if not isinstance(wanted, list) or not all(isinstance(c, str) and c in CURRENCIES for c in wanted):
@@ -281,6 +283,20 @@ def _currencies(caller: WorkflowCaller, payload: dict[str, Any], mature: bool) -
         raise bad_request("bad_currencies", "none of the currencies can pay this workflow (green pays only"
                                             " safe-for-work workflows; fakeRed is not emulated)")
     return usable
+
+
+def block_currencies(caller: WorkflowCaller, account_type: object) -> tuple[str, ...]:
+    """What the platform offers the orchestrator for a block's workflow (blocks.router
+    ``resolveBlockCurrenciesForAccount``, buzz-helpers ``orderBlockCurrencyTypes``): blue first, then the
+    token's domain currency (green under a safe-for-work ceiling, yellow under a mature one); a viewer-picked
+    ``accountType`` moves to the front, and one outside that pair is refused (400), never widened to."""
+    allowed = ("blue", "yellow") if caller.mature else ("blue", "green")
+    if account_type is None:
+        return allowed
+    if account_type not in allowed:
+        raise bad_request("bad_account_type", f"buzz account '{account_type}' is not spendable for this app's"
+                                              " content rating")
+    return (account_type, *(p for p in allowed if p != account_type))
 
 
 def _callbacks(value: object) -> list[dict[str, Any]]:
