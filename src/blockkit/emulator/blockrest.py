@@ -39,7 +39,6 @@ from blockkit.emulator.blocktokens import viewer_id
 from blockkit.emulator.catalogue.errors import json_response, validation_body
 from blockkit.emulator.orchestration.errors import ServiceError
 from blockkit.emulator.state import emulator
-from blockkit.emulator.store import orchestration as orch_store
 from blockkit.emulator.store.buzz import POOLS
 
 SMALL_BODY = 4 * 1024      # the platform's bodyParser sizeLimit '4kb'

@@ -21,25 +21,35 @@ Python API (``blockkit dev`` calls these in-process with the block token's claim
   /v2/consumer/workflows``, Bearer API key): no block, no per-generation budget (that budget is a
   block token's claim), mature content when the workflow asks for it (``allowMatureContent``).
 
-The payload is a WorkflowTemplate of @civitai/client: ``{steps: [{$type, name?, input, metadata?}],
-tags?, metadata?, allowMatureContent?, accountType?}``. Step types:
+The payload is a WorkflowTemplate of @civitai/client: ``{steps: [{$type, name?, input, metadata?,
+priority?, timeout?, retries?}], tags?, metadata?, arguments?, allowMatureContent?, currencies?,
+externalId?, tips?, callbacks?, accountType?}``. Step types:
 
 - ``imageUpscaler`` (input ImageUpscalerInput): a real Lanczos upscale; output ``{blob: ImageBlob}``;
 - ``textToImage`` (input ``{prompt, negativePrompt?, width 64-2048 (default 512), height, seed?,
   quantity 1-4}``): no model runs here. The output ``{images: [ImageBlob], note}`` holds
   deterministic procedural pictures of prompt+seed+index and says so in ``note``.
 
-Cost: ``imaging.price`` of every output image (4 Buzz per output megapixel, rounded up). Rules:
-the ``ai:write:budgeted`` scope is needed (403); the total may not exceed the token's per-generation
-budget (buzzBudget, default 10, at most 1000; 403 ``budget_exceeded``); ``accountType`` is a
-preference under the maturity clamp (``buzz.pool_order``); a mature workflow (allowMatureContent)
-needs a caller that may see mature content, else it is clamped to safe-for-work; short of Buzz is 403
-(``buzz.charge``; the orchestrator's status for it).
+Cost: ``imaging.price`` of every output image (4 Buzz per output megapixel, rounded up) is
+``cost.base``; ``tips`` (rates) add their share, rounded up; ``cost.total`` is charged. Rules: the
+``ai:write:budgeted`` scope is needed (403); the total may not exceed the token's per-generation
+budget (buzzBudget, default 10, at most 1000; 403 ``budget_exceeded``). Who pays: ``currencies``,
+drained in order (green never pays mature work); without it, a block pays as the platform offers
+(blue, then the token's domain currency; ``block_currencies``) and an API key in the automatic
+order under the maturity clamp (``buzz.pool_order``, ``accountType`` a preference). Short of Buzz
+is 403 (``buzz.charge``; the orchestrator's status for it). ``externalId`` is an idempotency key per
+owner. Money: the charge, the blob rows, the workflow row and its callback events are one
+transaction (``submit``).
 
 Time (the emulator clock): every workflow is ``unassigned`` for 2 s, then each step is
 ``processing`` for its duration (3 s an upscale, 4 s a generated image) one after another,
-then ``succeeded``. Outputs are computed at submission and shown once their step succeeds.
-``spentAccountType`` is the pool of the largest debit.
+then ``succeeded``. A step ``timeout`` shorter than its duration expires each attempt, ``retries``
+runs it again, and then the step and the workflow are ``expired`` and refunded (``settle``; the
+background worker's ``settle_due``, or the first read). Each attempt is a job. Outputs are computed
+at submission and shown once their step succeeds. ``spentAccountType`` is the pool of the largest
+debit. Ids are ``<userId>-<timestamp>``; a block's workflow carries the platform's provenance tags,
+and a block reaches only the workflows its id names the viewer of and its app's tag is on (403).
+Callback events are delivered by ``orchestration.callbacks``.
 """
 
 from __future__ import annotations
