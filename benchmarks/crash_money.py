@@ -3,7 +3,7 @@
 Run: PYTHONPATH=src python3 benchmarks/crash_money.py [CYCLES] [--threads N] [--keep DIR]
 (default 30 cycles, 4 client threads). Each cycle starts a real ``blockkit emulator start`` process on
 one ``--data`` directory, drives it over HTTP with API-key clients (SubmitWorkflow, some with a reused
-``externalId``, and the imageUpscaler recipe), sends SIGKILL at a random moment 0.4-2.0 s into the load,
+``externalId``, and the imageUpscaler recipe), sends SIGKILL at a random moment 1-4 s into the load,
 and restarts it. After each restart it reads the database file and checks:
 
 - every acknowledged write (a 2xx with a body) is present: the workflow row, the upscale's blob row
@@ -220,7 +220,7 @@ def run(cycles: int, data: Path, *, threads: int = 4, seed: int = 7, out: Any = 
                                       " ORDER BY id LIMIT ?", (threads,))]
     db.close()
     keys = [api_key(data, name) for name in users]
-    image = _png(384, seed)
+    image = _png(256, seed)
     acked: dict[str, list[Any]] = {"workflow": [], "upscale": []}
     totals = {"cycles": 0, "acked_workflows": 0, "acked_upscales": 0, "in_flight_at_kill": 0, "violations": 0,
               "restart_s_max": 0.0, "refunded_jobs": 0}
@@ -232,7 +232,7 @@ def run(cycles: int, data: Path, *, threads: int = 4, seed: int = 7, out: Any = 
             running = [threading.Thread(target=c.run, daemon=True) for c in clients]
             for thread in running:
                 thread.start()
-            time.sleep(rnd.uniform(0.4, 2.0))
+            time.sleep(rnd.uniform(1.0, 4.0))
             os.kill(process.pid, signal.SIGKILL)
             process.wait()
             stop.set()
