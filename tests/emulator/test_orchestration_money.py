@@ -285,3 +285,12 @@ def test_block_account_type_outside_its_domain_is_refused(o) -> None:
     assert answer["details"]["fieldErrors"]["body"] == ["buzz account 'yellow' is not spendable for this app's"
                                                         " content rating"]
     assert buzz.balance(o.store, o.clock, MEMBER) == before
+
+
+def test_every_submission_400_carries_messages(o) -> None:
+    """A step's own input checks (shared with the recipe route) and the Buzz pool checks answer with
+    ``errors.messages`` too, where the platform reads an orchestrator 400's reasons."""
+    for bad in ({"steps": [{"$type": "imageUpscaler", "input": {"image": "x", "numberOfRepeats": 9}}]},
+                t2i(accountType="red")):
+        answer = o.orch.post(URL, headers=o.auth(), json=bad)
+        assert answer.status_code == 400 and answer.json()["errors"]["messages"] == [answer.json()["detail"]]

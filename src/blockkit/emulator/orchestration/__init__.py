@@ -156,11 +156,22 @@ async def submit_workflow_endpoint(request: Request) -> Response:
     wait = _wait(request)
     template = await read_json(request, optional=False)
     caller = workflows.WorkflowCaller.api_key(user_id)
-    if whatif:  # a Workflow (SubmitWorkflow's 200), with no id: nothing is stored, run or charged
-        return json_response(await run_in_threadpool(workflows.estimate, state.store, state.clock, state.urls,
-                                                      caller, template))
-    workflow = await run_in_threadpool(workflows.submit, state.store, state.clock, state.urls, caller, template)
+    try:
+        if whatif:  # a Workflow (SubmitWorkflow's 200), with no id: nothing is stored, run or charged
+            return json_response(await run_in_threadpool(workflows.estimate, state.store, state.clock, state.urls,
+                                                          caller, template))
+        workflow = await run_in_threadpool(workflows.submit, state.store, state.clock, state.urls, caller, template)
+    except ServiceError as exc:
+        raise with_messages(exc) from None
     return await _held(state, caller, workflow, wait)
+
+
+def with_messages(exc: ServiceError) -> ServiceError:
+    """A submission's 400 carries ``errors.messages`` whichever check refused it (a step's input checks
+    are shared with the recipe routes, whose 400 is plain ProblemDetails)."""
+    if exc.status == 400 and isinstance(exc.body, dict) and "errors" not in exc.body:
+        return workflows.bad_request(exc.code, exc.detail)
+    return exc
 
 
 MAX_WAIT = 60  # our bound on `wait` (seconds)
