@@ -294,3 +294,32 @@ def test_every_submission_400_carries_messages(o) -> None:
                 t2i(accountType="red")):
         answer = o.orch.post(URL, headers=o.auth(), json=bad)
         assert answer.status_code == 400 and answer.json()["errors"]["messages"] == [answer.json()["detail"]]
+
+
+def test_events_written_before_a_restart_are_delivered_by_the_next_worker(o) -> None:
+    """The outbox outlives the process: events of a workflow submitted with no worker running (as
+    if the emulator died right after answering) are POSTed by the worker of the next start."""
+    import time
+
+    from test_civitai_client_js import Receiver
+
+    from blockkit.emulator.orchestration.callbacks import Background
+
+    receiver = Receiver()
+    try:
+        hooks = [{"url": receiver.url, "type": ["workflow:succeeded"]}]
+        wf = workflows.submit(o.store, o.clock, URLS, WC.api_key(FREE), t2i(callbacks=hooks))
+        o.advance(30)
+        worker = Background(o.store, o.clock, interval=0.05).start()
+        try:
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline and not receiver.bodies:
+                time.sleep(0.05)
+        finally:
+            worker.stop()
+    finally:
+        receiver.close()
+    assert receiver.refused == 1  # the first attempt got a 500 and was tried again
+    assert [(b["$type"], b["workflowId"], b["status"]) for b in receiver.bodies] == [("workflow", wf["id"], "succeeded")]
+    with o.store.read() as db:
+        assert [tuple(r) for r in db.execute("SELECT state, attempts FROM workflow_events")] == [("delivered", 2)]
