@@ -15,12 +15,15 @@ R 1.6 workflow debit without a workflow                                test_a_wo
 R 1.7 imageUpscaler charge without a blob                              test_an_upscale_charge_names_its_job_and_fails_whole,
                                                                        test_a_job_cut_short_is_refunded_at_start,
                                                                        test_crash_money.py
-P2 §2 currencies                                                       test_civitai_client_js (money), test_currencies_*
+P2 §2 currencies                                                       test_civitai_client_js (money), test_currencies_*,
+                                                                       test_block_currencies_*, test_block_account_type_*
 P2 §2 externalId                                                       test_civitai_client_js (money), test_external_id_*
-P2 §2 callbacks                                                        test_civitai_client_js (money), test_cancel_*
+P2 §2 callbacks                                                        test_civitai_client_js (money), test_cancel_*,
+                                                                       test_events_written_before_a_restart_*
 P2 §2 tips; step priority/timeout/retries                              test_civitai_client_js (money), test_timeout_*
 P2 §2 ?whatif=true a Workflow; ?wait= 202                              test_civitai_client_js (money)
-P2 §2 errors.messages in a 400                                         test_civitai_client_js (money), test_bad_template_*
+P2 §2 errors.messages in a 400                                         test_civitai_client_js (money), test_bad_template_*,
+                                                                       test_every_submission_400_carries_messages
 P2 §2 workflow id <userId>-<timestamp>                                 test_ids_name_their_owner
 P2 §2/§3 #13 provenance tags on block workflows                        test_block_workflows_carry_provenance_tags
 P2 §3 #9 textToImage needs modelId and modelVersionId                  test_block_text_to_image_body_is_checked_as_the_platform
