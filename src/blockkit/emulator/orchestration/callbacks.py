@@ -118,8 +118,13 @@ def deliver_due(store: Store, clock: Clock, limit: int = 50) -> int:
             with store.write() as db:
                 orch_store.mark_event(db, event["id"], "dropped", event["attempts"], 0, "workflow deleted")
             continue
-        body = event_body(row, clock, orjson.loads(event["body"]), event["due_at"])
         error: str | None = None
+        try:
+            body = event_body(row, clock, orjson.loads(event["body"]), event["due_at"])
+        except (ValueError, KeyError, TypeError) as exc:  # a row edited out of shape: never retried forever
+            with store.write() as db:
+                orch_store.mark_event(db, event["id"], "failed", event["attempts"], 0, f"unrenderable: {exc}"[:300])
+            continue
         try:
             status = post_json(event["url"], orjson.dumps(body))
             if not 200 <= status < 300:
