@@ -326,3 +326,14 @@ def test_events_written_before_a_restart_are_delivered_by_the_next_worker(o) -> 
     assert [(b["$type"], b["workflowId"], b["status"]) for b in receiver.bodies] == [("workflow", wf["id"], "succeeded")]
     with o.store.read() as db:
         assert [tuple(r) for r in db.execute("SELECT state, attempts FROM workflow_events")] == [("delivered", 2)]
+
+
+def test_deleting_an_expired_workflow_before_the_sweep_still_refunds_it(o) -> None:
+    payload = t2i()
+    payload["steps"][0].update(timeout="00:00:01")
+    before = buzz.balance(o.store, o.clock, FREE)
+    wf = workflows.submit(o.store, o.clock, URLS, WC.api_key(FREE), payload)
+    o.advance(10)  # expired, and no worker has swept it
+    assert o.orch.delete(f"{URL}/{wf['id']}", headers=o.auth()).status_code == 204
+    assert buzz.balance(o.store, o.clock, FREE) == before
+    assert books(o)["balanced"]
