@@ -25,8 +25,8 @@ READ, WRITE = "apps:storage:read", "apps:storage:write"
 BUDGET, BUZZ = "ai:write:budgeted", "buzz:read:self"
 SHARED_READ, SHARED_WRITE = "apps:storage:shared:read", "apps:storage:shared:write"
 ALL = [READ, WRITE, BUDGET, BUZZ, SHARED_READ, SHARED_WRITE]
-T2I = {"kind": "textToImage", "params": {"prompt": "a lighthouse at dusk", "width": 512, "height": 512, "seed": 7}}
-OVER_BUDGET = {"kind": "textToImage", "params": {"prompt": "big", "width": 2048, "height": 2048, "quantity": 4}}
+T2I = {"kind": "textToImage", "modelId": 1, "modelVersionId": 1, "params": {"prompt": "a lighthouse at dusk", "width": 512, "height": 512, "seed": 7}}
+OVER_BUDGET = {"kind": "textToImage", "modelId": 1, "modelVersionId": 1, "params": {"prompt": "big", "width": 2048, "height": 2048, "quantity": 4}}
 
 
 @pytest.fixture
@@ -248,7 +248,12 @@ def test_workflows_of_another_viewer_or_app_are_403(o) -> None:
         for path in ("workflows/poll", "workflows/cancel"):
             assert "message" in refused(stranger.post(path, {"workflowId": workflow_id}), 403)
         assert ok(stranger.post("workflows/query"))["workflows"] == []
-    assert refused(owner.post("workflows/poll", {"workflowId": "wf-nope"}), 404) == {"message": "workflow not found"}
+    # fidelity-2 §3 row 12: an id that does not name the viewer is 403 before any lookup; one that does
+    # but exists nowhere is the orchestrator's 404.
+    assert refused(owner.post("workflows/poll", {"workflowId": "wf-nope"}), 403) == {
+        "message": "workflow does not belong to this viewer"}
+    assert refused(owner.post("workflows/poll", {"workflowId": f"{MEMBER}-20260101000000000000000"}), 404) == {
+        "message": "workflow not found"}
     assert ok(owner.post("workflows/poll", {"workflowId": workflow_id}))["snapshot"]["status"] == "pending"  # not canceled
 
 

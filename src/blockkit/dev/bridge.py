@@ -395,7 +395,7 @@ def _submit(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[
 
     p = b.platform
     return _snapshot_reply(lambda: workflows.submit(p.store, p.clock, p.urls, _workflow_caller(claims),
-                                                    workflows.template_of(_workflow_body(payload))))
+                                                    workflows.template_of(_workflow_body(payload), p.store)))
 
 
 def _estimate(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
@@ -403,7 +403,7 @@ def _estimate(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dic
 
     p = b.platform
     return _snapshot_reply(lambda: workflows.estimate(p.store, p.clock, p.urls, _workflow_caller(claims),
-                                                      workflows.template_of(_workflow_body(payload))), quote=True)
+                                                      workflows.template_of(_workflow_body(payload), p.store)), quote=True)
 
 
 def _poll(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:

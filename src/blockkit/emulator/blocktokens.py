@@ -12,7 +12,7 @@
   minute per IP). Instances are registered with ``register_block_instance``;
   ``revoke_block_instance`` refuses every token of an instance issued until then.
 - Claims: iss ``civitai``, aud ``civitai-app-block``, iat, nbf, exp (15 minutes, 5 with a
-  ``block:settings:*`` scope), jti, sub (``user:<id>`` or ``anon``), blockId, appId,
+  ``block:settings:*`` scope), jti, sub (``user:<id>`` or ``anon``), blockId, appId, appBlockId (``<appId>/<blockId>``),
   blockInstanceId, ctx (only what a scope binds to: modelId and slotId, or slotId and
   entityType none on a page), scopes, buzzBudget (only with ai:write:budgeted: the
   instance's budget per generation, default 10, at most 1000) and maxBrowsingLevel.
@@ -246,6 +246,13 @@ def default_ceiling(user_browsing_level: int | None, restricted: bool) -> int:
     return level & facts.SFW_BROWSING_LEVEL if restricted else level
 
 
+def app_block_id(app_id: str, block_id: str) -> str:
+    """The token's ``appBlockId``: the platform names the app's block registration with it, and its
+    verifier refuses a token without it (civitai/civitai ``block-scope.middleware.ts``); the emulator
+    has no registration row, so the id is ``<appId>/<blockId>``."""
+    return f"{app_id}/{block_id}"
+
+
 def mint_block_token(state: EmulatorState, *, instance_id: str, user_id: int | None,
                      max_browsing_level: int | None = None, restricted: bool = False) -> Minted:
     """Sign a token for ``instance_id`` and viewer ``user_id`` (None: signed out). Raises MintRefused."""
@@ -274,8 +281,9 @@ def mint_block_token(state: EmulatorState, *, instance_id: str, user_id: int | N
     claims: dict[str, Any] = {
         "iss": ISSUER, "aud": AUDIENCE, "iat": now, "nbf": now, "exp": now + lifetime, "jti": jti,
         "sub": "anon" if user_id is None else f"user:{user_id}",
-        "blockId": instance.block_id, "appId": instance.app_id, "blockInstanceId": instance.id,
-        "ctx": ctx, "scopes": scopes, "maxBrowsingLevel": ceiling,
+        "blockId": instance.block_id, "appId": instance.app_id, "appBlockId": app_block_id(instance.app_id,
+                                                                                         instance.block_id),
+        "blockInstanceId": instance.id, "ctx": ctx, "scopes": scopes, "maxBrowsingLevel": ceiling,
     }
     if BUDGET_SCOPE in scopes:
         budget = instance.buzz_budget_per_gen if instance.buzz_budget_per_gen is not None else BUZZ_BUDGET_DEFAULT
@@ -317,7 +325,7 @@ def verify(raw: str, state: EmulatorState) -> dict[str, Any] | None:
     shapes_ok = (
         isinstance(claims.get("aud"), str) and isinstance(claims.get("sub"), str)
         and SUBJECT.fullmatch(claims["sub"]) is not None
-        and all(isinstance(claims.get(k), str) for k in ("blockId", "appId", "blockInstanceId", "jti"))
+        and all(isinstance(claims.get(k), str) for k in ("blockId", "appId", "appBlockId", "blockInstanceId", "jti"))
         and isinstance(claims.get("scopes"), list) and all(isinstance(s, str) for s in claims["scopes"])
         and isinstance(claims.get("ctx"), dict)
         and (claims.get("maxBrowsingLevel") is None or type(claims["maxBrowsingLevel"]) is int)

@@ -55,6 +55,7 @@ class Emulator:
     def start(self) -> Emulator:
         from blockkit.emulator import seed
         from blockkit.emulator.orchestration import video
+        from blockkit.emulator.orchestration.callbacks import Background
 
         # Sockets first: a busy port fails before any work, and port 0 knows its URLs.
         self.server = EmulatorServer(self.options)
@@ -73,6 +74,8 @@ class Emulator:
             apps = build_apps(self.store, self.clock, self.options, self.server.urls)
             if self._wrap_catalogue is not None:
                 apps = (self._wrap_catalogue(apps[0]), *apps[1:])
+            # Before serving: refund what a crash cut short; then the callback and expiry worker runs.
+            self.background = Background(self.store, self.clock).start()
             self.server.start(apps)
         except BaseException:
             try:
@@ -110,6 +113,9 @@ class Emulator:
         """Stop serving, checkpoint and close the store, remove a temporary data directory. Idempotent."""
         if self.server is not None:
             self.server.stop()
+        if getattr(self, "background", None) is not None:
+            self.background.stop()
+            self.background = None
         store, self.store = self.store, None  # once: a second stop() must not meet a closed store
         try:
             if store is not None:
@@ -140,10 +146,15 @@ class Emulator:
                     snapshot.backup(target)
             finally:
                 target.close()
+        from blockkit.emulator.orchestration.callbacks import Background
+
+        if getattr(self, "background", None) is not None:
+            self.background.stop()
         self.clock = Clock(self.store)
         apps = build_apps(self.store, self.clock, self.options, self.server.urls)
         if self._wrap_catalogue is not None:
             apps = (self._wrap_catalogue(apps[0]), *apps[1:])
+        self.background = Background(self.store, self.clock).start()
         self.server.swap(apps)
 
     def __enter__(self) -> Emulator:

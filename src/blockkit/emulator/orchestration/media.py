@@ -58,14 +58,27 @@ def blob_dir(store: Store) -> Path:
     return store.path.parent / "blobs"
 
 
-def save_blob(store: Store, now: str, user_id: int | None, image: Image.Image, fmt: str = "png") -> orch_store.BlobRow:
-    """Store an image as a blob (file first, then the row) and return its row."""
+def write_blob_file(store: Store, now: str, user_id: int | None, image: Image.Image,
+                    fmt: str = "png") -> orch_store.BlobRow:
+    """Write an image's blob file and return the row to insert (the caller inserts it, inside the
+    transaction that also charges for it; a file without a row is never served)."""
     blob_id = str(uuid.uuid4())
     folder = blob_dir(store)
     folder.mkdir(parents=True, exist_ok=True)
     filename = f"{blob_id}.{fmt}"
     (folder / filename).write_bytes(imaging.encode(image, fmt))
-    row = orch_store.BlobRow(blob_id, user_id, filename, imaging.FORMATS[fmt][1], image.width, image.height, now)
+    return orch_store.BlobRow(blob_id, user_id, filename, imaging.FORMATS[fmt][1], image.width, image.height, now)
+
+
+def remove_blob_files(store: Store, rows: list[orch_store.BlobRow]) -> None:
+    """Remove the files of blobs whose rows were never committed."""
+    for row in rows:
+        (blob_dir(store) / row.filename).unlink(missing_ok=True)
+
+
+def save_blob(store: Store, now: str, user_id: int | None, image: Image.Image, fmt: str = "png") -> orch_store.BlobRow:
+    """Store an image as a blob (file first, then the row) and return its row."""
+    row = write_blob_file(store, now, user_id, image, fmt)
     with store.write() as db:
         orch_store.insert_blob(db, row)
     return row
