@@ -18,6 +18,8 @@ from blockkit.commands._run import (
     DEBUG_VARIABLE,
     INTERRUPTED,
     caused_by_interrupt,
+    closed_output,
+    end_closed_output,
     internal_error_line,
 )
 
@@ -45,6 +47,16 @@ def _module_exists(module: str) -> bool:
 
 
 class _Group(LazyGroup):
+    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
+                     **extra: object) -> click.Context:
+        # --help and --version print while the arguments are read, before invoke.
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)  # type: ignore[arg-type]
+        except OSError as exc:
+            if closed_output(exc):
+                end_closed_output(exc)
+            raise
+
     def invoke(self, ctx: click.Context) -> object:
         try:
             return super().invoke(ctx)
@@ -56,6 +68,8 @@ class _Group(LazyGroup):
         except Exception as exc:  # a bug of ours: one line and exit 2, never a traceback, never "ok"
             import os
 
+            if closed_output(exc):  # `blockkit ... | head`: the reader left; end quietly
+                end_closed_output(exc)
             if caused_by_interrupt(exc):  # cleanup that failed under a Ctrl-C: still an interrupt
                 echo("\nblockkit: interrupted", err=True)
                 ctx.exit(INTERRUPTED)
