@@ -5,9 +5,11 @@
 #                                    extras now need that they do not satisfy
 #   bash scripts/lock.sh --upgrade   resolve every package afresh, as a new machine would
 #
-# Either way: a throwaway venv installs the package with its `test` extra (which holds the docs
+# Either way: a throwaway venv, made by $PYTHON (default python3), installs the package with its `test` extra (which holds the docs
 # tools too), and `pip freeze` of that venv becomes the file. Run it after changing the
 # dependencies in pyproject.toml, then run the tests (bash scripts/test.sh) before committing it.
+# Make it with the oldest Python the tests must run on (Debian 12's 3.11.2 here: some packages'
+# newest releases need 3.11.5), as pins from a newer Python may not install on an older one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,7 +24,7 @@ lock=requirements/test.txt
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-python3 -m venv "$tmp/venv"
+"${PYTHON:-python3}" -m venv "$tmp/venv"
 pip=("$tmp/venv/bin/python" -m pip --disable-pip-version-check)
 "${pip[@]}" install --quiet --upgrade pip
 constraints=()
