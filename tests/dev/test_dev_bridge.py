@@ -286,8 +286,7 @@ def test_a_signed_out_viewer(started: Callable[..., Bridge]) -> None:
     anon = started(name="anon", anonymous=True)
     # An error either way, never a viewer: the emulator's anonymous token carries no :self scope.
     answer = ask(anon, "GET_VIEWER")
-    assert "viewer" not in answer and answer["error"] in ("viewer read requires an authenticated viewer",
-                                                          "block lacks user:read:self scope")
+    assert "viewer" not in answer and answer["error"] == "viewer read requires an authenticated viewer"
     assert ask(anon, "GET_BUZZ_BALANCE")["error"] == SIGN_IN_ERROR
     # App storage: a signed-out viewer reads nothing and may not write (the platform's answers).
     assert ask(anon, "APP_STORAGE_GET", key="k") == {"requestId": "r", "value": None}
@@ -301,10 +300,11 @@ def test_a_signed_out_viewer_read_is_the_viewers_state_not_the_blocks_fault(star
 
     anon = started(name="anon-viewer", anonymous=True)
     outcome = anon.handle({"type": "GET_VIEWER", "payload": {"requestId": "v"}}, INSTANCE)
+    # Issue 21: never "block lacks user:read:self scope" when the manifest declares the scope.
     assert outcome.reply is not None and outcome.reply["payload"] == {
-        "requestId": "v", "error": "block lacks user:read:self scope"}
+        "requestId": "v", "error": "viewer read requires an authenticated viewer"}
     assert outcome.call == {"type": "GET_VIEWER", "ok": False, "error": "sign_in_required",
-                            "message": "block lacks user:read:self scope"}
+                            "message": "viewer read requires an authenticated viewer"}
     assert cause_of(outcome.call["error"], None) == VIEWER
     # A signed-in viewer of a block that never declared the scope: the block's own request.
     undeclared = started(name="no-user-scope", scopes=[s for s in ALL_SCOPES if s != "user:read:self"])

@@ -131,12 +131,12 @@ def users(data: Path | None, seed: int, scale: str, fmt: str) -> None:
         if data is None:
             import tempfile
 
-            from blockkit.emulator.seed import seed_store
+            from blockkit.emulator.seed.generate import generate_users
             from blockkit.emulator.store import Store
 
             with tempfile.TemporaryDirectory(prefix="blockkit-emulator-") as tmp:
                 with Store.open(Path(tmp), check=False) as store:
-                    seed_store(store, seed, scale)
+                    generate_users(store, seed, scale)  # the users alone: --scale large in a blink
                     with store.read() as db:
                         rows = users_store.list_users(db)
         else:

@@ -46,6 +46,8 @@ PLATFORM_ERROR = "PLATFORM_ERROR"
 FAILED_WORKFLOW_STATUSES = frozenset({"failed", "expired"})
 # Keys a handler may add to its answer for the trace; they never reach the block.
 _CODE, _STATUS = "__traceCode", "__traceStatus"
+# GET_VIEWER's answer for a signed-out viewer (docs/platform-shapes.md, the VIEWER_RESULT row).
+SIGNED_OUT_VIEWER_ERROR = "viewer read requires an authenticated viewer"
 # OPEN_BUZZ_PURCHASE: the amounts the host's dialog offers (our choice).
 BUZZ_PACKS = (1000, 5000, 25000)
 PICKER_LIMIT = 50
@@ -321,14 +323,15 @@ def _service_code(exc: Exception) -> str:
 def _get_viewer(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
     # The platform's blocks.getMyViewer: {id, username, status, buzzBudget}; it needs user:read:self, and
     # a signed-out viewer is an error.
+    if claims.get("sub") == "anon" and "user:read:self" in b.declared_scopes:
+        # Signed out, of a block that declares the scope: the viewer's state, not a missing scope
+        # (the anonymous token holds no :self scope, but the block asked for it correctly).
+        return {"error": SIGNED_OUT_VIEWER_ERROR, _CODE: "sign_in_required"}
     if "user:read:self" not in (claims.get("scopes") or ()):
-        # A signed-out viewer's token never holds the scope, so the platform answers this; in the trace
-        # it is the viewer's state, not the block's fault, when the manifest declares the scope.
-        signed_out = claims.get("sub") == "anon" and "user:read:self" in b.declared_scopes
-        return {"error": "block lacks user:read:self scope", **({_CODE: "sign_in_required"} if signed_out else {})}
+        return {"error": "block lacks user:read:self scope"}
     user = b.platform.user(b.platform.viewer_id) if claims.get("sub") != "anon" else None
     if user is None:
-        return {"error": "viewer read requires an authenticated viewer"}
+        return {"error": SIGNED_OUT_VIEWER_ERROR}
     if user.status == "banned":
         return {"error": "banned"}
     return {"viewer": {"id": user.id, "username": user.username,

@@ -1074,3 +1074,13 @@ def generate(store: Store, seed: int, scale: str) -> dict[str, int]:
         if not nested:
             conn.execute("PRAGMA foreign_keys = ON")
     return dict(sink.counts)
+
+
+def generate_users(store: Store, seed: int, scale: str) -> None:
+    """Only the users (with their subscriptions) that ``generate(store, seed, scale)`` makes: the
+    generator draws them first, from the same ``Random(seed)``, so the rows are the same, without
+    the seconds a large catalogue takes (``blockkit emulator users`` without ``--data``)."""
+    with store.write() as db:
+        sink = Sink(db)
+        Generator(sink, Random(seed), SCALE_SPECS[scale]).make_users()
+        sink.flush_all()
