@@ -87,7 +87,8 @@ RUNNABLE = [page for page in pages() if blocks(page, "sh")]
 
 def test_the_runnable_pages_are_the_ones_expected() -> None:
     names = {p.name for p in RUNNABLE}
-    assert {"oauth.md", "local-platform.md", "validate-and-lint.md", "fix.md", "new.md", "editor.md"} <= names
+    assert {"oauth.md", "local-platform.md", "validate-and-lint.md", "fix.md", "new.md", "editor.md",
+            "test-against-the-local-platform.md"} <= names
 
 
 @pytest.mark.parametrize("page", RUNNABLE, ids=lambda p: p.name)
@@ -149,8 +150,8 @@ def test_every_command_shown_names_options_that_exist(page: str, line: str) -> N
     lexer.whitespace_split = True
     tokens = []
     for token in lexer:
-        if token in ("|", "||", "&&", ";", "&", ">", ">>", "<") or token.startswith("#"):
-            break
+        if token in ("|", "||", "&&", ";", "&", ">", ">>", "<", "--") or token.startswith("#"):
+            break  # ("--": what follows is another program's command line, as in `emulator exec -- CMD`)
         tokens.append(token)
     command, rest = _command_of(tokens)
     options = {name for param in command.params for name in (*param.opts, *param.secondary_opts)}
@@ -162,7 +163,7 @@ def test_the_readme_is_a_front_door() -> None:
     text = README.read_text(encoding="utf-8")
     assert len(text.splitlines()) <= 200
     first = blocks(README, "sh")[0].splitlines()
-    assert first[0].startswith("python3 -m venv .venv && . .venv/bin/activate && pip install -e .")
+    assert first[0].startswith("python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[server]'")
     assert first[0].endswith("blockkit validate examples/hello-block")
     assert first[1] == "bash scripts/test.sh"
     # .ci/run runs exactly the second command.
