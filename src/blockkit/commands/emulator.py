@@ -37,15 +37,24 @@ def emulator() -> None:
 @click.option("--ready-file", type=click.Path(dir_okay=False, path_type=Path), metavar="PATH",
               help="Once all three origins accept connections, write their URLs, pid and data dir here (JSON).")
 @click.option("--sfw-only", is_flag=True, help="Clamp every request to safe-for-work content (a restricted region).")
+@click.option("--access-key", metavar="KEY",
+              help="The access key sign-in, the control routes and block-token minting ask for (default: a new"
+                   " random key each start, printed as a sign-in link and written to the ready file).")
+@click.option("--no-access-key", is_flag=True,
+              help="Ask for no access key: every local user and process can then sign in as anyone.")
 def start(data: Path | None, host: str, port: int, seed: int, scale: str, ready_file: Path | None,
-          sfw_only: bool) -> None:
+          sfw_only: bool, access_key: str | None, no_access_key: bool) -> None:
     """Serve until Ctrl-C or SIGTERM."""
+    from blockkit.emulator.access import new_access_key
     from blockkit.emulator.options import EmulatorOptions
     from blockkit.emulator.runtime import run_foreground
 
+    if access_key is not None and no_access_key:
+        _fail("--access-key and --no-access-key: give one or the other")
     try:
         options = EmulatorOptions(data=data, host=host, port=port, seed=seed, scale=scale, ready_file=ready_file,
-                                  sfw_only=sfw_only)
+                                  sfw_only=sfw_only,
+                                  access_key=None if no_access_key else access_key or new_access_key())
         raise SystemExit(run_foreground(options))
     except EmulatorError as exc:
         _fail(str(exc))

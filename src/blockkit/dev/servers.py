@@ -80,6 +80,11 @@ class ServerPair:
     def start(self, block_app: Any, host_app: Any) -> None:
         import uvicorn
 
+        from blockkit.emulator import connlimit
+
+        # A header deadline and a cap on open connections, shared with the emulator's origins.
+        limits = connlimit.uvicorn_settings()
+
         def make(app: Any) -> Any:
             config = uvicorn.Config(
                 app,
@@ -89,6 +94,7 @@ class ServerPair:
                 timeout_graceful_shutdown=1,
                 # Nothing sits in front of these servers: X-Forwarded-* from a client is not to be believed.
                 proxy_headers=False,
+                **limits,
             )
             return uvicorn.Server(config)
 

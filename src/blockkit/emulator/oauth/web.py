@@ -14,6 +14,7 @@ from urllib.parse import parse_qsl, urlsplit
 import jinja2
 from starlette.responses import HTMLResponse, Response
 
+from blockkit.emulator.bodies import read_limited
 from blockkit.emulator.catalogue.errors import json_response
 from blockkit.emulator.state import emulator
 from blockkit.emulator.store import oauth as store
@@ -73,9 +74,8 @@ async def read_form(request: Request) -> tuple[str, list[tuple[str, str]]]:
     content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if content_type != FORM_TYPE:
         raise FormError(f"send the parameters as {FORM_TYPE}")
-    body = await request.body()
-    if len(body) > MAX_FORM_BYTES:
-        raise FormError("the form is too large")
+    # Over MAX_FORM_BYTES: BodyTooLarge, answered 413 by the app's handler.
+    body = await read_limited(request, MAX_FORM_BYTES)
     try:
         text = body.decode("utf-8")
         pairs = parse_qsl(text, keep_blank_values=True, strict_parsing=False)
