@@ -259,7 +259,7 @@ def test_without_pyav_blockkit_dev_says_so_once(tmp_path: Path, env_without_pyav
                                text=True, env=env)
     try:
         assert process.stdout is not None
-        lines = [process.stdout.readline() for _ in range(8)]  # up to "Ctrl-C stops."
+        lines = [process.stdout.readline() for _ in range(9)]  # up to "Ctrl-C stops."
         assert lines[-1].strip() == "Ctrl-C stops.", lines
     finally:
         process.send_signal(signal.SIGINT)
