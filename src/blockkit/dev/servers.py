@@ -83,7 +83,10 @@ class ServerPair:
         from blockkit.emulator import connlimit
 
         # A header deadline and a cap on open connections, shared with the emulator's origins.
-        limits = connlimit.uvicorn_settings()
+        pool = connlimit.process_pool()
+        limits = connlimit.uvicorn_settings(pool)
+        self.block_socket = pool.guard_socket(self.block_socket)
+        self.host_socket = pool.guard_socket(self.host_socket)
 
         def make(app: Any) -> Any:
             config = uvicorn.Config(

@@ -24,7 +24,9 @@ Every server of the process shares the one pool: the three emulator origins and,
 from __future__ import annotations
 
 import asyncio
+import os
 import resource
+import socket
 import threading
 from collections import OrderedDict
 from typing import Any
@@ -33,8 +35,13 @@ import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 HEADER_TIMEOUT_S = 10.0     # from opening (or the previous answer) to the end of the request's headers
+# Set: another header deadline in seconds (the slow-client tests use a short one).
+HEADER_TIMEOUT_ENV = "BLOCKKIT_HEADER_TIMEOUT_S"
 KEEP_ALIVE_S = 5            # idle after an answer (uvicorn's own default, stated)
 MAX_CONNECTIONS = 4096      # a ceiling when descriptors are plentiful
+# How many connections may be accepted before their protocol has taken them (asyncio accepts a
+# burst in one go, before any protocol runs): the most the cap can be overshot by.
+ACCEPT_BURST = 32
 RESERVED_FDS = 256          # for the store (3 per thread), files being sent, the listening sockets, ...
 
 
@@ -46,6 +53,15 @@ def cap_for(soft_limit: int) -> int:
     return max(16, min(MAX_CONNECTIONS, soft_limit - reserve))
 
 
+def configured_header_timeout() -> float:
+    value = os.environ.get(HEADER_TIMEOUT_ENV)
+    try:
+        seconds = float(value) if value else HEADER_TIMEOUT_S
+    except ValueError:
+        return HEADER_TIMEOUT_S
+    return seconds if 0 < seconds < 3600 else HEADER_TIMEOUT_S
+
+
 def descriptor_limit() -> int:
     soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     return int(soft)
@@ -54,15 +70,34 @@ def descriptor_limit() -> int:
 class ConnectionPool:
     """The open connections of every server in this process, and the ones still waiting for headers."""
 
-    def __init__(self, cap: int | None = None, header_timeout: float = HEADER_TIMEOUT_S) -> None:
+    def __init__(self, cap: int | None = None, header_timeout: float | None = None) -> None:
         self.cap = cap if cap is not None else cap_for(descriptor_limit())
-        self.header_timeout = header_timeout
+        self.header_timeout = header_timeout if header_timeout is not None else configured_header_timeout()
         self._lock = threading.Lock()
         self._open: set[Any] = set()
         # Connections waiting for (the rest of) a request's headers, oldest first.
         self._waiting: OrderedDict[Any, None] = OrderedDict()
         self.closed_for_deadline = 0
         self.closed_for_cap = 0
+        self._pending = 0  # accepted sockets no protocol has taken yet
+
+    def guard_socket(self, sock: socket.socket) -> socket.socket:
+        """``sock`` (listening) as a socket whose accept() stops a burst at ``ACCEPT_BURST`` untaken connections."""
+        guarded = _BurstLimitedSocket(sock.family, sock.type, sock.proto, fileno=sock.detach())
+        guarded.pool = self
+        guarded.setblocking(False)
+        return guarded
+
+    def may_accept(self) -> bool:
+        with self._lock:
+            if self._pending >= ACCEPT_BURST:
+                return False
+            self._pending += 1
+            return True
+
+    def accept_failed(self) -> None:
+        with self._lock:
+            self._pending = max(0, self._pending - 1)
 
     @property
     def open_count(self) -> int:
@@ -71,6 +106,7 @@ class ConnectionPool:
 
     def opened(self, conn: Any) -> None:
         with self._lock:
+            self._pending = max(0, self._pending - 1)
             self._open.add(conn)
             self._waiting[conn] = None
             over = len(self._open) > self.cap
@@ -103,6 +139,23 @@ class ConnectionPool:
     def _forget(self, conn: Any) -> None:
         self._open.discard(conn)
         self._waiting.pop(conn, None)
+
+
+class _BurstLimitedSocket(socket.socket):
+    """A listening socket that reports "nothing to accept" while ``ACCEPT_BURST`` connections wait
+    for their protocol: asyncio then ends the burst and runs those protocols (which enforce the cap)
+    before it accepts more, so the descriptors in use stay near the cap."""
+
+    pool: ConnectionPool
+
+    def accept(self) -> tuple[socket.socket, Any]:
+        if not self.pool.may_accept():
+            raise BlockingIOError("the connection cap's accept burst is full")
+        try:
+            return super().accept()
+        except BaseException:
+            self.pool.accept_failed()
+            raise
 
 
 _PROCESS_POOL: ConnectionPool | None = None
@@ -178,12 +231,19 @@ def protocol_class(pool: ConnectionPool) -> type[H11Protocol]:
 
         def close_from_pool(self) -> None:
             """Close this connection (called from any thread)."""
-            self.loop.call_soon_threadsafe(self._close_now)
+            try:
+                running = asyncio.get_running_loop()
+            except RuntimeError:
+                running = None
+            if running is self.loop:
+                self._close_now()
+            else:
+                self.loop.call_soon_threadsafe(self._close_now)
 
         def _close_now(self) -> None:
             self._cancel_header_deadline()
             if not self.transport.is_closing():
-                self.transport.close()
+                self.transport.abort()  # nothing to flush: it has not sent a request
 
     return GuardedH11Protocol
 

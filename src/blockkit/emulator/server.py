@@ -144,7 +144,9 @@ class EmulatorServer:
         from blockkit.emulator import access, connlimit
 
         _family, bound = _bind_address(self.options.host)
-        limits = connlimit.uvicorn_settings()
+        pool = connlimit.process_pool()
+        limits = connlimit.uvicorn_settings(pool)
+        self.sockets = [pool.guard_socket(sock) for sock in self.sockets]
 
         def make(app: Starlette, origin: str, sock: socket.socket) -> Any:
             guarded = access.guard(app, ORIGIN_ROLES_SHORT[origin], sock.getsockname()[1], self.urls,
