@@ -206,11 +206,12 @@ def build_host_app(setup: HostSetup, *, hosts: HostAllowlist, hint: str = "") ->
                 "note": outcome.note}
 
     def dialog(body: dict[str, Any]) -> dict[str, Any]:
-        request_id = body.get("requestId")
+        # dialogId: the id the host gave the dialog; requestId: accepted when one open dialog has it.
+        dialog_id = body.get("dialogId", body.get("requestId"))
         choice = body.get("choice")
-        if not isinstance(request_id, str) or not (choice is None or isinstance(choice, dict)):
-            raise BadRequest("expected {requestId, choice: {...} | null}")
-        outcome = bridge.finish_dialog(request_id, choice)
+        if not isinstance(dialog_id, str) or not (choice is None or isinstance(choice, dict)):
+            raise BadRequest("expected {dialogId, choice: {...} | null}")
+        outcome = bridge.finish_dialog(dialog_id, choice)
         if outcome.call is not None:
             base = {k: body.get(k) for k in ("t", "attempt", "pageId")}
             _record_call(setup, outcome, base, None)
