@@ -344,6 +344,12 @@ def test_e13_a_cross_site_sign_in_or_sign_out_is_refused(emu: Emulator) -> None:
     assert answer.status_code == 403 and "set-cookie" not in answer.headers
     fetched = forged.post("/login", data={"username": username}, headers={"Sec-Fetch-Site": "cross-site"})
     assert fetched.status_code == 403 and "set-cookie" not in fetched.headers
+    hidden = forged.post("/login", data={"username": username},
+                         headers={"Origin": "null", "Sec-Fetch-Site": "cross-site"})
+    assert hidden.status_code == 403 and "set-cookie" not in hidden.headers
+    # Its own page under Referrer-Policy: no-referrer sends Origin: null, same-origin.
+    own = forged.post("/login", data={"username": username}, headers={"Origin": "null", "Sec-Fetch-Site": "same-origin"})
+    assert own.status_code == 302
     victim = signed_in(emu, username)
     out = victim.post("/logout", headers={"Origin": EVIL})
     assert out.status_code == 403

@@ -123,12 +123,14 @@ class LocalGuard:
 
     def _same_origin_form(self, headers: list[tuple[bytes, bytes]]) -> tuple[int, str] | None:
         origin = _header(headers, b"origin")
-        if origin is not None:
+        site = _header(headers, b"sec-fetch-site")
+        if origin is not None and origin != "null":
             if origin.lower() != self.auth_origin:
                 return 403, f"sign-in and sign-out take forms from {self.auth_origin} only, not from {origin!r}"
             return None
-        site = _header(headers, b"sec-fetch-site")
-        if site is not None and site.lower() not in OWN_FETCH_SITES:
+        # No Origin (not a browser page), or "null": a page with Referrer-Policy no-referrer sends
+        # that even to its own origin, so Sec-Fetch-Site decides (it must then be present).
+        if (site is None and origin == "null") or (site is not None and site.lower() not in OWN_FETCH_SITES):
             return 403, f"sign-in and sign-out take forms from {self.auth_origin} only (Sec-Fetch-Site: {site})"
         return None
 
