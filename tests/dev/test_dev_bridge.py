@@ -386,3 +386,17 @@ def test_e21_a_reused_request_id_cannot_change_what_buy_charges(started: Callabl
     done = b.finish_dialog(first["dialogId"], {"goodId": "sticker", "priceBuzz": 25}).reply
     assert done is not None and done["payload"]["ok"] is True and done["payload"]["purchase"]["goodId"] == "sticker"
     assert [i["goodId"] for i in ask(b, "GET_ENTITLEMENTS")["entitlements"]] == ["sticker"]
+
+
+def test_e02_e07_the_dev_platform_checks_host_and_asks_for_its_key(started: Callable[..., Bridge]) -> None:
+    # Security review E02 (D1) and E07 on the three origins blockkit dev starts.
+    import httpx
+
+    platform = started(name="e02").platform
+    for url in platform.urls.as_dict().values():
+        port = url.rsplit(":", 1)[1]
+        assert httpx.get(url + "/", headers={"Host": f"rebind.evil.example:{port}"}).status_code == 403
+    assert httpx.get(platform.urls.auth_url + "/login").status_code == 401
+    link = httpx.get(platform.sign_in_url)
+    assert link.status_code == 303 and link.headers["set-cookie"].startswith(f"bk_access={platform.access_key};")
+    assert httpx.post(platform.urls.base_url + "/__emulator/clock", json={"advance": 0}).status_code == 401

@@ -260,6 +260,27 @@ def test_e07_sign_in_asks_for_the_key(emu: Emulator) -> None:
     signed_in(emu, username)
 
 
+@pytest.mark.browser
+def test_e07_the_sign_in_link_signs_the_developer_in_chromium(emu: Emulator, browser: Any) -> None:
+    username = a_username(emu)
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        refused = page.goto(emu.urls.auth_url + "/login")
+        assert refused is not None and refused.status == 401
+        page.goto(access_sign_in_url(emu))
+        assert page.url == emu.urls.auth_url + "/login"  # the key is not left in the address bar
+        with page.expect_navigation():
+            page.locator(f"button[name=username][value='{username}']").click()
+        assert [c for c in context.cookies() if c["name"] == "bk_session"]
+    finally:
+        context.close()
+
+
+def access_sign_in_url(emu: Emulator) -> str:
+    return str(emu.ready_info()["sign_in_url"])
+
+
 def test_e07_the_mint_route_and_the_control_routes_ask_for_the_key(emu: Emulator) -> None:
     base = emu.urls.base_url
     body = {"blockInstanceId": "bi_dev_victim", "blockId": "b", "appId": "a"}

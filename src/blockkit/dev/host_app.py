@@ -327,20 +327,16 @@ async def _json_body(request: Any) -> dict[str, Any]:
     if media_type != JSON_MEDIA_TYPE:
         # Also stops a cross-site form or text/plain fetch from any browser that sends no Origin.
         raise BadRequest(f"send the body as {JSON_MEDIA_TYPE}", status=415)
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > API_BODY_LIMIT:
-        raise _too_large()
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > API_BODY_LIMIT:
-            raise _too_large()
-        chunks.append(chunk)
+    from blockkit.emulator.bodies import BodyTooLarge, read_limited
+
+    try:
+        raw = await read_limited(request, API_BODY_LIMIT)  # the emulator's one reader with a limit
+    except BodyTooLarge:
+        raise _too_large() from None
     try:
         # NaN, Infinity and 1e400 are no JSON a page's JSON.stringify makes, and the
         # trace and the API's answers could not carry them.
-        body = json.loads(b"".join(chunks), parse_constant=_no_constant, parse_float=_finite_float)
+        body = json.loads(raw, parse_constant=_no_constant, parse_float=_finite_float)
     except (ValueError, RecursionError):
         raise BadRequest("expected a JSON object") from None
     if not isinstance(body, dict):
