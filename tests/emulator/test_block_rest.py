@@ -499,3 +499,12 @@ def test_the_twins_over_http_on_a_running_emulator(start_emulator: Any, tmp_path
         assert [i["key"] for i in listed["items"]] == [appended] and listed["metadata"] == {}
     assert httpx.post(base + "app-storage/get", json={"key": "greeting"}).status_code == 401
     store.close()
+
+
+def test_e20_a_malformed_cursor_is_400_not_500(o) -> None:
+    # Security review E20 (P1): a non-ASCII cursor raised ValueError in b64decode: 500.
+    block = Block(o, ALL, MEMBER)
+    listed = block.post("app-storage/list", {"cursor": "\u202e"})
+    assert listed.status_code == 400 and listed.json() == {"message": appstorage.BAD_CURSOR}
+    shared = block.get("shared-storage/list?cursor=%E2%80%AE")
+    assert shared.status_code == 400 and shared.json() == {"message": appstorage.BAD_CURSOR}

@@ -190,6 +190,8 @@ def _serve(session: DevSession) -> None:
             viewer = session.platform.viewer()
             _say(f"  platform   {urls.base_url}/api/v1   (the block's apiBaseUrl; OAuth {urls.auth_url},"
                  f" orchestration {urls.orchestration_url})")
+            _say(f"  sign in    {session.platform.sign_in_url}   (the emulator's OAuth sign-in; the link holds"
+                 " this run's access key)")
             _say(f"  data       {session.platform.data_dir}")
             _say(f"  viewer     {viewer['username'] if viewer else 'signed out'}   (switch in the host page)")
             missing = video.missing_note()

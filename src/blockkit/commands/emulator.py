@@ -42,15 +42,24 @@ def emulator() -> None:
 @click.option("--ready-file", type=click.Path(dir_okay=False, path_type=Path), metavar="PATH",
               help="Once all three origins accept connections, write their URLs, pid and data dir here (JSON).")
 @click.option("--sfw-only", is_flag=True, help="Clamp every request to safe-for-work content (a restricted region).")
+@click.option("--access-key", metavar="KEY",
+              help="The access key sign-in, the control routes and block-token minting ask for (default: a new"
+                   " random key each start, printed as a sign-in link and written to the ready file).")
+@click.option("--no-access-key", is_flag=True,
+              help="Ask for no access key: every local user and process can then sign in as anyone.")
 def start(data: Path | None, host: str, port: int, seed: int, scale: str, ready_file: Path | None,
-          sfw_only: bool) -> None:
+          sfw_only: bool, access_key: str | None, no_access_key: bool) -> None:
     """Serve until Ctrl-C or SIGTERM."""
+    from blockkit.emulator.access import new_access_key
     from blockkit.emulator.options import EmulatorOptions
     from blockkit.emulator.runtime import run_foreground
 
+    if access_key is not None and no_access_key:
+        _fail("--access-key and --no-access-key: give one or the other")
     try:
         options = EmulatorOptions(data=data, host=host, port=port, seed=seed, scale=scale, ready_file=ready_file,
-                                  sfw_only=sfw_only)
+                                  sfw_only=sfw_only,
+                                  access_key=None if no_access_key else access_key or new_access_key())
         raise SystemExit(run_foreground(options))
     except EmulatorError as exc:
         _fail(str(exc))
@@ -75,25 +84,34 @@ def start(data: Path | None, host: str, port: int, seed: int, scale: str, ready_
 @click.option("--user", "username", metavar="USERNAME",
               help="Also give COMMAND a Full-scope access token for USERNAME, as BLOCKKIT_ACCESS_TOKEN and"
                    " CIVITAI_TOKEN (which published catalogue clients read).")
+@click.option("--access-key", metavar="KEY",
+              help="The access key sign-in and the control routes ask for (default: a new random key, given to"
+                   " COMMAND as BLOCKKIT_ACCESS_KEY).")
+@click.option("--no-access-key", is_flag=True,
+              help="Ask for no access key: every local user and process can then sign in as anyone.")
 @click.argument("command", nargs=-1, type=click.UNPROCESSED, required=True)
 def exec_command(data: Path | None, host: str, port: int, seed: int, scale: str, ready_file: Path | None,
                  sfw_only: bool, import_from: Path | None, export_on_exit: Path | None, username: str | None,
-                 command: tuple[str, ...]) -> None:
+                 access_key: str | None, no_access_key: bool, command: tuple[str, ...]) -> None:
     """Run COMMAND against a fresh local platform, then stop it: 'blockkit emulator exec -- pytest'.
 
     COMMAND gets BLOCKKIT_BASE_URL, BLOCKKIT_AUTH_URL and BLOCKKIT_ORCHESTRATION_URL in its
-    environment. The exit status is COMMAND's (128+N when a signal N ended it). Ctrl-C and SIGTERM
+    environment, and BLOCKKIT_ACCESS_KEY (send it as X-Blockkit-Access-Key to sign in or move the clock). The exit status is COMMAND's (128+N when a signal N ended it). Ctrl-C and SIGTERM
     reach COMMAND; when it ends, nothing it started is left running and the emulator stops.
     """
+    from blockkit.emulator.access import new_access_key
     from blockkit.emulator.execrun import run_exec
     from blockkit.emulator.options import EmulatorOptions
 
+    if access_key is not None and no_access_key:
+        _fail("--access-key and --no-access-key: give one or the other")
     args = list(command)
     if args and args[0] == "--":
         args = args[1:]
     try:
         options = EmulatorOptions(data=data, host=host, port=port, seed=seed, scale=scale, ready_file=ready_file,
-                                  sfw_only=sfw_only)
+                                  sfw_only=sfw_only,
+                                  access_key=None if no_access_key else access_key or new_access_key())
         raise SystemExit(run_exec(options, args, export_on_exit=export_on_exit, import_from=import_from,
                                   user=username))
     except EmulatorError as exc:

@@ -16,6 +16,7 @@ import base64
 import binascii
 import json
 import re
+import secrets
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -102,8 +103,10 @@ class Bridge:
     platform: DevPlatform
     surface_kind: str = "page"
     goods: list[dict[str, Any]] = field(default_factory=list)
-    # requestId -> (instance, type, payload) for dialogs still open.
-    dialogs: dict[str, tuple[str | None, str, dict[str, Any]]] = field(default_factory=dict)
+    # dialogId (the host's own, never the block's requestId) -> (instance, type, payload, what was shown)
+    # for dialogs still open: a second request reusing a requestId opens a second dialog, and
+    # cannot change what the first one's confirmation buys.
+    dialogs: dict[str, tuple[str | None, str, dict[str, Any], dict[str, Any]]] = field(default_factory=dict)
 
     def reply_to(self, data: Any, instance_id: str | None = None) -> Reply | None:
         """The immediate reply to ``data``, or None (the compatible form of :meth:`handle`)."""
@@ -131,9 +134,9 @@ class Bridge:
                 return self._wrap(spec, payload, {"ok": False, "error": exc.code, "message": str(exc)}, type_)
             except Exception as exc:  # noqa: BLE001 - the platform answers a 500; the block gets an error reply
                 return self._wrap(spec, payload, _platform_error(exc), type_)
-            if isinstance(request_id, str):
-                self.dialogs[request_id] = (instance_id, type_, payload)
-            return Outcome(dialog={"type": type_, "requestId": request_id, **dialog})
+            dialog_id = secrets.token_urlsafe(12)
+            self.dialogs[dialog_id] = (instance_id, type_, payload, dialog)
+            return Outcome(dialog={"type": type_, "requestId": request_id, "dialogId": dialog_id, **dialog})
         if type_ == "REQUEST_TOKEN" and not isinstance(request_id, str):
             # PLATFORM.md §8: without a requestId the host pushes TOKEN_REFRESH instead.
             answer = self._answer(type_, spec, payload, instance_id)
@@ -143,15 +146,22 @@ class Bridge:
         answer = self._answer(type_, spec, payload, instance_id)
         return self._wrap(spec, payload, answer, type_)
 
-    def finish_dialog(self, request_id: str, choice: dict[str, Any] | None) -> Outcome:
-        """The reply once the developer confirmed (``choice``) or canceled (None) a dialog."""
-        opened = self.dialogs.pop(request_id, None)
+    def finish_dialog(self, dialog_id: str, choice: dict[str, Any] | None) -> Outcome:
+        """The reply once the developer confirmed (``choice``) or canceled (None) a dialog.
+
+        ``dialog_id`` is the id :meth:`handle` gave the dialog; a requestId is taken too when
+        exactly one open dialog carries it (two with the same requestId: neither is finished).
+        """
+        opened = self.dialogs.pop(dialog_id, None)
         if opened is None:
-            return Outcome()
-        instance_id, type_, payload = opened
+            named = [key for key, (_i, _t, payload, _s) in self.dialogs.items() if payload.get("requestId") == dialog_id]
+            if len(named) != 1:
+                return Outcome()
+            opened = self.dialogs.pop(named[0])
+        instance_id, type_, payload, shown = opened
         spec = BLOCK_TO_HOST[type_]
         try:
-            answer = self._confirm(type_, payload, instance_id, choice)
+            answer = self._confirm(type_, payload, instance_id, choice, shown)
         except BridgeRefusal as exc:
             answer = {"ok": False, "error": exc.code, "message": str(exc)}
         except Exception as exc:  # noqa: BLE001 - the platform answers a 500; the block gets an error reply
@@ -246,7 +256,7 @@ class Bridge:
         return {"title": "Upload an image"}  # OPEN_IMAGE_UPLOAD
 
     def _confirm(self, type_: str, payload: dict[str, Any], instance_id: str | None,
-                 choice: dict[str, Any] | None) -> dict[str, Any]:
+                 choice: dict[str, Any] | None, shown: dict[str, Any]) -> dict[str, Any]:
         if choice is None:
             # The platform's BUZZ_PURCHASE_RESULT says only whether Buzz was bought.
             return {"purchased": False} if type_ == "OPEN_BUZZ_PURCHASE" else {"ok": False, "error": CANCELED}
@@ -267,8 +277,16 @@ class Bridge:
             if type_ == "PURCHASE_GOOD":
                 from blockkit.emulator import goods
 
+                # What the developer confirmed is what is charged: the Buy names the good and the price
+                # the dialog showed, and the purchase is refused if the catalogue's price moved since.
+                good = shown.get("good") or {}
+                if (choice.get("goodId"), choice.get("priceBuzz")) != (good.get("id"), good.get("priceBuzz")):
+                    raise BridgeRefusal("CONFIRMATION_MISMATCH",
+                                        f"the Buy confirmed {choice.get('goodId')!r} at {choice.get('priceBuzz')!r}"
+                                        f" Buzz, but this dialog showed {good.get('id')!r} at"
+                                        f" {good.get('priceBuzz')!r} Buzz")
                 bought = goods.purchase_good(platform.store, platform.clock, goods.GoodsCaller.from_claims(claims),
-                                             self.goods, payload.get("goodId"))
+                                             self.goods, good.get("id"), expected_price=good.get("priceBuzz"))
                 return {"ok": True, **bought}
             if type_ in ("OPEN_CHECKPOINT_PICKER", "OPEN_RESOURCE_PICKER"):
                 items = self._catalogue(claims, checkpoints_only=type_ == "OPEN_CHECKPOINT_PICKER")

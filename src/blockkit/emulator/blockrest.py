@@ -35,6 +35,7 @@ from starlette.routing import Route
 
 from blockkit.emulator import appstorage, auth, buzz, workflows
 from blockkit.emulator.blockroutes import PRIVATE
+from blockkit.emulator.bodies import BodyTooLarge, read_limited
 from blockkit.emulator.blocktokens import viewer_id
 from blockkit.emulator.catalogue.errors import json_response, validation_body
 from blockkit.emulator.orchestration.errors import ServiceError
@@ -78,11 +79,10 @@ def _message(status: int, message: str) -> Refused:
 
 
 async def _json_body(request: Request, limit: int) -> Any:
-    raw = b""
-    async for chunk in request.stream():
-        raw += chunk
-        if len(raw) > limit:
-            raise Refused(413, {"error": f"Body exceeded {limit // 1024}kb limit"})
+    try:
+        raw = await read_limited(request, limit)
+    except BodyTooLarge:
+        raise Refused(413, {"error": f"Body exceeded {limit // 1024}kb limit"}) from None
     if not raw.strip():
         return {}  # a bodiless POST is an empty object (the platform's routes treat it so)
     try:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import stat
 import sys
 import tempfile
 import threading
@@ -20,6 +21,7 @@ from typing import Any, Callable, TextIO
 
 import orjson
 
+from blockkit.emulator import access
 from blockkit.emulator.clock import Clock
 from blockkit.emulator.errors import EmulatorError
 from blockkit.emulator.options import EmulatorOptions
@@ -101,13 +103,19 @@ class Emulator:
         # A fresh data directory gets a copy of the cached seeded database when there is one (seed/template.py).
         from blockkit.emulator.seed import template as seed_template
 
+        private_dir(data_dir)
         installed = seed_template.install(data_dir, self.options.seed, self.options.scale)
         self.store = Store.open(data_dir, check=not installed)
+        private_files(data_dir)
         datadir.check_data_dir(data_dir, self.store)
 
     def ready_info(self) -> dict[str, Any]:
-        """What the ready file holds."""
-        return {**self.urls.as_dict(), "pid": os.getpid(), "data": str(self.data_dir)}
+        """What the ready file holds (with the access key and the sign-in link, when there is a key)."""
+        info: dict[str, Any] = {**self.urls.as_dict(), "pid": os.getpid(), "data": str(self.data_dir)}
+        if self.options.access_key is not None:
+            info["access_key"] = self.options.access_key
+            info["sign_in_url"] = access.sign_in_url(self.urls.auth_url, self.options.access_key)
+        return info
 
     def stop(self) -> None:
         """Stop serving, checkpoint and close the store, remove a temporary data directory. Idempotent."""
@@ -164,12 +172,52 @@ class Emulator:
         self.stop()
 
 
+def private_dir(path: Path) -> None:
+    """Create the data directory 0700, or make an existing one of ours 0700 (it holds sessions and tokens)."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    info = path.stat()
+    if info.st_uid == os.geteuid() and info.st_mode & 0o077:
+        os.chmod(path, 0o700)
+
+
+def private_files(path: Path) -> None:
+    """The store's files 0600: the database, its WAL and shared memory, the signing key."""
+    for name in ("emulator.sqlite3", "emulator.sqlite3-wal", "emulator.sqlite3-shm", "block-token-key.pem"):
+        try:
+            info = (path / name).lstat()
+        except OSError:
+            continue
+        if stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid() and info.st_mode & 0o077:
+            os.chmod(path / name, 0o600)
+
+
 def write_ready_file(path: Path, info: dict[str, Any]) -> None:
-    """Write the ready file atomically (a reader never sees half of it)."""
+    """Write the ready file atomically (a reader never sees half of it), mode 0600.
+
+    The file holds the access key, so: a temporary file made with mkstemp in the target's
+    directory (O_CREAT|O_EXCL, an unpredictable name: no planted link or file is written
+    through), fchmod 0600, then os.replace. A directory that any user may write to and that
+    is not ours (such as /tmp) is refused: another user could swap the file there.
+    """
     path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    folder = path.parent if str(path.parent) else Path(".")
     try:
-        tmp.write_bytes(orjson.dumps(info, option=orjson.OPT_INDENT_2) + b"\n")
+        info_dir = folder.stat()
+    except OSError as exc:
+        raise EmulatorError(f"{path}: cannot write the ready file: {exc.strerror or exc}") from None
+    if info_dir.st_mode & stat.S_IWOTH and info_dir.st_uid != os.geteuid():
+        raise EmulatorError(f"{path}: refusing to write the ready file in {folder}: any user may write there and"
+                            " the directory is not yours, so another user could replace the file; choose a"
+                            " directory of your own")
+    try:
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise EmulatorError(f"{path}: cannot write the ready file: {exc.strerror or exc}") from None
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            os.fchmod(handle.fileno(), 0o600)
+            handle.write(orjson.dumps(info, option=orjson.OPT_INDENT_2) + b"\n")
         os.replace(tmp, path)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
@@ -184,6 +232,8 @@ def run_foreground(options: EmulatorOptions, *, out: TextIO = sys.stdout, err: T
         stop.set()
 
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    # Everything this process creates (data directory, database, media, blobs) is the user's alone.
+    os.umask(0o077)
     emulator = Emulator(options, note=lambda text: print(f"blockkit emulator: {text}", file=err, flush=True))
     try:
         emulator.start()
@@ -191,6 +241,8 @@ def run_foreground(options: EmulatorOptions, *, out: TextIO = sys.stdout, err: T
         print(f"base_url          {urls.base_url}   (catalogue: {urls.base_url}/api/v1)", file=out)
         print(f"auth_url          {urls.auth_url}   (OAuth)", file=out)
         print(f"orchestration_url {urls.orchestration_url}   (orchestration)", file=out, flush=True)
+        if options.access_key is not None:
+            print(f"sign in           {access.sign_in_url(urls.auth_url, options.access_key)}", file=out, flush=True)
         if options.ready_file is not None:
             write_ready_file(options.ready_file, emulator.ready_info())
         print(f"blockkit emulator: data in {emulator.data_dir}"

@@ -31,6 +31,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from blockkit.emulator import auth, goods
+from blockkit.emulator.bodies import BodyTooLarge, read_limited
 from blockkit.emulator.catalogue.errors import ApiError, error_body, json_response
 from blockkit.emulator.orchestration.errors import ServiceError
 from blockkit.emulator.state import emulator
@@ -81,11 +82,10 @@ async def purchase_endpoint(request: Request) -> Response:
         raise ApiError(401, error_body("Block token required"))
     if caller.anonymous:
         return json_response({"error": "Anonymous block tokens may not buy items"}, 403, PRIVATE)
-    raw = b""
-    async for chunk in request.stream():
-        raw += chunk
-        if len(raw) > MAX_PURCHASE_BODY:
-            return json_response({"error": "Request body too large (at most 4 KB)"}, 413, PRIVATE)
+    try:
+        raw = await read_limited(request, MAX_PURCHASE_BODY)
+    except BodyTooLarge:
+        return json_response({"error": "Request body too large (at most 4 KB)"}, 413, PRIVATE)
     try:
         body = orjson.loads(raw) if raw.strip() else {}
     except orjson.JSONDecodeError:

@@ -31,6 +31,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from blockkit.emulator.bodies import BodyTooLarge, read_limited
 from blockkit.emulator.auth import ANONYMOUS, Caller
 from blockkit.emulator.catalogue.errors import (
     ApiError,
@@ -268,11 +269,12 @@ def get_mini(state: EmulatorState, version_id: int, epoch: int | None, caller: C
 
 async def hash_list(request: Request, limit: int) -> list[str]:
     """The body: a JSON array of at most ``limit`` SHA256 hashes, or a 400 naming the first failure."""
-    body = await request.body()
+    try:
+        body = await read_limited(request, MAX_BODY_BYTES)
+    except BodyTooLarge:
+        raise ApiError(400, error_body(f"Body too large: at most {limit} hashes")) from None
     if not body.strip():
         raise ApiError(400, error_body("Missing body: send a JSON array of SHA256 hashes"))
-    if len(body) > MAX_BODY_BYTES:
-        raise ApiError(400, error_body(f"Body too large: at most {limit} hashes"))
     try:
         data = orjson.loads(body)
     except orjson.JSONDecodeError:

@@ -15,6 +15,7 @@ import jinja2
 import orjson
 from starlette.responses import HTMLResponse, Response
 
+from blockkit.emulator.bodies import read_limited
 from blockkit.emulator.catalogue.errors import json_response
 from blockkit.emulator.state import emulator
 from blockkit.emulator.store import oauth as store
@@ -86,9 +87,8 @@ async def read_form(request: Request, *, json_ok: bool = False) -> tuple[str, li
     is_json = json_ok and content_type == JSON_TYPE
     if content_type != FORM_TYPE and not is_json:
         raise FormError(f"send the parameters as {FORM_TYPE}" + (" or application/json" if json_ok else ""))
-    body = await request.body()
-    if len(body) > MAX_FORM_BYTES:
-        raise FormError("the form is too large")
+    # Over MAX_FORM_BYTES: BodyTooLarge, answered 413 by the app's handler.
+    body = await read_limited(request, MAX_FORM_BYTES)
     if is_json:
         return _json_pairs(body)
     try:

@@ -60,6 +60,7 @@ from blockkit.emulator.orchestration.errors import (
     not_found,
     unauthorized,
 )
+from blockkit.emulator.bodies import BodyTooLarge, read_limited
 from blockkit.emulator.region import RegionMiddleware
 from blockkit.emulator.state import emulator
 
@@ -85,9 +86,10 @@ def key_owner(request: Request) -> int:
 
 async def read_json(request: Request, *, optional: bool) -> Any:
     """The JSON body (None when absent and ``optional``); 400 ProblemDetails when unreadable."""
-    body = await request.body()
-    if len(body) > MAX_BODY_BYTES:
-        raise ServiceError(400, "body_too_large", "the request body is larger than 48 MB")
+    try:
+        body = await read_limited(request, MAX_BODY_BYTES)
+    except BodyTooLarge:
+        raise ServiceError(413, "body_too_large", "the request body is larger than 48 MB") from None
     if not body.strip():
         if optional:
             return None
