@@ -119,8 +119,10 @@ DECISIONS: dict[str, str] = {
     ),
     "D-mini-optional": (
         "Minimal model version: earlyAccessEndsAt is present exactly when checkPermission is true "
-        "(null for a Private version without early access); freeTrialLimit is left out when not "
-        "configured."
+        "(null for a Private version without early access); freeTrialLimit likewise (null when none is "
+        "configured), as mini/[id].ts sends them. userId (the owner), fees ([] : no licensing fees in the "
+        "emulator) and payoutEnabled (true) are the platform's; modelFileId describes that file of the "
+        "version (404 'Model file N not found in version V' when it has none such)."
     ),
     "D-article-body": "The single-article body field is named content (HTML string).",
     "D-article-cover": (
@@ -641,8 +643,8 @@ def schemas() -> dict[str, Any]:
         allOf=[
             {
                 "if": {"properties": {"checkPermission": {"const": True}}},
-                "then": {"required": ["earlyAccessEndsAt"]},
-                "else": {"not": {"required": ["earlyAccessEndsAt"]}},
+                "then": {"required": ["earlyAccessEndsAt", "freeTrialLimit"]},
+                "else": {"not": {"anyOf": [{"required": ["earlyAccessEndsAt"]}, {"required": ["freeTrialLimit"]}]}},
             }
         ],
         **decision("D-mini-optional"),
@@ -1273,6 +1275,8 @@ def paths() -> dict[str, Any]:
                     "For Private training-result versions: the epoch's file (last epoch when omitted).",
                     decisions=("D-epoch",),
                 ),
+                param("modelFileId", dict(ID), "Describe this file of the version instead of its primary file.",
+                      decisions=("D-id-range",)),
             ],
             {
                 "200": ok(ref("MiniModelVersion")),

@@ -86,6 +86,54 @@ def _comma_list(value: Any) -> Any:
 
 
 QueryBool = Annotated[bool, BeforeValidator(query_bool)]
+
+_JS_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
+_JS_RADIX = re.compile(r"0([xXoObB])([0-9A-Fa-f]+)", re.ASCII)
+
+
+def js_number(text: str) -> float:
+    """JavaScript's Number(text) for a query or path value: NaN (float('nan')) when it is no number."""
+    value = text.strip(" \t\n\r\v\f")
+    if value == "":
+        return 0.0
+    if _JS_DECIMAL.fullmatch(value):
+        return float(value)
+    if value in ("Infinity", "+Infinity", "-Infinity"):
+        return float(value.replace("Infinity", "inf"))
+    match = _JS_RADIX.fullmatch(value)
+    if match:
+        base = {"x": 16, "o": 8, "b": 2}[match.group(1).lower()]
+        try:
+            return float(int(match.group(2), base))
+        except ValueError:
+            return float("nan")
+    return float("nan")
+
+# zod's stringbool (the platform's booleanString(), zod-helpers.ts:116-121), any case.
+_STRINGBOOL_TRUE = frozenset({"true", "1", "yes", "on", "y", "enabled"})
+_STRINGBOOL_FALSE = frozenset({"false", "0", "no", "off", "n", "disabled"})
+
+
+def string_bool(value: Any) -> Any:
+    if isinstance(value, str):
+        lowered = value.strip().lower()
+        if lowered in _STRINGBOOL_TRUE:
+            return True
+        if lowered in _STRINGBOOL_FALSE:
+            return False
+        raise ValueError('Invalid input: expected a boolean string ("true" or "false", "yes" or "no", ...)')
+    return value
+
+
+def coerced_bool(value: Any) -> Any:
+    """z.coerce.boolean(): JavaScript's Boolean(value): any non-empty string is true ("false" too)."""
+    if isinstance(value, str):
+        return value != ""
+    return value
+
+
+StringBool = Annotated[bool, BeforeValidator(string_bool)]
+CoercedBool = Annotated[bool, BeforeValidator(coerced_bool)]
 QueryInt = Annotated[int, BeforeValidator(_query_int)]
 QueryId = Annotated[int, BeforeValidator(_query_int), Field(ge=1, le=MAX_ID)]
 QueryText = Annotated[str, Field(max_length=MAX_TEXT)]
