@@ -887,13 +887,14 @@ def schemas() -> dict[str, Any]:
             "pageSize": {"type": "integer", "minimum": 1},
             "totalPages": COUNT,
             "nextPage": URL,
+            "prevPage": URL,
         },
-        optional=("nextPage",),
+        optional=("nextPage", "prevPage"),
         description="With query, totalItems and totalPages are lower bounds; nextPage is the signal for another page.",
     )
     s["TagsMetadata"] = obj(
         dict(s["CreatorsMetadata"]["properties"]),
-        optional=("nextPage",),
+        optional=("nextPage", "prevPage"),
         description="totalItems and totalPages may be 0 when an exact count is not cheap.",
     )
 
@@ -1502,7 +1503,8 @@ def paths() -> dict[str, Any]:
             {
                 "200": ok(ref("Article"), headers=public_cache),
                 "400": bad("id not an integer in range.", "Error"),
-                "404": bad("Missing, draft, unpublished or private (indistinguishable).", "Error"),
+                "404": bad("Missing, draft, unpublished or private (indistinguishable): {message: 'No article with id N'}.",
+                           "Message"),
                 "429": throttled("Rate limit exceeded; honour Retry-After."),
             },
             decisions=("D-error-single",),
@@ -1564,6 +1566,8 @@ def paths() -> dict[str, Any]:
             [
                 id_list("ids", "User ids; the response holds at most this many."),
                 param("query", free_text(), "Username prefix; shortest matches first.", decisions=("D-string-length",)),
+                param("limit", {"type": "integer", "minimum": 1, "maximum": 200},
+                      "Checked (1-200), then not used, as on the platform (getAllQuerySchema)."),
             ],
             {
                 "200": ok(obj({"items": array(ref("UserLookupItem"))}), headers=edge_cached()),

@@ -178,6 +178,7 @@ PLATFORM_ONLY_PARAMS: dict[tuple[str, str], str] = {
     ("GET /images", "flatMeta"): "src/pages/api/v1/images/index.ts; image-search.service.ts:248",
     ("GET /images", "requiringMeta"): "src/pages/api/v1/images/index.ts",
     ("GET /model-versions/mini/{id}", "modelFileId"): "src/pages/api/v1/model-versions/mini/[id].ts:44,196",
+    ("GET /users", "limit"): "src/pages/api/v1/users/index.ts (getAllQuerySchema: limit 1-200, then unused)",
 }
 
 

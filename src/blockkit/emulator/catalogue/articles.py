@@ -196,9 +196,15 @@ def get_article(state: EmulatorState, article_id: int, *, restricted: bool, base
         row = store.get_article(db, article_id)
         if (row is None or row.status != "Published" or row.published_at is None or row.published_at > now
                 or row.availability == "Private"):
-            raise not_found(NOT_FOUND)
+            # The platform's TRPC NOT_FOUND through handleEndpointError: {message} (article.service.ts:693,
+            # endpoint-helpers.ts:266-271).
+            raise ApiError(404, {"message": f"No article with id {article_id}"})
         tags = store.article_tags(db, [row.id]).get(row.id, [])
-    return article_out(row, tags, level=level, base_url=base_url, with_content=True)
+    article = article_out(row, tags, level=level, base_url=base_url, with_content=True)
+    if article.get("coverImage") is None:
+        # The spec: a cover above the region's ceiling is dropped; the platform leaves the key out ([id].ts:96).
+        article.pop("coverImage", None)  # type: ignore[misc]
+    return article
 
 
 # --- routes ------------------------------------------------------------------------------
