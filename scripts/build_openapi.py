@@ -1479,7 +1479,8 @@ def paths() -> dict[str, Any]:
             "Public",
             [
                 limit(1, 100, 100),
-                param("cursor", free_text(), "Keyset cursor <v>|<id>; cursor pagination only.", decisions=("D-string-length",)),
+                param("cursor", free_text(100), "Keyset cursor <v>|<id>, at most 100 characters; cursor pagination only;"
+                      " a malformed one is a 400 {error: 'Invalid cursor'}."),
                 param("query", free_text(), "Full-text search over the title.", decisions=("D-string-length",)),
                 id_list("tags", "Tag ids, not names."),
                 param("username", free_text(), "Author.", decisions=("D-string-length",)),

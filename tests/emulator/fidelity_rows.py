@@ -122,8 +122,8 @@ ROWS: dict[tuple[str, str], Row] = {
                                       "spec: 'GET /posts/{id} (Public)' is in the spec's endpoint list"),
     # articles
     ("GET /articles", "limit"): Row("spec", (), "spec: articles limit 'integer 1-100'"),
-    ("GET /articles", "cursor"): Row("deviation", (), "cursor stays up to 1024 characters with our malformed-cursor "
-                                                      "message (D-string-length); not aligned in this change"),
+    ("GET /articles", "cursor"): Row("fixed", ("test_articles.py::test_malformed_cursor_is_a_400",
+                                              "test_articles.py::test_cursor_longer_than_100_is_a_400")),
     ("GET /articles", "list stats"): Row("spec", (), "spec: Article stats are the seven keys it names"),
     ("GET /articles", "list item"): Row("deviation", (), "the emulator sends the spec's fields; cover, coverId, "
                                                          "userNsfwLevel, userId, unlisted, cosmetic not added yet"),

@@ -82,7 +82,12 @@ def test_stats_fields_follow_the_store(media: MediaEnv) -> None:
 def test_malformed_cursor_is_a_400(media: MediaEnv, cursor: str, sort: str) -> None:
     response = media.get("/articles", cursor=cursor, sort=sort)
     assert response.status_code == 400
-    assert response.json()["error"].startswith("malformed cursor")
+    assert response.json() == {"error": "Invalid cursor"}  # review row "articles cursor" (articles/index.ts)
+
+
+def test_cursor_longer_than_100_is_a_400(media: MediaEnv) -> None:
+    # Review row "articles cursor": z.string().max(100).
+    assert media.get("/articles", cursor="1|" + "1" * 99).status_code == 400
 
 
 def test_query_tags_and_username_filters(media: MediaEnv) -> None:

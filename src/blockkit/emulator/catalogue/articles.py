@@ -21,9 +21,9 @@ Blocked, safe-for-work when restricted. Neither shape carries moderatorNsfwLevel
 from __future__ import annotations
 
 import re
-from typing import Any, Literal, Optional
+from typing import Annotated, Any, Literal, Optional
 
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -40,6 +40,7 @@ from blockkit.emulator.catalogue.query import (
     Int,
     Shape,
     Text,
+    empty_as_none,
     known_pairs,
     path_id,
     read_query,
@@ -55,14 +56,15 @@ NOT_FOUND = "Article not found"
 _TIMESTAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z")
 _COUNT = re.compile(r"[0-9]{1,18}")
 _ID = re.compile(r"[0-9]{1,10}")
-MALFORMED_CURSOR = "malformed cursor: expected <value>|<id> as metadata.nextCursor gave it"
+MALFORMED_CURSOR = "Invalid cursor"  # the platform's message (articles/index.ts)
+MAX_CURSOR = 100  # z.string().max(100) on the platform
 
 
 # --- query -------------------------------------------------------------------------------
 
 class ArticlesQuery(QueryModel):
     limit: Int = Field(100, ge=1, le=100)
-    cursor: Text = None
+    cursor: Annotated[Optional[str], BeforeValidator(empty_as_none), Field(max_length=MAX_CURSOR)] = None
     query: Text = None
     tags: Optional[IdList] = None
     username: Text = None
