@@ -299,8 +299,6 @@ LENIENT: dict[tuple[str, str], dict[str, int | None]] = {
         "above maximum": 404, "hex": None},
     # z.string() ([hash].ts:10): any string is looked up.
     ("/api/v1/model-versions/by-hash/{hash}", "hash"): {"*": 404},
-    # z.coerce.number() (images/index.ts:69): a negative level is accepted.
-    ("/api/v1/images", "browsingLevel"): {"negative": 200, "below minimum": 200},
 }
 
 

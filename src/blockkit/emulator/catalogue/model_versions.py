@@ -326,7 +326,7 @@ def version_path_id(text: str) -> int | None:
         raise ApiError(400, error_body("\u2716 Invalid input: expected number, received NaN\n  \u2192 at id"))
     if number == 0:
         raise ApiError(400, error_body("Missing modelVersionId"))
-    if number != int(number) or not 1 <= number <= MAX_ID:
+    if not 1 <= number <= MAX_ID or number != int(number):  # infinities fail the range first
         return None
     return int(number)
 
