@@ -225,9 +225,9 @@ DECISIONS: dict[str, str] = {
     ),
     "D-models-filters": (
         "Listed models are published, neither Private nor Unsearchable, with a published non-Private "
-        "version. supportsGeneration, fromPlatform and earlyAccess filter both ways (true: only those that "
-        "are; earlyAccess: a version in early access now; false: only those that are not; absent: no "
-        "filter). nsfw=false lists models not flagged NSFW sharing a level with PG or PG-13, with PG and "
+        "version. supportsGeneration, fromPlatform and earlyAccess filter when their value is not empty "
+        "(any value, 'false' too, as z.coerce.boolean reads it: only those that are; earlyAccess: a version in "
+        "early access now); empty or absent: no filter. nsfw=false lists models not flagged NSFW sharing a level with PG or PG-13, with PG and "
         "PG-13 previews; nsfw=true every level but Blocked. query: every word in the model name, any case. "
         "tag: a model tag name, any case. username: the exact name (any case), else every user whose slug "
         "(accents dropped, lower case, other characters as '-') is the parameter's. A signed-in caller's "
@@ -244,7 +244,7 @@ DECISIONS: dict[str, str] = {
         "GET /model-versions/{id}: a bearer token adds earlyAccessConfig.unlocked (true for a buyer, the "
         "owner or a moderator) and unlockedAt (when bought); a moderator's token also shows unpublished "
         "versions, the owner's a Private training result. Images follow the caller's browsing level "
-        "(anonymous: PG). A restricted region sees no version of a model flagged NSFW. On Mixed routes a "
+        "(anonymous: every rated level but Blocked, as the platform's allBrowsingLevelsFlag), at most 10. A restricted region sees no version of a model flagged NSFW. On Mixed routes a "
         "token that is not valid reads as none."
     ),
     "D-by-hash-order": (
