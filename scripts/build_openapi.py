@@ -38,7 +38,12 @@ FREE_TEXT_MAX = 1024
 # id -> text. Referenced by id from where they apply; all listed in info.x-blockkit-decisions.
 DECISIONS: dict[str, str] = {
     "D-error-validation": (
-        "Validation-error JSON is a ZodError as zod 4 serialises it: {name: 'ZodError', message: <the issues array as indented JSON>} (issues is not enumerable in zod 4, so it does not go out; civitai/civitai@ebed661 models/index.ts:62 with zod v4/core/errors.ts). Each issue carries zod 4's code, path and message. Models, images, articles, collections and vault/all wrap it as {error: <ZodError>}; users answers it bare; creators and tags answer the issues array bare (or {message} when the failure is not a field)."
+        "Validation-error JSON is a ZodError as zod 4 serialises it: {name: 'ZodError', message: <the issues "
+        "array as indented JSON>} (issues is not enumerable in zod 4, so it does not go out; "
+        "civitai/civitai@ebed661 models/index.ts:62 with zod v4/core/errors.ts). Each issue carries zod 4's "
+        "code, path and message. Models, images, articles, collections and vault/all wrap it as {error: "
+        "<ZodError>}; users answers it bare; creators and tags answer the issues array bare (or {message} "
+        "when the failure is not a field)."
     ),
     "D-error-single": (
         "Endpoints addressed by id or hash (models/{id}, model-versions/*, articles/{id}, "
@@ -71,17 +76,24 @@ DECISIONS: dict[str, str] = {
         "baseModels may repeat (the spec: 'repeat param or comma-separate')."
     ),
     "D-boolean": (
-        "Boolean query parameters read as the platform reads them: nsfw, primaryFileOnly, favorites, hidden (booleanString, zod-helpers.ts:116) take true/false, 1/0, yes/no, on/off, y/n, enabled/disabled in any case, anything else is a 400; supportsGeneration, fromPlatform and earlyAccess (z.coerce.boolean, model.schema.ts) are true for any non-empty value (so 'false' filters as true) and false when empty; other endpoints take true/false (any case) and 1/0."
+        "Boolean query parameters read as the platform reads them: nsfw, primaryFileOnly, favorites, hidden "
+        "(booleanString, zod-helpers.ts:116) take true/false, 1/0, yes/no, on/off, y/n, enabled/disabled in "
+        "any case, anything else is a 400; supportsGeneration, fromPlatform and earlyAccess "
+        "(z.coerce.boolean, model.schema.ts) are true for any non-empty value (so 'false' filters as true) "
+        "and false when empty; other endpoints take true/false (any case) and 1/0."
     ),
     "D-model-sort": (
         "Model sort values beyond the three the spec names: Highest Rated, Most Downloaded, Most Liked, "
         "Most Discussed, Most Collected, Most Images, Newest, Oldest (the platform's list)."
     ),
     "D-base-models": (
-        "GET /models baseModels filters take any string (a name not in /enums BaseModel matches nothing: 200, no items), as the platform's z.string(); GET /images baseModels must name base models of /enums BaseModel (commaDelimitedEnumArray, images/index.ts:80), else 400."
+        "GET /models baseModels filters take any string (a name not in /enums BaseModel matches nothing: 200,"
+        " no items), as the platform's z.string(); GET /images baseModels must name base models of /enums "
+        "BaseModel (commaDelimitedEnumArray, images/index.ts:80), else 400."
     ),
     "D-hash-path": (
-        "GET /model-versions/by-hash/{hash} takes any string, matched upper-cased against every hash kind ([hash].ts:10); no match, or not a hash at all, is a 404 {error: 'Model not found'}."
+        "GET /model-versions/by-hash/{hash} takes any string, matched upper-cased against every hash kind "
+        "([hash].ts:10); no match, or not a hash at all, is a 404 {error: 'Model not found'}."
     ),
     "D-hash-lengths": (
         "Hash values are upper-case hexadecimal: AutoV1 8, AutoV2 10, AutoV3 12, CRC32 8, SHA256 64 "
@@ -196,14 +208,17 @@ DECISIONS: dict[str, str] = {
         "10 per version (imagesPerVersion: 10, [id].ts:189)."
     ),
     "D-image-item": (
-        "GET /images items always carry meta (null unless withMeta=true; wrapped {id, meta} for lookups by imageId "
-        "or by modelId without modelVersionId unless flatMeta=true, image-search.service.ts:245-248); withTags=true "
+        "GET /images items always carry meta (null unless withMeta=true; wrapped {id, meta} for lookups by "
+        "imageId "
+        "or by modelId without modelVersionId unless flatMeta=true, image-search.service.ts:245-248); "
+        "withTags=true "
         "adds tags [{id, name}]. The emulator also sends the spec's thumbnail."
     ),
     "D-public-cache": (
         "Anonymous answers of the platform's PublicEndpoint and MixedAuthEndpoint routes (models, model-versions, "
         "images, users, creators, tags) carry Cache-Control: public, s-maxage=300, stale-while-revalidate=150 "
-        "(endpoint-helpers.ts:82,120); GET by-hash/{hash} s-maxage=3600, stale-while-revalidate=1800 ([hash].ts:52). "
+        "(endpoint-helpers.ts:82,120); GET by-hash/{hash} s-maxage=3600, stale-while-revalidate=1800 "
+        "([hash].ts:52). "
         "Posts, articles and collections keep the spec's headers."
     ),
     "D-clock": (
@@ -215,7 +230,12 @@ DECISIONS: dict[str, str] = {
     # The models family's behaviour where the spec is silent (catalogue/models.py, model_versions.py,
     # vault.py, permissions.py).
     "D-models-pagination": (
-        "GET /models pages by cursor unless page is given without a cursor (usingPaging = page && !cursor, models/index.ts:72): a keyset cursor '<sort value>|<id>'. Page mode adds currentPage and pageSize and gives nextCursor; nextPage is the request's URL with cursor=<nextCursor> added (page kept, as getNextPage does), so following it reads the next page in cursor mode. page with a cursor: the cursor wins. query with page is a 400 {error: 'Cannot use page param with query search. Use cursor-based pagination.'}, after the 429 page window check."
+        "GET /models pages by cursor unless page is given without a cursor (usingPaging = page && !cursor, "
+        "models/index.ts:72): a keyset cursor '<sort value>|<id>'. Page mode adds currentPage and pageSize "
+        "and gives nextCursor; nextPage is the request's URL with cursor=<nextCursor> added (page kept, as "
+        "getNextPage does), so following it reads the next page in cursor mode. page with a cursor: the "
+        "cursor wins. query with page is a 400 {error: 'Cannot use page param with query search. Use "
+        "cursor-based pagination.'}, after the 429 page window check."
     ),
     "D-models-sort-keys": (
         "Highest Rated sorts by the period's thumbs up minus thumbs down; Most Liked by thumbs up; Most "
@@ -227,7 +247,8 @@ DECISIONS: dict[str, str] = {
         "Listed models are published, neither Private nor Unsearchable, with a published non-Private "
         "version. supportsGeneration, fromPlatform and earlyAccess filter when their value is not empty "
         "(any value, 'false' too, as z.coerce.boolean reads it: only those that are; earlyAccess: a version in "
-        "early access now); empty or absent: no filter. nsfw=false lists models not flagged NSFW sharing a level with PG or PG-13, with PG and "
+        "early access now); empty or absent: no filter. nsfw=false lists models not flagged NSFW sharing a "
+        "level with PG or PG-13, with PG and "
         "PG-13 previews; nsfw=true every level but Blocked. query: every word in the model name, any case. "
         "tag: a model tag name, any case. username: the exact name (any case), else every user whose slug "
         "(accents dropped, lower case, other characters as '-') is the parameter's. A signed-in caller's "
@@ -244,11 +265,15 @@ DECISIONS: dict[str, str] = {
         "GET /model-versions/{id}: a bearer token adds earlyAccessConfig.unlocked (true for a buyer, the "
         "owner or a moderator) and unlockedAt (when bought); a moderator's token also shows unpublished "
         "versions, the owner's a Private training result. Images follow the caller's browsing level "
-        "(anonymous: every rated level but Blocked, as the platform's allBrowsingLevelsFlag), at most 10. A restricted region sees no version of a model flagged NSFW. On Mixed routes a "
+        "(anonymous: every rated level but Blocked, as the platform's allBrowsingLevelsFlag), at most 10. A "
+        "restricted region sees no version of a model flagged NSFW. On Mixed routes a "
         "token that is not valid reads as none."
     ),
     "D-by-hash-order": (
-        "POST /model-versions/by-hash answers one entry per matching file (index.ts:50), in the store's file order, so a version appears once per matching file; an entry of 64 characters that is not hexadecimal is a 400. by-hash/ids answers {modelVersionId, modelId, hash} for each matched hash once, as sent."
+        "POST /model-versions/by-hash answers one entry per matching file (index.ts:50), in the store's file "
+        "order, so a version appears once per matching file; an entry of 64 characters that is not "
+        "hexadecimal is a 400. by-hash/ids answers {modelVersionId, modelId, hash} for each matched hash "
+        "once, as sent."
     ),
     "D-mini-generate": (
         "mini/{id}: canGenerate needs on-site generation coverage, a model that is not moderated, and "
