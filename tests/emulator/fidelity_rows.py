@@ -62,8 +62,7 @@ ROWS: dict[tuple[str, str], Row] = {
     ("GET /models", "Cache-Control (anonymous)"): Row("fixed", (M + "test_token_answers_are_private",)),
     # GET /api/v1/models/{id}
     ("GET /models/{id}", "id validation"): Row(
-        "deviation", (M + "test_unpublished_models_are_404",),
-        "same status; the message names the id range instead of zod's prettified text"),
+        "fixed", (M + "test_model_id_400_is_zods_prettified_error", M + "test_model_id_is_read_as_a_number")),
     ("GET /models/{id}", "404"): Row("same", (M + "test_unpublished_models_are_404",)),
     ("GET /models/{id}", "preview images"): Row("fixed", (M + "test_model_by_id_previews_are_not_level_filtered",)),
     ("GET /models/{id}", "primary / empty fields"): Row("fixed", (M + "test_model_by_id_is_the_all_levels_list_item",)),

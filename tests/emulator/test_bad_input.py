@@ -297,6 +297,9 @@ LENIENT: dict[tuple[str, str], dict[str, int | None]] = {
     ("/api/v1/model-versions/{id}", "id"): {
         "100 KB": 404, "fraction": 404, "2**63": 404, "1e400": 404, "Infinity": 404, "negative": 404,
         "above maximum": 404, "hex": None},
+    # z.coerce.number() (models/[id].ts, mini/[id].ts): Number("0x1F") is the id 31.
+    ("/api/v1/models/{id}", "id"): {"hex": None},
+    ("/api/v1/model-versions/mini/{id}", "id"): {"hex": None},
     # z.string() ([hash].ts:10): any string is looked up.
     ("/api/v1/model-versions/by-hash/{hash}", "hash"): {"*": 404},
 }

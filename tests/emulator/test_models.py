@@ -413,10 +413,24 @@ def test_unpublished_models_are_404(api: httpx.Client, landmarks: dict[str, Any]
 
 
 @pytest.mark.parametrize("value,status", [("999999", 404), ("2147483647", 404), ("0", 400), ("2147483648", 400),
-                                          ("abc", 400), ("-1", 400), ("1.0", 400), ("%EF%BC%91", 400)])
+                                          ("abc", 400), ("-1", 400), ("1.5", 400), ("%EF%BC%91", 400)])
 def test_model_id_in_path(api: httpx.Client, value: str, status: int) -> None:
     response = api.get(f"/api/v1/models/{value}")
     assert response.status_code == status and isinstance(response.json()["error"], str)
+
+
+@pytest.mark.parametrize("value,problem", [
+    ("abc", "Invalid input: expected number, received NaN"), ("1.5", "Invalid input: expected int, received number"),
+    ("0", "Too small: expected number to be >0"), ("2147483648", "Too big: expected number to be <=2147483647")])
+def test_model_id_400_is_zods_prettified_error(api: httpx.Client, value: str, problem: str) -> None:
+    # Review row "/models/{id} id validation": {error: z.prettifyError(...)} (models/[id].ts).
+    assert api.get(f"/api/v1/models/{value}").json() == {"error": f"\u2716 {problem}\n  \u2192 at id"}
+
+
+def test_model_id_is_read_as_a_number(api: httpx.Client) -> None:
+    # z.coerce.number(): "1.0" and "0x1" are the id 1.
+    one = api.get("/api/v1/models/1")
+    assert api.get("/api/v1/models/1.0").json() == one.json() == api.get("/api/v1/models/0x1").json()
 
 
 # --- in-process: the fragment cache follows the store --------------------------------------------------------

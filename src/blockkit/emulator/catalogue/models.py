@@ -21,6 +21,7 @@ what it depends on) so the next page that holds it does not rebuild it.
 
 from __future__ import annotations
 
+import math
 import re
 import sqlite3
 from collections.abc import Callable, Sequence
@@ -51,6 +52,7 @@ from blockkit.emulator.catalogue.params import (
     QueryModel,
     QueryText,
     StringBool,
+    js_number,
     parse_query,
     raw_params,
 )
@@ -497,14 +499,24 @@ async def model_endpoint(request: Request) -> Response:
     return await anonymous_cached(request, ("model-by-id", model_id), build, headers=EDGE_CACHED)
 
 
-_ID = re.compile(r"[0-9]{1,10}", re.ASCII)
-
-
 def path_id(text: str, name: str) -> int:
-    """An id in a path: 1-2147483647, digits only, or a 400 {error}."""
-    if not _ID.fullmatch(text) or not 1 <= int(text) <= 2_147_483_647:
-        raise ApiError(400, error_body(f"{name}: expected an integer id from 1 to 2147483647"))
-    return int(text)
+    """An id in a path as GET /models/{id} and mini/{id} read it: ``z.coerce.number().int().gt(0).lte(2147483647)``.
+
+    JavaScript's Number() of the text (so ``0x1F`` is 31); anything else is a 400 ``{error}`` with
+    zod's prettified message (``z.prettifyError``, models/[id].ts and mini/[id].ts).
+    """
+    number = js_number(text)
+    if number != number:
+        problem = "Invalid input: expected number, received NaN"
+    elif math.isinf(number) or number != int(number):
+        problem = "Invalid input: expected int, received number"
+    elif number <= 0:
+        problem = "Too small: expected number to be >0"
+    elif number > 2_147_483_647:
+        problem = "Too big: expected number to be <=2147483647"
+    else:
+        return int(number)
+    raise ApiError(400, error_body(f"\u2716 {problem}\n  \u2192 at {name}"))
 
 
 routes = [
