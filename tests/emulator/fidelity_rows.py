@@ -124,8 +124,9 @@ ROWS: dict[tuple[str, str], Row] = {
     ("GET /articles", "cursor"): Row("fixed", ("test_articles.py::test_malformed_cursor_is_a_400",
                                               "test_articles.py::test_cursor_longer_than_100_is_a_400")),
     ("GET /articles", "list stats"): Row("spec", (), "spec: Article stats are the seven keys it names"),
-    ("GET /articles", "list item"): Row("deviation", (), "the emulator sends the spec's fields; cover, coverId, "
-                                                         "userNsfwLevel, userId, unlisted, cosmetic not added yet"),
+    ("GET /articles", "list item"): Row("fixed", ("test_articles.py::test_items_carry_the_platforms_extra_fields",),
+                                        "userId, coverId, unlisted, cosmetic and the user's deletedAt and cosmetics "
+                                        "added; cover (the cover's JSON) and userNsfwLevel are not"),
     ("GET /articles/{id}", "detail stats"): Row("spec", (), "spec: the single shape 'adds the article body' to the "
                                                             "list shape, whose stats it names"),
     ("GET /articles/{id}", "detail extras"): Row("deviation", (), "contentJson, attachments, reactions, ... have no "

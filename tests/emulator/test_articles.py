@@ -68,7 +68,8 @@ def test_stats_fields_follow_the_store(media: MediaEnv) -> None:
     assert item["stats"] == {"favoriteCount": 9, "collectedCount": 1, "commentCount": 3, "likeCount": 50,
                              "heartCount": 0, "viewCount": 0, "tippedAmountCount": 0}
     assert item["user"] == {"id": d.users["owner"], "username": "Media_Owner",
-                            "image": f"{media.base_url}/__emulator/media/avatar-owner.jpeg"}
+                            "image": f"{media.base_url}/__emulator/media/avatar-owner.jpeg",
+                            "deletedAt": None, "cosmetics": []}
     assert item["tags"] == [{"id": d.tags["article"], "name": "media-article-tag", "isCategory": False},
                             {"id": d.tags["article_category"], "name": "media-article-category", "isCategory": True}]
     assert item["coverImage"]["id"] == d.images["cover_pg"] and item["coverImage"]["url"].startswith(media.base_url)
@@ -178,3 +179,11 @@ def test_bad_article_id_is_a_400(media: MediaEnv, value: str) -> None:
     response = media.client.get(f"/api/v1/articles/{value}")
     assert response.status_code == 400 and isinstance(response.json()["error"], str)
     assert re.search("article id", response.json()["error"])
+
+
+def test_items_carry_the_platforms_extra_fields(media: MediaEnv) -> None:
+    # Review row "articles list item": userId, coverId, unlisted, cosmetic; user adds deletedAt, cosmetics.
+    item = media.json("/articles", limit=1)["items"][0]
+    assert item["userId"] == item["user"]["id"] and item["cosmetic"] is None and item["unlisted"] is False
+    assert "coverId" in item and item["user"]["deletedAt"] is None and item["user"]["cosmetics"] == []
+

@@ -163,6 +163,11 @@ def article_out(row: store.ArticleRow, tags: list[tuple[int, str, bool]], *, lev
         "tags": [{"id": t, "name": n, "isCategory": c} for t, n, c in tags],
         "coverImage": _cover(row, level, base_url),
     }
+    # The platform's list item also carries these (article.service.ts:530-560): the author's id, the
+    # cover's id, whether the article is unlisted, and cosmetics (none in the emulator).
+    article.update({"userId": row.user_id, "coverId": row.cover_id, "unlisted": row.availability == "Unlisted",  # type: ignore[typeddict-item]
+                    "cosmetic": None})
+    article["user"].update({"deletedAt": None, "cosmetics": []})  # type: ignore[typeddict-item]
     if with_content:
         article["content"] = row.content
     return article
