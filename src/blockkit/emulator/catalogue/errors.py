@@ -5,9 +5,11 @@ The spec's error table uses four body shapes; each has one helper here:
 ============================  =====================================================
 ``error_body(msg)``           ``{"error": msg}`` (404s, posts, /me 401, permissions)
 ``message_body(msg, error)``  ``{"message": msg, "error": detail}`` (500s of users, permissions)
-``validation_body(issues)``   ``{"error": {"issues": [...], "name": "ZodError"}}``: invalid
-                              parameters, in the shape the platform's validator
-                              (zod) serialises to; each issue has code, message, path
+``validation_body(issues)``   ``{"error": {"name": "ZodError", "message": "<issues as JSON>"}}``:
+                              invalid parameters, as the platform's zod 4 error
+                              serialises (``issues`` is not enumerable there, so only
+                              ``name`` and ``message``, the issues array as indented
+                              JSON, go out); each issue has zod 4's code, path, message
 ``oauth_body(err, desc)``     ``{"error": err, "error_description": desc}`` (RFC 6749)
 ============================  =====================================================
 
@@ -20,6 +22,7 @@ Unknown paths answer 404 ``{"error": "Not found"}`` and a bug answers 500
 from __future__ import annotations
 
 import errno
+import json
 import sqlite3
 import sys
 from collections.abc import Mapping, Sequence
@@ -73,13 +76,30 @@ def message_body(message: str, error: str | None = None) -> dict[str, Any]:
     return body
 
 
-def issue(message: str, path: Sequence[str | int], code: str = "custom") -> dict[str, Any]:
-    """One validation issue, as the platform's validator reports it."""
-    return {"code": code, "message": message, "path": list(path)}
+def issue(message: str, path: Sequence[str | int], code: str = "custom", **extra: Any) -> dict[str, Any]:
+    """One validation issue, as the platform's validator (zod 4) reports it: code, path, message.
+
+    ``code`` is one of zod 4's issue codes (invalid_type, too_small, too_big, invalid_value,
+    invalid_format, custom, ...); ``extra`` carries the code's own keys (expected, origin,
+    minimum, maximum, inclusive, values), which zod places before ``path``.
+    """
+    return {**extra, "code": code, "path": list(path), "message": message}
+
+
+def zod_error(issues: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """A ZodError as JSON.stringify writes it under zod 4: ``name`` and ``message`` only.
+
+    zod 4 defines ``issues`` as a non-enumerable property and sets ``message`` to
+    ``JSON.stringify(issues, null, 2)`` (zod ``v4/core/errors.ts``), so the issues reach a
+    client only as that text: parse ``message`` to read them.
+    """
+    text = json.dumps([dict(i) for i in issues], indent=2, ensure_ascii=False)
+    return {"name": "ZodError", "message": text}
 
 
 def validation_body(issues: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    return {"error": {"issues": [dict(i) for i in issues], "name": "ZodError"}}
+    """``{error: ZodError}``: the 400 of models, images, articles, collections (``res.json({error})``)."""
+    return {"error": zod_error(issues)}
 
 
 def oauth_body(error: str, description: str | None = None) -> dict[str, Any]:
