@@ -45,6 +45,9 @@ KEY_PARAM = "key"
 CONTROL_PREFIX = "/__emulator/"
 MINT_PATH = "/api/v1/block-tokens"
 JSON_TYPE = "application/json"
+# The methods a route of the emulator can change state with. Any other method (a made-up one such as
+# QUERY, TRACE) reaches the app, which answers 405: the checks guard writes, not the method table.
+WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 # Sec-Fetch-Site values a sign-in or sign-out may come with: the auth origin's own page, or
 # the user typing or bookmarking (no initiator).
 OWN_FETCH_SITES = ("same-origin", "none")
@@ -93,7 +96,7 @@ class LocalGuard:
         path = str(scope.get("path", ""))
         headers: list[tuple[bytes, bytes]] = list(scope.get("headers") or [])
         refusal: tuple[int, str] | None = None
-        if path.startswith(CONTROL_PREFIX) and method not in SAFE_METHODS:
+        if path.startswith(CONTROL_PREFIX) and method in WRITE_METHODS:
             refusal = self._control(headers)
         elif self.role == "auth" and path in ("/login", "/logout") and method == "POST":
             refusal = self._same_origin_form(headers)
@@ -103,11 +106,12 @@ class LocalGuard:
                     await self._sign_in_link(scope, send)
                     return
                 refusal = self._key(headers)
-            elif self.role == "catalogue" and method not in SAFE_METHODS and (
+            elif self.role == "catalogue" and method in WRITE_METHODS and (
                     path.startswith(CONTROL_PREFIX) or path.rstrip("/") == MINT_PATH):
                 refusal = self._key(headers)
         if refusal is not None:
-            await _answer(send, refusal[0], refusal[1])
+            # The API origins answer in their own error shape ({"error": ...}); sign-in pages in text.
+            await _answer(send, refusal[0], refusal[1], as_json=self.role != "auth")
             return
         await self.app(scope, receive, send)
 
@@ -191,10 +195,17 @@ def _query(scope: Scope) -> set[str]:
                                                keep_blank_values=True)}
 
 
-async def _answer(send: Send, status: int, message: str) -> None:
-    body: Any = (message + "\n").encode("utf-8", "backslashreplace")
+async def _answer(send: Send, status: int, message: str, *, as_json: bool = False) -> None:
+    if as_json:
+        import orjson
+
+        body: Any = orjson.dumps({"error": message})
+        content_type = b"application/json"
+    else:
+        body = (message + "\n").encode("utf-8", "backslashreplace")
+        content_type = b"text/plain; charset=utf-8"
     await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"text/plain; charset=utf-8"),
+                "headers": [(b"content-type", content_type),
                             (b"content-length", str(len(body)).encode()),
                             (b"x-content-type-options", b"nosniff"), (b"cache-control", b"no-store")]})
     await send({"type": "http.response.body", "body": body})

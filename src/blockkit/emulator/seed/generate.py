@@ -161,9 +161,11 @@ NEW_KIND_MODELS: tuple[tuple[str, str, tuple[KindFile, ...]], ...] = (
                                   "fp16", True),)),
     ("CLIPVision", "Wan Video 14B i2v 720p", (("CLIPVision", "_clip_vision_h.safetensors", (1_200_000, 1_300_000),
                                               "SafeTensor", "fp16", True),)),
-    ("ComfyWorkflows", "Flux.1 D", (("Workflow", "_workflow.json", (20, 90), "Other", None, True),
+    # Primary: the file the platform's getPrimaryFile scores highest (a SafeTensor fp16 beats the JSON
+    # workflow), so that the version's downloadUrl serves the file the listing marks primary.
+    ("ComfyWorkflows", "Flux.1 D", (("Workflow", "_workflow.json", (20, 90), "Other", None, False),
                                     ("ControlNet", "_controlnet_union.safetensors", (2_400_000, 2_600_000),
-                                     "SafeTensor", "fp16", False),
+                                     "SafeTensor", "fp16", True),
                                     ("Upscaler", "_4x_upscaler.pth", (60_000, 70_000), "PickleTensor", None, False),
                                     ("Enhancement LoRA", "_detail.safetensors", (100_000, 300_000), "SafeTensor",
                                      "bf16", False),
