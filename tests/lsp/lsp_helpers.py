@@ -49,6 +49,10 @@ async def session(options: Optional[dict[str, Any]] = None,
         yield client
         await client.shutdown_session()
     finally:
+        # A failed test leaves the server running (no exit was sent): end it, or stop() waits for it.
+        server = getattr(client, "_server", None)
+        if server is not None and server.returncode is None:
+            server.kill()
         await client.stop()
 
 

@@ -98,7 +98,18 @@ async def test_changes_incremental_and_full_are_checked_as_lint_checks_the_resul
         change_ranges(client, uri, 4, [(_range(text, at, at + len("greets")), "\u2028greets")])
         text = text[:at] + "\u2028greets" + text[at + len("greets"):]
         await settle(client)
-        assert [as_tuple(d) for d in client.diagnostics[uri]] == expected_tuples(text, lint_stdin(path, text))
+        good = [as_tuple(d) for d in client.diagnostics[uri]]
+        assert good == expected_tuples(text, lint_stdin(path, text))
+        # a quote typed there breaks the string exactly where the client says it was typed (the
+        # blockId's finding, before the break, stays)
+        at = text.index("eets")
+        change_ranges(client, uri, 5, [(_range(text, at, at), '"')])
+        text = text[:at] + '"' + text[at:]
+        await settle(client)
+        got = [as_tuple(d) for d in client.diagnostics[uri]]
+        assert got == expected_tuples(text, lint_stdin(path, text)) + [t for t in good if t[0] == "BK104"]
+        # the error is at "eets", after the quote: two 😀 before it on the line count 2 units each
+        assert got[0][3][:2] == (text[:at].count("\n"), (at + 1) - (text.rfind("\n", 0, at) + 1) + 2)
 
 
 async def test_a_parse_error_keeps_the_findings_before_it(tmp_path: Path) -> None:

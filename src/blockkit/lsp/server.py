@@ -2,9 +2,11 @@
 
 Every open manifest is checked on open and on every change, in this process with the rules
 and validators kept warm, as ``blockkit lint - --stdin-filename PATH`` would check it. The
-server keeps its own copy of each document: pygls's breaks lines at every character
-``str.splitlines`` knows (U+2028 included, which a JSON string may hold raw), and LSP breaks
-them at LF, CR and CRLF only.
+server keeps its own copy of each document, and pygls keeps none: pygls's copy breaks lines
+at every character ``str.splitlines`` knows (U+2028 included, which a JSON string may hold
+raw) where LSP breaks them at LF, CR and CRLF only, and applying a change to it clamps the
+change's position to its shorter line *in the client's own message* (pygls 2.1,
+position_codec.py), so that every handler after it reads a wrong range.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from typing import Any, Optional
 from lsprotocol import types
 from pygls.capabilities import ServerCapabilitiesBuilder
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.language_server import lsp_method
 from pygls.uris import to_fs_path
 
 from blockkit._version import __version__
@@ -58,9 +62,29 @@ class Document:
     last_good: Optional[tuple[str, list[tuple[int, int, types.Diagnostic]]]] = None
 
 
+class _Protocol(LanguageServerProtocol):
+    """pygls's protocol without its own copy of the documents (see the module's docstring):
+    open, change and close go straight to our handlers."""
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
+    def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams) -> Any:
+        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_OPEN)) is not None:
+            yield handler, (params,), None
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams) -> Any:
+        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)) is not None:
+            yield handler, (params,), None
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
+    def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams) -> Any:
+        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CLOSE)) is not None:
+            yield handler, (params,), None
+
+
 class BlockkitServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("blockkit", __version__)
+        super().__init__("blockkit", __version__, protocol_cls=_Protocol)
         self.documents: dict[str, Document] = {}
         self.settings = Settings()
         self.encoding = UTF16
