@@ -211,3 +211,16 @@ async def test_initialization_options_are_the_cli_flags(tmp_path: Path) -> None:
         got = [as_tuple(d) for d in client.diagnostics[uri]]
     assert got == expected_tuples(text, lint_stdin(path, text, *flags))
     assert got != expected_tuples(text, lint_stdin(path, text))
+
+
+async def test_a_client_that_prefers_utf8_gets_byte_columns(tmp_path: Path) -> None:
+    path = tmp_path / "block.manifest.json"
+    text = '{"name": "😀é", "blockId": "Bad"}'
+    capabilities = types.ClientCapabilities(general=types.GeneralClientCapabilities(
+        position_encodings=[types.PositionEncodingKind.Utf8, types.PositionEncodingKind.Utf16]))
+    async with session(capabilities=capabilities) as client:
+        uri = open_document(client, path, text)
+        await settle(client)
+        [bad] = [d for d in client.diagnostics[uri] if d.code == "BK104"]
+    at = text.index('"Bad"')
+    assert bad.range.start.character == len(text[:at].encode("utf-8")) == at + 3 + 1

@@ -339,6 +339,12 @@ def _contains(r: types.Range, p: types.Position) -> bool:
     return (r.start.line, r.start.character) <= (p.line, p.character) <= (r.end.line, r.end.character)
 
 
+def _value(kind: Any) -> str:
+    """A protocol string, whether lsprotocol gives it as its enum or as a plain string
+    (``str()`` of an enum member is its name in Python 3.11, not its value)."""
+    return str(getattr(kind, "value", kind))
+
+
 def _wants_kind(only: Optional[list[str]], kind: str, explicit: bool = False) -> bool:
     """Whether a client that asked for ``only`` kinds wants an action of ``kind`` (kinds are
     dotted hierarchies: asking for "source.fixAll" asks for "source.fixAll.blockkit")."""
@@ -357,7 +363,7 @@ def build() -> BlockkitServer:
 
     @server.feature(types.INITIALIZE)
     def initialize(ls: BlockkitServer, params: types.InitializeParams) -> None:
-        ls.encoding = str(ServerCapabilitiesBuilder.choose_position_encoding(params.capabilities))
+        ls.encoding = _value(ServerCapabilitiesBuilder.choose_position_encoding(params.capabilities))
         options = params.initialization_options
         try:
             ls.settings = Settings.from_options(options)
@@ -431,7 +437,7 @@ def build() -> BlockkitServer:
         actions: list[types.CodeAction] = []
         if _wants_kind(only, types.CodeActionKind.QuickFix) or _wants_kind(only, QUICK_FIX_UNSAFE):
             for action in ls.quick_fixes(document, params.range):
-                if _wants_kind(only, str(action.kind)):
+                if _wants_kind(only, _value(action.kind)):
                     actions.append(action)
         if _wants_kind(only, FIX_ALL):
             action = ls.fix_all(document, unsafe=False)
