@@ -1,0 +1,31 @@
+"""The server's plumbing, in this process: what the stdio tests cannot see from outside."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsprotocol import types
+
+from blockkit.lsp.server import build
+
+
+def test_notifications_leave_nothing_behind(tmp_path: Path) -> None:
+    # pygls 2.1 keeps the future of every notification it runs through a generator handler
+    # (its own didOpen/didChange/didClose) for good: ~1 KB a keystroke. Ours are plain calls.
+    server = build()
+    published: list[types.PublishDiagnosticsParams] = []
+    server.text_document_publish_diagnostics = published.append  # type: ignore[method-assign]
+    protocol = server.protocol
+    uri = (tmp_path / "block.manifest.json").as_uri()
+    protocol._handle_notification(types.TEXT_DOCUMENT_DID_OPEN, types.DidOpenTextDocumentParams(
+        types.TextDocumentItem(uri=uri, language_id="json", version=1, text='{"name": "x"}')))
+    for version in range(2, 52):
+        protocol._handle_notification(types.TEXT_DOCUMENT_DID_CHANGE, types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            [types.TextDocumentContentChangeWholeDocument(text='{"name": "x%d"}' % version)]))
+    protocol._handle_notification(types.TEXT_DOCUMENT_DID_CLOSE, types.DidCloseTextDocumentParams(
+        types.TextDocumentIdentifier(uri=uri)))
+    assert len(published) == 52 and published[-1].diagnostics == []
+    assert [p.version for p in published[:51]] == list(range(1, 52))
+    assert protocol._request_futures == {}
+    assert server.documents == {}
