@@ -28,3 +28,15 @@ def test_listed_among_the_commands() -> None:
                             env=cli_env(), timeout=60)
     assert result.returncode == 0
     assert any(line.split()[:1] == ["lsp"] for line in result.stdout.splitlines())
+
+
+def test_a_malformed_message_is_one_line_on_stderr_not_a_traceback() -> None:
+    body = b"{bad}"
+    result = subprocess.run([sys.executable, "-m", "blockkit", "lsp"], capture_output=True, env=cli_env(),
+                            timeout=60, input=b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+    assert result.returncode == 0
+    assert b"Traceback" not in result.stderr
+    assert result.stderr.decode().splitlines() == [
+        "blockkit lsp: error: Unable to handle message (JSONDecodeError: Expecting property name enclosed in "
+        "double quotes: line 1 column 2 (char 1))"]
+    assert b"window/showMessage" in result.stdout  # and the editor is told

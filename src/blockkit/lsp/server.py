@@ -471,5 +471,25 @@ def build() -> BlockkitServer:
     return server
 
 
+class _OneLine(logging.Formatter):
+    """Log records as one line each on standard error (the editor's log for the server); the
+    traceback of an error only with BLOCKKIT_DEBUG set, as everywhere in blockkit."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        import os
+
+        line = f"blockkit lsp: {record.levelname.lower()}: {record.getMessage()}"
+        if record.exc_info and os.environ.get("BLOCKKIT_DEBUG"):
+            line += "\n" + self.formatException(record.exc_info)
+        elif record.exc_info and record.exc_info[1] is not None:
+            line += f" ({type(record.exc_info[1]).__name__}: {record.exc_info[1]})"
+        return line.replace("\n", "\n  ") if not os.environ.get("BLOCKKIT_DEBUG") else line
+
+
 def serve() -> None:
+    handler = logging.StreamHandler()
+    handler.setFormatter(_OneLine())
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(logging.WARNING)
     build().start_io()
