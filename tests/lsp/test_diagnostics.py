@@ -179,6 +179,14 @@ async def test_project_aware_advice_and_config_changes_without_restart(tmp_path:
         assert {"BK318", "BK319"} <= codes, "project-aware: BLOCK_READY never sent, storage used undeclared"
         ignored = "BK319"
 
+        # the block's code changes on disk (the server keeps the project read while it does not)
+        (tmp_path / "src" / "ready.js").write_text("parent.postMessage({type: 'BLOCK_READY'}, '*');\n")
+        client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri)))
+        await settle(client)
+        now = [as_tuple(d) for d in client.diagnostics[uri]]
+        assert now == expected_tuples(text, lint_stdin(path, text))
+        assert "BK318" not in {code for code, *_ in now}
+
         # a config written beside it is read at the next check, announced by the editor's watcher
         (tmp_path / "blockkit.toml").write_text(f'ignore = ["{ignored}"]\ntier = "verified"\n', encoding="utf-8")
         client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[types.FileEvent(

@@ -29,3 +29,21 @@ def test_notifications_leave_nothing_behind(tmp_path: Path) -> None:
     assert [p.version for p in published[:51]] == list(range(1, 52))
     assert protocol._request_futures == {}
     assert server.documents == {}
+
+
+def test_a_project_is_read_once_while_its_files_stay_as_they_were(tmp_path: Path) -> None:
+    from blockkit.lsp.checking import Projects, Settings, check_text
+
+    (tmp_path / "src").mkdir()
+    code = tmp_path / "src" / "main.js"
+    code.write_text("useAppStorage('k');\n")
+    manifest = tmp_path / "block.manifest.json"
+    text = '{"blockId": "kept", "version": "1.0.0", "name": "K", "contentRating": "g", "scopes": []}'
+    projects = Projects()
+    first = projects.project(tmp_path)
+    assert projects.project(tmp_path) is first
+    assert {f.code for f in check_text(manifest, text, Settings(), projects).findings} >= {"BK318", "BK319"}
+    code.write_text("parent.postMessage({type: 'BLOCK_READY'});\n")  # another size: another fingerprint
+    assert projects.project(tmp_path) is not first
+    assert "BK318" not in {f.code for f in check_text(manifest, text, Settings(), projects).findings}
+    assert "BK319" not in {f.code for f in check_text(manifest, text, Settings(), projects).findings}

@@ -27,7 +27,7 @@ from pygls.uris import to_fs_path
 
 from blockkit._version import __version__
 from blockkit.lsp import knowledge
-from blockkit.lsp.checking import Checked, Settings, SettingsError, check_text
+from blockkit.lsp.checking import Checked, Projects, Settings, SettingsError, check_text
 from blockkit.lsp.cursor import locate
 from blockkit.lsp.positions import UTF16, LineIndex
 from blockkit.report import Edit, Finding
@@ -98,6 +98,7 @@ class BlockkitServer(LanguageServer):
         self.docs_template: Optional[str] = None
         self.manifest_names: tuple[str, ...] = MANIFEST_NAMES
         self._docs_uris: dict[str, Optional[str]] = {}
+        self.projects = Projects()
 
     # --- documents -----------------------------------------------------------------
 
@@ -129,7 +130,7 @@ class BlockkitServer(LanguageServer):
         self.check(document)
 
     def check(self, document: Document) -> None:
-        checked = check_text(document.path, document.text, self.settings)
+        checked = check_text(document.path, document.text, self.settings, self.projects)
         document.checked = checked
         index = document.index
         if checked.problem is not None:
