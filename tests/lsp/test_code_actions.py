@@ -119,3 +119,12 @@ async def test_unsafe_fixes_are_offered_and_marked(tmp_path: Path) -> None:
         # "fix all on save" (source.fixAll) never applies the unsafe ones
         on_save = await actions(client, uri, ["source.fixAll"])
         assert [a.kind for a in on_save] == [FIX_ALL]
+        # asked without a kind: quick fixes only when the editor asks on its own (a lightbulb as
+        # the cursor moves), every action when the user asks
+        for trigger, kinds in ((types.CodeActionTriggerKind.Automatic, set()),
+                               (types.CodeActionTriggerKind.Invoked, {FIX_ALL, FIX_ALL_UNSAFE})):
+            found = await client.text_document_code_action_async(types.CodeActionParams(
+                types.TextDocumentIdentifier(uri), WHOLE,
+                types.CodeActionContext(diagnostics=[], trigger_kind=trigger)))
+            assert {a.kind for a in found} - {"quickfix", "quickfix.blockkit.unsafe"} == kinds
+            assert {"quickfix", "quickfix.blockkit.unsafe"} <= {a.kind for a in found}

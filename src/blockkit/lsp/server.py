@@ -447,11 +447,14 @@ def build() -> BlockkitServer:
             for action in ls.quick_fixes(document, params.range):
                 if _wants_kind(only, _value(action.kind)):
                     actions.append(action)
-        if _wants_kind(only, FIX_ALL):
+        # Fixing all runs blockkit fix (checks until nothing changes): not for the automatic
+        # requests an editor sends as the cursor moves without naming a kind (lightbulbs).
+        asked = only is not None or params.context.trigger_kind == types.CodeActionTriggerKind.Invoked
+        if asked and _wants_kind(only, FIX_ALL):
             action = ls.fix_all(document, unsafe=False)
             if action is not None:
                 actions.append(action)
-        if only is None or _wants_kind(only, FIX_ALL_UNSAFE, explicit=True) or "source" in only:
+        if asked and (only is None or _wants_kind(only, FIX_ALL_UNSAFE, explicit=True) or "source" in only):
             action = ls.fix_all(document, unsafe=True)
             if action is not None:
                 actions.append(action)
