@@ -95,6 +95,21 @@ async def test_completion(tmp_path: Path) -> None:
         g = items[0]
         assert apply_text_edits(TEXT, [g.text_edit]).count('"contentRating": "g"') == 1
 
+        # categories, each with its docs, where a value goes
+        items = await complete_at(client, uri, TEXT, '"contentRating"')
+        assert "category" in {i.label for i in items}
+        category_text = TEXT.replace('"name"', '"category": "g", "name"')
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            [types.TextDocumentContentChangeWholeDocument(text=category_text)]))
+        items = await complete_at(client, uri, category_text, '"g", "name"', 1)
+        assert [i.label for i in items] == ["generation", "games", "utility", "discovery", "moderation",
+                                            "analytics", "other"]
+        assert all(i.documentation is not None for i in items)
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=uri, version=3),
+            [types.TextDocumentContentChangeWholeDocument(text=TEXT)]))
+
         # scopes, the sensitive ones marked
         items = await complete_at(client, uri, TEXT, '"buzz:read:self"]', 1)
         assert {i.label for i in items} == set(SCOPES)

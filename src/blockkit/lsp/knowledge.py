@@ -92,6 +92,9 @@ SLOT_NOTES: dict[str, str] = {
 ENUM_NOTES: dict[str, dict[str, str]] = {
     "/contentRating": {"g": "general audiences", "pg": "parental guidance", "pg13": "13 and over",
                        "r": "restricted: adults", "x": "explicit: adults only"},
+    "/category": {"generation": "makes images or video", "games": "a game", "utility": "a tool",
+                  "discovery": "helps viewers find content", "moderation": "for moderators",
+                  "analytics": "statistics and insight", "other": "none of the above"},
     "/renderMode": {"iframe": "a sandboxed frame (every tier)", "inline": "in the host page (verified or internal)",
                     "hybrid": "frame and inline parts (verified or internal)"},
     "/auth": {"block-token": "a block-scoped JWT (the default)", "oauth": "an OAuth access token for the app's own client"},
