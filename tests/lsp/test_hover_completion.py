@@ -142,6 +142,15 @@ async def test_completion_while_the_text_is_not_json_yet(tmp_path: Path) -> None
         items = await complete_at(client, uri, text, '"ta', 3)
         tagline = next(i for i in items if i.label == "tagline")
         assert apply_text_edits(text, [tagline.text_edit]).endswith('"tagline": ')
+        # renaming a key that has its colon and value already
+        text3 = '{"ta": "x", "name": "n"}'
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=uri, version=3),
+            [types.TextDocumentContentChangeWholeDocument(text=text3)]))
+        items = await complete_at(client, uri, text3, '"ta"', 2)
+        tagline = next(i for i in items if i.label == "tagline")
+        assert "name" not in {i.label for i in items}
+        assert apply_text_edits(text3, [tagline.text_edit]) == '{"tagline": "x", "name": "n"}'
         text2 = '{"contentRating": '
         change = types.TextDocumentContentChangeWholeDocument(text=text2)
         client.text_document_did_change(types.DidChangeTextDocumentParams(

@@ -30,19 +30,21 @@ def _replaced(place: Place, offset: int) -> tuple[int, int]:
 def items_at(text: str, offset: int, index: LineIndex, tier: str) -> list[types.CompletionItem]:
     place = locate(text, offset)
     if place.role == "key":
-        return _keys(place, offset, index, tier)
+        return _keys(text, place, offset, index, tier)
     if place.role == "value":
         return _values(text, place, offset, index, tier)
     return []
 
 
-def _keys(place: Place, offset: int, index: LineIndex, tier: str) -> list[types.CompletionItem]:
+def _keys(text: str, place: Place, offset: int, index: LineIndex, tier: str) -> list[types.CompletionItem]:
     parent: list[Union[str, int]] = place.path[:-1] if place.token is not None else list(place.path)
     present = list(place.keys)
     if place.token is not None and place.text in present:
         present.remove(place.text)  # the key being typed
     required = set(knowledge.required_keys(parent))
     start, end = _replaced(place, offset)
+    # A key that already has its colon (renaming "ta": 1) gets the name alone.
+    has_colon = text[end:].lstrip(" \t\r\n")[:1] == ":"
     items = []
     for order, key in enumerate(knowledge.allowed_keys(parent)):
         if key in present:
@@ -57,7 +59,8 @@ def _keys(place: Place, offset: int, index: LineIndex, tier: str) -> list[types.
             documentation=_markdown(knowledge.key_hover(path, tier)),
             sort_text=f"{0 if key in required or (scope is not None and scope.sensitive) else 1}{order:03d}",
             filter_text=json.dumps(key) if place.is_string else key,
-            text_edit=types.TextEdit(range=_range(index, start, end), new_text=json.dumps(key) + ": ")))
+            text_edit=types.TextEdit(range=_range(index, start, end),
+                                     new_text=json.dumps(key) + ("" if has_colon else ": "))))
     return items
 
 
