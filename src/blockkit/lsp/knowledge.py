@@ -223,14 +223,21 @@ def rules_for(pattern: str) -> list[tuple[str, str]]:
     """The rules whose documentation names the key (as `key` or the pointer)."""
     from blockkit.rules import load_all
 
-    last = pattern.rsplit("/", 1)[-1]
-    if not last or last == "*":
+    parts = [p for p in pattern.split("/")[1:] if p != "*"]
+    if not parts:
         return []
-    wanted = re.compile(rf"(?<![\w.$-]){re.escape(last)}(?![\w-])")
+    last = parts[-1]
+    if len(parts) == 1:  # a top-level key, written as code: `name`, "name"
+        wanted = re.compile(rf"[`\"]{re.escape(last)}[`\"]")
+    else:  # a member, written with its parent: iframe.sandbox, goods[].priceBuzz, page.path
+        wanted = re.compile(rf"{re.escape(parts[-2])}(?:\[\d*\])?\.{re.escape(last)}(?![\w-])"
+                            rf"|[`\"]{re.escape(last)}[`\"]")
     found = []
     for code, rule in sorted(load_all().items()):
-        if rule.layer == "parse":
-            continue
+        if rule.layer == "parse" or (rule.keys is not None and parts[0] not in rule.keys):
+            continue  # (a rule declares the top-level keys it reads)
+        if rule.check is None and rule.layer == "lint":
+            continue  # lint's reports on the config and baseline files, not on the manifest
         doc = rule.doc
         if wanted.search(doc.summary) or wanted.search(doc.what) or pattern in doc.what:
             found.append((code, doc.summary))
