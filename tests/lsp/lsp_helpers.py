@@ -13,12 +13,8 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, AsyncIterator, Optional
 
-import pytest
-
-pytest.importorskip("pytest_lsp", reason="the lsp tests need the test extra (pytest-lsp)")
-
-from lsprotocol import types  # noqa: E402
-from pytest_lsp import ClientServerConfig, LanguageClient  # noqa: E402
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
 
 REPO = Path(__file__).resolve().parents[2]
 SRC = REPO / "src"
