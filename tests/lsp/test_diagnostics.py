@@ -19,6 +19,7 @@ from lsp_helpers import (  # type: ignore[import-not-found]
     open_document,
     session,
     settle,
+    utf16,
 )
 from lsprotocol import types
 from tests.conftest import OWN_CORPUS, SHARED_CORPUS, corpus_files
@@ -139,13 +140,13 @@ async def test_a_parse_error_keeps_the_findings_before_it(tmp_path: Path) -> Non
 
 async def test_typing_a_manifest_char_by_char_never_crashes_the_server(tmp_path: Path) -> None:
     path = tmp_path / "block.manifest.json"
-    target = HELLO.read_text(encoding="utf-8")
+    target = HELLO.read_text(encoding="utf-8").replace("greets", "greets 😀 (é)")
     async with session() as client:
         uri = open_document(client, path, "")
         typed = ""
         for version, ch in enumerate(target, start=2):
             line = typed.count("\n")
-            character = len(typed) - (typed.rfind("\n") + 1)
+            character = utf16(typed[typed.rfind("\n") + 1:])
             position = types.Position(line, character)
             change_ranges(client, uri, version, [(types.Range(position, position), ch)])
             typed += ch
