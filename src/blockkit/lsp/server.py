@@ -390,6 +390,12 @@ def build() -> BlockkitServer:
     def initialized(ls: BlockkitServer, params: types.InitializedParams) -> None:
         from pygls.lsp._capabilities import get_capability
 
+        from blockkit.engine import ALL_LAYERS, warm_up
+
+        # Load the rules and build the validators now, while the editor has yet to open a
+        # manifest (when it has, this is work its first check would do anyway).
+        warm_up(ALL_LAYERS)
+
         if get_capability(ls.client_capabilities,
                           "workspace.did_change_watched_files.dynamic_registration", False):
             watchers = [types.FileSystemWatcher(glob_pattern=f"**/{name}") for name in CONFIG_NAMES]
