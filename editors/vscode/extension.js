@@ -29,8 +29,15 @@ async function start() {
       { scheme: 'file', language: 'jsonc', pattern: '**/block.manifest.json' },
     ],
     initializationOptions: initializationOptions(),
-    // A config edit is picked up at once (the server reads it again on each check anyway).
-    synchronize: { fileEvents: vscode.workspace.createFileSystemWatcher('**/{blockkit.toml,pyproject.toml}') },
+    // A change to the config or to the block's code (which lint's project rules read) is
+    // picked up at once (the server asks for the same watchers itself where a client lets it).
+    synchronize: {
+      fileEvents: [
+        vscode.workspace.createFileSystemWatcher(
+          '**/{blockkit.toml,pyproject.toml,package.json,package-lock.json,pnpm-lock.yaml,yarn.lock}'),
+        vscode.workspace.createFileSystemWatcher('**/*.{cjs,cts,htm,html,js,jsx,mjs,mts,svelte,ts,tsx,vue}'),
+      ],
+    },
   });
   await client.start();
 }

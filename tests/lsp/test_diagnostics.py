@@ -197,6 +197,15 @@ async def test_project_aware_advice_and_config_changes_without_restart(tmp_path:
         assert after == expected_tuples(text, lint_stdin(path, text))
         assert ignored not in {code for code, *_ in after}
 
+        # the block's code changes on disk, and the editor's watcher says so: checked again at once
+        (tmp_path / "src" / "ready.js").write_text("// BLOCK_READY is sent no more\n", encoding="utf-8")
+        client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[types.FileEvent(
+            uri=(tmp_path / "src" / "ready.js").as_uri(), type=types.FileChangeType.Changed)]))
+        await settle(client)
+        now = [as_tuple(d) for d in client.diagnostics[uri]]
+        assert now == expected_tuples(text, lint_stdin(path, text))
+        assert "BK318" in {code for code, *_ in now}
+
         # a config that cannot be read: the CLI's one line, as a diagnostic
         (tmp_path / "blockkit.toml").write_text("ignore = [\n", encoding="utf-8")
         client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[types.FileEvent(

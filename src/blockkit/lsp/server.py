@@ -336,6 +336,17 @@ class BlockkitServer(LanguageServer):
         return items_at(document.text, offset, document.index, self.tier(document))
 
 
+def watched_globs() -> list[str]:
+    """The files whose change may change a finding: the config, and the block project lint reads
+    (package.json, the lockfiles, the source files)."""
+    from blockkit.lint.code import SOURCE_SUFFIXES
+    from blockkit.platform import LOCKFILES
+
+    names = sorted({*CONFIG_NAMES, "package.json", *LOCKFILES.values()})
+    suffixes = ",".join(sorted(suffix.lstrip(".") for suffix in SOURCE_SUFFIXES))
+    return [f"**/{name}" for name in names] + [f"**/*.{{{suffixes}}}"]
+
+
 def _overlaps(a: types.Range, b: types.Range) -> bool:
     def key(p: types.Position) -> tuple[int, int]:
         return (p.line, p.character)
@@ -398,7 +409,7 @@ def build() -> BlockkitServer:
 
         if get_capability(ls.client_capabilities,
                           "workspace.did_change_watched_files.dynamic_registration", False):
-            watchers = [types.FileSystemWatcher(glob_pattern=f"**/{name}") for name in CONFIG_NAMES]
+            watchers = [types.FileSystemWatcher(glob_pattern=glob) for glob in watched_globs()]
             ls.client_register_capability(types.RegistrationParams(registrations=[types.Registration(
                 id="blockkit-config", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
                 register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers))]))
