@@ -90,7 +90,8 @@ def locate(text: str, offset: int) -> Place:
             found = here(_expected(stack, top_done))
         frame = stack[-1] if stack else None
         closed = raw.startswith('"') and len(raw) >= 2 and _terminated(raw)
-        inside = found is None and not punctuation and start < offset and (offset < end or (offset == end and not closed))
+        inside = (found is None and not punctuation and start < offset
+                  and (offset < end or (offset == end and not closed)))
         if raw in "{[":
             if found is None and start < offset < end:
                 found = here(None)

@@ -23,37 +23,50 @@ PLATFORM_NOTES: dict[str, str] = {
     "/blockId": "Becomes the submission slug and the app's host name, `<blockId>.<app domain>`. Checked at submit.",
     "/version": "The version submitted for review; a new version is needed to change the approved goods.",
     "/name": "The app's display name in the store. Checked at submit.",
-    "/tagline": "Copied to the store listing when a moderator approves the version, and re-synced on each later approved version.",
-    "/repository": "Shown on the store detail page, stored as `https://<host>/<owner>/<repo>`; removing the key clears the link.",
+    "/tagline": ("Copied to the store listing when a moderator approves the version, and re-synced on each "
+                 "later approved version."),
+    "/repository": ("Shown on the store detail page, stored as `https://<host>/<owner>/<repo>`; removing the "
+                    "key clears the link."),
     "/type": "Informational; the platform does nothing with it but refuses any value other than \"block\".",
     "/contentRating": "The maturity rating viewers and the host filter on.",
-    "/category": "Copied to the listing at approval unless a moderator set one; an unknown value is refused at submit.",
-    "/renderMode": "How the host mounts the app: `iframe` for every tier; `inline` and `hybrid` need a verified or internal tier.",
-    "/auth": "Which token the host hands the block: a block-scoped JWT, or (with `oauth`, when the server allows it and the viewer is signed in) an OAuth access token for the block's own client.",
+    "/category": ("Copied to the listing at approval unless a moderator set one; an unknown value is refused at "
+                  "submit."),
+    "/renderMode": ("How the host mounts the app: `iframe` for every tier; `inline` and `hybrid` need a "
+                    "verified or internal tier."),
+    "/auth": ("Which token the host hands the block: a block-scoped JWT, or (with `oauth`, when the server "
+              "allows it and the viewer is signed in) an OAuth access token for the block's own client."),
     "/trustTier": "Owned by the server, which assigns it at approval; a manifest that sets it is refused.",
-    "/scopes": "The capabilities the block requests from the viewer; review grants a superset. Each must be a known scope.",
-    "/scopeJustifications": "Why each scope is needed, shown to moderators; required for every sensitive scope (missing ones are refused at submit).",
+    "/scopes": ("The capabilities the block requests from the viewer; review grants a superset. Each must be a "
+                "known scope."),
+    "/scopeJustifications": ("Why each scope is needed, shown to moderators; required for every sensitive scope "
+                             "(missing ones are refused at submit)."),
     "/minApiVersion": "Informational: the host bridge version the block expects.",
-    "/buildCommand": "The command the platform's builder runs; omit it for a static app. When set, outputDir is required.",
+    "/buildCommand": ("The command the platform's builder runs; omit it for a static app. When set, outputDir "
+                      "is required."),
     "/outputDir": "The folder the build writes and the platform serves, relative to the project.",
     "/publicSettingsKeys": "Settings keys anonymous viewers may read; omitted means none.",
-    "/assetBundleUrl": "A public https URL on an origin the app's OAuth client allows; private or off-origin URLs are refused.",
+    "/assetBundleUrl": ("A public https URL on an origin the app's OAuth client allows; private or off-origin "
+                        "URLs are refused."),
     "/iframe": "The embedded surface; the server always creates it and fills in the members you leave out.",
     "/iframe/src": "Owned by the server, which stamps it at build or approval; setting it is refused.",
     "/iframe/minHeight": "The smallest height (px) the host gives the frame.",
     "/iframe/maxHeight": "The largest height (px) the host lets the frame grow to; null means unbounded.",
     "/iframe/resizable": "Whether the host honours the block's resize messages.",
-    "/iframe/sandbox": "The frame's sandbox tokens, space-separated; which tokens are allowed depends on the trust tier.",
-    "/bootSkeleton": "True: index.html paints its own loading state inside #root, so the full-page host drops its overlay at mount.",
+    "/iframe/sandbox": ("The frame's sandbox tokens, space-separated; which tokens are allowed depends on the "
+                        "trust tier."),
+    "/bootSkeleton": ("True: index.html paints its own loading state inside #root, so the full-page host drops "
+                      "its overlay at mount."),
     "/page": "The full-page surface, mounted at `/apps/run/<slug>`.",
     "/page/path": "The page's path under the app, starting with `/`.",
     "/page/title": "Shown in the host's chrome around the page.",
     "/page/icon": "The icon name shown with the page.",
-    "/page/buzzBudgetPerGen": "The Buzz one generation may spend with an `ai:write:budgeted` token; the server clamps it to its cap.",
+    "/page/buzzBudgetPerGen": ("The Buzz one generation may spend with an `ai:write:budgeted` token; the server "
+                               "clamps it to its cap."),
     "/goods": "The digital goods catalogue sold for Buzz; the approved catalogue is the one that can be sold.",
     "/goods/*/id": "The entitlement key: changing it orphans entitlements already granted.",
     "/goods/*/title": "Shown to the viewer at purchase.",
-    "/goods/*/priceBuzz": "Whole Buzz; at most 5000 for an `app_unlock`. The platform keeps 30 percent, the owner gets 70.",
+    "/goods/*/priceBuzz": ("Whole Buzz; at most 5000 for an `app_unlock`. The platform keeps 30 percent, the "
+                           "owner gets 70."),
     "/goods/*/description": "Shown with the good.",
     "/goods/*/kind": "`good`, or `app_unlock` (at most one per manifest; recorded like any entitlement).",
     "/goods/*/justification": "For moderators only (required for an `app_unlock`); never shown to the viewer.",
@@ -97,7 +110,8 @@ ENUM_NOTES: dict[str, dict[str, str]] = {
                   "analytics": "statistics and insight", "other": "none of the above"},
     "/renderMode": {"iframe": "a sandboxed frame (every tier)", "inline": "in the host page (verified or internal)",
                     "hybrid": "frame and inline parts (verified or internal)"},
-    "/auth": {"block-token": "a block-scoped JWT (the default)", "oauth": "an OAuth access token for the app's own client"},
+    "/auth": {"block-token": "a block-scoped JWT (the default)",
+              "oauth": "an OAuth access token for the app's own client"},
     "/goods/*/kind": {"good": "an ordinary good (the default)", "app_unlock": "unlocks the app (at most one)"},
 }
 
