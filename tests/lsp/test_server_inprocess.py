@@ -47,3 +47,24 @@ def test_a_project_is_read_once_while_its_files_stay_as_they_were(tmp_path: Path
     assert projects.project(tmp_path) is not first
     assert "BK318" not in {f.code for f in check_text(manifest, text, Settings(), projects).findings}
     assert "BK319" not in {f.code for f in check_text(manifest, text, Settings(), projects).findings}
+
+
+def test_hover_and_completion_anywhere_in_any_text_never_raise(tmp_path: Path) -> None:
+    from tests.conftest import OWN_CORPUS, corpus_files
+
+    server = build()
+    server.text_document_publish_diagnostics = lambda params: None  # type: ignore[method-assign]
+    texts = [p.read_bytes().decode("utf-8", errors="replace") for p in corpus_files(OWN_CORPUS)[:12]]
+    texts += [t[: len(t) // 3] for t in texts[:6]]  # half-typed
+    texts += ['{"a\\', '{"scopes": ["', '[{"', '"\\ud800"', '{"iframe": {"sandbox": "allow-', "\ufeff{", ""]
+    answered = 0
+    for number, text in enumerate(texts):
+        uri = (tmp_path / f"{number}.manifest.json").as_uri()
+        server.open(uri, text, 1)
+        document = server.documents[uri]
+        for line, row in enumerate(text.split("\n")):
+            for character in range(0, len(row) + 2, 3):
+                position = types.Position(line, character)
+                answered += server.hover(document, position) is not None
+                answered += bool(server.complete(document, position))
+    assert answered > 500
