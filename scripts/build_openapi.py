@@ -24,6 +24,9 @@ from pathlib import Path
 from typing import Any
 
 OUT = Path(__file__).resolve().parents[1] / "src" / "blockkit" / "emulator" / "openapi.json"
+# The enum lists come from the emulator's one table of platform facts.
+sys.path.insert(0, str(OUT.parents[2]))
+from blockkit.emulator import facts  # noqa: E402
 
 INT32_MAX = 2147483647
 # JavaScript's Number.MAX_SAFE_INTEGER: the platform reads numbers as JavaScript does.
@@ -35,11 +38,12 @@ FREE_TEXT_MAX = 1024
 # id -> text. Referenced by id from where they apply; all listed in info.x-blockkit-decisions.
 DECISIONS: dict[str, str] = {
     "D-error-validation": (
-        "Validation-error JSON (shape not shown): an object {name?, issues[]} where each issue has "
-        "code, path (array of keys and indexes) and message, other keys allowed. Models, images, "
-        "articles, collections and vault/all wrap it as {error: <validation error>}; users answers "
-        "it bare; creators and tags answer the issues array bare (or {message} when the failure "
-        "is not a field). Modelled on how the platform's own endpoints serialise their parse failures."
+        "Validation-error JSON is a ZodError as zod 4 serialises it: {name: 'ZodError', message: <the issues "
+        "array as indented JSON>} (issues is not enumerable in zod 4, so it does not go out; "
+        "civitai/civitai@ebed661 models/index.ts:62 with zod v4/core/errors.ts). Each issue carries zod 4's "
+        "code, path and message. Models, images, articles, collections and vault/all wrap it as {error: "
+        "<ZodError>}; users answers it bare; creators and tags answer the issues array bare (or {message} "
+        "when the failure is not a field)."
     ),
     "D-error-single": (
         "Endpoints addressed by id or hash (models/{id}, model-versions/*, articles/{id}, "
@@ -72,19 +76,24 @@ DECISIONS: dict[str, str] = {
         "baseModels may repeat (the spec: 'repeat param or comma-separate')."
     ),
     "D-boolean": (
-        "Boolean query parameters take true or false (any case) and 1 or 0; any other value is a 400."
+        "Boolean query parameters read as the platform reads them: nsfw, primaryFileOnly, favorites, hidden "
+        "(booleanString, zod-helpers.ts:116) take true/false, 1/0, yes/no, on/off, y/n, enabled/disabled in "
+        "any case, anything else is a 400; supportsGeneration, fromPlatform and earlyAccess "
+        "(z.coerce.boolean, model.schema.ts) are true for any non-empty value (so 'false' filters as true) "
+        "and false when empty; other endpoints take true/false (any case) and 1/0."
     ),
     "D-model-sort": (
         "Model sort values beyond the three the spec names: Highest Rated, Most Downloaded, Most Liked, "
         "Most Discussed, Most Collected, Most Images, Newest, Oldest (the platform's list)."
     ),
     "D-base-models": (
-        "baseModels filters take any string; a name not in /enums BaseModel matches nothing (200, "
-        "no items) rather than a 400, because the list changes over time."
+        "GET /models baseModels filters take any string (a name not in /enums BaseModel matches nothing: 200,"
+        " no items), as the platform's z.string(); GET /images baseModels must name base models of /enums "
+        "BaseModel (commaDelimitedEnumArray, images/index.ts:80), else 400."
     ),
     "D-hash-path": (
-        "GET /model-versions/by-hash/{hash}: the hash is 8-64 hexadecimal characters (the shortest "
-        "kinds, AutoV1 and CRC32, have 8); anything else is a 400. Stored hashes are upper case."
+        "GET /model-versions/by-hash/{hash} takes any string, matched upper-cased against every hash kind "
+        "([hash].ts:10); no match, or not a hash at all, is a 404 {error: 'Model not found'}."
     ),
     "D-hash-lengths": (
         "Hash values are upper-case hexadecimal: AutoV1 8, AutoV2 10, AutoV3 12, CRC32 8, SHA256 64 "
@@ -95,6 +104,7 @@ DECISIONS: dict[str, str] = {
         "that is not a 64-character string, or more than 10000 entries is a 400 {error}."
     ),
     "D-epoch": "mini/{id} epoch is an integer 1-2147483647.",
+
     "D-timestamps": (
         "Timestamps are UTC with milliseconds and a Z, as JavaScript's toISOString: "
         "2024-01-02T03:04:05.678Z."
@@ -104,12 +114,10 @@ DECISIONS: dict[str, str] = {
         "is left out. The mode key is absent on healthy models (never null)."
     ),
     "D-preview-image": (
-        "Preview images inside model versions (shape not shown): {id, url, nsfwLevel (integer), width, "
-        "height, hash (BlurHash or null), type}."
+        'Preview images inside model versions: {id, url, nsfwLevel (integer), width, height, hash (BlurHash or null), type, minor, poi, hasMeta, hasPositivePrompt, onSite, remixOfId} in GET /models (model.service.ts getModelsWithVersions); GET /models/{id} leaves out id ([id].ts:137); /model-versions leaves out id and adds meta, metadata and availability ([id].ts:264).'
     ),
     "D-file-metadata": (
-        "File metadata carries format always, size and fp when known; all strings. primary is always "
-        "present (true or false)."
+        'File metadata carries format, size and fp (strings) when known; the platform may also send quantType and isRequired, and null values.'
     ),
     "D-detail-hashes": (
         "Files carry the hash kinds computed for them, on every shape: all six for files hashed today, "
@@ -123,8 +131,10 @@ DECISIONS: dict[str, str] = {
     ),
     "D-mini-optional": (
         "Minimal model version: earlyAccessEndsAt is present exactly when checkPermission is true "
-        "(null for a Private version without early access); freeTrialLimit is left out when not "
-        "configured."
+        "(null for a Private version without early access); freeTrialLimit likewise (null when none is "
+        "configured), as mini/[id].ts sends them. userId (the owner), fees ([] : no licensing fees in the "
+        "emulator) and payoutEnabled (true) are the platform's; modelFileId describes that file of the "
+        "version (404 'Model file N not found in version V' when it has none such)."
     ),
     "D-article-body": "The single-article body field is named content (HTML string).",
     "D-article-cover": (
@@ -173,6 +183,44 @@ DECISIONS: dict[str, str] = {
     ),
     "D-collection-description": "Collection description is a string or null.",
     "D-permissions-keys": "permissions/check answers keys that are decimal entity ids, one per requested id.",
+    "D-open-objects": (
+        "Response objects are open: the platform sends fields the spec does not list and adds fields over time, "
+        "so a client must ignore keys it does not know. A property is required only where the platform always "
+        "sends it."
+    ),
+    "D-list-file": (
+        "Files inside a model (GET /models, GET /models/{id}) carry primary only on the primary file (true); "
+        "the other files have no primary key (model-search.service.ts:273, [id].ts:131). The spec's File table "
+        "puts pickleScanResult and virusScanResult only on the /model-versions shape, so the emulator leaves "
+        "them (and the scan messages) out of these files, which the platform sends."
+    ),
+    "D-list-version": (
+        "A version inside a model carries, besides the spec's fields, the platform's index, flags, availability, "
+        "nsfwLevel, description, trainedWords, vaeId and paidAccess (earlyAccessDeadline when paidAccess has an "
+        "end) (caches.ts:632-647, model.service.ts:3889-3891). It has no modelId: the platform's cache strips "
+        "it (caches.ts reduce), and recorded responses have none."
+    ),
+    "D-detail-version": (
+        "GET /model-versions/{id} and by-hash carry the spec's availability, earlyAccessConfig and "
+        "earlyAccessEndsAt, and the platform's paidAccess ({permanent, endsAt} or null) and licensingFee "
+        "(null unless set). Files carry pickleScanMessage, virusScanMessage and scannedAt; images carry no id, "
+        "and meta, metadata, minor, poi, hasMeta, hasPositivePrompt, onSite, remixOfId and availability; at most "
+        "10 per version (imagesPerVersion: 10, [id].ts:189)."
+    ),
+    "D-image-item": (
+        "GET /images items always carry meta (null unless withMeta=true; wrapped {id, meta} for lookups by "
+        "imageId "
+        "or by modelId without modelVersionId unless flatMeta=true, image-search.service.ts:245-248); "
+        "withTags=true "
+        "adds tags [{id, name}]. The emulator also sends the spec's thumbnail."
+    ),
+    "D-public-cache": (
+        "Anonymous answers of the platform's PublicEndpoint and MixedAuthEndpoint routes (models, model-versions, "
+        "images, users, creators, tags) carry Cache-Control: public, s-maxage=300, stale-while-revalidate=150 "
+        "(endpoint-helpers.ts:82,120); GET by-hash/{hash} s-maxage=3600, stale-while-revalidate=1800 "
+        "([hash].ts:52). "
+        "Posts, articles and collections keep the spec's headers."
+    ),
     "D-clock": (
         "/__emulator/clock: GET answers {now}; POST takes {advance: seconds >= 0} and answers {now}; "
         "a bad body is a 400 {error}."
@@ -182,9 +230,12 @@ DECISIONS: dict[str, str] = {
     # The models family's behaviour where the spec is silent (catalogue/models.py, model_versions.py,
     # vault.py, permissions.py).
     "D-models-pagination": (
-        "GET /models pages by cursor unless page is given: a keyset cursor '<sort value>|<id>'. Page "
-        "mode adds currentPage and pageSize and still gives nextCursor with nextPage. page with cursor, "
-        "like query with page, is a 400 {error}."
+        "GET /models pages by cursor unless page is given without a cursor (usingPaging = page && !cursor, "
+        "models/index.ts:72): a keyset cursor '<sort value>|<id>'. Page mode adds currentPage and pageSize "
+        "and gives nextCursor; nextPage is the request's URL with cursor=<nextCursor> added (page kept, as "
+        "getNextPage does), so following it reads the next page in cursor mode. page with a cursor: the "
+        "cursor wins. query with page is a 400 {error: 'Cannot use page param with query search. Use "
+        "cursor-based pagination.'}, after the 429 page window check."
     ),
     "D-models-sort-keys": (
         "Highest Rated sorts by the period's thumbs up minus thumbs down; Most Liked by thumbs up; Most "
@@ -194,9 +245,10 @@ DECISIONS: dict[str, str] = {
     ),
     "D-models-filters": (
         "Listed models are published, neither Private nor Unsearchable, with a published non-Private "
-        "version. supportsGeneration, fromPlatform and earlyAccess filter both ways (true: only those that "
-        "are; earlyAccess: a version in early access now; false: only those that are not; absent: no "
-        "filter). nsfw=false lists models not flagged NSFW sharing a level with PG or PG-13, with PG and "
+        "version. supportsGeneration, fromPlatform and earlyAccess filter when their value is not empty "
+        "(any value, 'false' too, as z.coerce.boolean reads it: only those that are; earlyAccess: a version in "
+        "early access now); empty or absent: no filter. nsfw=false lists models not flagged NSFW sharing a "
+        "level with PG or PG-13, with PG and "
         "PG-13 previews; nsfw=true every level but Blocked. query: every word in the model name, any case. "
         "tag: a model tag name, any case. username: the exact name (any case), else every user whose slug "
         "(accents dropped, lower case, other characters as '-') is the parameter's. A signed-in caller's "
@@ -207,20 +259,21 @@ DECISIONS: dict[str, str] = {
         "scanned, non-private posts about the version, within the browsing level, in post order, at most 20."
     ),
     "D-model-by-id": (
-        "GET /models/{id} answers the model as the default list shows it (published versions, PG and PG-13 "
-        "previews), also when it is flagged NSFW; in a restricted region such a model is a 404."
+        'GET /models/{id} answers the model with its Published versions and every rated preview but Blocked (the platform serves the all-levels ceiling, [id].ts), also when it is flagged NSFW; in a restricted region the previews are safe-for-work only and a model flagged NSFW is a 404. Version keys whose value is null are left out (removeEmpty), and previews carry no id.'
     ),
     "D-version-token": (
         "GET /model-versions/{id}: a bearer token adds earlyAccessConfig.unlocked (true for a buyer, the "
         "owner or a moderator) and unlockedAt (when bought); a moderator's token also shows unpublished "
         "versions, the owner's a Private training result. Images follow the caller's browsing level "
-        "(anonymous: PG). A restricted region sees no version of a model flagged NSFW. On Mixed routes a "
+        "(anonymous: every rated level but Blocked, as the platform's allBrowsingLevelsFlag), at most 10. A "
+        "restricted region sees no version of a model flagged NSFW. On Mixed routes a "
         "token that is not valid reads as none."
     ),
     "D-by-hash-order": (
-        "POST /model-versions/by-hash answers one entry per matched version, in the order of the first hash "
-        "naming it; an entry of 64 characters that is not hexadecimal is a 400. by-hash/ids answers each "
-        "matched hash once, as sent."
+        "POST /model-versions/by-hash answers one entry per matching file (index.ts:50), in the store's file "
+        "order, so a version appears once per matching file; an entry of 64 characters that is not "
+        "hexadecimal is a 400. by-hash/ids answers {modelVersionId, modelId, hash} for each matched hash "
+        "once, as sent."
     ),
     "D-mini-generate": (
         "mini/{id}: canGenerate needs on-site generation coverage, a model that is not moderated, and "
@@ -264,8 +317,12 @@ def ref(name: str) -> dict[str, str]:
     return {"$ref": f"#/components/schemas/{name}"}
 
 
-def obj(props: dict[str, Any], *, optional: tuple[str, ...] = (), extra: bool = False, **more: Any) -> dict[str, Any]:
-    """A strict object: every property required unless named in ``optional``."""
+def obj(props: dict[str, Any], *, optional: tuple[str, ...] = (), extra: bool = True, **more: Any) -> dict[str, Any]:
+    """An object: every property required unless named in ``optional``.
+
+    Open to other properties (the platform's responses carry fields the spec does not list,
+    and grow; [D-open-objects]); ``extra=False`` closes one.
+    """
     schema: dict[str, Any] = {
         "type": "object",
         "properties": props,
@@ -303,12 +360,10 @@ ID = {"type": "integer", "minimum": 1, "maximum": INT32_MAX}
 
 # --- The spec's closed value sets ------------------------------------------------------------
 
-MODEL_TYPES = [
-    "Checkpoint", "TextualInversion", "Hypernetwork", "AestheticGradient", "LORA", "LoCon", "DoRA",
-    "Controlnet", "Upscaler", "MotionModule", "VAE", "Poses", "Wildcards", "Workflows", "Detection", "Other",
-]
-FILE_TYPES = ["Model", "Text Encoder", "Pruned Model", "Negative", "Training Data", "VAE", "Config", "Archive"]
-BASE_MODEL_TYPES = ["Standard", "Inpainting", "Refiner", "Pix2Pix"]
+MODEL_TYPES = list(facts.MODEL_TYPES)          # the platform's ModelType (23 values at ebed661)
+FILE_TYPES = list(facts.MODEL_FILE_TYPES)      # constants.modelFileTypes (17)
+BASE_MODEL_TYPES = list(facts.BASE_MODEL_TYPES)
+BASE_MODELS = [b.name for b in facts.BASE_MODELS]  # baseModelRecords names (99)
 PERIODS = ["AllTime", "Year", "Month", "Week", "Day"]
 MODEL_SORTS = [
     "Highest Rated", "Most Downloaded", "Most Liked", "Most Discussed", "Most Collected", "Most Images",
@@ -326,6 +381,11 @@ TIERS = ["free", "founder", "bronze", "silver", "gold"]
 USER_STATUSES = ["active", "muted", "banned"]
 VAULT_STATUSES = ["Pending", "Stored", "Failed"]
 COLLECTION_TYPES = ["Model", "Image", "Article", "Post"]
+# zod 4's issue codes (v4/core/errors.ts).
+ZOD_ISSUE_CODES = [
+    "invalid_type", "too_big", "too_small", "invalid_format", "not_multiple_of", "unrecognized_keys",
+    "invalid_union", "invalid_key", "invalid_element", "invalid_value", "custom",
+]
 
 
 def schemas() -> dict[str, Any]:
@@ -341,79 +401,125 @@ def schemas() -> dict[str, Any]:
     s["BaseModelType"] = {"type": "string", "enum": BASE_MODEL_TYPES}
     s["NsfwName"] = {"type": "string", "enum": NSFW_NAMES}
 
-    # Hashes: full set on the detail shapes, any subset on list items.
-    hash_props = {k: {"type": "string", "pattern": f"^[0-9A-F]{{{n}}}$"} for k, n in HASH_LENGTHS.items()}
+    # Hashes: the kinds computed for a file. Any subset on every shape (the platform sends what
+    # its ModelFileHash rows hold).
+    hash_props = {k: {"type": "string", "pattern": f"^[0-9A-Fa-f]{{{n}}}$"} for k, n in HASH_LENGTHS.items()}
     s["HashesSubset"] = {
         "type": "object",
         "properties": hash_props,
-        "additionalProperties": False,
         **decision("D-hash-lengths"),
     }
-    s["HashesFull"] = {**s["HashesSubset"], "required": ["AutoV2", "SHA256", "CRC32"],
-                       **decision("D-hash-lengths", "D-detail-hashes")}
+    s["HashesFull"] = {**s["HashesSubset"], **decision("D-hash-lengths", "D-detail-hashes")}
 
     s["FileMetadata"] = obj(
-        {"format": STR, "size": STR, "fp": STR}, optional=("size", "fp"), **decision("D-file-metadata")
+        {"format": nullable(STR), "size": nullable(STR), "fp": nullable(STR), "quantType": nullable(STR),
+         "isRequired": nullable(BOOL)},
+        optional=("format", "size", "fp", "quantType", "isRequired"),
+        **decision("D-file-metadata"),
     )
     file_props = {
         "id": ID,
         "name": STR,
         "type": ref("ModelFileType"),
         "sizeKB": {"type": "number", "minimum": 0},
-        "metadata": ref("FileMetadata"),
+        "metadata": nullable(ref("FileMetadata")),
         "hashes": ref("HashesSubset"),
         "downloadUrl": URL,
         "primary": BOOL,
+        "pickleScanResult": STR,
+        "pickleScanMessage": nullable(STR),
+        "virusScanResult": STR,
+        "virusScanMessage": nullable(STR),
+        "scannedAt": nullable(ref("Timestamp")),
+        "overrideName": nullable(STR),
     }
-    s["ListFile"] = obj(file_props, description="A file inside a model list item.")
-    s["DetailFile"] = obj(
-        {
-            **file_props,
-            "hashes": ref("HashesFull"),
-            "pickleScanResult": STR,
-            "virusScanResult": STR,
-        },
-        description="A file on the /model-versions shapes.",
+    file_optional = ("pickleScanResult", "pickleScanMessage", "virusScanResult", "virusScanMessage", "scannedAt",
+                     "overrideName")
+    s["ListFile"] = obj(
+        {**file_props, "primary": {"const": True}},
+        optional=("primary", *file_optional),
+        description="A file inside a model (list item or GET /models/{id}). primary is sent on the primary file only.",
+        **decision("D-list-file"),
     )
+    s["DetailFile"] = obj(
+        {**file_props, "hashes": ref("HashesFull")},
+        optional=("pickleScanMessage", "virusScanMessage", "scannedAt", "overrideName"),
+        description="A file on the /model-versions shapes: primary is always a boolean.",
+    )
+    preview_props = {
+        "id": ID,
+        "url": URL,
+        "nsfwLevel": COUNT,
+        "width": nullable(COUNT),
+        "height": nullable(COUNT),
+        "hash": nullable(STR),
+        "type": {"type": "string", "enum": MEDIA_TYPES},
+        "minor": BOOL,
+        "poi": BOOL,
+        "hasMeta": BOOL,
+        "hasPositivePrompt": BOOL,
+        "onSite": BOOL,
+        "remixOfId": nullable(ID),
+        "availability": STR,
+        "meta": nullable({"type": "object"}),
+        "metadata": nullable({"type": "object"}),
+    }
     s["PreviewImage"] = obj(
-        {
-            "id": ID,
-            "url": URL,
-            "nsfwLevel": COUNT,
-            "width": COUNT,
-            "height": COUNT,
-            "hash": nullable(STR),
-            "type": {"type": "string", "enum": MEDIA_TYPES},
-        },
+        preview_props,
+        optional=tuple(k for k in preview_props if k not in ("url", "nsfwLevel", "type")),
         **decision("D-preview-image"),
     )
+    nullable_count = {"type": ["integer", "null"], "minimum": 0}
     s["ModelStats"] = obj(
-        {k: COUNT for k in ("downloadCount", "thumbsUpCount", "thumbsDownCount", "commentCount", "tippedAmountCount")}
+        {"downloadCount": nullable_count, "thumbsUpCount": COUNT, "thumbsDownCount": COUNT, "commentCount": COUNT,
+         "tippedAmountCount": nullable_count},
+        optional=("thumbsDownCount", "commentCount", "tippedAmountCount"),
+        description="downloadCount and tippedAmountCount are null when the creator hides them.",
     )
-    s["ListVersionStats"] = obj({k: COUNT for k in ("downloadCount", "thumbsUpCount", "thumbsDownCount")})
-    s["DetailVersionStats"] = obj({k: COUNT for k in ("downloadCount", "thumbsUpCount")})
+    s["ListVersionStats"] = obj(
+        {"downloadCount": nullable_count, "thumbsUpCount": COUNT, "thumbsDownCount": COUNT},
+        optional=("thumbsDownCount",),
+    )
+    s["DetailVersionStats"] = obj({"downloadCount": nullable_count, "thumbsUpCount": COUNT})
+    paid_access = nullable(obj({"permanent": BOOL, "endsAt": nullable(ref("Timestamp"))}, optional=("permanent", "endsAt")))
+    s["PaidAccess"] = paid_access
     s["ListModelVersion"] = obj(
         {
             "id": ID,
+            "index": COUNT,
             "name": STR,
             "baseModel": STR,
-            "baseModelType": ref("BaseModelType"),
+            "baseModelType": nullable(ref("BaseModelType")),
             "publishedAt": {**nullable(ref("Timestamp")), **decision("D-unpublished-at")},
+            "flags": COUNT,
+            "availability": STR,
+            "nsfwLevel": COUNT,
+            "description": nullable(STR),
+            "trainedWords": array(STR),
+            "vaeId": nullable(ID),
+            "paidAccess": ref("PaidAccess"),
+            "earlyAccessDeadline": ref("Timestamp"),
             "supportsGeneration": BOOL,
             "stats": ref("ListVersionStats"),
             "files": array(ref("ListFile")),
             "images": array(ref("PreviewImage")),
             "downloadUrl": URL,
         },
-        optional=("downloadUrl",),
-        description="A model version as it appears inside a model (list item or GET /models/{id}).",
+        optional=("index", "baseModelType", "publishedAt", "flags", "availability", "nsfwLevel", "description",
+                  "trainedWords", "vaeId", "paidAccess", "earlyAccessDeadline", "supportsGeneration", "stats",
+                  "downloadUrl"),
+        description=(
+            "A model version as it appears inside a model (list item or GET /models/{id}). GET /models/{id} "
+            "leaves out the keys whose value is null."
+        ),
+        **decision("D-list-version"),
     )
     no_download = {"not": {"required": ["downloadUrl"]}}
     s["Model"] = obj(
         {
             "id": ID,
             "name": STR,
-            "description": STR,
+            "description": nullable(STR),
             "type": ref("ModelType"),
             "nsfw": BOOL,
             "nsfwLevel": COUNT,
@@ -421,9 +527,14 @@ def schemas() -> dict[str, Any]:
             "supportsGeneration": BOOL,
             "allowNoCredit": BOOL,
             "allowCommercialUse": {
-                "type": "string",
-                "pattern": r"^\{([A-Za-z]+(,[A-Za-z]+)*)?\}$",
-                "description": "Brace-delimited, comma-separated set of use kinds, e.g. {Image,Sell}.",
+                "anyOf": [
+                    {"type": "string", "pattern": r"^\{([A-Za-z]+(,[A-Za-z]+)*)?\}$"},
+                    array(STR),
+                ],
+                "description": (
+                    "The set of use kinds: the spec's brace-delimited string ({Image,Sell}), which the emulator "
+                    "sends; recorded platform responses carry a JSON array of the same names."
+                ),
             },
             "allowDerivatives": BOOL,
             "allowDifferentLicense": BOOL,
@@ -431,12 +542,17 @@ def schemas() -> dict[str, Any]:
             "poi": BOOL,
             "sfwOnly": BOOL,
             "mode": {"type": ["string", "null"], "enum": ["Archived", "TakenDown", None]},
+            "userId": ID,
+            "baseModels": array(STR),
+            "cosmetic": nullable({"type": "object"}),
             "stats": ref("ModelStats"),
-            "creator": obj({"username": STR, "image": nullable(URL)}),
+            "creator": obj({"username": STR, "image": nullable(URL)}, optional=("image",)),
             "tags": array(STR),
             "modelVersions": array(ref("ListModelVersion")),
         },
-        optional=("mode",),
+        optional=("mode", "nsfwLevel", "availability", "supportsGeneration", "allowNoCredit", "allowCommercialUse",
+                  "allowDerivatives", "allowDifferentLicense", "minor", "poi", "sfwOnly", "userId", "baseModels",
+                  "cosmetic", "creator", "stats", "description"),
         allOf=[
             {
                 # Healthy: every version has its download URL.
@@ -465,6 +581,7 @@ def schemas() -> dict[str, Any]:
                 },
             },
         ],
+        description="creator is left out for models the platform's own account owns.",
         **decision("D-dropped"),
     )
     s["ModelVersion"] = obj(
@@ -474,10 +591,10 @@ def schemas() -> dict[str, Any]:
             "name": STR,
             "description": nullable(STR),
             "baseModel": STR,
-            "baseModelType": ref("BaseModelType"),
+            "baseModelType": nullable(ref("BaseModelType")),
             "air": {
                 "type": "string",
-                "pattern": r"^urn:air:[a-z0-9.\-]+:[a-z0-9]+:[a-z0-9]+:\d+@\d+$",
+                "pattern": r"^urn:air:[a-z0-9._\-]+:[a-z0-9_]+:[a-z0-9]+:\d+@\d+$",
                 "description": "Canonical resource identifier (AIR).",
             },
             "status": STR,
@@ -488,6 +605,8 @@ def schemas() -> dict[str, Any]:
             "publishedAt": {**nullable(ref("Timestamp")), **decision("D-unpublished-at")},
             "uploadType": STR,
             "usageControl": STR,
+            "licensingFee": nullable(NUM),
+            "paidAccess": ref("PaidAccess"),
             "trainedWords": array(STR),
             "earlyAccessConfig": {"type": ["object", "null"]},
             "earlyAccessEndsAt": nullable(ref("Timestamp")),
@@ -500,14 +619,17 @@ def schemas() -> dict[str, Any]:
                     "type": ref("ModelType"),
                     "nsfw": BOOL,
                     "poi": BOOL,
-                    "mode": {"type": "string", "enum": ["Archived", "TakenDown"]},
+                    "mode": {"type": ["string", "null"], "enum": ["Archived", "TakenDown", None]},
                 },
-                optional=("mode",),
+                optional=("mode", "poi"),
             ),
             "files": array(ref("DetailFile")),
             "images": array(ref("PreviewImage")),
             "downloadUrl": URL,
         },
+        optional=("description", "baseModelType", "air", "status", "availability", "nsfwLevel", "createdAt",
+                  "updatedAt", "publishedAt", "uploadType", "usageControl", "licensingFee", "paidAccess",
+                  "trainedWords", "earlyAccessConfig", "earlyAccessEndsAt", "trainingStatus", "trainingDetails"),
         allOf=[
             {
                 "if": {
@@ -516,8 +638,11 @@ def schemas() -> dict[str, Any]:
                 "then": {"properties": {"files": {"maxItems": 0}}},
             }
         ],
-        description="The /model-versions shape.",
-        **decision("D-dropped"),
+        description=(
+            "The /model-versions shape. availability, earlyAccessConfig and earlyAccessEndsAt are the spec's "
+            "(the emulator sends them); the platform's own answer has paidAccess and licensingFee instead."
+        ),
+        **decision("D-dropped", "D-detail-version"),
     )
     s["MiniModelVersion"] = obj(
         {
@@ -538,22 +663,25 @@ def schemas() -> dict[str, Any]:
             "requireAuth": BOOL,
             "checkPermission": BOOL,
             "earlyAccessEndsAt": nullable(ref("Timestamp")),
-            "freeTrialLimit": COUNT,
+            "freeTrialLimit": nullable(COUNT),
             "additionalResourceCharge": BOOL,
             "minor": BOOL,
             "sfwOnly": BOOL,
+            "userId": ID,
+            "fees": array({"type": "object"}),
+            "payoutEnabled": BOOL,
         },
-        optional=("earlyAccessEndsAt", "freeTrialLimit"),
+        optional=("earlyAccessEndsAt", "freeTrialLimit", "userId", "fees", "payoutEnabled"),
         allOf=[
             {
                 "if": {"properties": {"checkPermission": {"const": True}}},
-                "then": {"required": ["earlyAccessEndsAt"]},
-                "else": {"not": {"required": ["earlyAccessEndsAt"]}},
+                "then": {"required": ["earlyAccessEndsAt", "freeTrialLimit"]},
+                "else": {"not": {"anyOf": [{"required": ["earlyAccessEndsAt"]}, {"required": ["freeTrialLimit"]}]}},
             }
         ],
         **decision("D-mini-optional"),
     )
-    s["HashId"] = obj({"modelVersionId": ID, "hash": STR})
+    s["HashId"] = obj({"modelVersionId": ID, "modelId": ID, "hash": STR})
 
     s["Vault"] = obj(
         {
@@ -610,9 +738,9 @@ def schemas() -> dict[str, Any]:
     image_props = {
         "id": ID,
         "url": URL,
-        "hash": STR,
-        "width": COUNT,
-        "height": COUNT,
+        "hash": nullable(STR),
+        "width": nullable(COUNT),
+        "height": nullable(COUNT),
         "type": {"type": "string", "enum": MEDIA_TYPES},
         "nsfw": BOOL,
         "nsfwLevel": ref("NsfwName"),
@@ -627,6 +755,7 @@ def schemas() -> dict[str, Any]:
             {k: COUNT for k in ("cryCount", "laughCount", "likeCount", "dislikeCount", "heartCount", "commentCount")}
         ),
         "meta": nullable(ref("ImageMeta")),
+        "tags": array(obj({"id": ID, "name": STR})),
     }
     still_only_for_video = [
         {
@@ -636,12 +765,19 @@ def schemas() -> dict[str, Any]:
     ]
     s["Image"] = obj(
         image_props,
-        optional=("meta",),
+        optional=("thumbnail", "tags", "baseModel", "username", "postId", "stats", "modelVersionIds", "browsingLevel",
+                  "createdAt", "nsfw"),
         allOf=still_only_for_video,
-        description="meta appears only with withMeta=true (null when the uploader supplied none).",
+        description=(
+            "meta is always present: null unless withMeta=true and the uploader supplied it; a lookup by imageId, "
+            "or by modelId without modelVersionId, wraps it as {id, meta} unless flatMeta=true. tags only with "
+            "withTags=true. thumbnail is the spec's (the emulator sends it; the platform's answer has none)."
+        ),
+        **decision("D-image-item"),
     )
     s["PostImage"] = obj(
         {**image_props, "meta": {"type": "null"}},
+        optional=("tags",),
         allOf=still_only_for_video,
         description="An image inside a post: every Image field, meta always null.",
     )
@@ -674,18 +810,23 @@ def schemas() -> dict[str, Any]:
                     "favoriteCount", "collectedCount", "commentCount", "likeCount", "heartCount", "viewCount",
                     "tippedAmountCount",
                 )
-            }
+            },
+            optional=("favoriteCount", "collectedCount", "commentCount", "likeCount", "heartCount", "viewCount",
+                      "tippedAmountCount"),
+            description="The spec's seven counts (the emulator sends them); other count keys may appear.",
         ),
-        "user": obj({"id": ID, "username": STR, "image": nullable(URL)}),
-        "tags": array(obj({"id": ID, "name": STR, "isCategory": BOOL})),
-        "coverImage": nullable(obj({"id": ID, "url": URL, "nsfwLevel": COUNT, "width": COUNT, "height": COUNT})),
+        "user": obj({"id": ID, "username": STR, "image": nullable(URL)}, optional=("image",)),
+        "tags": array(obj({"id": ID, "name": STR, "isCategory": BOOL}, optional=("isCategory",))),
+        "coverImage": nullable(obj({"id": ID, "url": URL, "nsfwLevel": COUNT, "width": nullable(COUNT),
+                                    "height": nullable(COUNT)})),
     }
-    s["ArticleListItem"] = obj(article_props, **decision("D-article-cover"))
+    s["ArticleListItem"] = obj(article_props, optional=("coverImage", "stats"), **decision("D-article-cover"))
     s["Article"] = obj(
         {
             **article_props,
             "content": {"type": "string", "description": "The article body (HTML)."},
         },
+        optional=("coverImage", "stats"),
         **decision("D-article-body", "D-article-cover"),
     )
     collection_props = {
@@ -705,7 +846,13 @@ def schemas() -> dict[str, Any]:
     s["Collection"] = obj(
         {**collection_props, "tags": array(obj({"id": ID, "name": STR}))}, **decision("D-collection-description")
     )
-    s["UserLookupItem"] = obj({"id": ID, "username": STR, "avatarNsfw": ref("NsfwName")})
+    s["UserLookupItem"] = obj(
+        {"id": ID, "username": STR, "avatarNsfw": {"anyOf": [ref("NsfwName"), COUNT]}, "avatarUrl": nullable(STR),
+         "meta": nullable({"type": "object"})},
+        optional=("avatarUrl", "meta"),
+        description="avatarNsfw: the spec's name (None, Soft, Mature, X), which the emulator sends; the platform's "
+                    "search path sends the numeric level.",
+    )
     s["CurrentUser"] = obj(
         {
             "id": ID,
@@ -725,13 +872,13 @@ def schemas() -> dict[str, Any]:
     )
     s["Creator"] = obj(
         {"username": STR, "modelCount": {"type": "integer", "minimum": 1}, "link": URL, "image": nullable(URL)},
-        optional=("modelCount",),
+        optional=("modelCount", "image"),
     )
     s["Tag"] = obj({"name": STR, "link": URL})
     s["Enums"] = obj(
         {
-            "ModelType": array(ref("ModelType"), minItems=1, uniqueItems=True),
-            "ModelFileType": array(ref("ModelFileType"), minItems=1, uniqueItems=True),
+            "ModelType": array(STR, minItems=1, uniqueItems=True),
+            "ModelFileType": array(STR, minItems=1, uniqueItems=True),
             "ActiveBaseModel": array(STR, uniqueItems=True),
             "BaseModel": array(STR, minItems=1, uniqueItems=True),
             "BaseModelType": array(ref("BaseModelType"), minItems=1, uniqueItems=True),
@@ -772,13 +919,14 @@ def schemas() -> dict[str, Any]:
             "pageSize": {"type": "integer", "minimum": 1},
             "totalPages": COUNT,
             "nextPage": URL,
+            "prevPage": URL,
         },
-        optional=("nextPage",),
+        optional=("nextPage", "prevPage"),
         description="With query, totalItems and totalPages are lower bounds; nextPage is the signal for another page.",
     )
     s["TagsMetadata"] = obj(
         dict(s["CreatorsMetadata"]["properties"]),
-        optional=("nextPage",),
+        optional=("nextPage", "prevPage"),
         description="totalItems and totalPages may be 0 when an exact count is not cheap.",
     )
 
@@ -803,12 +951,14 @@ def schemas() -> dict[str, Any]:
         **decision("D-vault-nonmember", "D-toggle-unknown"),
     )
     s["ValidationIssue"] = obj(
-        {"code": STR, "path": array({"type": ["string", "integer"]}), "message": {"type": "string", "minLength": 1}},
-        extra=True,
+        {"code": {"type": "string", "enum": ZOD_ISSUE_CODES}, "path": array({"type": ["string", "integer"]}),
+         "message": {"type": "string", "minLength": 1}},
     )
     s["ValidationIssues"] = array(ref("ValidationIssue"), minItems=1, **decision("D-error-validation"))
     s["ValidationError"] = obj(
-        {"name": STR, "issues": ref("ValidationIssues")}, optional=("name",), **decision("D-error-validation")
+        {"name": {"const": "ZodError"},
+         "message": {"type": "string", "minLength": 1, "description": "The issues array as indented JSON."}},
+        **decision("D-error-validation"),
     )
     s["ValidationEnvelope"] = obj({"error": ref("ValidationError")}, **decision("D-error-validation"))
     s["Clock"] = obj({"now": ref("Timestamp")})
@@ -851,8 +1001,8 @@ def limit(low: int, high: int, default: int) -> dict[str, Any]:
     return param("limit", {"type": "integer", "minimum": low, "maximum": high, "default": default}, f"Items per page, {low}-{high}.")
 
 
-def page(default: int | None = None, note: str = "1-indexed page number.") -> dict[str, Any]:
-    schema: dict[str, Any] = {"type": "integer", "minimum": 1, "maximum": SAFE_MAX}
+def page(default: int | None = None, note: str = "1-indexed page number.", minimum: int = 1) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "integer", "minimum": minimum, "maximum": SAFE_MAX}
     if default is not None:
         schema["default"] = default
     return param("page", schema, note, decisions=("D-integer-range",))
@@ -982,6 +1132,14 @@ def ok(schema: dict[str, Any], description: str = "Success.", headers: dict[str,
     return json_response(description, schema, headers)
 
 
+def edge_cached(max_age: int = 300) -> dict[str, Any]:
+    """Cache-Control of a platform PublicEndpoint/MixedAuthEndpoint answer (D-public-cache)."""
+    value = f"public, s-maxage={max_age}, stale-while-revalidate={max_age // 2}"
+    return {"Cache-Control": header({"type": "string", "enum": [value, "private, no-store"]},
+                                    "Anonymous answers are edge-cached; answers to a token are private.",
+                                    required=False)}
+
+
 def list_of(item: str, metadata: str | None) -> dict[str, Any]:
     props: dict[str, Any] = {"items": array(ref(item))}
     if metadata:
@@ -1032,13 +1190,13 @@ def paths() -> dict[str, Any]:
         enum_param("checkpointType", ["Standard", "Trained", "Merge"], None, "Checkpoint models only."),
         enum_param("sort", MODEL_SORTS, "Highest Rated", "Sort order.", decisions=("D-model-sort",)),
         PERIOD,
-        boolean("nsfw", "Include mature content; ignored in SFW-gated regions.", False),
-        boolean("supportsGeneration", "Only models supported by on-site generation."),
-        boolean("fromPlatform", "Only models trained on the service."),
-        boolean("earlyAccess", "Include early-access versions."),
-        boolean("primaryFileOnly", "Drop non-primary files.", False),
-        boolean("favorites", "Token required: the caller's bookmark collection.", False),
-        boolean("hidden", "Token required: the caller's hidden models.", False),
+        boolean("nsfw", "Include mature content; ignored in SFW-gated regions. Also yes/no, on/off, y/n, enabled/disabled.", False),
+        boolean("supportsGeneration", "Only models supported by on-site generation. Any non-empty value filters (false too), as on the platform."),
+        boolean("fromPlatform", "Only models trained on the service. Any non-empty value filters (false too), as on the platform."),
+        boolean("earlyAccess", "Include early-access versions. Any non-empty value filters (false too), as on the platform."),
+        boolean("primaryFileOnly", "Drop non-primary files. Also yes/no, on/off, y/n, enabled/disabled.", False),
+        boolean("favorites", "Token required: the caller's bookmark collection. Also yes/no, on/off, y/n, enabled/disabled.", False),
+        boolean("hidden", "Token required: the caller's hidden models. Also yes/no, on/off, y/n, enabled/disabled.", False),
     ]
     p[f"{api}/models"] = {
         "get": operation(
@@ -1047,7 +1205,7 @@ def paths() -> dict[str, Any]:
             "Mixed",
             models_params,
             {
-                "200": ok(list_of("Model", "ModelsMetadata")),
+                "200": ok(list_of("Model", "ModelsMetadata"), headers=edge_cached()),
                 "400": bad(
                     "Invalid parameter, malformed cursor, or query combined with page.", "ValidationEnvelope", "Error"
                 ),
@@ -1066,7 +1224,7 @@ def paths() -> dict[str, Any]:
             "Public",
             [id_param("id", "Model id.", where="path")],
             {
-                "200": ok(ref("Model")),
+                "200": ok(ref("Model"), headers=edge_cached()),
                 "400": bad("id is not an integer in range.", "Error"),
                 "404": bad(NOT_FOUND, "Error"),
             },
@@ -1081,7 +1239,8 @@ def paths() -> dict[str, Any]:
             "One model version.",
             "Mixed",
             [id_param("id", "Model version id.", where="path")],
-            {"200": ok(ref("ModelVersion")), "400": bad("id is not an integer in range.", "Error"), "404": version_404},
+            {"200": ok(ref("ModelVersion"), headers=edge_cached()), "400": bad("id is not an integer in range.", "Error"),
+             "404": version_404},
             decisions=("D-error-single", "D-version-token", "D-previews", "D-private-cache"),
             tags=("model-versions",),
         )
@@ -1094,14 +1253,15 @@ def paths() -> dict[str, Any]:
             [
                 param(
                     "hash",
-                    {"type": "string", "pattern": "^[0-9A-Fa-f]{8,64}$"},
+                    {"type": "string", "minLength": 1},
                     "AutoV1, AutoV2, AutoV3, SHA256, BLAKE3 or CRC32 hash, matched case-insensitively.",
                     where="path",
                     decisions=("D-hash-path",),
                 )
             ],
-            {"200": ok(ref("ModelVersion")), "400": bad("Not a hash.", "Error"), "404": bad("No file matches, or the version is unpublished.", "Error")},
-            decisions=("D-error-single",),
+            {"200": ok(ref("ModelVersion"), headers=edge_cached(3600)),
+             "404": bad("No file matches, or the version is unpublished.", "Error")},
+            decisions=("D-hash-path", "D-public-cache", "D-detail-version"),
             tags=("model-versions",),
         )
     }
@@ -1112,7 +1272,7 @@ def paths() -> dict[str, Any]:
             "Public",
             [],
             {
-                "200": ok(array(ref("ModelVersion"), maxItems=100)),
+                "200": ok(array(ref("ModelVersion"))),
                 "400": bad("Missing body, non-array, a hash not 64 characters, or more than 100 entries; the message names the first failure.", "Error"),
             },
             body=hashes_body(100),
@@ -1148,6 +1308,8 @@ def paths() -> dict[str, Any]:
                     "For Private training-result versions: the epoch's file (last epoch when omitted).",
                     decisions=("D-epoch",),
                 ),
+                param("modelFileId", dict(ID), "Describe this file of the version instead of its primary file.",
+                      decisions=("D-id-range",)),
             ],
             {
                 "200": ok(ref("MiniModelVersion")),
@@ -1280,17 +1442,21 @@ def paths() -> dict[str, Any]:
                 ),
                 param(
                     "browsingLevel",
-                    {"type": "integer", "minimum": 0, "maximum": SAFE_MAX},
+                    {"type": "integer", "minimum": -SAFE_MAX, "maximum": SAFE_MAX},
                     "Browsing level bitmask.",
                     decisions=("D-integer-range",),
                 ),
                 id_list("tags", "Tag ids; an image must carry all of them."),
                 enum_param("type", MEDIA_TYPES, None, "Media type."),
-                string_list("baseModels", "Comma-separated base models.", explode=False),
+                string_list("baseModels", "Comma-separated base models (values of /enums BaseModel).", explode=False,
+                            items={"type": "string", "enum": BASE_MODELS}),
                 boolean("withMeta", "Include meta.", False),
+                boolean("withTags", "Add each image's tags [{id, name}].", False),
+                boolean("flatMeta", "Never wrap meta as {id, meta}.", False),
+                boolean("requiringMeta", "Accepted (the platform's filter for images with generation data).", False),
             ],
             {
-                "200": ok(list_of("Image", "CursorMetadata")),
+                "200": ok(list_of("Image", "CursorMetadata"), headers=edge_cached()),
                 "400": bad(
                     "Invalid parameter, malformed cursor, or a feed: cursor that cannot be continued (with these filters, or at all).",
                     "ValidationEnvelope",
@@ -1345,7 +1511,8 @@ def paths() -> dict[str, Any]:
             "Public",
             [
                 limit(1, 100, 100),
-                param("cursor", free_text(), "Keyset cursor <v>|<id>; cursor pagination only.", decisions=("D-string-length",)),
+                param("cursor", free_text(100), "Keyset cursor <v>|<id>, at most 100 characters; cursor pagination only;"
+                      " a malformed one is a 400 {error: 'Invalid cursor'}."),
                 param("query", free_text(), "Full-text search over the title.", decisions=("D-string-length",)),
                 id_list("tags", "Tag ids, not names."),
                 param("username", free_text(), "Author.", decisions=("D-string-length",)),
@@ -1369,7 +1536,8 @@ def paths() -> dict[str, Any]:
             {
                 "200": ok(ref("Article"), headers=public_cache),
                 "400": bad("id not an integer in range.", "Error"),
-                "404": bad("Missing, draft, unpublished or private (indistinguishable).", "Error"),
+                "404": bad("Missing, draft, unpublished or private (indistinguishable): {message: 'No article with id N'}.",
+                           "Message"),
                 "429": throttled("Rate limit exceeded; honour Retry-After."),
             },
             decisions=("D-error-single",),
@@ -1431,9 +1599,11 @@ def paths() -> dict[str, Any]:
             [
                 id_list("ids", "User ids; the response holds at most this many."),
                 param("query", free_text(), "Username prefix; shortest matches first.", decisions=("D-string-length",)),
+                param("limit", {"type": "integer", "minimum": 1, "maximum": 200},
+                      "Checked (1-200), then not used, as on the platform (getAllQuerySchema)."),
             ],
             {
-                "200": ok(obj({"items": array(ref("UserLookupItem"))})),
+                "200": ok(obj({"items": array(ref("UserLookupItem"))}), headers=edge_cached()),
                 "400": bad("Malformed ids or another parse failure.", "ValidationError"),
                 "500": json_response("Internal failure.", ref("InternalError")),
             },
@@ -1451,7 +1621,7 @@ def paths() -> dict[str, Any]:
                 param("query", free_text(), "Full-text on username.", decisions=("D-string-length",)),
             ],
             {
-                "200": ok(list_of("Creator", "CreatorsMetadata")),
+                "200": ok(list_of("Creator", "CreatorsMetadata"), headers=edge_cached()),
                 "400": bad("Invalid parameter.", "ValidationIssues", "Message"),
             },
             tags=("users",),
@@ -1468,7 +1638,7 @@ def paths() -> dict[str, Any]:
                 param("query", free_text(), "Full-text on tag name.", decisions=("D-string-length",)),
             ],
             {
-                "200": ok(list_of("Tag", "TagsMetadata")),
+                "200": ok(list_of("Tag", "TagsMetadata"), headers=edge_cached()),
                 "400": bad("Invalid parameter.", "ValidationIssues", "Message"),
             },
             tags=("tags",),
@@ -1530,14 +1700,14 @@ def paths() -> dict[str, Any]:
             "Redirect to a model file's bytes: the version's primary file, or the one the query names.",
             "Mixed",
             [
-                param("modelVersionId", {"type": "string"}, "A version id, read as JavaScript's Number() reads it.",
-                      where="path"),
-                param("type", {"type": "string"}, "A ModelFileType (the platform's 17)."),
-                param("format", {"type": "string"}, "SafeTensor, PickleTensor, GGUF, Diffusers, Core ML, ONNX or Other."),
-                param("size", {"type": "string"}, "full or pruned."),
-                param("fp", {"type": "string"}, "At most 64 characters."),
-                param("quantType", {"type": "string"}, "At most 64 characters."),
-                param("fileId", {"type": "string"}, "A file of the version, by id."),
+                param("modelVersionId", {"type": "integer", "minimum": 1},
+                      "A version id, read as JavaScript's Number() reads it.", where="path"),
+                param("type", {"type": "string", "enum": list(facts.DOWNLOAD_FILE_TYPES)}, "A ModelFileType."),
+                param("format", {"type": "string", "enum": list(facts.MODEL_FILE_FORMATS)}, "A model file format."),
+                param("size", {"type": "string", "enum": list(facts.MODEL_FILE_SIZES)}, "full or pruned."),
+                param("fp", {"type": "string", "maxLength": 64}, "At most 64 characters."),
+                param("quantType", {"type": "string", "maxLength": 64}, "At most 64 characters."),
+                param("fileId", {"type": "integer", "minimum": 1}, "A file of the version, by id."),
                 param("token", {"type": "string"}, "A bearer token, when no Authorization header is sent."),
             ],
             {
@@ -1627,7 +1797,7 @@ def document() -> dict[str, Any]:
         },
         "servers": [{"url": "/", "description": "The emulator's base_url."}],
         "x-blockkit-decision": " ".join(
-            f"[{i}] {DECISIONS[i]}" for i in ("D-bad-bytes", "D-repeated", "D-method")
+            f"[{i}] {DECISIONS[i]}" for i in ("D-bad-bytes", "D-repeated", "D-method", "D-open-objects")
         ),
         "paths": paths(),
         "components": {

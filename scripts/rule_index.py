@@ -1,10 +1,10 @@
-"""Regenerate the rule index in README.md from the rules' own documentation.
+"""Regenerate the rule index of the guide (docs/rules.md) from the rules' own documentation.
 
     python scripts/rule_index.py          rewrite the index between the markers
     python scripts/rule_index.py --check  exit 1 if the index is stale (CI, tests)
 
 The index is the output of ``blockkit rules --format markdown``, placed between
-``<!-- rules:start -->`` and ``<!-- rules:end -->``; the rest of README.md is
+``<!-- rules:start -->`` and ``<!-- rules:end -->``; the rest of the page is
 left byte for byte as it is.
 """
 
@@ -16,7 +16,7 @@ from pathlib import Path
 
 START = "<!-- rules:start -->"
 END = "<!-- rules:end -->"
-README = Path(__file__).resolve().parents[1] / "README.md"
+PAGE = README = Path(__file__).resolve().parents[1] / "docs" / "rules.md"
 
 
 class MarkersMissing(Exception):
@@ -34,14 +34,15 @@ def with_index(readme: str, index: str) -> str:
     start = readme.find(START)
     end = readme.find(END, start + len(START)) if start != -1 else -1
     if start == -1 or end == -1:
-        raise MarkersMissing(f"README.md needs the markers {START} and {END}, in that order")
+        raise MarkersMissing(f"the page needs the markers {START} and {END}, in that order")
     return readme[: start + len(START)] + "\n" + index + readme[end:]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="report a stale index instead of rewriting it")
-    parser.add_argument("--readme", type=Path, default=README, help="the README to update (default: the repo's)")
+    parser.add_argument("--page", "--readme", dest="readme", type=Path, default=PAGE,
+                        help="the page to update (default: the repo's docs/rules.md)")
     args = parser.parse_args(argv)
     try:
         current = args.readme.read_text(encoding="utf-8")

@@ -1,4 +1,4 @@
-"""Take the README's screenshots of ``blockkit dev`` in headless Chromium.
+"""Take the guide's screenshots (docs/orchestration-and-goods.md) of ``blockkit dev`` in headless Chromium.
 
     python scripts/screenshots.py [--out docs/screenshots] [--browser PATH]
 

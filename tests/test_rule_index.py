@@ -1,4 +1,4 @@
-"""The README's rule index is generated from the rules' docs and must not go stale."""
+"""The guide's rule index (docs/rules.md) is generated from the rules' docs and must not go stale."""
 
 from __future__ import annotations
 
@@ -32,11 +32,14 @@ def _index_rows(readme: str) -> dict[str, str]:
     return rows
 
 
+PAGE = REPO / "docs" / "rules.md"
+
+
 def test_readme_index_is_current() -> None:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    readme = PAGE.read_text(encoding="utf-8")
     rows = _index_rows(readme)
     registry = load_all()
-    stale = "README.md's rule index is stale: run `python scripts/rule_index.py`"
+    stale = "docs/rules.md's rule index is stale: run `python scripts/rule_index.py`"
     assert sorted(rows) == sorted(registry), stale
     for code, rule in registry.items():
         assert f"`{rule.name}`" in rows[code] and rule.layer in rows[code] and rule.severity in rows[code], stale
@@ -45,8 +48,8 @@ def test_readme_index_is_current() -> None:
 
 
 def test_check_mode_detects_staleness(tmp_path: Path) -> None:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    copy = tmp_path / "README.md"
+    readme = PAGE.read_text(encoding="utf-8")
+    copy = tmp_path / "rules.md"
     copy.write_text(readme.replace("| BK110 |", "| BK110 (old) |"), encoding="utf-8")
     run = [sys.executable, str(SCRIPT), "--readme", str(copy)]
     assert subprocess.run([*run, "--check"], capture_output=True).returncode == 1

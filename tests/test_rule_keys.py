@@ -78,6 +78,8 @@ def test_the_keys_are_what_the_rules_read() -> None:
         {"targets": [{"slotId": "app.page"}, {"slotId": "nope"}]},
         {"assetBundleUrl": "https://10.0.0.1/x.js"},
         {"assetBundleUrl": "https://elsewhere.example/x.js", "blockId": "demo"},
+        {"assetBundleUrl": "https://user:pw@cdn.demo.localhost/x.js"},
+        {"settings": {"evil": {"type": "string", "pattern": "(a+)+$"}, "broken": {"pattern": "(", "max_length": 9}}},
     ]
     for rule in _keyed_rules():
         for sample in samples:

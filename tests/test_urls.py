@@ -71,13 +71,16 @@ def test_unparsable_urls_are_a_problem_not_an_exception(url: str) -> None:
     assert parsed is None and problem
 
 
-@pytest.mark.parametrize("host", ["demo.civit.ai", "cdn.example.com", "a.b.c.d.e", "xn--bcher-kva.de", "1.1.1.1.nip.io"])
+@pytest.mark.parametrize("host", ["demo.civit.ai", "cdn.example.com", "a.b.c.d.e", "xn--bcher-kva.de", "1.1.1.1.nip.io",
+                                  "x.localhost", "172.32.cdn.example", "172.15.cdn.example", "100.example.com",
+                                  "01.example.com", "cdn.10.example.com"])
 def test_public_hosts(host: str) -> None:
     assert is_public_host(host)
 
 
 @pytest.mark.parametrize("host", ["localhost", "127.0.0.1", "2130706433", "[::1]", "intranet", "x.local", "x.internal",
-                                  "metadata.google.internal", "example.com.", "a..b", "", "user@example.com", "x.localhost"])
+                                  "metadata.google.internal", "example.com.", "a..b", "", "user@example.com", "10.example.com",
+                                  "192.168.x.example", "172.31.cdn.example", "0.example.com"])
 def test_non_public_hosts(host: str) -> None:
     assert not is_public_host(host)
 
@@ -90,7 +93,7 @@ def test_host_name_problem_explains() -> None:
 
 def test_allowed_origins_are_normalised() -> None:
     assert normalize_origin("https://CDN.example.com:443/") == "https://cdn.example.com"
-    assert normalize_origin("not a url/") == "not a url"
+    assert normalize_origin("not a url/") is None  # "https://not a url/": a space is no host character
 
 
 def test_normalize_repository_examples() -> None:

@@ -48,8 +48,15 @@ class _Main:
                     raise
             else:
                 run_fast(sys.argv[1:] if args is None else list(args))
-        return _group().main(args=args, prog_name=prog_name, complete_var=complete_var,
-                             standalone_mode=standalone_mode, **extra)
+        try:
+            return _group().main(args=args, prog_name=prog_name, complete_var=complete_var,
+                                 standalone_mode=standalone_mode, **extra)
+        except SystemExit:
+            if standalone_mode:
+                from blockkit.commands._run import flush_output
+
+                flush_output()  # a closed pipe found now ends quietly, not in the teardown
+            raise
 
     def __getattr__(self, name: str) -> Any:
         return getattr(_group(), name)

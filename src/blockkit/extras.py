@@ -18,6 +18,7 @@ SERVER_MODULES = {
     "joserfc": "joserfc",
     "PIL": "Pillow",
     "jsonpatch": "jsonpatch",
+    "blake3": "blake3",
 }
 SERVER_INSTALL = "pip install 'blockkit[server]'"
 

@@ -254,7 +254,27 @@ STORAGE_STORES: tuple[StorageStore, ...] = (
 # --- server: facts the server rules (BK2xx) read beyond the tables above ----------
 
 OAUTH_AUTH = "oauth"  # the `auth` value that refuses apps:storage:* scopes
-# Host names that never count as public for assetBundleUrl (PLATFORM.md §5); `.localhost`
-# is added because every browser resolves it to loopback (RFC 6761).
+# Host names that never count as public for assetBundleUrl (PLATFORM.md §5, and the
+# platform's lexical SSRF guard, civitai/civitai@ebed661 src/server/utils/ssrf-hostname.ts,
+# PRIVATE_HOSTNAME_PATTERNS): exactly these names, and names with these suffixes. The
+# platform denies the exact name `localhost` only: `a.localhost` passes its check (lint's
+# BK322 warns about it).
 PRIVATE_HOST_NAMES: frozenset[str] = frozenset({"localhost", "metadata.google.internal"})
-PRIVATE_HOST_SUFFIXES: tuple[str, ...] = (".local", ".internal", ".localhost")
+PRIVATE_HOST_SUFFIXES: tuple[str, ...] = (".local", ".internal")
+# Text prefixes the platform denies at the start of the host (the WHATWG `hostname`), as
+# text, whether the host is an address or a DNS name: `10.example.com` is refused like
+# `10.0.0.1`. 172.16-31 is written out as its sixteen prefixes.
+PRIVATE_HOST_PREFIXES: tuple[str, ...] = (
+    "127.", "10.", *(f"172.{n}." for n in range(16, 32)), "192.168.", "169.254.", "0.",
+)
+# The guard's IPv6 patterns (`::1` exactly, `fc..:`/`fd..:`, `fe80:`) and `%` can never
+# match a DNS name (a host name holds no ":" or "%"), and every IPv6 host is refused
+# as an IP literal anyway; they are listed for completeness of the record.
+PRIVATE_HOST_IPV6_PATTERNS: tuple[str, ...] = (r"^::1$", r"^f[cd][0-9a-f]{2}:", r"^fe80:", r"%")
+# Suffix that browsers resolve to loopback (RFC 6761) but the platform accepts.
+LOOPBACK_SUFFIX = ".localhost"
+
+# settings.* fields with a `pattern` (civitai/civitai@ebed661
+# src/server/services/blocks/settings-pattern-guard.ts and
+# src/server/schema/blocks/manifest-settings.meta.schema.ts, MAX_PATTERNED_INPUT_LEN).
+SETTINGS_PATTERN_MAX_LENGTH = 1000

@@ -23,7 +23,13 @@ from typing import Optional, Union
 from urllib.parse import unquote_to_bytes
 
 from blockkit.jsstr import char_name, quote, utf16_len
-from blockkit.platform import LIMITS, PRIVATE_HOST_NAMES, PRIVATE_HOST_SUFFIXES, REPOSITORY_HOSTS
+from blockkit.platform import (
+    LIMITS,
+    PRIVATE_HOST_NAMES,
+    PRIVATE_HOST_PREFIXES,
+    PRIVATE_HOST_SUFFIXES,
+    REPOSITORY_HOSTS,
+)
 from blockkit.record import FrozenRecord
 
 _DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443, "ftp": 21}
@@ -220,6 +226,10 @@ def host_name_problem(host: str) -> Optional[str]:
     for suffix in PRIVATE_HOST_SUFFIXES:
         if host.endswith(suffix):
             return f"its host {host} ends in {suffix}, which names a private network"
+    for prefix in PRIVATE_HOST_PREFIXES:
+        if host.startswith(prefix):
+            return (f"its host {host} starts with {prefix}, the start of a private address range; the platform "
+                    "refuses such hosts by their text, even when they are DNS names")
     if "." not in host:
         return f"its host {quote(host)} has no dot, so it is not a public host name"
     if "" in host.split("."):
@@ -241,9 +251,22 @@ def origin_of(url: str) -> Optional[str]:
     return parsed.origin if parsed is not None else None
 
 
-def normalize_origin(origin: str) -> str:
-    """An allowed-origin setting in canonical form; unparsable settings compare as written."""
-    return origin_of(origin) or origin.rstrip("/").lower()
+def read_allowed_origin(entry: str) -> Optional[str]:
+    """An allowed-origin entry read as the platform reads its OAuth client's ``allowedOrigins``.
+
+    An entry that does not start with ``http`` (exactly those four lowercase letters) is a
+    bare host: it is read as ``https://`` + the entry, so ``cdn.example.com:8443`` is the
+    origin ``https://cdn.example.com:8443``. The result is the URL's origin (scheme,
+    lowercased host, port unless the default); an entry that is not a URL gives None and
+    allows nothing. Source: civitai/civitai@ebed661
+    src/server/services/block-manifest-validator.service.ts, ``normalizeOriginLoose``.
+    """
+    return origin_of(entry if entry.startswith("http") else f"https://{entry}")
+
+
+def normalize_origin(origin: str) -> Optional[str]:
+    """An allowed-origin setting in canonical form (see ``read_allowed_origin``); None when unreadable."""
+    return read_allowed_origin(origin)
 
 
 # --- repository links ---------------------------------------------------------

@@ -154,7 +154,7 @@ def test_a_good_is_bought_through_the_consent_dialog(b: Bridge) -> None:
     outcome = b.handle({"type": "PURCHASE_GOOD", "payload": {"requestId": "g", "goodId": "sticker"}}, INSTANCE)
     assert outcome.dialog is not None and outcome.dialog["good"]["title"] == "Sticker pack"
     assert outcome.dialog["good"]["priceBuzz"] == 25
-    done = b.finish_dialog("g", {}).reply
+    done = b.finish_dialog(outcome.dialog["dialogId"], {"goodId": "sticker", "priceBuzz": 25}).reply
     assert done is not None and done["type"] == "GOOD_PURCHASE_RESULT" and done["payload"]["ok"] is True
     items = ask(b, "GET_ENTITLEMENTS")["entitlements"]
     assert [i["goodId"] for i in items] == ["sticker"] and items[0]["payload"] == {"pack": 1}
@@ -286,8 +286,7 @@ def test_a_signed_out_viewer(started: Callable[..., Bridge]) -> None:
     anon = started(name="anon", anonymous=True)
     # An error either way, never a viewer: the emulator's anonymous token carries no :self scope.
     answer = ask(anon, "GET_VIEWER")
-    assert "viewer" not in answer and answer["error"] in ("viewer read requires an authenticated viewer",
-                                                          "block lacks user:read:self scope")
+    assert "viewer" not in answer and answer["error"] == "viewer read requires an authenticated viewer"
     assert ask(anon, "GET_BUZZ_BALANCE")["error"] == SIGN_IN_ERROR
     # App storage: a signed-out viewer reads nothing and may not write (the platform's answers).
     assert ask(anon, "APP_STORAGE_GET", key="k") == {"requestId": "r", "value": None}
@@ -301,10 +300,11 @@ def test_a_signed_out_viewer_read_is_the_viewers_state_not_the_blocks_fault(star
 
     anon = started(name="anon-viewer", anonymous=True)
     outcome = anon.handle({"type": "GET_VIEWER", "payload": {"requestId": "v"}}, INSTANCE)
+    # Issue 21: never "block lacks user:read:self scope" when the manifest declares the scope.
     assert outcome.reply is not None and outcome.reply["payload"] == {
-        "requestId": "v", "error": "block lacks user:read:self scope"}
+        "requestId": "v", "error": "viewer read requires an authenticated viewer"}
     assert outcome.call == {"type": "GET_VIEWER", "ok": False, "error": "sign_in_required",
-                            "message": "block lacks user:read:self scope"}
+                            "message": "viewer read requires an authenticated viewer"}
     assert cause_of(outcome.call["error"], None) == VIEWER
     # A signed-in viewer of a block that never declared the scope: the block's own request.
     undeclared = started(name="no-user-scope", scopes=[s for s in ALL_SCOPES if s != "user:read:self"])
@@ -366,3 +366,37 @@ def test_a_workflow_that_ended_failed_is_a_failed_call(b: Bridge, monkeypatch: p
 def test_a_token_for_no_instance_is_refused_never_made_up(b: Bridge) -> None:
     reply = b.reply_to({"type": "REQUEST_TOKEN", "payload": {"requestId": "t"}}, None)
     assert reply is not None and reply["payload"]["error"] == "UNKNOWN_BLOCK_INSTANCE" and "token" not in reply["payload"]
+
+
+def test_e21_a_reused_request_id_cannot_change_what_buy_charges(started: Callable[..., Bridge]) -> None:
+    # Security review E21 (D6): PURCHASE_GOOD "dup" for a 25-Buzz good, then "dup" again for a
+    # 400-Buzz one, then Buy on the first dialog. It used to buy the second good.
+    first_bridge = started(name="e21")
+    gold = {"id": "gold", "title": "Gold pack", "priceBuzz": 400, "payload": {"gold": 1}}
+    b = Bridge(declared_scopes=first_bridge.declared_scopes, mint_token=first_bridge.mint_token,
+               platform=first_bridge.platform, surface_kind=first_bridge.surface_kind, goods=[*GOODS, gold])
+    first = b.handle({"type": "PURCHASE_GOOD", "payload": {"requestId": "dup", "goodId": "sticker"}}, INSTANCE).dialog
+    second = b.handle({"type": "PURCHASE_GOOD", "payload": {"requestId": "dup", "goodId": "gold"}}, INSTANCE).dialog
+    assert first is not None and second is not None and first["dialogId"] != second["dialogId"]
+    assert b.finish_dialog("dup", {}).reply is None  # two dialogs carry "dup": neither is answered by it
+    # A Buy that names something other than what its dialog showed buys nothing.
+    wrong = b.finish_dialog(second["dialogId"], {"goodId": "sticker", "priceBuzz": 25}).reply
+    assert wrong is not None and wrong["payload"]["ok"] is False
+    assert wrong["payload"]["error"] == "CONFIRMATION_MISMATCH"
+    done = b.finish_dialog(first["dialogId"], {"goodId": "sticker", "priceBuzz": 25}).reply
+    assert done is not None and done["payload"]["ok"] is True and done["payload"]["purchase"]["goodId"] == "sticker"
+    assert [i["goodId"] for i in ask(b, "GET_ENTITLEMENTS")["entitlements"]] == ["sticker"]
+
+
+def test_e02_e07_the_dev_platform_checks_host_and_asks_for_its_key(started: Callable[..., Bridge]) -> None:
+    # Security review E02 (D1) and E07 on the three origins blockkit dev starts.
+    import httpx
+
+    platform = started(name="e02").platform
+    for url in platform.urls.as_dict().values():
+        port = url.rsplit(":", 1)[1]
+        assert httpx.get(url + "/", headers={"Host": f"rebind.evil.example:{port}"}).status_code == 403
+    assert httpx.get(platform.urls.auth_url + "/login").status_code == 401
+    link = httpx.get(platform.sign_in_url)
+    assert link.status_code == 303 and link.headers["set-cookie"].startswith(f"bk_access={platform.access_key};")
+    assert httpx.post(platform.urls.base_url + "/__emulator/clock", json={"advance": 0}).status_code == 401

@@ -160,3 +160,36 @@ def test_a_refusal_for_a_signed_out_viewer_alone_passes(tmp_path: Path, make_blo
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.startswith("ok: handshake completed")
     assert "  - GET_BUZZ_BALANCE: SIGN_IN_REQUIRED: this needs a signed-in viewer [the viewer's state" in result.stdout
+
+
+def test_the_wait_for_block_ready_shows_progress(tmp_path: Path, make_block: Any) -> None:
+    # Issue 21: --check was silent for 39 s on a block that never sends BLOCK_READY. On a terminal
+    # a status line says what it waits for and how long, rewritten every second; the verdict
+    # follows on a clean line.
+    import pexpect
+
+    block = make_block(behaviour={"ready": False, "throwError": "no config"})
+    child = pexpect.spawn(sys.executable, ["-m", "blockkit.cli", "dev", str(block), "--check", "--trace",
+                                           str(tmp_path / "t.jsonl"), "--time-scale", "0.1"],
+                          env={**os.environ, "PYTHONUNBUFFERED": "1"}, encoding="utf-8", timeout=120)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 1
+    screen = child.before
+    updates = [part for part in screen.split("\r") if "waiting for BLOCK_READY from scripted-block" in part]
+    # The page gives up after 3.7 s here: an update at the start and about every second after.
+    assert len(updates) >= 3, screen
+    assert all("of at most 19 s" in u for u in updates), updates
+    assert any("(attempt 2 of 3)" in u or "(attempt 3 of 3)" in u for u in updates), updates
+    verdict = screen[screen.index("fail: never sent BLOCK_READY"):]
+    assert "waiting for" not in verdict
+    # The same uncaught error of the three attempts: listed once, with its count.
+    assert verdict.count("no config") == 1 and "(3 times)" in verdict
+
+
+def test_the_progress_is_one_line_per_wait_off_a_terminal(tmp_path: Path, make_block: Any) -> None:
+    result = check(make_block(behaviour={"ready": False}), *FAST, tmp_path=tmp_path)
+    assert result.returncode == 1
+    waits = [line for line in result.stderr.splitlines() if line.startswith("waiting for BLOCK_READY")]
+    assert waits == ["waiting for BLOCK_READY from scripted-block (attempt 1 of 3): 0 s of at most 19 s"], result.stderr
+    assert result.stdout.startswith("fail: never sent BLOCK_READY")

@@ -136,3 +136,25 @@ def test_one_event_larger_than_the_memory_cap_is_still_kept() -> None:
     assert [e["data"] for e in log.events()] == ["a" * 100] and log.dropped == 0
     log.append({"kind": "message", "data": "b"})
     assert [e["data"] for e in log.events()] == ["b"] and log.dropped == 1
+
+
+def test_e08_the_trace_file_is_private_and_holds_no_usable_token(block: Path) -> None:
+    # Security review E08 (D3/D4): the trace was 0644 and held BLOCK_INIT's block token, which
+    # another local process replayed. Now 0600, and each JWT is written as its claims.
+    import base64
+    import stat
+
+    claims = {"sub": "user:7", "blockInstanceId": "bi_dev_victim", "scopes": ["buzz:read:self"]}
+    body = base64.urlsafe_b64encode(json.dumps(claims).encode()).decode().rstrip("=")
+    raw = f"eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCJ9.{body}.c2lnbmF0dXJlLW5vdC1jaGVja2Vk"
+    path = block / ".blockkit" / "dev-trace.jsonl"
+    log = TraceLog(path, root=block)
+    log.append({"kind": "message", "type": "BLOCK_INIT", "data": {"payload": {"token": {"raw": raw}}}})
+    log.close()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+    text = path.read_text()
+    assert raw not in text and body not in text
+    [event] = [json.loads(line) for line in text.splitlines()]
+    assert event["data"]["payload"]["token"]["raw"] == {"jwtClaims": claims}
+    assert log.events()[0]["data"]["payload"]["token"]["raw"] == raw  # the host page's own view keeps it

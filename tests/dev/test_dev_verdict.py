@@ -110,3 +110,19 @@ def test_console_errors_outrank_failed_calls() -> None:
     checked = result(READY, console_errors=[CONSOLE], failed_calls=[FAILED_REQUEST])
     assert verdict_code(checked) == "console-errors"
     assert "failed brokered calls (1):" in render_text(checked)
+
+
+def test_a_repeated_error_is_listed_once_with_its_count() -> None:
+    # Issue 21: a page that throws the same error on each of its three attempts listed it three times.
+    uncaught = ConsoleError("block", "uncaught: Error: no config", None)
+    other = ConsoleError("host", "boom", None)
+    checked = result(FAILED, console_errors=[uncaught, other, uncaught, uncaught],
+                     violations=[VIOLATION, VIOLATION])
+    lines = render_text(checked).splitlines()
+    assert "console errors (4):" in lines
+    assert lines.count("  - block: uncaught: Error: no config (3 times)") == 1
+    assert "  - host: boom" in lines
+    assert sum("uncaught" in line for line in lines) == 1
+    assert "  - envelope: the message is a string (2 times)" in lines
+    # JSON keeps every error, as its contract promises.
+    assert len(json.loads(render_json(checked))["consoleErrors"]) == 4

@@ -260,8 +260,10 @@ def test_storage_survives_a_restart_of_blockkit_dev(running: Running) -> None:
     assert running.frame.evaluate("() => blockkit.storageGet('note')") == value
 
 
-def test_a_signed_out_viewer_sees_signed_out_and_the_models(scaffold: Path, platform_dir: Path, browser: Any) -> None:
-    run = Running(scaffold, platform_dir, browser, anonymous=True)
+def test_a_signed_out_viewer_sees_signed_out_and_the_models(scaffold: Path, tmp_path: Path, browser: Any) -> None:
+    # A store of its own: the module's signed-in session still holds the shared one, and one data
+    # directory serves one emulator at a time (its lock).
+    run = Running(scaffold, tmp_path / "platform", browser, anonymous=True)
     try:
         assert run.platform.viewer() is None
         # The host answers GET_VIEWER with an error; the block shows it as signed out, not as a failure.

@@ -55,9 +55,11 @@ class Started:
 def start_process(ready_file: Path, *args: str, env: dict[str, str] | None = None) -> Started:
     """Start the emulator and wait for its ready file (or its early death)."""
     ready_file.unlink(missing_ok=True)
+    # The tests' emulators ask for no access key unless a test gives one (test_emulator_access.py).
+    keyed = any(arg.startswith("--access-key") for arg in args)
     process = subprocess.Popen(
         [sys.executable, "-m", "blockkit", "emulator", "start", "--port", "0", "--ready-file", str(ready_file),
-         *args],
+         *([] if keyed else ["--no-access-key"]), *args],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env or subprocess_env())
     deadline = time.monotonic() + READY_TIMEOUT_S
     while time.monotonic() < deadline:
@@ -179,3 +181,18 @@ def store_row(emulator: dict[str, Any], query: str, *args: Any) -> tuple[Any, ..
             return tuple(db.execute(query, args).fetchone())
     finally:
         store.close()
+
+
+def stored_media(store: Any, path: str, *, width: int | None = None, height: int | None = None) -> str:
+    """Make ``/__emulator/media/<path>`` a stored image row (the emulator draws only stored paths); its URL path."""
+    url = f"/__emulator/media/{path}"
+    kind = "video" if path.endswith(".mp4") else "audio" if path.endswith(".mp3") else "image"
+    with store.write() as db:
+        if not db.execute("SELECT 1 FROM users LIMIT 1").fetchone():
+            db.execute("INSERT INTO users (id, username, created_at) VALUES (1, 'media_owner',"
+                       " '2025-01-01T00:00:00.000Z')")
+        if not db.execute("SELECT 1 FROM images WHERE url = ?", (url,)).fetchone():
+            db.execute("INSERT INTO images (user_id, type, url, width, height, created_at)"
+                       " SELECT min(id), ?, ?, ?, ?, '2025-01-01T00:00:00.000Z' FROM users",
+                       (kind, url, width, height))
+    return url

@@ -24,6 +24,7 @@ from authlib.oauth2.rfc7636 import create_s256_code_challenge
 
 REDIRECT = "http://127.0.0.1:9/callback"
 AUTHORIZE = "/api/auth/oauth/authorize"
+CONSENT_PAGE = "/login/oauth/authorize"
 TOKEN = "/api/auth/oauth/token"
 REVOKE = "/api/auth/oauth/revoke"
 USERINFO = "/api/auth/oauth/userinfo"
@@ -105,7 +106,14 @@ class OAuthEnv:
         return {k: v for k, v in params.items() if v is not None}
 
     def consent_page(self, browser: httpx.Client, params: dict[str, str]) -> httpx.Response:
-        return browser.get(self.auth_url + AUTHORIZE, params=params, headers=HTML)
+        """GET authorize as a browser does: a 303 to the consent page is followed (once)."""
+        answer = browser.get(self.auth_url + AUTHORIZE, params=params, headers=HTML)
+        return self.follow_consent(browser, answer)
+
+    def follow_consent(self, browser: httpx.Client, answer: httpx.Response) -> httpx.Response:
+        if answer.status_code == 303 and answer.headers["location"].startswith(CONSENT_PAGE + "?"):
+            return browser.get(self.auth_url + answer.headers["location"], headers=HTML)
+        return answer
 
     def approve(self, browser: httpx.Client, page: httpx.Response, *, remember: bool = True,
                 buzz_limit: str | None = None, approved: str = "true") -> httpx.Response:

@@ -279,11 +279,54 @@ def token_of(request: pytest.FixtureRequest) -> Any:
     return get
 
 
+# Where the platform reads a value more leniently than its schema type suggests, the emulator
+# answers as the platform does (review emulator-fidelity-2026-11-27, civitai/civitai@ebed661):
+# (path, parameter) -> {label: expected status, None for "any documented status"}; "*" covers
+# every label not named.
+_COERCED = {label: 200 for label, _ in BOOLEAN_BAD} | {"100 KB": 200}   # z.coerce.boolean (model.schema.ts)
+_STRINGBOOL = {"yes": 200}                                              # booleanString (zod-helpers.ts:116)
+LENIENT: dict[tuple[str, str], dict[str, int | None]] = {
+    ("/api/v1/models", "supportsGeneration"): _COERCED,
+    ("/api/v1/models", "fromPlatform"): _COERCED,
+    ("/api/v1/models", "earlyAccess"): _COERCED,
+    ("/api/v1/models", "nsfw"): _STRINGBOOL,
+    ("/api/v1/models", "primaryFileOnly"): _STRINGBOOL,
+    ("/api/v1/models", "favorites"): _STRINGBOOL,
+    ("/api/v1/models", "hidden"): _STRINGBOOL,
+    # z.preprocess(Number, z.number()) ([id].ts:40): a number that is no id finds nothing.
+    ("/api/v1/model-versions/{id}", "id"): {
+        "100 KB": 404, "fraction": 404, "2**63": 404, "1e400": 404, "Infinity": 404, "negative": 404,
+        "above maximum": 404, "hex": None},
+    # z.coerce.number() (models/[id].ts, mini/[id].ts): Number("0x1F") is the id 31.
+    ("/api/v1/models/{id}", "id"): {"hex": None},
+    ("/api/v1/model-versions/mini/{id}", "id"): {"hex": None},
+    # z.string() ([hash].ts:10): any string is looked up.
+    ("/api/v1/model-versions/by-hash/{hash}", "hash"): {"*": 404},
+    # A download link is a capability URL (catalogue/downloads.py): any other grant or name is
+    # simply no link, as an expired one is; no value of it is malformed.
+    # The download route reads as the platform's does (download/models/[modelVersionId].ts, D-downloads):
+    # the id through Number() (a number that is no version finds nothing; 0x1F is 31), and it checks
+    # the version (archived: 410) before fp, quantType and fileId pick a file. Its enums are zod's (400).
+    ("/api/download/models/{modelVersionId}", "modelVersionId"): {"*": None},
+    ("/api/download/models/{modelVersionId}", "fp"): {"*": None},
+    ("/api/download/models/{modelVersionId}", "quantType"): {"*": None},
+    ("/api/download/models/{modelVersionId}", "fileId"): {"*": None},
+    ("/api/download/models/{modelVersionId}", "token"): {"*": None},  # a token it cannot read: anonymous
+    ("/__emulator/downloads/{grant}/{name}", "grant"): {"*": 404},
+    ("/__emulator/downloads/{grant}/{name}", "name"): {"*": 404},
+}
+
+
+def expected_status(case: Case) -> int | None:
+    lenient = LENIENT.get((case.path, case.param), {})
+    return lenient.get(case.label, lenient.get("*", 400))
+
+
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_malformed_parameter_is_a_400(case: Case, base_url: str, token_of: Any) -> None:
     token = token_of() if case.needs_token else None
     status, headers, body = send(base_url, case.method, case.target, token)
-    check(case.method, case.target, status, headers, body, 400)
+    check(case.method, case.target, status, headers, body, expected_status(case))
 
 
 # --- request bodies ------------------------------------------------------------------------
@@ -361,7 +404,9 @@ def test_odd_text_is_not_an_error(method: str, path: str, param: dict[str, Any],
     target = _target(path, params, param["name"], value)
     status, headers, body = send(base_url, method, target, token)
     check(method, target, status, headers, body, None)
-    assert status in (200, 404), f"{target}: {status} {body[:200]!r}"
+    # A download answers what the version is (307 to the file, 410 archived) whatever the text says.
+    fine = (200, 404, 307, 410) if path.startswith("/api/download/") else (200, 404)
+    assert status in fine, f"{target}: {status} {body[:200]!r}"
 
 
 # --- unknown parameters are ignored (spec, general behaviour 6) -------------------------------

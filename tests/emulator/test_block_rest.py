@@ -4,6 +4,8 @@ and refuses bad bodies, other scopes and other blocks' data in the platform's wo
 
 from __future__ import annotations
 
+import json
+
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -25,8 +27,8 @@ READ, WRITE = "apps:storage:read", "apps:storage:write"
 BUDGET, BUZZ = "ai:write:budgeted", "buzz:read:self"
 SHARED_READ, SHARED_WRITE = "apps:storage:shared:read", "apps:storage:shared:write"
 ALL = [READ, WRITE, BUDGET, BUZZ, SHARED_READ, SHARED_WRITE]
-T2I = {"kind": "textToImage", "params": {"prompt": "a lighthouse at dusk", "width": 512, "height": 512, "seed": 7}}
-OVER_BUDGET = {"kind": "textToImage", "params": {"prompt": "big", "width": 2048, "height": 2048, "quantity": 4}}
+T2I = {"kind": "textToImage", "modelId": 1, "modelVersionId": 1, "params": {"prompt": "a lighthouse at dusk", "width": 512, "height": 512, "seed": 7}}
+OVER_BUDGET = {"kind": "textToImage", "modelId": 1, "modelVersionId": 1, "params": {"prompt": "big", "width": 2048, "height": 2048, "quantity": 4}}
 
 
 @pytest.fixture
@@ -248,7 +250,12 @@ def test_workflows_of_another_viewer_or_app_are_403(o) -> None:
         for path in ("workflows/poll", "workflows/cancel"):
             assert "message" in refused(stranger.post(path, {"workflowId": workflow_id}), 403)
         assert ok(stranger.post("workflows/query"))["workflows"] == []
-    assert refused(owner.post("workflows/poll", {"workflowId": "wf-nope"}), 404) == {"message": "workflow not found"}
+    # fidelity-2 §3 row 12: an id that does not name the viewer is 403 before any lookup; one that does
+    # but exists nowhere is the orchestrator's 404.
+    assert refused(owner.post("workflows/poll", {"workflowId": "wf-nope"}), 403) == {
+        "message": "workflow does not belong to this viewer"}
+    assert refused(owner.post("workflows/poll", {"workflowId": f"{MEMBER}-20260101000000000000000"}), 404) == {
+        "message": "workflow not found"}
     assert ok(owner.post("workflows/poll", {"workflowId": workflow_id}))["snapshot"]["status"] == "pending"  # not canceled
 
 
@@ -321,7 +328,7 @@ def test_daily_compensation_counts_goods_sales(o) -> None:
 ])
 def test_buzz_bad_queries_are_400_zod_errors(o, path: str) -> None:
     body = refused(Block(o, ALL, MEMBER).get(path), 400)
-    assert body["error"]["name"] == "ZodError" and body["error"]["issues"]
+    assert body["error"]["name"] == "ZodError" and json.loads(body["error"]["message"])
 
 
 def test_buzz_routes_are_get(o) -> None:
@@ -494,3 +501,12 @@ def test_the_twins_over_http_on_a_running_emulator(start_emulator: Any, tmp_path
         assert [i["key"] for i in listed["items"]] == [appended] and listed["metadata"] == {}
     assert httpx.post(base + "app-storage/get", json={"key": "greeting"}).status_code == 401
     store.close()
+
+
+def test_e20_a_malformed_cursor_is_400_not_500(o) -> None:
+    # Security review E20 (P1): a non-ASCII cursor raised ValueError in b64decode: 500.
+    block = Block(o, ALL, MEMBER)
+    listed = block.post("app-storage/list", {"cursor": "\u202e"})
+    assert listed.status_code == 400 and listed.json() == {"message": appstorage.BAD_CURSOR}
+    shared = block.get("shared-storage/list?cursor=%E2%80%AE")
+    assert shared.status_code == 400 and shared.json() == {"message": appstorage.BAD_CURSOR}

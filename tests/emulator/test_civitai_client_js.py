@@ -54,12 +54,12 @@ def installed_client() -> Path:
     return target
 
 
-def run_script(client_dir: Path, work: Path, env: dict[str, str]) -> dict[str, Any]:
+def run_script(client_dir: Path, work: Path, env: dict[str, str], script: Path = SCRIPT) -> dict[str, Any]:
     # ESM resolves bare imports from the script's own folder, so the script runs beside node_modules.
     (work / "node_modules").symlink_to(client_dir / "node_modules", target_is_directory=True)
-    for name in (SCRIPT.name, REGISTER.name, "bundler_resolution.mjs"):
-        shutil.copyfile(SCRIPT.parent / name, work / name)
-    done = subprocess.run(["node", "--import", f"./{REGISTER.name}", str(work / SCRIPT.name)], cwd=work,
+    for name in (script.name, REGISTER.name, "bundler_resolution.mjs"):
+        shutil.copyfile(script.parent / name, work / name)
+    done = subprocess.run(["node", "--import", f"./{REGISTER.name}", str(work / script.name)], cwd=work,
                           capture_output=True, text=True, timeout=120, env={**os.environ, **env}, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
     return json.loads(done.stdout)
@@ -77,7 +77,7 @@ def test_the_real_client_drives_the_workflow_operations(live_emulator: Any, tmp_
                                             "API_KEY": key})
 
     first, second = out["submit"]["data"], out["submitOther"]["data"]
-    assert out["submit"]["status"] == 200 and first["id"].startswith("wf-") and first["tags"] == ["fox"]
+    assert out["submit"]["status"] == 200 and first["id"].startswith(f"{user_id}-") and first["tags"] == ["fox"]
     assert out["get"]["status"] == 200 and out["get"]["data"]["status"] == "succeeded"  # a minute later
     assert [w["id"] for w in out["queryTags"]["data"]["items"]] == [first["id"]]
     page1, page2 = out["queryPage1"]["data"], out["queryPage2"]["data"]
@@ -103,3 +103,123 @@ def test_the_real_client_drives_the_workflow_operations(live_emulator: Any, tmp_
     # The deleted workflow had not started: its Buzz came back; the finished one stays paid.
     after = sum(buzz.balance(live_emulator.store, live_emulator.clock, user_id).values())
     assert after == before - first["cost"]["total"]
+
+
+MONEY_SCRIPT = SCRIPT.parent / "civitai_client_money.mjs"
+
+
+class Receiver:
+    """A loopback HTTP server that records every callback POST; its first answer is a 500 (the
+    emulator must try that event again)."""
+
+    def __init__(self) -> None:
+        import http.server
+        import threading
+
+        self.bodies: list[dict[str, Any]] = []
+        self.refused = 0
+        receiver = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 (the stdlib's name)
+                raw = self.rfile.read(int(self.headers.get("content-length", "0")))
+                if receiver.refused == 0:
+                    receiver.refused += 1
+                    self.send_response(500)
+                else:
+                    receiver.bodies.append(json.loads(raw))
+                    self.send_response(200)
+                self.send_header("content-length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hooks/civitai?secret=s1"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_the_real_client_gets_currencies_external_ids_tips_timeouts_wait_and_callbacks(live_emulator: Any,
+                                                                                      tmp_path: Path) -> None:
+    """fidelity-2 §2 rows currencies, externalId, callbacks, tips, priority/timeout/retries, whatif, wait."""
+    import time
+
+    client_dir = installed_client()
+    with live_emulator.store.read() as db:
+        username, user_id = db.execute("SELECT username, id FROM users WHERE status = 'active' AND deleted_at IS NULL"
+                                       " ORDER BY id LIMIT 1").fetchone()
+    key = create_api_key(live_emulator.store, live_emulator.clock, username)["api_key"]
+    store, clock = live_emulator.store, live_emulator.clock
+    buzz.purchase(store, clock, user_id, 500, pool="yellow")
+    before = buzz.balance(store, clock, user_id)
+    receiver = Receiver()
+    try:
+        out = run_script(client_dir, tmp_path, {"ORCH_URL": live_emulator.urls.orchestration_url,
+                                                "BASE_URL": live_emulator.urls.base_url, "API_KEY": key,
+                                                "CALLBACK_URL": receiver.url}, MONEY_SCRIPT)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and not any(
+                b.get("$type") == "workflow" and b.get("status") == "succeeded" for b in receiver.bodies):
+            time.sleep(0.1)
+    finally:
+        receiver.close()
+
+    # whatif: a whole Workflow (no id), priced with its tips, nothing charged
+    whatif = out["whatif"]["data"]
+    assert out["whatif"]["status"] == 200 and "id" not in whatif
+    for member in ("steps", "arguments", "callbacks", "tips", "upgradeMode", "currencies", "forceRefunded"):
+        assert member in whatif, member
+    # 1024 x 1024 is 5 Buzz (4 a megapixel, rounded up); tips 50% and 25% of it, each rounded up
+    assert whatif["cost"] == {"base": 5, "factors": None, "fixed": None, "tips": {"civitai": 3, "creators": 2},
+                              "total": 10}
+    assert whatif["currencies"] == ["yellow"] and whatif["tips"] == {"civitai": 0.5, "creators": 0.25}
+    step = whatif["steps"][0]
+    assert (step["priority"], step["timeout"], step["retries"]) == ("high", "00:01:00", 2)
+
+    # currencies ["yellow"]: paid in yellow only; externalId: the same key answers the first workflow
+    first = out["submit"]["data"]
+    assert out["submit"]["status"] == 200 and first["id"].startswith(f"{user_id}-")
+    assert first["transactions"]["list"] == [{"type": "debit", "amount": 10, "accountType": "yellow"}]
+    assert first["callbacks"] == [{"url": receiver.url, "type": ["workflow:*", "step:succeeded", "job:*"],
+                                   "detailed": True}]
+    assert out["again"]["data"]["id"] == first["id"] and out["otherKey"]["data"]["id"] != first["id"]
+    assert out["badCurrency"]["status"] == 400 and out["badCurrency"]["error"]["errors"]["messages"]
+    assert out["badExternalId"]["status"] == 400
+    with store.read() as db:
+        charged = db.execute("SELECT count(*) FROM buzz_transactions WHERE reference = ? AND amount < 0",
+                             (first["id"],)).fetchone()[0]
+    assert charged == 1
+
+    # timeout 1 s on a 4 s step, 2 retries: three jobs, the step and workflow expire, the Buzz comes back
+    expired = out["timedOutLater"]["data"]
+    assert expired["status"] == "expired" and expired["steps"][0]["status"] == "expired"
+    assert [j["status"] for j in expired["steps"][0]["jobs"]] == ["expired"] * 3
+    debit = [t for t in expired["transactions"]["list"] if t["type"] == "debit"]
+    credit = [t for t in expired["transactions"]["list"] if t["type"] == "credit"]
+    assert debit and sorted(map(str, debit)) == sorted(map(str, [{**c, "type": "debit"} for c in credit]))
+
+    # wait: 202 while running, 200 once finished
+    assert out["waitShort"]["status"] == 202 and out["waitShort"]["data"]["status"] in ("unassigned", "processing")
+    assert out["waitDone"]["status"] == 200 and out["waitDone"]["data"]["status"] == "succeeded"
+
+    # Buzz: yellow paid the two real lantern workflows (10 each) and nothing else moved from yellow
+    after = buzz.balance(store, clock, user_id)
+    assert after["yellow"] == before["yellow"] - 20
+
+    # callbacks: the events of the first workflow, delivered after one refused attempt, in order
+    mine = [b for b in receiver.bodies if b["workflowId"] == first["id"]]
+    kinds = [f"{b['$type']}:{b['status']}" for b in mine]
+    assert receiver.refused == 1
+    assert kinds[-1] == "workflow:succeeded" and "step:succeeded" in kinds and "job:processing" in kinds
+    assert set(kinds) <= {"workflow:unassigned", "workflow:processing", "workflow:succeeded", "step:succeeded",
+                          "job:processing", "job:succeeded"}
+    done = mine[-1]
+    assert done["details"]["steps"][0]["status"] == "succeeded" and done["details"]["steps"][0]["output"]["images"]
+    job = next(b for b in mine if b["$type"] == "job")
+    assert job["stepName"] == "gen" and job["jobId"] == out["first"]["data"]["steps"][0]["jobs"][0]["id"]

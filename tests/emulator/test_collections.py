@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from typing import Any
 
 import pytest
@@ -60,7 +62,7 @@ def test_query_searches_names_and_is_at_most_100_characters(media: MediaEnv) -> 
     assert names == {"Media zebra favourites", "Media zebra unscanned"}
     assert media.get("/collections", query="z" * 100).status_code == 200
     too_long = media.get("/collections", query="z" * 101)
-    assert too_long.status_code == 400 and too_long.json()["error"]["issues"][0]["path"] == ["query"]
+    assert too_long.status_code == 400 and json.loads(too_long.json()["error"]["message"])[0]["path"] == ["query"]
 
 
 def test_item_count_and_cover(media: MediaEnv) -> None:
@@ -105,7 +107,9 @@ def test_private_and_missing_collections_are_404s(media: MediaEnv) -> None:
     for collection_id in (media.data.collections["private"], media.landmarks["collections"]["Model/Private"],
                           media.landmarks["favorites_collection"]["id"]):
         hidden = media.client.get(f"/api/v1/collections/{collection_id}")
-        assert hidden.status_code == 404 and hidden.json() == missing.json()
+        # collections/[id].ts:81 names the id asked for.
+        assert hidden.status_code == 404 and hidden.json() == {"error": f"No collection with id {collection_id}"}
+    assert missing.json() == {"error": "No collection with id 2147483647"}
 
 
 def test_a_token_never_changes_the_data(media: MediaEnv) -> None:
@@ -122,7 +126,7 @@ def test_a_token_never_changes_the_data(media: MediaEnv) -> None:
                                     {"sort": "Oldest"}, {"nsfw": "2"}])
 def test_invalid_parameters_are_400s(media: MediaEnv, params: dict[str, str]) -> None:
     body = media.get("/collections", **params).json()
-    assert body["error"]["issues"][0]["path"] == [next(iter(params))]
+    assert json.loads(body["error"]["message"])[0]["path"] == [next(iter(params))]
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "1.0", "x"])

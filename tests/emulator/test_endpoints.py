@@ -46,6 +46,7 @@ def known(api: httpx.Client) -> dict[str, Any]:
         "username": model["creator"]["username"],
         "tag": model["tags"][0] if model["tags"] else "a",
         "base_model": version["baseModel"],
+        "version_file": version["files"][0]["id"],
     }
 
 
@@ -78,6 +79,7 @@ QUERY_VALUES = {
     ("/api/v1/permissions/check", "entityIds"): "version",
     ("/api/v1/permissions/check", "userId"): "user",
     ("/api/v1/users", "ids"): "user",
+    ("/api/v1/model-versions/mini/{id}", "modelFileId"): "version_file",
 }
 
 

@@ -79,6 +79,20 @@ def test_user_option_gives_a_working_token() -> None:
     assert result.stdout.strip() == name
 
 
+def test_the_command_gets_the_access_key_and_others_are_refused() -> None:
+    script = ("import os, json, urllib.request, urllib.error\n"
+              "base = os.environ['BLOCKKIT_BASE_URL']\n"
+              "def advance(headers):\n"
+              "    req = urllib.request.Request(base + '/__emulator/clock', data=b'{\"advance\": 1}',"
+              " headers={'Content-Type': 'application/json', **headers}, method='POST')\n"
+              "    try:\n        return urllib.request.urlopen(req).status\n"
+              "    except urllib.error.HTTPError as exc:\n        return exc.code\n"
+              "print(advance({}), advance({'X-Blockkit-Access-Key': os.environ['BLOCKKIT_ACCESS_KEY']}))\n")
+    result = run_exec("--", sys.executable, "-c", script)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["401", "200"]
+
+
 def test_unknown_command_is_one_line_and_exit_2() -> None:
     result = run_exec("--", "no-such-command-xyz")
     assert result.returncode == 2
@@ -160,7 +174,8 @@ def test_export_on_exit_keeps_the_final_state(tmp_path: Path) -> None:
     script = ("import os, json, urllib.request\n"
               "base = os.environ['BLOCKKIT_BASE_URL']\n"
               "req = urllib.request.Request(base + '/__emulator/clock', data=json.dumps({'advance': 86400}).encode(),"
-              " headers={'Content-Type': 'application/json', 'Origin': base}, method='POST')\n"
+              " headers={'Content-Type': 'application/json', 'X-Blockkit-Access-Key': os.environ['BLOCKKIT_ACCESS_KEY']},"
+              " method='POST')\n"
               "urllib.request.urlopen(req)\n")
     result = run_exec("--export-on-exit", str(target), "--", sys.executable, "-c", script)
     assert result.returncode == 0, result.stderr

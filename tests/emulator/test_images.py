@@ -7,6 +7,8 @@ checks the answer against openapi.json. States come from the media fixture rows
 
 from __future__ import annotations
 
+import json
+
 import re
 from datetime import datetime, timezone
 from typing import Any
@@ -360,14 +362,37 @@ def test_video_thumbnails_follow_the_served_level(media: MediaEnv) -> None:
 
 def test_meta_only_with_with_meta(media: MediaEnv) -> None:
     d = media.data
+    # meta is always sent, null without withMeta (image-search.service.ts:245; review row "item fields").
     plain = {i["id"]: i for i in media.json("/images", postId=d.posts["public"], limit=50)["items"]}
-    assert all("meta" not in i for i in plain.values())
+    assert plain and all("meta" in i and i["meta"] is None for i in plain.values())
     off = media.json("/images", postId=d.posts["public"], limit=50, withMeta="false")["items"]
-    assert all("meta" not in i for i in off)
+    assert off and all(i["meta"] is None for i in off)
     on = {i["id"]: i for i in media.json("/images", postId=d.posts["public"], limit=50, withMeta="TRUE")["items"]}
     meta = on[d.images["pg"]]["meta"]
     assert meta["prompt"] == "a red fox" and meta["unknownKey"] == {"kept": True}
     assert on[d.images["no_meta"]]["meta"] is None
+
+
+def test_meta_is_wrapped_for_lookups_unless_flat_meta(media: MediaEnv) -> None:
+    # Review row "meta on lookups by imageId, or by modelId without modelVersionId": {id, meta} unless
+    # flatMeta=true (image-search.service.ts:248).
+    d = media.data
+    wrapped = media.json("/images", imageId=d.images["pg"], withMeta="true")["items"][0]
+    assert wrapped["meta"]["id"] == d.images["pg"] and wrapped["meta"]["meta"]["prompt"] == "a red fox"
+    flat = media.json("/images", imageId=d.images["pg"], withMeta="true", flatMeta="true")["items"][0]
+    assert flat["meta"]["prompt"] == "a red fox"
+
+
+def test_with_tags_adds_each_images_tags(media: MediaEnv) -> None:
+    # Review row "withTags, flatMeta, requiringMeta": withTags adds tags [{id, name}].
+    d = media.data
+    plain = media.json("/images", postId=d.posts["public"], limit=50)["items"]
+    assert plain and all("tags" not in i for i in plain)
+    tagged = media.json("/images", postId=d.posts["public"], limit=50, withTags="true")["items"]
+    assert all(isinstance(i["tags"], list) for i in tagged)
+    assert any(i["tags"] for i in tagged)
+    assert all(set(t) == {"id", "name"} for i in tagged for t in i["tags"])
+    assert media.get("/images", requiringMeta="true").status_code == 200
 
 
 def test_model_version_ids_are_deduplicated(media: MediaEnv) -> None:
@@ -402,24 +427,42 @@ def test_type_and_base_models_filters(media: MediaEnv) -> None:
     videos = items_of(media.walk("/images", limit=200, type="video"))
     assert videos and all(i["type"] == "video" for i in videos)
     assert all(i["thumbnail"] is not None for i in videos)
-    sd = items_of(media.walk("/images", limit=200, baseModels="sd 1.5"))
+    sd = items_of(media.walk("/images", limit=200, baseModels="SD 1.5"))
     assert sd and all(i["baseModel"] == "SD 1.5" for i in sd)
     two = items_of(media.walk("/images", limit=200, baseModels="SD 1.5,SDXL 1.0"))
     assert {i["baseModel"] for i in two} <= {"SD 1.5", "SDXL 1.0"} and len(two) >= len(sd)
+
+
+@pytest.mark.parametrize("value", ["NotAModel", "sd 1.5", "SD 1.5,NotAModel"])
+def test_unknown_base_model_is_a_400(media: MediaEnv, value: str) -> None:
+    # Review row "baseModels": commaDelimitedEnumArray([...baseModels]) (images/index.ts:80).
+    body = bad(media, baseModels=value)
+    assert json.loads(body["error"]["message"])[0]["path"] == ["baseModels"]
+
+
+def test_negative_browsing_level_is_accepted(media: MediaEnv) -> None:
+    # Review row "browsingLevel": z.coerce.number() (images/index.ts:69).
+    assert media.get("/images", browsingLevel="-1").status_code == 200
+
+
+def test_nsfw_takes_the_boolean_strings(media: MediaEnv) -> None:
+    # Review row "nsfw": booleanString() takes yes/no, on/off, ...
+    assert media.json("/images", nsfw="yes")["items"] == media.json("/images", nsfw="true")["items"]
+    assert media.json("/images", nsfw="off")["items"] == media.json("/images", nsfw="false")["items"]
 
 
 # --- invalid parameters --------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("params", [
     {"limit": "201"}, {"limit": "-1"}, {"limit": "abc"}, {"limit": "1.5"}, {"limit": "\uff11"},
-    {"page": "0"}, {"nsfw": "none"}, {"nsfw": "XXX"}, {"browsingLevel": str(2 ** 63)}, {"browsingLevel": "-1"},
+    {"page": "0"}, {"nsfw": "none"}, {"nsfw": "XXX"}, {"browsingLevel": str(2 ** 63)}, {"baseModels": "NotAModel"},
     {"tags": "1,,2"}, {"tags": ""}, {"tags": "0"}, {"sort": "newest"}, {"period": "day"}, {"withMeta": "yes"},
     {"type": "Image"}, {"baseModels": "a" * 1025}, {"username": "u" * 1025}, {"cursor": "c" * 1025},
     {"postId": "0"}, {"imageId": str(2 ** 31)}, {"modelId": "x"},
 ])
 def test_invalid_parameter_is_a_400_with_the_validation_envelope(media: MediaEnv, params: dict[str, str]) -> None:
     body = bad(media, **params)
-    assert body["error"]["issues"] and body["error"]["issues"][0]["path"] == [next(iter(params))]
+    assert json.loads(body["error"]["message"])[0]["path"] == [next(iter(params))]
 
 
 def test_repeated_and_undecodable_values_are_400s(media: MediaEnv) -> None:

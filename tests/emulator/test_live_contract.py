@@ -29,11 +29,14 @@ def test_clock_reads_and_advances(api: httpx.Client) -> None:
     assert after >= before
 
 
+JSON = {"Content-Type": "application/json"}  # a control route takes JSON only (security review E03)
+
+
 def test_clock_refuses_bad_advances(api: httpx.Client) -> None:
     for body in ({"advance": -1}, {"advance": "1"}, {"nope": 1}, [1], None, {"advance": True}):
-        response = api.post("/__emulator/clock", content=json.dumps(body))
+        response = api.post("/__emulator/clock", content=json.dumps(body), headers=JSON)
         assert response.status_code == 400, body
-    response = api.post("/__emulator/clock", content=b"{not json")
+    response = api.post("/__emulator/clock", content=b"{not json", headers=JSON)
     assert response.status_code == 400
 
 

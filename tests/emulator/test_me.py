@@ -21,8 +21,15 @@ def test_me_describes_the_tokens_user(api: httpx.Client, landmarks: dict[str, An
     with store_of.read() as db:
         products = [r[0] for r in db.execute("SELECT product FROM subscriptions WHERE user_id = ? AND status ="
                                              " 'active' ORDER BY id", (user["id"],))]
-    assert body == {"id": user["id"], "username": user["username"], "tier": user["tier"], "status": user["status"],
-                    "isMember": user["tier"] != "free", "subscriptions": products}
+        email, verified = db.execute("SELECT email, email_verified FROM users WHERE id = ?", (user["id"],)).fetchone()
+    expected: dict[str, Any] = {"id": user["id"], "username": user["username"], "tier": user["tier"],
+                                "status": user["status"], "isMember": user["tier"] != "free", "subscriptions": products}
+    if email:  # me.ts:33-35: the email when the token may read the profile (UserRead, scope 1 here)
+        expected |= {"email": email, "emailVerified": bool(verified)}
+    token_fields = {k: body.pop(k) for k in ("tokenScope", "buzzLimit", "subject") if k in body}
+    if token_fields:  # me.ts:40: an OAuth token's scope, Buzz limit and subject
+        assert token_fields["tokenScope"] == 1 and token_fields["subject"]["type"] == "oauth"
+    assert body == expected
 
 
 @pytest.mark.parametrize("headers", [{}, {"Authorization": "Bearer"}, {"Authorization": "Bearer a.b.c"},

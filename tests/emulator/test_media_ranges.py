@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from emulator_helpers import store_row
+from emulator_helpers import store_row, stored_media
 from orch_env import b64, make, png
 
 UPSCALE = "/v2/consumer/recipes/imageUpscaler"
@@ -53,7 +53,7 @@ def check_ranges(client: Any, url: str, media_type: str) -> None:
 @pytest.mark.parametrize("kind", ["image", "video", "audio"])
 def test_seed_media_answer_ranges_and_head(media: Any, kind: str) -> None:
     if kind == "audio":
-        url, media_type = "/__emulator/media/sounds/range-check.mp3", "audio/wav"
+        url, media_type = stored_media(media.store, "sounds/range-check.mp3"), "audio/wav"
     else:
         (url,), = media.sql(f"SELECT url FROM images WHERE type = '{kind}' AND url LIKE '/__emulator/media/%'"
                             " ORDER BY id LIMIT 1")
@@ -62,7 +62,7 @@ def test_seed_media_answer_ranges_and_head(media: Any, kind: str) -> None:
 
 
 def test_a_range_asked_first_draws_the_file_then_answers_the_range(media: Any) -> None:
-    url = "/__emulator/media/range-first/never-drawn.png"
+    url = stored_media(media.store, "range-first/never-drawn.png")
     part = media.raw.get(url, headers={"Range": "bytes=0-7"})
     assert part.status_code == 206 and part.content == b"\x89PNG\r\n\x1a\n"
     assert re.fullmatch(r"bytes 0-7/\d+", part.headers["content-range"])

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from emulator_helpers import store_row
+from emulator_helpers import store_row, stored_media
 
 from blockkit.emulator.orchestration import imaging, video
 
@@ -136,7 +136,7 @@ def test_a_seeded_video_is_served_as_the_catalogue_describes_it(media: Any) -> N
     got = facts(answer.content)
     assert got["size"] == (width, height) and got["seconds"] == pytest.approx(seconds, abs=0.001)
     assert media.raw.get(url).content == answer.content
-    assert media.raw.get("/__emulator/media/not-seeded.mp4").headers["content-type"] == "video/mp4"
+    assert media.raw.get("/__emulator/media/not-seeded.mp4").status_code == 404  # only stored paths are drawn
 
 
 @pytest.mark.browser
@@ -170,6 +170,7 @@ def test_a_video_is_encoded_once_then_read_from_the_cache(tmp_path: Path) -> Non
     from blockkit.emulator.store import Store
 
     with Store.open(tmp_path) as store:
+        stored_media(store, "clip.mp4")
         first = media.read_media(store, "clip.mp4")
         assert first is not None and first[1] == "video/mp4"
         assert (tmp_path / "media-cache" / "clip.mp4").read_bytes() == first[0]
@@ -189,7 +190,7 @@ def without_pyav(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_without_pyav_a_video_answers_501_naming_the_extra(media: Any) -> None:
     from blockkit.emulator.orchestration import media as media_module
 
-    url = f"/__emulator/media/no-extra-{uuid.uuid4().hex}.mp4"
+    url = stored_media(media.store, f"no-extra-{uuid.uuid4().hex}.mp4")
     answer = media.raw.get(url)
     assert answer.status_code == 501 and answer.headers["content-type"] == "application/json"
     assert answer.json() == {"error": "seeded videos (.mp4) need PyAV: pip install 'blockkit[video]'"}
@@ -197,7 +198,7 @@ def test_without_pyav_a_video_answers_501_naming_the_extra(media: Any) -> None:
     assert not list(cache.glob("no-extra-*")), "nothing (not even a temporary) is left in the cache"
     assert media_module.resolve_local(_urls(), media.store, media.base_url + url) is None
     # Images need no extra.
-    assert media.raw.get("/__emulator/media/no-extra.jpeg").status_code == 200
+    assert media.raw.get(stored_media(media.store, "no-extra.jpeg")).status_code == 200
 
 
 def test_a_pyav_without_libx264_answers_501_saying_so(media: Any, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -205,13 +206,13 @@ def test_a_pyav_without_libx264_answers_501_saying_so(media: Any, monkeypatch: p
     import av
 
     monkeypatch.setattr(av, "codecs_available", set(av.codecs_available) - {"libx264"})
-    answer = media.raw.get(f"/__emulator/media/no-x264-{uuid.uuid4().hex}.mp4")
+    answer = media.raw.get(stored_media(media.store, f"no-x264-{uuid.uuid4().hex}.mp4"))
     assert answer.status_code == 501
     assert answer.json() == {"error": "seeded videos (.mp4) need an H.264 encoder: PyAV's FFmpeg has no libx264"}
 
 
 def test_without_pyav_a_cached_video_is_still_served(media: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    url = f"/__emulator/media/cached-{uuid.uuid4().hex}.mp4"
+    url = stored_media(media.store, f"cached-{uuid.uuid4().hex}.mp4")
     made = media.raw.get(url)
     assert made.status_code == 200
     monkeypatch.setitem(sys.modules, "av", None)
@@ -240,7 +241,8 @@ def test_without_pyav_emulator_start_says_so_once_and_videos_answer_501(start_em
     from emulator_helpers import get_json
 
     started = start_emulator(env=env_without_pyav)
-    status, body = get_json(f"{started.info['base_url']}/__emulator/media/started-without-pyav.mp4")
+    (url,) = store_row(started.info, "SELECT url FROM images WHERE type = 'video' ORDER BY id LIMIT 1")
+    status, body = get_json(f"{started.info['base_url']}{url}")
     code, _out, err = started.stop()
     assert (status, body) == (501, {"error": "seeded videos (.mp4) need PyAV: pip install 'blockkit[video]'"})
     assert code == 0 and [line for line in err.splitlines() if "PyAV" in line] == [f"blockkit emulator: {NOTE}"], err
@@ -257,7 +259,7 @@ def test_without_pyav_blockkit_dev_says_so_once(tmp_path: Path, env_without_pyav
                                text=True, env=env)
     try:
         assert process.stdout is not None
-        lines = [process.stdout.readline() for _ in range(8)]  # up to "Ctrl-C stops."
+        lines = [process.stdout.readline() for _ in range(9)]  # up to "Ctrl-C stops."
         assert lines[-1].strip() == "Ctrl-C stops.", lines
     finally:
         process.send_signal(signal.SIGINT)
@@ -286,6 +288,11 @@ def test_pyav_is_imported_only_when_a_video_is_drawn(tmp_path: Path) -> None:
         "from blockkit.emulator.store import Store\n"
         "video.missing_note()\n"
         f"store = Store.open(Path({str(tmp_path)!r}))\n"
+        "with store.write() as db:\n"  # only stored paths are drawn
+        "    db.execute(\"INSERT INTO users (id, username, created_at) VALUES (1, 'u', '2025-01-01')\")\n"
+        "    for kind, name in (('image', 'still.jpeg'), ('video', 'moving.mp4')):\n"
+        "        db.execute('INSERT INTO images (user_id, type, url, created_at) VALUES (1, ?, ?, ?)',\n"
+        "                   (kind, '/__emulator/media/' + name, '2025-01-01'))\n"
         "media.read_media(store, 'still.jpeg')\n"
         "print('av' in sys.modules)\n"
         "media.read_media(store, 'moving.mp4')\n"

@@ -7,6 +7,8 @@ moderation drops, auth) against what the store holds.
 
 from __future__ import annotations
 
+import json
+
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -82,8 +84,14 @@ def test_page_pagination_metadata_and_continuity(api: httpx.Client) -> None:
     both = ids(api, "nsfw=true&limit=10")
     assert [m["id"] for m in first["items"] + second["items"]] == both
     assert first["metadata"]["currentPage"] == 1 and first["metadata"]["pageSize"] == 5
-    assert parse_qs(urlsplit(first["metadata"]["nextPage"]).query)["page"] == ["2"]
-    assert "nextCursor" in first["metadata"]
+    # Review row "metadata.nextPage in page mode": the platform keeps page and adds the cursor
+    # (getNextPage without currentPage); the cursor wins over page, so following it reads page 2.
+    query = parse_qs(urlsplit(first["metadata"]["nextPage"]).query)
+    assert query["page"] == ["1"] and query["cursor"] == [first["metadata"]["nextCursor"]]
+    followed = api.get(first["metadata"]["nextPage"])
+    assert followed.status_code == 200
+    assert [m["id"] for m in followed.json()["items"]] == [m["id"] for m in second["items"]]
+    assert "currentPage" not in followed.json()["metadata"]  # cursor mode: usingPaging = page && !cursor
 
 
 def test_next_page_is_absolute_and_keeps_the_filters(api: httpx.Client, base_url: str) -> None:
@@ -126,7 +134,9 @@ def test_malformed_cursor_is_a_400(api: httpx.Client, cursor: str) -> None:
 def test_limit_outside_1_100_is_a_400_in_the_validation_shape(api: httpx.Client, limit: str) -> None:
     response = api.get(f"/api/v1/models?limit={limit}")
     assert response.status_code == 400
-    assert response.json()["error"]["issues"][0]["path"] == ["limit"]
+    error = response.json()["error"]
+    assert error["name"] == "ZodError" and set(error) == {"name", "message"}  # zod 4: issues not enumerable
+    assert json.loads(error["message"])[0]["path"] == ["limit"]
 
 
 def test_unknown_parameters_are_ignored(api: httpx.Client) -> None:
@@ -181,10 +191,13 @@ def test_checkpoint_type_filter(api: httpx.Client, store_of: Any) -> None:
 @pytest.mark.parametrize("name,column", [("supportsGeneration", "supports_generation"),
                                          ("fromPlatform", "from_platform")])
 def test_boolean_model_filters(api: httpx.Client, store_of: Any, name: str, column: str) -> None:
+    # z.coerce.boolean() on the platform (model.schema.ts:106,109): any non-empty value filters,
+    # "false" too; an empty value sets no filter.
     values = dict(sql(store_of, f"SELECT id, {column} FROM models"))
     yes, no = ids(api, f"nsfw=true&{name}=true"), ids(api, f"nsfw=true&{name}=false")
-    assert yes and no and not set(yes) & set(no)
-    assert all(values[i] == 1 for i in yes) and all(values[i] == 0 for i in no)
+    assert yes and yes == no
+    assert all(values[i] == 1 for i in yes)
+    assert ids(api, f"nsfw=true&{name}=") == ids(api, "nsfw=true")
 
 
 def test_early_access_filter(api: httpx.Client, landmarks: dict[str, Any]) -> None:
@@ -192,16 +205,19 @@ def test_early_access_filter(api: httpx.Client, landmarks: dict[str, Any]) -> No
     ended = landmarks["ended_early_access_model"]["id"]
     assert model in ids(api, "nsfw=true&earlyAccess=true")
     assert ended not in ids(api, "nsfw=true&earlyAccess=true")
-    assert model not in [m["id"] for m in walk(api, "nsfw=true&earlyAccess=false")]
+    # earlyAccess=false filters as true on the platform (z.coerce.boolean, model.schema.ts:110).
+    assert ids(api, "nsfw=true&earlyAccess=false") == ids(api, "nsfw=true&earlyAccess=true")
 
 
 def test_primary_file_only(api: httpx.Client, landmarks: dict[str, Any]) -> None:
     model = landmarks["every_file_type_model"]["id"]
     every = items(api, f"nsfw=true&ids={model}")[0]
-    assert any(not f["primary"] for v in every["modelVersions"] for f in v["files"])
-    primary = items(api, f"nsfw=true&ids={model}&primaryFileOnly=true")[0]
+    # Non-primary files carry no primary key (model-search.service.ts:273).
+    others = [f for v in every["modelVersions"] for f in v["files"] if "primary" not in f]
+    assert others and all(f.get("primary", True) is True for v in every["modelVersions"] for f in v["files"])
+    primary = items(api, f"nsfw=true&ids={model}&primaryFileOnly=yes")[0]
     files = [f for v in primary["modelVersions"] for f in v["files"]]
-    assert files and all(f["primary"] for f in files)
+    assert files and all(f["primary"] is True for f in files)
 
 
 # --- sorts and periods -------------------------------------------------------------------------------
@@ -355,22 +371,41 @@ def test_a_bad_token_on_a_plain_list_is_anonymous(api: httpx.Client) -> None:
 
 
 def test_token_answers_are_private(api: httpx.Client, landmarks: dict[str, Any], mint: Any) -> None:
-    assert "cache-control" not in api.get("/api/v1/models?ids=1").headers
+    assert api.get("/api/v1/models?ids=1").headers["cache-control"] == (
+        "public, s-maxage=300, stale-while-revalidate=150")
     signed = api.get("/api/v1/models?ids=1", headers=bearer(mint(landmarks["member"]["id"])))
     assert signed.headers["cache-control"] == "private, no-store"
 
 
 # --- GET /models/{id} ----------------------------------------------------------------------------------------
 
-def test_model_by_id_is_the_default_list_item(api: httpx.Client) -> None:
-    listed = items(api, "limit=1")[0]
-    assert api.get(f"/api/v1/models/{listed['id']}").json() == listed
+def _as_by_id(listed: dict[str, Any]) -> dict[str, Any]:
+    """A list item as GET /models/{id} gives it: null version keys dropped, previews without id."""
+    out = dict(listed)
+    out["modelVersions"] = [
+        {**{k: v for k, v in version.items() if v is not None},
+         "images": [{k: v for k, v in image.items() if k != "id"} for image in version["images"]]}
+        for version in listed["modelVersions"]]
+    return out
 
 
-def test_model_by_id_shows_an_nsfw_model_with_sfw_images(api: httpx.Client, landmarks: dict[str, Any]) -> None:
+def test_model_by_id_is_the_all_levels_list_item(api: httpx.Client) -> None:
+    listed = items(api, "limit=1&nsfw=true")[0]
+    assert api.get(f"/api/v1/models/{listed['id']}").json() == _as_by_id(listed)
+
+
+def test_model_by_id_previews_are_not_level_filtered(api: httpx.Client, landmarks: dict[str, Any]) -> None:
+    # Review row "/models/{id} preview images": every rated level (image.service.ts:5398), not PG/PG-13.
+    listed = items(api, f"nsfw=true&ids={landmarks['archived_model']['id']}")[0]
     model = api.get(f"/api/v1/models/{landmarks['archived_model']['id']}").json()
     assert model["nsfw"] is True
-    assert all(i["nsfwLevel"] & SFW for v in model["modelVersions"] for i in v["images"])
+    assert model == _as_by_id(listed)
+
+    found = api.get("/api/v1/models?nsfw=true&limit=100").json()["items"]
+    mature = next(m for m in found if any(i["nsfwLevel"] & ~SFW for v in m["modelVersions"] for i in v["images"]))
+    by_id = api.get(f"/api/v1/models/{mature['id']}").json()
+    assert any(i["nsfwLevel"] & ~SFW for v in by_id["modelVersions"] for i in v["images"])
+    assert all("id" not in i for v in by_id["modelVersions"] for i in v["images"])
 
 
 @pytest.mark.parametrize("key", ["draft_model", "unpublished_model", "deleted_model"])
@@ -380,10 +415,24 @@ def test_unpublished_models_are_404(api: httpx.Client, landmarks: dict[str, Any]
 
 
 @pytest.mark.parametrize("value,status", [("999999", 404), ("2147483647", 404), ("0", 400), ("2147483648", 400),
-                                          ("abc", 400), ("-1", 400), ("1.0", 400), ("%EF%BC%91", 400)])
+                                          ("abc", 400), ("-1", 400), ("1.5", 400), ("%EF%BC%91", 400)])
 def test_model_id_in_path(api: httpx.Client, value: str, status: int) -> None:
     response = api.get(f"/api/v1/models/{value}")
     assert response.status_code == status and isinstance(response.json()["error"], str)
+
+
+@pytest.mark.parametrize("value,problem", [
+    ("abc", "Invalid input: expected number, received NaN"), ("1.5", "Invalid input: expected int, received number"),
+    ("0", "Too small: expected number to be >0"), ("2147483648", "Too big: expected number to be <=2147483647")])
+def test_model_id_400_is_zods_prettified_error(api: httpx.Client, value: str, problem: str) -> None:
+    # Review row "/models/{id} id validation": {error: z.prettifyError(...)} (models/[id].ts).
+    assert api.get(f"/api/v1/models/{value}").json() == {"error": f"\u2716 {problem}\n  \u2192 at id"}
+
+
+def test_model_id_is_read_as_a_number(api: httpx.Client) -> None:
+    # z.coerce.number(): "1.0" and "0x1" are the id 1.
+    one = api.get("/api/v1/models/1")
+    assert api.get("/api/v1/models/1.0").json() == one.json() == api.get("/api/v1/models/0x1").json()
 
 
 # --- in-process: the fragment cache follows the store --------------------------------------------------------

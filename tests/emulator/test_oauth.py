@@ -114,7 +114,8 @@ def test_deny_redirects_access_denied(oauth: OAuthEnv) -> None:
     page = oauth.consent_page(browser, oauth.authorize_params(client, state="deny-me"))
     answer = oauth.approve(browser, page, approved="false")
     location = httpx.URL(answer.headers["location"])
-    assert answer.status_code == 302 and location.params["error"] == "access_denied"
+    assert answer.status_code == 303 and location.params["error"] == "access_denied"  # the platform's 303
+    assert location.params["error_description"] == "The user denied the authorization request"
     assert location.params["state"] == "deny-me" and "code" not in location.params
 
 
@@ -138,20 +139,10 @@ def test_consent_post_needs_the_sessions_csrf_token(oauth: OAuthEnv) -> None:
     ({"redirect_uri": None}, "invalid_request"),
     ({"redirect_uri": REDIRECT + "/other"}, "invalid_request"),
     ({"redirect_uri": REDIRECT + "?x=1"}, "invalid_request"),
-    ({"code_challenge": None}, "invalid_request"),
-    ({"code_challenge_method": None}, "invalid_request"),
-    ({"code_challenge_method": "plain"}, "invalid_request"),
-    ({"code_challenge": "short"}, "invalid_request"),
-    ({"state": None}, "invalid_request"),
-    ({"scope": None}, "invalid_request"),
-    ({"response_type": "token"}, "unsupported_response_type"),
     ({"client_id": "no-such-client"}, "invalid_client"),
-    ({"scope": "-1"}, "invalid_scope"),
-    ({"scope": "1.5"}, "invalid_scope"),
-    ({"scope": "UserRead"}, "invalid_scope"),
-    ({"scope": str(FULL + 1)}, "invalid_scope"),
 ], ids=lambda v: json.dumps(v) if isinstance(v, dict) else v)
-def test_authorize_error_rows(oauth: OAuthEnv, change: dict[str, str | None], error: str) -> None:
+def test_authorize_error_rows_before_the_redirect_uri_is_known(oauth: OAuthEnv, change: dict[str, str | None],
+                                                               error: str) -> None:
     client = oauth.client()
     browser = oauth.signed_in(oauth.user()["username"])
     params = {**oauth.authorize_params(client), **change}
@@ -162,6 +153,57 @@ def test_authorize_error_rows(oauth: OAuthEnv, change: dict[str, str | None], er
     assert "location" not in answer.headers  # never sent to a redirect_uri
     page = browser.get(oauth.auth_url + AUTHORIZE, params=params, headers=HTML)
     assert page.status_code == 400 and "text/html" in page.headers["content-type"] and error in page.text
+    assert "location" not in page.headers
+
+
+@pytest.mark.parametrize("change, error", [
+    ({"code_challenge": None}, "invalid_request"),
+    ({"code_challenge_method": None}, "invalid_request"),
+    ({"code_challenge_method": "plain"}, "invalid_request"),
+    ({"code_challenge": "short"}, "invalid_request"),
+    ({"state": None}, "invalid_request"),
+    ({"scope": None}, "invalid_request"),
+    ({"response_type": "token"}, "unsupported_response_type"),
+    ({"scope": "-1"}, "invalid_scope"),
+    ({"scope": "1.5"}, "invalid_scope"),
+    ({"scope": "UserRead"}, "invalid_scope"),
+    ({"scope": str(FULL + 1)}, "invalid_scope"),
+], ids=lambda v: json.dumps(v) if isinstance(v, dict) else v)
+def test_authorize_error_rows(oauth: OAuthEnv, change: dict[str, str | None], error: str) -> None:
+    """The spec's 400 for a program; a browser goes back to the validated redirect_uri (E16)."""
+    client = oauth.client()
+    browser = oauth.signed_in(oauth.user()["username"])
+    params = {**oauth.authorize_params(client, state="err-state"), **change}
+    params = {k: v for k, v in params.items() if v is not None}
+    answer = browser.get(oauth.auth_url + AUTHORIZE, params=params)
+    assert answer.status_code == 400
+    body = answer.json()
+    assert body["error"] == error and body["error_description"]
+    assert body["error_description"] != error  # says something real, not the code again
+    assert "location" not in answer.headers
+    navigated = browser.get(oauth.auth_url + AUTHORIZE, params=params, headers=HTML)
+    assert navigated.status_code == 302
+    location = httpx.URL(navigated.headers["location"])
+    assert str(location).startswith(REDIRECT + "?") and location.params["error"] == error
+    assert location.params["error_description"] and "code" not in location.params
+    if "state" in params:
+        assert location.params["state"] == "err-state"
+    else:
+        assert "state" not in location.params
+
+
+@pytest.mark.parametrize("change, description", [
+    ({"code_challenge": None, "code_challenge_method": None, "state": None}, "PKCE required"),
+    ({"code_challenge_method": "plain", "state": None}, "Only S256"),
+    ({"state": None, "scope": "abc"}, "state parameter is required"),
+], ids=["pkce-before-state", "s256-before-state", "state-before-scope"])
+def test_authorize_checks_in_the_platforms_order(oauth: OAuthEnv, change: dict[str, str | None],
+                                                 description: str) -> None:
+    client = oauth.client()
+    browser = oauth.signed_in(oauth.user()["username"])
+    params = {k: v for k, v in {**oauth.authorize_params(client), **change}.items() if v is not None}
+    answer = browser.get(oauth.auth_url + AUTHORIZE, params=params)
+    assert answer.status_code == 400 and description in answer.json()["error_description"]
 
 
 def test_scope_above_client_allowed_scopes_is_invalid_scope(oauth: OAuthEnv) -> None:
@@ -186,13 +228,13 @@ def test_authorize_rate_limit_is_10_a_minute_per_user(oauth: OAuthEnv) -> None:
     browser = oauth.signed_in(username)
     params = oauth.authorize_params(client)
     statuses = [browser.get(oauth.auth_url + AUTHORIZE, params=params).status_code for _ in range(11)]
-    assert statuses[:10] == [200] * 10 and statuses[10] == 429
+    assert statuses[:10] == [303] * 10 and statuses[10] == 429  # 303: to the consent page
     limited = browser.get(oauth.auth_url + AUTHORIZE, params=params)
-    assert limited.json()["error"] == "rate_limit_exceeded" and int(limited.headers["retry-after"]) >= 1
+    assert limited.json()["error"] == "rate_limit" and int(limited.headers["retry-after"]) >= 1  # the spec's name
     other = oauth.signed_in(oauth.user("free_user")["username"])  # per user: another user is not limited
-    assert other.get(oauth.auth_url + AUTHORIZE, params=params).status_code == 200
+    assert other.get(oauth.auth_url + AUTHORIZE, params=params).status_code == 303
     oauth.advance(61)
-    assert browser.get(oauth.auth_url + AUTHORIZE, params=params).status_code == 200
+    assert browser.get(oauth.auth_url + AUTHORIZE, params=params).status_code == 303
 
 
 # --- token --------------------------------------------------------------------------------------
@@ -214,7 +256,7 @@ def test_code_within_10_minutes_works(oauth: OAuthEnv) -> None:
 
 @pytest.mark.parametrize("override, error", [
     ({"code_verifier": "x" * 43}, "invalid_grant"),          # verifier mismatch
-    ({"code_verifier": "short"}, "invalid_grant"),
+    ({"code_verifier": "short"}, "invalid_request"),       # malformed: the platform's invalid_request
     ({"code": "unknown-code-value"}, "invalid_grant"),
     ({"redirect_uri": REDIRECT + "/2"}, "invalid_request"),  # not the authorize redirect_uri
     ({"code_verifier": None}, "invalid_request"),
@@ -283,16 +325,17 @@ def test_refresh_rotates_and_old_token_stops_working(oauth: OAuthEnv) -> None:
     assert oauth.refresh(client, body["refresh_token"]).status_code == 200
 
 
-def test_reused_refresh_token_revokes_the_family(oauth: OAuthEnv) -> None:
+def test_reused_refresh_token_is_refused_and_the_new_pair_keeps_working(oauth: OAuthEnv) -> None:
+    """The platform's reuse rule: the rotated token is simply gone; a double refresh logs nobody out."""
     client = oauth.client()
     first = oauth.grant(client, oauth.user()["username"])
     second = oauth.refresh(client, first["refresh_token"]).json()
     reuse = oauth.refresh(client, first["refresh_token"])
-    assert reuse.status_code == 400 and reuse.json()["error"] == "invalid_grant"
-    # The family is gone: the newest refresh token and the access tokens of the family too.
-    assert oauth.refresh(client, second["refresh_token"]).json()["error"] == "invalid_grant"
-    assert oauth.userinfo(second["access_token"]).status_code == 401
-    assert oauth.userinfo(first["access_token"]).status_code == 401
+    assert reuse.status_code == 400 and reuse.json() == {"error": "invalid_grant",
+                                                         "error_description": "Invalid grant: refresh token is invalid"}
+    assert oauth.userinfo(second["access_token"]).status_code == 200
+    assert oauth.userinfo(first["access_token"]).status_code == 200  # rotation leaves access tokens alone
+    assert oauth.refresh(client, second["refresh_token"]).status_code == 200
 
 
 def test_refresh_scope_narrows_never_widens(oauth: OAuthEnv) -> None:
@@ -300,9 +343,22 @@ def test_refresh_scope_narrows_never_widens(oauth: OAuthEnv) -> None:
     first = oauth.grant(client, oauth.user()["username"], scope=str(1 | 65536 | 32768))
     narrowed = oauth.refresh(client, first["refresh_token"], scope="65536")
     assert narrowed.status_code == 200 and narrowed.json()["scope"] == str(65536 | 1)
-    wider = oauth.refresh(client, narrowed.json()["refresh_token"], scope=str(65536 | 32768))
-    assert wider.status_code == 400 and wider.json()["error"] == "invalid_scope"
     assert oauth.refresh(client, narrowed.json()["refresh_token"], scope="x").json()["error"] == "invalid_scope"
+    wider = oauth.refresh(client, narrowed.json()["refresh_token"], scope=str(1 | 65536 | 32768 | 2))
+    assert wider.status_code == 400 and wider.json()["error"] == "invalid_scope"
+    assert wider.json()["error_description"] != "invalid_scope"
+
+
+def test_narrowed_refresh_keeps_the_grants_scope(oauth: OAuthEnv) -> None:
+    """E22: narrowing applies to the new access token; the grant (RFC 6749 6) stays whole."""
+    client = oauth.client()
+    first = oauth.grant(client, oauth.user()["username"], scope="5")
+    narrowed = oauth.refresh(client, first["refresh_token"], scope="1")
+    assert narrowed.status_code == 200 and narrowed.json()["scope"] == "1"
+    back = oauth.refresh(client, narrowed.json()["refresh_token"], scope="5")
+    assert back.status_code == 200 and back.json()["scope"] == "5"
+    plain = oauth.refresh(client, back.json()["refresh_token"])
+    assert plain.status_code == 200 and plain.json()["scope"] == "5"
 
 
 def test_refresh_token_of_another_client_or_unknown_is_invalid_grant(oauth: OAuthEnv) -> None:
@@ -382,12 +438,14 @@ def test_access_token_expires_after_3600_seconds(oauth: OAuthEnv) -> None:
 # --- revoke -------------------------------------------------------------------------------------
 
 def test_revoke_refresh_token_by_confidential_client_kills_its_access_tokens(oauth: OAuthEnv) -> None:
-    client = oauth.client()
-    first = oauth.grant(client, oauth.user()["username"])
+    owner = oauth.user()  # a confidential client revokes as its owner's account (the platform's rule)
+    client = oauth.client(owner=owner["username"])
+    first = oauth.grant(client, owner["username"])
     second = oauth.refresh(client, first["refresh_token"]).json()
     answer = oauth.http.post(oauth.auth_url + REVOKE, data={"token": second["refresh_token"],
                                                             "token_type_hint": "refresh_token", **client.creds()})
     assert answer.status_code == 200 and answer.json() == {}
+    assert oauth.userinfo(first["access_token"]).status_code == 401  # the family's access tokens go
     assert oauth.userinfo(second["access_token"]).status_code == 401
     assert oauth.refresh(client, second["refresh_token"]).json()["error"] == "invalid_grant"
 
@@ -444,7 +502,11 @@ def test_userinfo_claims_exactly(oauth: OAuthEnv) -> None:
         email, verified, image = db.execute("SELECT email, email_verified, image FROM users WHERE id = ?",
                                             (member["id"],)).fetchone()
     expected = {"sub": str(member["id"]), "id": member["id"], "username": member["username"],
-                "preferred_username": member["username"], "name": member["username"]}
+                "preferred_username": member["username"], "name": member["username"],
+                "roles": []}
+    with oauth.emu.store.read() as db:
+        tier, moderator = db.execute("SELECT tier, is_moderator FROM users WHERE id = ?", (member["id"],)).fetchone()
+    expected.update(tier=tier, isModerator=bool(moderator))
     if image:
         url = oauth.base_url + image if image.startswith("/") else image
         expected.update(picture=url, image=url)
@@ -515,15 +577,35 @@ def test_legacy_redirect_drops_authorization_and_userinfo_401s(oauth: OAuthEnv) 
 
 # --- CORS headers -------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("path, method", [(AUTHORIZE, "GET"), (TOKEN, "POST"), (USERINFO, "GET")])
-def test_cors_is_permissive_with_credentials(oauth: OAuthEnv, path: str, method: str) -> None:
+@pytest.mark.parametrize("path, method", [(TOKEN, "POST"), (USERINFO, "GET"), (REVOKE, "POST"),
+                                          ("/api/auth/oauth/device", "POST"),
+                                          ("/api/auth/oauth/device-token", "POST")])
+def test_cors_is_a_wildcard_without_credentials(oauth: OAuthEnv, path: str, method: str) -> None:
+    """The platform's setWildcardCors: ``*``, no credentials (the spec's "permissive")."""
     origin = "http://somewhere.example:3000"
     pre = httpx.options(oauth.auth_url + path, headers={"Origin": origin, "Access-Control-Request-Method": method,
                                                         "Access-Control-Request-Headers": "authorization"})
     assert pre.status_code == 204
-    assert pre.headers["access-control-allow-origin"] == origin
-    assert pre.headers["access-control-allow-credentials"] == "true"
+    assert pre.headers["access-control-allow-origin"] == "*"
+    assert "access-control-allow-credentials" not in pre.headers
     assert method in pre.headers["access-control-allow-methods"]
+
+
+@pytest.mark.parametrize("method", ["GET", "POST", "OPTIONS"])
+def test_authorize_sends_no_cors(oauth: OAuthEnv, method: str) -> None:
+    """E01: no origin may read the authorization endpoint's answers (consent form, CSRF token)."""
+    client = oauth.client()
+    browser = oauth.signed_in(oauth.user()["username"])
+    origin = "http://127.0.0.1:16666"
+    headers = {"Origin": origin, "Access-Control-Request-Method": "GET", "Accept": "text/html"}
+    if method == "POST":
+        answer = browser.post(oauth.auth_url + AUTHORIZE, data=oauth.authorize_params(client), headers=headers)
+    else:
+        answer = browser.request(method, oauth.auth_url + AUTHORIZE, params=oauth.authorize_params(client),
+                                 headers=headers)
+        page = oauth.follow_consent(browser, answer)
+        assert not any(k.lower().startswith("access-control-") for k in page.headers)
+    assert not any(k.lower().startswith("access-control-") for k in answer.headers)
 
 
 # --- sign-in ------------------------------------------------------------------------------------
@@ -556,7 +638,7 @@ def test_banned_and_unknown_users_cannot_sign_in(oauth: OAuthEnv) -> None:
 def test_logout_ends_the_session(oauth: OAuthEnv) -> None:
     browser = oauth.signed_in(oauth.user()["username"])
     client = oauth.client()
-    assert browser.get(oauth.auth_url + AUTHORIZE, params=oauth.authorize_params(client)).status_code == 200
+    assert browser.get(oauth.auth_url + AUTHORIZE, params=oauth.authorize_params(client)).status_code == 303
     cookie = browser.cookies.get("bk_session")
     browser.post(oauth.auth_url + "/logout")
     again = httpx.get(oauth.auth_url + AUTHORIZE, params=oauth.authorize_params(client),

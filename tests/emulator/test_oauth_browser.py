@@ -98,7 +98,11 @@ def test_consent_by_keyboard(oauth: OAuthEnv, browser: Any, callback_server: str
 
 
 def test_cors_from_a_real_cross_origin_page(oauth: OAuthEnv, browser: Any, callback_server: str) -> None:
-    """A page on another origin calls token (public client, its allowed origin) and userinfo with fetch."""
+    """A page on another origin calls token (public client, its allowed origin) and userinfo with fetch.
+
+    As on the platform: no credentials (the answers carry no Allow-Credentials), so a call with
+    ``credentials: 'include'`` fails here as it does in production.
+    """
     public = oauth.client(confidential=False, origins=[callback_server], redirect_uris=[callback_server + "/cb"])
     code, verifier = oauth.code_for(public, oauth.user()["username"])
     context = browser.new_context()
@@ -106,19 +110,58 @@ def test_cors_from_a_real_cross_origin_page(oauth: OAuthEnv, browser: Any, callb
         page = context.new_page()
         page.goto(callback_server + "/app")
         result = page.evaluate("""async ([auth, form]) => {
-            const token = await fetch(auth + '/api/auth/oauth/token', {method: 'POST', credentials: 'include',
+            const token = await fetch(auth + '/api/auth/oauth/token', {method: 'POST',
                 headers: {'Content-Type': 'application/x-www-form-urlencoded'}, body: new URLSearchParams(form)});
             const body = await token.json();
-            const info = await fetch(auth + '/api/auth/oauth/userinfo', {credentials: 'include',
+            const info = await fetch(auth + '/api/auth/oauth/userinfo', {
                 headers: {'Authorization': 'Bearer ' + body.access_token}});
-            return {tokenStatus: token.status, scope: body.scope, infoStatus: info.status, info: await info.json()};
+            let withCookies = 'read';
+            try {
+                await fetch(auth + '/api/auth/oauth/userinfo', {credentials: 'include',
+                    headers: {'Authorization': 'Bearer ' + body.access_token}});
+            } catch (e) { withCookies = 'blocked'; }
+            return {tokenStatus: token.status, scope: body.scope, infoStatus: info.status, info: await info.json(),
+                    withCookies};
         }""", [oauth.auth_url, {"grant_type": "authorization_code", "code": code, "code_verifier": verifier,
                                 "redirect_uri": public.redirect_uri, "client_id": public.client_id}])
         assert result["tokenStatus"] == 200 and result["scope"] == "1"
         assert result["infoStatus"] == 200 and result["info"]["id"] == oauth.user()["id"]
+        assert result["withCookies"] == "blocked"  # "*" without Allow-Credentials, as the platform answers
         blocked = page.evaluate("""async (auth) => {
             try { await fetch(auth + '/api/v1/enums'); return 'read'; } catch (e) { return 'blocked'; }
         }""", oauth.base_url)
         assert blocked == "blocked"  # a route without CORS stays unreadable from this page: the check is real
     finally:
         context.close()
+
+
+def test_device_page_in_a_browser(oauth: OAuthEnv, browser: Any) -> None:
+    """A CLI starts the device grant; a person opens verification_uri, signs in, types the code
+    loosely, reviews and approves; the CLI's next poll gets the tokens."""
+    client = oauth.client(confidential=False, name="Terminal Tool")
+    start = oauth.http.post(oauth.auth_url + "/api/auth/oauth/device",
+                            data={"client_id": client.client_id, "scope": str(1 | 65536)}).json()
+    poll = {"grant_type": "urn:ietf:params:oauth:grant-type:device_code", "device_code": start["device_code"],
+            "client_id": client.client_id}
+    member = oauth.user("member")
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(start["verification_uri"])
+        page.click(f"button[name=username][value='{member['username']}']")
+        page.wait_for_selector("#code")
+        page.fill("#code", start["user_code"].replace("-", " ").lower())
+        page.click("#lookup")
+        page.wait_for_selector("#approve")
+        assert page.inner_text("#client-name") == "Terminal Tool"
+        assert page.inner_text("#user-code") == start["user_code"]
+        assert any("Buzz balance" in b for b in page.locator("ul.scopes li").all_inner_texts())
+        page.click("#approve")
+        page.wait_for_selector("#device-done")
+        assert page.inner_text("#device-done") == "Device approved"
+    finally:
+        context.close()
+    oauth.advance(5)
+    tokens = oauth.http.post(oauth.auth_url + "/api/auth/oauth/device-token", data=poll)
+    assert tokens.status_code == 200, tokens.text
+    assert oauth.userinfo(tokens.json()["access_token"]).json()["id"] == member["id"]

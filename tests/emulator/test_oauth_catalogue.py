@@ -86,7 +86,7 @@ def test_browsing_level_with_a_granted_token(oauth: OAuthEnv) -> None:
 
 def test_revoked_and_expired_tokens_get_the_spec_401(oauth: OAuthEnv) -> None:
     member = oauth.user("member")
-    client = oauth.client()
+    client = oauth.client(owner=member["username"])  # a confidential client revokes as its owner
     body = oauth.grant(client, member["username"])
     assert _get(oauth, "/api/v1/me", body["access_token"]).status_code == 200
     oauth.http.post(oauth.auth_url + REVOKE, data={"token": body["access_token"], **client.creds()})

@@ -18,8 +18,8 @@ from oauth_env import AUTHORIZE, HTML, REDIRECT, REVOKE, TOKEN, USERINFO, OAuthE
 
 @pytest.mark.parametrize("auth_method", ["client_secret_post", "client_secret_basic"])
 def test_authlib_code_flow_refresh_revoke_userinfo(oauth: OAuthEnv, auth_method: str) -> None:
-    registered = oauth.client(name="authlib app")
     member = oauth.user("member")
+    registered = oauth.client(name="authlib app", owner=member["username"])
     app = OAuth2Client(registered.client_id, registered.client_secret, redirect_uri=REDIRECT, scope="65536",
                        code_challenge_method="S256", token_endpoint_auth_method=auth_method)
     oauth.opened.append(app)
@@ -28,7 +28,7 @@ def test_authlib_code_flow_refresh_revoke_userinfo(oauth: OAuthEnv, auth_method:
     assert "code_challenge=" in url and "code_challenge_method=S256" in url
 
     browser = oauth.signed_in(member["username"])
-    consent = browser.get(url, headers=HTML)
+    consent = oauth.follow_consent(browser, browser.get(url, headers=HTML))
     callback = oauth.approve(browser, consent).headers["location"]
     token = app.fetch_token(oauth.auth_url + TOKEN, authorization_response=callback, code_verifier=verifier)
     assert token["token_type"] == "Bearer" and token["expires_in"] == 3600 and token["scope"] == "65537"
@@ -79,7 +79,7 @@ def test_authlib_refuses_a_mismatched_state(oauth: OAuthEnv) -> None:
     verifier = secrets.token_urlsafe(64)
     url, state = app.create_authorization_url(oauth.auth_url + AUTHORIZE, code_verifier=verifier)
     browser = oauth.signed_in(oauth.user()["username"])
-    callback = oauth.approve(browser, browser.get(url, headers=HTML)).headers["location"]
+    callback = oauth.approve(browser, oauth.follow_consent(browser, browser.get(url, headers=HTML))).headers["location"]
     assert f"state={state}" in callback
     with pytest.raises(Exception, match="state"):
         app.fetch_token(oauth.auth_url + TOKEN, authorization_response=callback.replace(state, "forged"),

@@ -6,6 +6,7 @@ import base64
 from pathlib import Path
 
 import pytest
+from emulator_helpers import stored_media
 from orch_env import FREE, MEMBER, POOR, b64, image_of, make, png, problem
 
 from blockkit.emulator import buzz
@@ -65,6 +66,7 @@ def test_ephemeral_keeps_nothing(o) -> None:
 
 
 def test_input_from_emulator_media_and_blob(o) -> None:
+    stored_media(o.store, "x1.webp")
     media = o.orch.post(URL, headers=o.auth(), json={"image": "http://testserver/__emulator/media/x1.webp"})
     assert media.status_code == 200 and media.json()["blob"]["width"] == 1024
     again = o.orch.post(URL, headers=o.auth(), json={"image": media.json()["blob"]["url"]})
@@ -120,6 +122,7 @@ def test_mature_upscale_draws_yellow(o) -> None:
                                                 ("avatars/u1.png", (128, 128), "image/png"),
                                                 ("t1.webp", (512, 512), "image/webp")])
 def test_media_served_deterministic(o, path: str, size: tuple[int, int], ctype: str) -> None:
+    stored_media(o.store, path)
     first = o.api.get(f"/__emulator/media/{path}")
     assert first.status_code == 200 and first.headers["content-type"] == ctype
     assert image_of(first.content).size == size
@@ -133,4 +136,6 @@ def test_media_refuses_bad_paths(o) -> None:
         assert {"url", "width", "height"} <= cols
     assert o.api.get("/__emulator/media/../etc/passwd").status_code == 404
     assert o.api.get("/__emulator/media/a.gif").status_code == 404
+    assert o.api.get("/__emulator/media/a.mp3").status_code == 404  # not a stored path
+    stored_media(o.store, "a.mp3")
     assert o.api.get("/__emulator/media/a.mp3").headers["content-type"] == "audio/wav"

@@ -157,9 +157,11 @@ def test_estimate_charges_nothing(o) -> None:
 
 def test_poll_is_private_to_viewer_and_app(o) -> None:
     wf = call(o, workflows.submit, WC(FREE, app_id="a"), t2i())
-    for other in (WC(MEMBER, app_id="a"), WC(FREE, app_id="b")):
+    # The platform's two gates: the id must name the viewer, the record must carry the app's tag (403 each).
+    for other, detail in ((WC(MEMBER, app_id="a"), "workflow does not belong to this viewer"),
+                          (WC(FREE, app_id="b"), "workflow is not tagged for this app")):
         with pytest.raises(ServiceError) as err:
             call(o, workflows.poll, other, wf["id"])
-        assert err.value.status == 404
+        assert err.value.status == 403 and err.value.detail == detail
     assert [w["id"] for w in call(o, workflows.query, WC(FREE, app_id="a"))["items"]] == [wf["id"]]
     assert call(o, workflows.query, WC(FREE, app_id="b"))["items"] == []

@@ -31,7 +31,7 @@ def test_submit_poll_and_finish_with_an_api_key(o) -> None:
     submitted = o.orch.post(URL, headers=o.auth(), json=t2i(tags=["mine"]))
     assert submitted.status_code == 200, submitted.text
     wf = submitted.json()
-    assert wf["id"].startswith("wf-") and wf["status"] == "unassigned" and wf["tags"] == ["mine"]
+    assert wf["id"].startswith(f"{FREE}-") and wf["status"] == "unassigned" and wf["tags"] == ["mine"]
     assert sum(buzz.balance(o.store, o.clock, FREE).values()) == sum(before.values()) - wf["cost"]["total"]
     o.advance(10)
     polled = o.orch.get(f"{URL}/{wf['id']}", headers=o.auth())

@@ -221,3 +221,35 @@ def test_a_fixed_value_holding_a_lone_surrogate_escape_is_written(tmp_path: Path
     assert "Traceback" not in result.stderr
     assert result.returncode == 0, result.stdout + result.stderr
     assert '"tagline": "é\\ud800",' in path.read_text(encoding="utf-8")
+
+
+SHIFTING = """{
+  "$schema": "https://civitai.com/schemas/app-block/v1.json",
+  "appId": "app_1",
+  "blockId": "demo-block",
+  "version": "1.0.0",
+  "name": "Demo",
+  "contentRating": "g",
+  "scopes": ["user:read:self"],
+  "iframe": {"src": "https://demo-block.civit.ai/", "minHeight": 400, "maxHeight": null, "resizable": false}
+}
+"""
+
+
+def test_diff_places_the_remaining_findings_in_the_file_on_disk(tmp_path: Path) -> None:
+    # Issue 21: with --diff, the findings that remain were placed in the text fix would write
+    # (removing appId moves "iframe" from line 9 to line 8), while the "would fix" list of the
+    # same output used the file on disk. Both now use the file on disk, which --diff leaves as it is.
+    path = tmp_path / "block.manifest.json"
+    path.write_text(SHIFTING, encoding="utf-8")
+    result = run("fix", "--diff", str(path))
+    assert path.read_text(encoding="utf-8") == SHIFTING
+    lines = result.stderr.splitlines()
+    assert f"{path}: would fix 2 findings:" in lines
+    assert "  3:3 BK301 unknown key \"appId\": a stale key the platform ignores" in lines
+    assert any(line.startswith("  9:") and " BK110 " in line for line in lines), lines
+    remaining = [line for line in lines if " BK216 " in line]
+    assert remaining == [f'{path}:9:13: BK216 iframe is missing "sandbox", which the server requires'], lines
+    # The same position `lint` gives for the file on disk.
+    lint = run("lint", str(path))
+    assert f'{path}:9:13: BK216 iframe is missing "sandbox", which the server requires' in lint.stdout.splitlines()

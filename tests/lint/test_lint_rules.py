@@ -102,6 +102,15 @@ CASES = [
               Case(clean(**BUILD), {"package.json": PACKAGE, "package-lock.json": "{}"}), "no package-lock.json"),
     RuleCases("BK318", Case(clean(), {"index.html": SKELETON, "app.js": "document.title = 'hi';\n"}), "",
               Case(clean(), {"index.html": SKELETON, "app.js": READY_JS}), "none of the block's 2 source files"),
+    # Credentials in the bundle URL, percent-encoded too: the platform accepts them (BK222 ignores
+    # the userinfo, as its guard does); an empty userinfo is no credential.
+    RuleCases("BK321", Case(clean(assetBundleUrl="https://%75ser:pw@demo-block.civit.ai/b.js")), "/assetBundleUrl",
+              Case(clean(assetBundleUrl="https://@demo-block.civit.ai/b.js")), "carries credentials"),
+    # A name under .localhost is accepted by the platform (only "localhost" itself is denied).
+    RuleCases("BK322", Case(clean(assetBundleUrl="https://cdn.demo-block.localhost/b.js"),
+                            context=Context(allowed_origins=("cdn.demo-block.localhost",))), "/assetBundleUrl",
+              Case(clean(assetBundleUrl="https://cdn.demo-block.localhost.example/b.js"),
+                   context=Context(allowed_origins=("cdn.demo-block.localhost.example",))), "viewer's own machine"),
     RuleCases("BK319", Case(clean(), REACT_STORAGE), "/scopes",
               Case(clean(scopes=["user:read:self", "apps:storage:read"]), REACT_STORAGE),
               "src/notes.ts:2 uses per-viewer app storage"),

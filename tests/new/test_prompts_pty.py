@@ -52,9 +52,12 @@ def test_every_prompt_answered_on_a_terminal(tmp_path: Path) -> None:
     _answer(child, "Auth (block-token, oauth) [block-token]:", "")
     _answer(child, "Start a goods catalogue? [y/N]:", "y")
     child.expect_exact("buzz:read:self  (sensitive: needs a justification)")
-    _answer(child, "Scopes (comma-separated) [none]:", "buzz:read:self, made:up")
+    # Issue 21: the prompt said "Scopes [none]" and the manifest then declared three; it names them.
+    _answer(child, "More scopes, comma-separated (user:read:self, goods:purchase:self, goods:read:self declared"
+                   " already) [none]:", "buzz:read:self, made:up")
     child.expect_exact("unknown scope(s): made:up")
-    _answer(child, "Scopes (comma-separated) [none]:", "buzz:read:self")
+    _answer(child, "More scopes, comma-separated (user:read:self, goods:purchase:self, goods:read:self declared"
+                   " already) [none]:", "buzz:read:self")
     _answer(child, "Justification for buzz:read:self:", "Shows viewers how much Buzz they have left.")
     # The catalogue's justification has a default; Enter takes it.
     _answer(child, "Justification for goods:purchase:self [Sells the items", "")
@@ -89,9 +92,9 @@ def test_flags_answer_before_prompts_and_an_underivable_name_asks_for_an_id(tmp_
     _answer(child, "Repository URL (optional):", "")
     _answer(child, "Auth (block-token, oauth) [block-token]:", "oauth")
     _answer(child, "Start a goods catalogue? [y/N]:", "")
-    _answer(child, "Scopes (comma-separated) [none]:", "apps:storage:write")
+    _answer(child, "More scopes, comma-separated (user:read:self declared already) [none]:", "apps:storage:write")
     child.expect_exact("cannot be combined with app storage scopes")
-    _answer(child, "Scopes (comma-separated) [none]:", "")
+    _answer(child, "More scopes, comma-separated (user:read:self declared already) [none]:", "")
     _answer(child, "Loading skeleton in index.html? [Y/n]:", "n")
     child.expect_exact("model slots are open to moderators' apps only at launch")
     child.expect(pexpect.EOF)

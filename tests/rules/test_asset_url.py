@@ -50,7 +50,6 @@ def test_the_apps_own_origin_is_accepted(run: Run, url: str) -> None:
         ("https://localhost/b.js", "localhost is a private name"),
         ("https://LOCALHOST/b.js", "localhost is a private name"),
         ("https://%6c%6fcalhost/b.js", "localhost is a private name"),
-        ("https://app.localhost/b.js", "ends in .localhost"),
         ("https://printer.local/b.js", "ends in .local"),
         ("https://metadata.google.internal/computeMetadata/v1/", "metadata.google.internal is a private name"),
         ("https://api.corp.internal/b.js", "ends in .internal"),
@@ -58,8 +57,6 @@ def test_the_apps_own_origin_is_accepted(run: Run, url: str) -> None:
         ("https:///intranet/b.js", "has no dot"),  # WHATWG skips the extra slash
         ("https://demo-block.civit.ai./b.js", "ends with a dot"),
         ("https://a..civit.ai/b.js", "empty label"),
-        ("https://user:pw@demo-block.civit.ai/b.js", "carries credentials"),
-        ("https://user@demo-block.civit.ai/b.js", "carries credentials"),
         ("https://demo-block.civit.ai:99999/b.js", "invalid port"),
         ("https://demo-block.civit.ai:8o/b.js", "invalid port"),
         ("https://[::1/b.js", "unclosed ["),
@@ -95,8 +92,9 @@ def test_off_origin_urls_are_refused(run: Run, url: str) -> None:
 
 
 def test_credentials_that_hide_the_real_host(run: Run) -> None:
+    # The platform ignores the userinfo: the host is evil.example, public but off-origin.
     findings = run(manifest(assetBundleUrl="https://demo-block.civit.ai@evil.example/b.js"))
-    assert codes(findings) == {"BK222", "BK223"}
+    assert codes(findings) == {"BK223"}
     assert "https://evil.example" in only(findings, "BK223")[0].message
 
 
@@ -137,3 +135,124 @@ def test_without_a_usable_block_id_the_origin_is_not_guessed(run: Run) -> None:
 @pytest.mark.parametrize("value", [None, 42, ["https://x.example"], "https://", "https://\u0000", "https://[", "https://@", "https://:"])
 def test_odd_values_never_crash(run: Run, value: object) -> None:
     run(manifest(assetBundleUrl=value))
+
+
+# --- issue 22: where the platform's lexical guard decides (civitai/civitai@ebed661 ssrf-hostname.ts,
+# block-manifest-validator.service.ts); each family at its boundaries ------------------------------
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://user@demo-block.civit.ai/b.js",
+        "https://user:pw@demo-block.civit.ai/b.js",
+        "https://:pw@demo-block.civit.ai/b.js",
+        "https://%75ser:p%40ss@demo-block.civit.ai/b.js",  # percent-encoded, with an encoded @
+        "https://us%3Aer@demo-block.civit.ai:443/b.js",
+        "https://a@b@demo-block.civit.ai/b.js",  # the last @ ends the userinfo
+    ],
+)
+def test_family1_credentials_on_an_allowed_origin_are_accepted(run: Run, url: str) -> None:
+    assert run(manifest(assetBundleUrl=url)) == []
+
+
+def test_family1_credentials_do_not_excuse_the_host(run: Run) -> None:
+    # The userinfo is ignored, not trusted: the host after it still decides.
+    assert at(run(manifest(assetBundleUrl="https://user:pw@localhost/b.js")), "BK222") == ["/assetBundleUrl"]
+    assert codes(run(manifest(assetBundleUrl="https://user:pw@cdn.example.com/b.js"))) == {"BK223"}
+
+
+@pytest.mark.parametrize(
+    ("entry", "url"),
+    [
+        ("cdn.example.com", "https://cdn.example.com/b.js"),
+        ("CDN.Example.com", "https://cdn.example.com/b.js"),
+        ("cdn.example.com:8443", "https://cdn.example.com:8443/b.js"),  # the port is kept
+        ("cdn.example.com:443", "https://cdn.example.com/b.js"),  # the default port is no port
+        ("cdn.example.com/assets/", "https://cdn.example.com/b.js"),  # a path counts by its origin
+        ("https://cdn.example.com", "https://cdn.example.com/b.js"),
+        ("https:cdn.example.com", "https://cdn.example.com/b.js"),  # WHATWG needs no slashes after https:
+    ],
+)
+def test_family2_bare_hosts_are_https_origins(run: Run, entry: str, url: str) -> None:
+    assert run(manifest(assetBundleUrl=url), allowed_origins=(entry,)) == []
+
+
+@pytest.mark.parametrize(
+    ("entry", "url"),
+    [
+        ("cdn.example.com:8443", "https://cdn.example.com/b.js"),  # a kept port is another origin
+        ("cdn.example.com", "https://cdn.example.com:8443/b.js"),
+        ("http://cdn.example.com", "https://cdn.example.com/b.js"),  # starts with http: read as written
+        ("HTTPS://cdn.example.com", "https://cdn.example.com/b.js"),  # not "http": https://HTTPS://... (host "https")
+        ("cdn.example.com", "https://www.cdn.example.com/b.js"),
+    ],
+)
+def test_family2_what_a_bare_host_does_not_allow(run: Run, entry: str, url: str) -> None:
+    assert codes(run(manifest(assetBundleUrl=url), allowed_origins=(entry,))) == {"BK223"}
+
+
+def test_family2_an_unreadable_entry_allows_nothing(run: Run) -> None:
+    findings = run(manifest(assetBundleUrl="https://cdn.example.com/b.js"), allowed_origins=("not a host",))
+    assert codes(findings) == {"BK223"}
+    assert "can be read" in findings[0].message
+    # ...but a readable entry beside it still counts
+    assert run(manifest(assetBundleUrl="https://cdn.example.com/b.js"),
+               allowed_origins=("not a host", "cdn.example.com")) == []
+
+
+def test_family2_config_entries_are_read_the_same_way(tmp_path, run: Run) -> None:  # type: ignore[no-untyped-def]
+    from blockkit.context import load_config
+
+    (tmp_path / "blockkit.toml").write_text('allowed-origins = ["cdn.example.com:8443"]\n', encoding="utf-8")
+    context = load_config(tmp_path).context
+    assert run(manifest(assetBundleUrl="https://cdn.example.com:8443/b.js"), context) == []
+    assert codes(run(manifest(assetBundleUrl="https://cdn.example.com/b.js"), context)) == {"BK223"}
+
+
+@pytest.mark.parametrize(
+    "host",
+    ["10.cdn.example.com", "127.app.example.com", "192.168.cdn.example.com", "169.254.x.example.com",
+     "172.16.cdn.example.com", "172.31.cdn.example.com", "172.20.x.example", "0.cdn.example.com",
+     "%31%30.cdn.example.com", "\uff11\uff10.cdn.example.com"],  # percent-encoded and full-width "10."
+)
+def test_family4_hosts_that_start_like_a_private_range_are_refused(run: Run, host: str) -> None:
+    findings = run(manifest(assetBundleUrl=f"https://{host}/b.js"), allowed_origins=(f"https://{host}",))
+    assert at(findings, "BK222") == ["/assetBundleUrl"]
+    assert "private address range" in findings[0].message
+
+
+@pytest.mark.parametrize(
+    "host",
+    ["100.cdn.example.com", "11.cdn.example.com", "1.cdn.example.com", "172.15.cdn.example.com",
+     "172.32.cdn.example.com", "172.3.cdn.example.com", "192.169.cdn.example.com", "169.25.cdn.example.com",
+     "00.cdn.example.com", "cdn.10.example.com", "cdn-10.example.com", "x10.example.com"],
+)
+def test_family4_near_misses_are_public(run: Run, host: str) -> None:
+    assert run(manifest(assetBundleUrl=f"https://{host}/b.js"), allowed_origins=(f"https://{host}",)) == []
+
+
+@pytest.mark.parametrize("host", ["a.localhost", "cdn.demo-block.localhost", "localhost.example.com",
+                                  "my-localhost.io"])
+def test_family5_names_under_localhost_are_accepted(run: Run, host: str) -> None:
+    assert run(manifest(assetBundleUrl=f"https://{host}/b.js"), allowed_origins=(host,)) == []
+
+
+@pytest.mark.parametrize("host", ["localhost", "LocalHost", "localhost.", "a.localhost."])
+def test_family5_only_the_name_localhost_itself_is_private(run: Run, host: str) -> None:
+    assert at(run(manifest(assetBundleUrl=f"https://{host}/b.js"), allowed_origins=(host,)), "BK222") == [
+        "/assetBundleUrl"]
+
+
+def test_family2_the_cli_flag_takes_a_bare_host(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json
+    import subprocess
+    import sys
+
+    path = tmp_path / "block.manifest.json"
+    path.write_text(json.dumps(manifest(assetBundleUrl="https://cdn.example.com:8443/b.js")), encoding="utf-8")
+    run_cli = [sys.executable, "-m", "blockkit.cli", "validate", "--format", "json", str(path)]
+    ok = subprocess.run([*run_cli, "--allowed-origin", "cdn.example.com:8443"], capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    off = subprocess.run([*run_cli, "--allowed-origin", "cdn.example.com"], capture_output=True, text=True)
+    assert off.returncode == 1 and "BK223" in off.stdout

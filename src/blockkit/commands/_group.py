@@ -18,6 +18,8 @@ from blockkit.commands._run import (
     DEBUG_VARIABLE,
     INTERRUPTED,
     caused_by_interrupt,
+    closed_output,
+    end_closed_output,
     internal_error_line,
 )
 
@@ -35,6 +37,17 @@ class LazyGroup(click.Group):
         return importlib.import_module(entry[0]).command
 
 
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
+        name = click.utils.make_str(args[0]) if args else ""
+        if args and self.get_command(ctx, name) is None and not name.startswith("-"):
+            import difflib
+
+            close = difflib.get_close_matches(name, self.list_commands(ctx), n=1, cutoff=0.6)
+            if close:
+                ctx.fail(f"No such command {name!r}. Did you mean {close[0]!r}?")
+        return super().resolve_command(ctx, args)
+
+
 def _module_exists(module: str) -> bool:
     from importlib.util import find_spec
 
@@ -45,6 +58,16 @@ def _module_exists(module: str) -> bool:
 
 
 class _Group(LazyGroup):
+    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
+                     **extra: object) -> click.Context:
+        # --help and --version print while the arguments are read, before invoke.
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)  # type: ignore[arg-type]
+        except OSError as exc:
+            if closed_output(exc):
+                end_closed_output(exc)
+            raise
+
     def invoke(self, ctx: click.Context) -> object:
         try:
             return super().invoke(ctx)
@@ -56,6 +79,8 @@ class _Group(LazyGroup):
         except Exception as exc:  # a bug of ours: one line and exit 2, never a traceback, never "ok"
             import os
 
+            if closed_output(exc):  # `blockkit ... | head`: the reader left; end quietly
+                end_closed_output(exc)
             if caused_by_interrupt(exc):  # cleanup that failed under a Ctrl-C: still an interrupt
                 echo("\nblockkit: interrupted", err=True)
                 ctx.exit(INTERRUPTED)

@@ -82,7 +82,8 @@ STDIN_OPTIONS: tuple[Option, ...] = (
 CONTEXT_OPTIONS: tuple[Option, ...] = (
     Option(("--tier",), "tier", CHOICE, "Trust tier of the app (default: unverified).", choices=_tiers),
     Option(("--allowed-origin",), "allowed_origins", MULTIPLE,
-           "An origin the app's OAuth client allows (repeatable; default https://<blockId>.<app-domain>).",
+           "An origin the app's OAuth client allows; a bare host such as cdn.example.com:8443 means "
+           "https://cdn.example.com:8443, as on the platform (repeatable; default https://<blockId>.<app-domain>).",
            metavar="URL", default=()),
     Option(("--granted-scope",), "granted_scopes", MULTIPLE,
            "A scope review granted (repeatable); declared scopes must stay within the grant.",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, NoReturn, Optional, Sequence
 
 # name -> (module, one-line help shown by --help without importing the module)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -37,6 +37,9 @@ INTERRUPTED = 130
 CANNOT_RUN = 2
 # Set to see the traceback behind an internal error.
 DEBUG_VARIABLE = "BLOCKKIT_DEBUG"
+# Exit status when the reader of standard output went away (`blockkit emulator users | head`):
+# 128 + SIGPIPE, what a shell reports for a program the closed pipe ended, and quiet.
+CLOSED_OUTPUT = 141
 # Set (to anything) to send every argument list to click: the tests that compare both paths use it.
 CLICK_ONLY_VARIABLE = "_BLOCKKIT_CLICK_ONLY"
 
@@ -47,6 +50,48 @@ def internal_error_line(exc: BaseException) -> str:
     detail = visible(str(exc))
     return (f"blockkit: internal error: {type(exc).__name__}: {detail} (a bug in blockkit; please"
             f" report it, with the traceback that {DEBUG_VARIABLE}=1 shows)")
+
+
+def closed_output(exc: BaseException) -> bool:
+    """Whether ``exc`` says that standard output's reader is gone (EPIPE: a closed pipe)."""
+    import errno
+
+    return isinstance(exc, OSError) and exc.errno in (errno.EPIPE, errno.ESHUTDOWN)
+
+
+def end_closed_output(exc: Optional[BaseException] = None) -> "NoReturn":
+    """End the run quietly because nobody reads standard output any more: exit CLOSED_OUTPUT,
+    with no message (the reader, ``head`` say, chose to stop), except that BLOCKKIT_DEBUG
+    shows the traceback on standard error, as it does for every error. Standard output is
+    pointed at /dev/null first, so that the interpreter's own flush at exit has nowhere to fail."""
+    if exc is not None and os.environ.get(DEBUG_VARIABLE):
+        import traceback
+
+        try:
+            traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno() if sys.stdout is not None else 1)
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+    raise SystemExit(CLOSED_OUTPUT)
+
+
+def flush_output() -> None:
+    """Flush standard output before the exit, so a closed pipe is found here (and ends
+    quietly, as anywhere else) rather than in the interpreter's teardown ("Exception ignored
+    ... BrokenPipeError", exit 120)."""
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except Exception as exc:
+        if closed_output(exc):
+            end_closed_output(exc)
+        raise
 
 
 def caused_by_interrupt(exc: BaseException) -> bool:
@@ -130,8 +175,8 @@ def exit_at_once(exc: SystemExit) -> None:
     ours needs it (files are written and closed by then; no atexit handler is ours).
 
     Returns, leaving the usual exit to the caller, whenever that could behave differently:
-    a status that is not a number, ``python -i``, or a stream that fails to flush (a closed
-    pipe: the interpreter reports that itself, as it always has).
+    a status that is not a number, ``python -i``, or a stream that fails to flush. A closed
+    standard output raises SystemExit(CLOSED_OUTPUT) instead, as a closed pipe does anywhere.
     """
     code = exc.code
     if code is None:
@@ -142,7 +187,9 @@ def exit_at_once(exc: SystemExit) -> None:
         for stream in (sys.stdout, sys.stderr):
             if stream is not None:
                 stream.flush()
-    except BaseException:
+    except BaseException as error:
+        if closed_output(error):  # the output's reader is gone: quiet, as everywhere
+            end_closed_output(error)
         return
     os._exit(code)
 
@@ -161,16 +208,9 @@ class _guard:
         if isinstance(exc, KeyboardInterrupt) or caused_by_interrupt(exc):
             echo("\nblockkit: interrupted", err=True)
             raise SystemExit(INTERRUPTED) from None
+        if closed_output(exc):
+            end_closed_output(exc)
         if os.environ.get(DEBUG_VARIABLE):
-            import errno
-
-            if isinstance(exc, OSError) and exc.errno == errno.EPIPE:
-                # What click's main does with a closed pipe that reaches it: quiet streams, exit 1.
-                from click.utils import _PacifyFlushWrapper
-
-                sys.stdout = _PacifyFlushWrapper(sys.stdout)  # type: ignore[assignment]
-                sys.stderr = _PacifyFlushWrapper(sys.stderr)  # type: ignore[assignment]
-                raise SystemExit(1) from None
             return False  # the traceback, as from click
         echo(internal_error_line(exc), err=True)
         raise SystemExit(CANNOT_RUN) from None

@@ -132,11 +132,45 @@ def _run_check(session: DevSession, output_format: str, browser_path: str | None
     from blockkit.dev.verdict import exit_code, render_json, render_text
 
     executable = require_browser(browser_path)
-    with session:
-        result = run_check(session, executable)
+    progress = _CheckProgress()
+    try:
+        with session:
+            result = run_check(session, executable, progress)
+    finally:
+        progress.done()
     # render_text escapes what came from the block; JSON escapes every control character.
     click.echo(render_json(result) if output_format == "json" else render_text(result))
     return exit_code(result)
+
+
+class _CheckProgress:
+    """What ``--check`` waits for, on standard error. On a terminal, one status line rewritten
+    every second (erased before the verdict); elsewhere (a CI log), one line per wait, when it
+    starts."""
+
+    def __init__(self) -> None:
+        import sys
+
+        self.stream = sys.stderr
+        self.live = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.phase: str | None = None
+        self.shown = False
+
+    def __call__(self, phase: str, text: str) -> None:
+        text = printable(text)
+        if self.live:
+            self.stream.write(f"\r\x1b[K{text}")
+            self.stream.flush()
+            self.shown = True
+        elif phase != self.phase:
+            self.stream.write(f"{text}\n")
+            self.stream.flush()
+        self.phase = phase
+
+    def done(self) -> None:
+        if self.live and self.shown:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
 
 
 def _serve(session: DevSession) -> None:
@@ -156,6 +190,8 @@ def _serve(session: DevSession) -> None:
             viewer = session.platform.viewer()
             _say(f"  platform   {urls.base_url}/api/v1   (the block's apiBaseUrl; OAuth {urls.auth_url},"
                  f" orchestration {urls.orchestration_url})")
+            _say(f"  sign in    {session.platform.sign_in_url}   (the emulator's OAuth sign-in; the link holds"
+                 " this run's access key)")
             _say(f"  data       {session.platform.data_dir}")
             _say(f"  viewer     {viewer['username'] if viewer else 'signed out'}   (switch in the host page)")
             missing = video.missing_note()

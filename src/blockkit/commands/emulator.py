@@ -42,15 +42,24 @@ def emulator() -> None:
 @click.option("--ready-file", type=click.Path(dir_okay=False, path_type=Path), metavar="PATH",
               help="Once all three origins accept connections, write their URLs, pid and data dir here (JSON).")
 @click.option("--sfw-only", is_flag=True, help="Clamp every request to safe-for-work content (a restricted region).")
+@click.option("--access-key", metavar="KEY",
+              help="The access key sign-in, the control routes and block-token minting ask for (default: a new"
+                   " random key each start, printed as a sign-in link and written to the ready file).")
+@click.option("--no-access-key", is_flag=True,
+              help="Ask for no access key: every local user and process can then sign in as anyone.")
 def start(data: Path | None, host: str, port: int, seed: int, scale: str, ready_file: Path | None,
-          sfw_only: bool) -> None:
+          sfw_only: bool, access_key: str | None, no_access_key: bool) -> None:
     """Serve until Ctrl-C or SIGTERM."""
+    from blockkit.emulator.access import new_access_key
     from blockkit.emulator.options import EmulatorOptions
     from blockkit.emulator.runtime import run_foreground
 
+    if access_key is not None and no_access_key:
+        _fail("--access-key and --no-access-key: give one or the other")
     try:
         options = EmulatorOptions(data=data, host=host, port=port, seed=seed, scale=scale, ready_file=ready_file,
-                                  sfw_only=sfw_only)
+                                  sfw_only=sfw_only,
+                                  access_key=None if no_access_key else access_key or new_access_key())
         raise SystemExit(run_foreground(options))
     except EmulatorError as exc:
         _fail(str(exc))
@@ -75,25 +84,34 @@ def start(data: Path | None, host: str, port: int, seed: int, scale: str, ready_
 @click.option("--user", "username", metavar="USERNAME",
               help="Also give COMMAND a Full-scope access token for USERNAME, as BLOCKKIT_ACCESS_TOKEN and"
                    " CIVITAI_TOKEN (which published catalogue clients read).")
+@click.option("--access-key", metavar="KEY",
+              help="The access key sign-in and the control routes ask for (default: a new random key, given to"
+                   " COMMAND as BLOCKKIT_ACCESS_KEY).")
+@click.option("--no-access-key", is_flag=True,
+              help="Ask for no access key: every local user and process can then sign in as anyone.")
 @click.argument("command", nargs=-1, type=click.UNPROCESSED, required=True)
 def exec_command(data: Path | None, host: str, port: int, seed: int, scale: str, ready_file: Path | None,
                  sfw_only: bool, import_from: Path | None, export_on_exit: Path | None, username: str | None,
-                 command: tuple[str, ...]) -> None:
+                 access_key: str | None, no_access_key: bool, command: tuple[str, ...]) -> None:
     """Run COMMAND against a fresh local platform, then stop it: 'blockkit emulator exec -- pytest'.
 
     COMMAND gets BLOCKKIT_BASE_URL, BLOCKKIT_AUTH_URL and BLOCKKIT_ORCHESTRATION_URL in its
-    environment. The exit status is COMMAND's (128+N when a signal N ended it). Ctrl-C and SIGTERM
+    environment, and BLOCKKIT_ACCESS_KEY (send it as X-Blockkit-Access-Key to sign in or move the clock). The exit status is COMMAND's (128+N when a signal N ended it). Ctrl-C and SIGTERM
     reach COMMAND; when it ends, nothing it started is left running and the emulator stops.
     """
+    from blockkit.emulator.access import new_access_key
     from blockkit.emulator.execrun import run_exec
     from blockkit.emulator.options import EmulatorOptions
 
+    if access_key is not None and no_access_key:
+        _fail("--access-key and --no-access-key: give one or the other")
     args = list(command)
     if args and args[0] == "--":
         args = args[1:]
     try:
         options = EmulatorOptions(data=data, host=host, port=port, seed=seed, scale=scale, ready_file=ready_file,
-                                  sfw_only=sfw_only)
+                                  sfw_only=sfw_only,
+                                  access_key=None if no_access_key else access_key or new_access_key())
         raise SystemExit(run_exec(options, args, export_on_exit=export_on_exit, import_from=import_from,
                                   user=username))
     except EmulatorError as exc:
@@ -131,12 +149,12 @@ def users(data: Path | None, seed: int, scale: str, fmt: str) -> None:
         if data is None:
             import tempfile
 
-            from blockkit.emulator.seed import seed_store
+            from blockkit.emulator.seed.generate import generate_users
             from blockkit.emulator.store import Store
 
             with tempfile.TemporaryDirectory(prefix="blockkit-emulator-") as tmp:
                 with Store.open(Path(tmp), check=False) as store:
-                    seed_store(store, seed, scale)
+                    generate_users(store, seed, scale)  # the users alone: --scale large in a blink
                     with store.read() as db:
                         rows = users_store.list_users(db)
         else:
@@ -163,7 +181,8 @@ def users(data: Path | None, seed: int, scale: str, fmt: str) -> None:
 @click.option("--seed", type=int, default=1, show_default=True, help="Without --data: export this seed's data.")
 @click.option("--scale", type=click.Choice(["small", "large"]), default="small", show_default=True)
 def export_command(target: Path, data: Path | None, seed: int, scale: str) -> None:
-    """Write every table as JSON Lines (primary-key order) plus manifest.json into DIR (new or empty)."""
+    """Write every table as JSON Lines (primary-key order), the stored blobs and the signing key (files/), and
+    manifest.json into DIR (new or empty)."""
     from blockkit.emulator.transfer import export
 
     try:
@@ -183,7 +202,8 @@ def export_command(target: Path, data: Path | None, seed: int, scale: str) -> No
     except EmulatorError as exc:
         _fail(str(exc))
     rows = sum(entry["rows"] for entry in manifest["tables"].values())
-    click.echo(f"exported {len(manifest['tables'])} tables, {rows} rows to {target}")
+    click.echo(f"exported {len(manifest['tables'])} tables, {rows} rows and {len(manifest.get('files', {}))} files"
+               f" (blobs, signing key) to {target}")
 
 
 @emulator.command("import")
@@ -202,7 +222,8 @@ def import_command(source: Path, data: Path | None, replace: bool) -> None:
     except EmulatorError as exc:
         _fail(str(exc))
     rows = sum(entry["rows"] for entry in manifest["tables"].values())
-    click.echo(f"imported {rows} rows into {data} (seed {manifest.get('seed')}, scale {manifest.get('scale')})")
+    click.echo(f"imported {rows} rows and {len(manifest.get('files', {}))} files into {data} (seed"
+               f" {manifest.get('seed')}, scale {manifest.get('scale')})")
 
 
 @emulator.command("reset")

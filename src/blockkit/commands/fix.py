@@ -121,7 +121,8 @@ def run_fix(paths: tuple[str, ...], flags: ContextFlags, *, unsafe: bool, previe
             _echo(f"blockkit: error: {source.path}: {problem} (a bug in blockkit; please report it)", err=True)
             failed = True
         fixed = outcome.fixed
-        remaining = outcome.report
+        # --diff writes nothing: what remains is placed in the file on disk, as "would fix" is.
+        remaining = outcome.remaining_on_disk() if preview else outcome.report
         if outcome.changed and outcome.text is not None and outcome.original is not None:
             written = True
             if preview:

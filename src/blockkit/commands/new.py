@@ -16,6 +16,25 @@ from blockkit.scaffold.package_managers import PACKAGE_MANAGERS
 USAGE_ERROR = 2
 
 
+class _Choice(click.Choice):
+    """click.Choice, case-insensitive, that says which choice a wrong value probably meant
+    ("PG-13" -> pg13, "game" -> games)."""
+
+    def __init__(self, choices: Any) -> None:
+        super().__init__(tuple(choices), case_sensitive=False)
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter as exc:
+            from blockkit.scaffold.options import did_you_mean
+
+            guess = did_you_mean(str(value), tuple(str(c) for c in self.choices))
+            if guess is None:
+                raise
+            self.fail(f"{exc.message} Did you mean {guess!r}?", param, ctx)
+
+
 def _fail(message: str) -> None:
     click.echo(f"blockkit new: error: {message}", err=True)
     sys.exit(USAGE_ERROR)
@@ -92,13 +111,13 @@ def _report(outcome: Any) -> None:
 @click.command("new", context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("directory", type=click.Path(path_type=Path, file_okay=False))
 @click.option(
-    "--template", type=click.Choice(tuple(TEMPLATES)), help="static (no build), vite (vanilla TS), react (TS)."
+    "--template", type=_Choice(tuple(TEMPLATES)), help="static (no build), vite (vanilla TS), react (TS)."
 )
-@click.option("--surface", type=click.Choice((*SURFACES, PAGE_SLOT)), help="page (default) or a model slot.")
+@click.option("--surface", type=_Choice((*SURFACES, PAGE_SLOT)), help="page (default) or a model slot.")
 @click.option("--name", help="Display name; the blockId is derived from it.")
 @click.option("--block-id", help="The blockId, when the name does not give a usable one.")
-@click.option("--content-rating", type=click.Choice(CONTENT_RATINGS), help="Default: g.")
-@click.option("--category", type=click.Choice(CATEGORIES), help="Store category.")
+@click.option("--content-rating", type=_Choice(CONTENT_RATINGS), help="Default: g.")
+@click.option("--category", type=_Choice(CATEGORIES), help="Store category.")
 @click.option("--tagline", help="One-line store tagline (at most 140 characters).")
 @click.option("--repository", metavar="URL", help=f"Public source repository on {', '.join(REPOSITORY_HOSTS)}.")
 @click.option(
@@ -106,9 +125,9 @@ def _report(outcome: Any) -> None:
 )
 @click.option("--justify", multiple=True, metavar="SCOPE=TEXT", help="Why a sensitive scope is needed; repeatable.")
 @click.option("--goods/--no-goods", default=None, help="Start a goods catalogue (adds the scopes it needs).")
-@click.option("--auth", type=click.Choice(AUTH_MODES), help="block-token (default) or oauth (adds user:read:self).")
+@click.option("--auth", type=_Choice(AUTH_MODES), help="block-token (default) or oauth (adds user:read:self).")
 @click.option(
-    "--package-manager", "-p", type=click.Choice(tuple(PACKAGE_MANAGERS)), help="npm (default), pnpm or yarn."
+    "--package-manager", "-p", type=_Choice(tuple(PACKAGE_MANAGERS)), help="npm (default), pnpm or yarn."
 )
 @click.option("--buzz-budget", type=int, metavar="N", help="Buzz per generation, for a page with ai:write:budgeted.")
 @click.option("--boot-skeleton/--no-boot-skeleton", default=None, help="Loading skeleton in index.html (default: on).")

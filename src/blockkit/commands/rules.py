@@ -1,4 +1,4 @@
-"""``blockkit rules``: every rule, as a table, JSON, or the README's Markdown index."""
+"""``blockkit rules``: every rule, as a table, JSON, or the guide's Markdown index (docs/rules.md)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def _cell(text: str) -> str:
 
 
 def render_markdown(rules: list[dict[str, Any]]) -> str:
-    """The README's rule index: one table row per rule, generated from the rules' own docs."""
+    """The guide's rule index (docs/rules.md): one table row per rule, generated from the rules' own docs."""
     lines = [
         "| Code | Name | Layer | Severity | Autofix | Summary |",
         "| --- | --- | --- | --- | --- | --- |",
@@ -48,7 +48,7 @@ RENDERERS = {"text": render_text, "json": lambda rules: json.dumps(rules, indent
 
 @click.command("rules")
 @click.option("--format", "fmt", type=click.Choice(sorted(RENDERERS)), default="text", show_default=True,
-              help="Output format (markdown is the README's rule index).")
+              help="Output format (markdown is the guide's rule index).")
 def command(fmt: str) -> None:
     """List every rule: code, severity, layer, autofix and summary. `blockkit explain CODE` says more."""
     click.echo(RENDERERS[fmt](all_rules()), nl=False)

@@ -16,6 +16,7 @@ import base64
 import binascii
 import json
 import re
+import secrets
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -46,6 +47,8 @@ PLATFORM_ERROR = "PLATFORM_ERROR"
 FAILED_WORKFLOW_STATUSES = frozenset({"failed", "expired"})
 # Keys a handler may add to its answer for the trace; they never reach the block.
 _CODE, _STATUS = "__traceCode", "__traceStatus"
+# GET_VIEWER's answer for a signed-out viewer (docs/platform-shapes.md, the VIEWER_RESULT row).
+SIGNED_OUT_VIEWER_ERROR = "viewer read requires an authenticated viewer"
 # OPEN_BUZZ_PURCHASE: the amounts the host's dialog offers (our choice).
 BUZZ_PACKS = (1000, 5000, 25000)
 PICKER_LIMIT = 50
@@ -100,8 +103,10 @@ class Bridge:
     platform: DevPlatform
     surface_kind: str = "page"
     goods: list[dict[str, Any]] = field(default_factory=list)
-    # requestId -> (instance, type, payload) for dialogs still open.
-    dialogs: dict[str, tuple[str | None, str, dict[str, Any]]] = field(default_factory=dict)
+    # dialogId (the host's own, never the block's requestId) -> (instance, type, payload, what was shown)
+    # for dialogs still open: a second request reusing a requestId opens a second dialog, and
+    # cannot change what the first one's confirmation buys.
+    dialogs: dict[str, tuple[str | None, str, dict[str, Any], dict[str, Any]]] = field(default_factory=dict)
 
     def reply_to(self, data: Any, instance_id: str | None = None) -> Reply | None:
         """The immediate reply to ``data``, or None (the compatible form of :meth:`handle`)."""
@@ -129,9 +134,9 @@ class Bridge:
                 return self._wrap(spec, payload, {"ok": False, "error": exc.code, "message": str(exc)}, type_)
             except Exception as exc:  # noqa: BLE001 - the platform answers a 500; the block gets an error reply
                 return self._wrap(spec, payload, _platform_error(exc), type_)
-            if isinstance(request_id, str):
-                self.dialogs[request_id] = (instance_id, type_, payload)
-            return Outcome(dialog={"type": type_, "requestId": request_id, **dialog})
+            dialog_id = secrets.token_urlsafe(12)
+            self.dialogs[dialog_id] = (instance_id, type_, payload, dialog)
+            return Outcome(dialog={"type": type_, "requestId": request_id, "dialogId": dialog_id, **dialog})
         if type_ == "REQUEST_TOKEN" and not isinstance(request_id, str):
             # PLATFORM.md §8: without a requestId the host pushes TOKEN_REFRESH instead.
             answer = self._answer(type_, spec, payload, instance_id)
@@ -141,15 +146,22 @@ class Bridge:
         answer = self._answer(type_, spec, payload, instance_id)
         return self._wrap(spec, payload, answer, type_)
 
-    def finish_dialog(self, request_id: str, choice: dict[str, Any] | None) -> Outcome:
-        """The reply once the developer confirmed (``choice``) or canceled (None) a dialog."""
-        opened = self.dialogs.pop(request_id, None)
+    def finish_dialog(self, dialog_id: str, choice: dict[str, Any] | None) -> Outcome:
+        """The reply once the developer confirmed (``choice``) or canceled (None) a dialog.
+
+        ``dialog_id`` is the id :meth:`handle` gave the dialog; a requestId is taken too when
+        exactly one open dialog carries it (two with the same requestId: neither is finished).
+        """
+        opened = self.dialogs.pop(dialog_id, None)
         if opened is None:
-            return Outcome()
-        instance_id, type_, payload = opened
+            named = [key for key, (_i, _t, payload, _s) in self.dialogs.items() if payload.get("requestId") == dialog_id]
+            if len(named) != 1:
+                return Outcome()
+            opened = self.dialogs.pop(named[0])
+        instance_id, type_, payload, shown = opened
         spec = BLOCK_TO_HOST[type_]
         try:
-            answer = self._confirm(type_, payload, instance_id, choice)
+            answer = self._confirm(type_, payload, instance_id, choice, shown)
         except BridgeRefusal as exc:
             answer = {"ok": False, "error": exc.code, "message": str(exc)}
         except Exception as exc:  # noqa: BLE001 - the platform answers a 500; the block gets an error reply
@@ -244,7 +256,7 @@ class Bridge:
         return {"title": "Upload an image"}  # OPEN_IMAGE_UPLOAD
 
     def _confirm(self, type_: str, payload: dict[str, Any], instance_id: str | None,
-                 choice: dict[str, Any] | None) -> dict[str, Any]:
+                 choice: dict[str, Any] | None, shown: dict[str, Any]) -> dict[str, Any]:
         if choice is None:
             # The platform's BUZZ_PURCHASE_RESULT says only whether Buzz was bought.
             return {"purchased": False} if type_ == "OPEN_BUZZ_PURCHASE" else {"ok": False, "error": CANCELED}
@@ -265,8 +277,16 @@ class Bridge:
             if type_ == "PURCHASE_GOOD":
                 from blockkit.emulator import goods
 
+                # What the developer confirmed is what is charged: the Buy names the good and the price
+                # the dialog showed, and the purchase is refused if the catalogue's price moved since.
+                good = shown.get("good") or {}
+                if (choice.get("goodId"), choice.get("priceBuzz")) != (good.get("id"), good.get("priceBuzz")):
+                    raise BridgeRefusal("CONFIRMATION_MISMATCH",
+                                        f"the Buy confirmed {choice.get('goodId')!r} at {choice.get('priceBuzz')!r}"
+                                        f" Buzz, but this dialog showed {good.get('id')!r} at"
+                                        f" {good.get('priceBuzz')!r} Buzz")
                 bought = goods.purchase_good(platform.store, platform.clock, goods.GoodsCaller.from_claims(claims),
-                                             self.goods, payload.get("goodId"))
+                                             self.goods, good.get("id"), expected_price=good.get("priceBuzz"))
                 return {"ok": True, **bought}
             if type_ in ("OPEN_CHECKPOINT_PICKER", "OPEN_RESOURCE_PICKER"):
                 items = self._catalogue(claims, checkpoints_only=type_ == "OPEN_CHECKPOINT_PICKER")
@@ -321,14 +341,15 @@ def _service_code(exc: Exception) -> str:
 def _get_viewer(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
     # The platform's blocks.getMyViewer: {id, username, status, buzzBudget}; it needs user:read:self, and
     # a signed-out viewer is an error.
+    if claims.get("sub") == "anon" and "user:read:self" in b.declared_scopes:
+        # Signed out, of a block that declares the scope: the viewer's state, not a missing scope
+        # (the anonymous token holds no :self scope, but the block asked for it correctly).
+        return {"error": SIGNED_OUT_VIEWER_ERROR, _CODE: "sign_in_required"}
     if "user:read:self" not in (claims.get("scopes") or ()):
-        # A signed-out viewer's token never holds the scope, so the platform answers this; in the trace
-        # it is the viewer's state, not the block's fault, when the manifest declares the scope.
-        signed_out = claims.get("sub") == "anon" and "user:read:self" in b.declared_scopes
-        return {"error": "block lacks user:read:self scope", **({_CODE: "sign_in_required"} if signed_out else {})}
+        return {"error": "block lacks user:read:self scope"}
     user = b.platform.user(b.platform.viewer_id) if claims.get("sub") != "anon" else None
     if user is None:
-        return {"error": "viewer read requires an authenticated viewer"}
+        return {"error": SIGNED_OUT_VIEWER_ERROR}
     if user.status == "banned":
         return {"error": "banned"}
     return {"viewer": {"id": user.id, "username": user.username,
@@ -395,7 +416,7 @@ def _submit(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[
 
     p = b.platform
     return _snapshot_reply(lambda: workflows.submit(p.store, p.clock, p.urls, _workflow_caller(claims),
-                                                    workflows.template_of(_workflow_body(payload))))
+                                                    workflows.template_of(_workflow_body(payload), p.store)))
 
 
 def _estimate(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
@@ -403,7 +424,7 @@ def _estimate(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dic
 
     p = b.platform
     return _snapshot_reply(lambda: workflows.estimate(p.store, p.clock, p.urls, _workflow_caller(claims),
-                                                      workflows.template_of(_workflow_body(payload))), quote=True)
+                                                      workflows.template_of(_workflow_body(payload), p.store)), quote=True)
 
 
 def _poll(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:

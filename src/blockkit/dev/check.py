@@ -5,9 +5,10 @@ The result is data (:class:`CheckResult`); ``verdict`` turns it into words.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Optional
 from urllib.parse import urlsplit
 
 from blockkit.dev import failures, trace
@@ -22,6 +23,12 @@ READY = "ready"
 COLLAPSED = "collapsed"
 FAILED = "failed"
 TIMED_OUT = "timed-out"
+
+# How often a long wait reports progress (the callback of run_check).
+PROGRESS_INTERVAL_S = 1.0
+# progress(phase, text): phase names the wait ("load", "ready", "settle", "replies"); text says
+# what is awaited and for how long, e.g. "waiting for BLOCK_READY: 3 s of at most 52 s".
+Progress = Callable[[str, str], None]
 
 
 @dataclass
@@ -59,10 +66,13 @@ class CheckResult:
                 and not self.failing_calls)
 
 
-def run_check(session: DevSession, executable: Path | None = None) -> CheckResult:
+def run_check(session: DevSession, executable: Path | None = None,
+              progress: Optional[Progress] = None) -> CheckResult:
     """Open the host page of a started session and watch the handshake to its end.
 
-    ``executable`` is the Chromium to drive (default: :func:`require_browser`'s).
+    ``executable`` is the Chromium to drive (default: :func:`require_browser`'s). ``progress``,
+    when given, hears what the check waits for, and how long so far, at the start of each wait
+    and then every PROGRESS_INTERVAL_S seconds.
     """
     from playwright.sync_api import Error as PlaywrightError
     from playwright.sync_api import sync_playwright
@@ -96,22 +106,29 @@ def run_check(session: DevSession, executable: Path | None = None) -> CheckResul
             page = browser.new_page()
             page.on("console", on_console)
             page.on("pageerror", on_page_error)
+            say = progress or (lambda phase, text: None)
+            say("load", f"loading the host page {session.host_url}")
             try:
                 page.goto(session.host_url)
             except PlaywrightError as exc:
                 raise DevError(f"the host page did not load: {_first_line(exc)}") from None
-            try:
-                page.wait_for_function(
-                    "() => window.__blockkit && window.__blockkit.outcome !== 'pending'",
-                    timeout=deadline_ms,
-                    polling=50,
-                )
-                outcome = page.evaluate("() => window.__blockkit.outcome")
-            except PlaywrightError:
-                outcome = TIMED_OUT
+
+            def waiting_for_ready(elapsed_s: float) -> str:
+                attempt = _attempt(page)
+                tries = f" (attempt {attempt} of {1 + len(timings.page_retry_delays_ms)})" \
+                    if attempt and session.surface.kind != "slot" else ""
+                return (f"waiting for BLOCK_READY from {session.manifest.block_id}{tries}:"
+                        f" {elapsed_s:.0f} s of at most {deadline_ms / 1000:.0f} s")
+
+            reached = _wait(page, "() => window.__blockkit && window.__blockkit.outcome !== 'pending'",
+                            deadline_ms, lambda s: say("ready", waiting_for_ready(s)))
+            outcome = page.evaluate("() => window.__blockkit.outcome") if reached else TIMED_OUT
             if outcome == READY:
-                page.wait_for_timeout(timings.check_settle_ms)
-            _wait_for_pending_requests(page, timings.request_reply_timeout_ms + LOAD_MARGIN_MS)
+                settle_s = timings.check_settle_ms / 1000
+                _wait(page, "() => false", timings.check_settle_ms,
+                      lambda s: say("settle", f"BLOCK_READY received; watching the block {s:.0f} s of"
+                                              f" {settle_s:.1f} s for violations and console errors"))
+            _wait_for_pending_requests(page, timings.request_reply_timeout_ms + LOAD_MARGIN_MS, say)
             state = page.evaluate(
                 "() => ({handshakeMs: window.__blockkit.handshakeMs, attempt: window.__blockkit.attempt})"
             )
@@ -136,22 +153,55 @@ def run_check(session: DevSession, executable: Path | None = None) -> CheckResul
     )
 
 
-def _wait_for_pending_requests(page: Any, timeout_ms: float) -> None:
+def _wait(page: Any, condition: str, timeout_ms: float, report: Callable[[float], None]) -> bool:
+    """Wait until ``condition`` (a JavaScript function) holds in ``page``, or ``timeout_ms`` pass;
+    ``report(seconds so far)`` at the start and about every PROGRESS_INTERVAL_S. True if it held."""
+    from playwright.sync_api import Error as PlaywrightError
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    start = time.monotonic()
+    while True:
+        elapsed_ms = (time.monotonic() - start) * 1000
+        remaining_ms = timeout_ms - elapsed_ms
+        if remaining_ms <= 0:
+            return False
+        try:
+            report(elapsed_ms / 1000)
+        except PlaywrightError:
+            pass  # the page went away while we asked it how far it got: the wait below says so
+        try:
+            page.wait_for_function(condition, timeout=min(remaining_ms, PROGRESS_INTERVAL_S * 1000), polling=50)
+            return True
+        except PlaywrightTimeout:
+            continue
+        except PlaywrightError:
+            return False
+
+
+def _attempt(page: Any) -> int:
+    try:
+        return int(page.evaluate("() => (window.__blockkit && window.__blockkit.attempt) || 0"))
+    except Exception:
+        return 0
+
+
+def _wait_for_pending_requests(page: Any, timeout_ms: float, say: Progress) -> None:
     """Let every request the block sent during the watch be answered or reported unanswered.
 
     A request sent late in the watch is still inside its reply timeout when the
     watch ends; without this wait it would be judged by no one.
     """
-    from playwright.sync_api import Error as PlaywrightError
-
     # A request reaches the pending list only once the host server has judged it.
     page.evaluate("() => window.__blockkit.flush()")
-    try:
-        page.wait_for_function(
-            "() => window.__blockkit.pendingRequests === 0", timeout=timeout_ms, polling=50
-        )
-    except PlaywrightError:
-        pass  # the verdict reports what the trace holds
+
+    def waiting(elapsed_s: float) -> None:
+        pending = int(page.evaluate("() => window.__blockkit.pendingRequests") or 0)
+        if pending:
+            say("replies", f"waiting for the replies to {pending} request(s) of the block:"
+                           f" {elapsed_s:.0f} s of at most {timeout_ms / 1000:.0f} s")
+
+    _wait(page, "() => window.__blockkit.pendingRequests === 0", timeout_ms, waiting)
+    # (when they never come, the verdict reports what the trace holds)
     page.evaluate("() => window.__blockkit.flush()")
 
 

@@ -206,11 +206,12 @@ def build_host_app(setup: HostSetup, *, hosts: HostAllowlist, hint: str = "") ->
                 "note": outcome.note}
 
     def dialog(body: dict[str, Any]) -> dict[str, Any]:
-        request_id = body.get("requestId")
+        # dialogId: the id the host gave the dialog; requestId: accepted when one open dialog has it.
+        dialog_id = body.get("dialogId", body.get("requestId"))
         choice = body.get("choice")
-        if not isinstance(request_id, str) or not (choice is None or isinstance(choice, dict)):
-            raise BadRequest("expected {requestId, choice: {...} | null}")
-        outcome = bridge.finish_dialog(request_id, choice)
+        if not isinstance(dialog_id, str) or not (choice is None or isinstance(choice, dict)):
+            raise BadRequest("expected {dialogId, choice: {...} | null}")
+        outcome = bridge.finish_dialog(dialog_id, choice)
         if outcome.call is not None:
             base = {k: body.get(k) for k in ("t", "attempt", "pageId")}
             _record_call(setup, outcome, base, None)
@@ -326,20 +327,16 @@ async def _json_body(request: Any) -> dict[str, Any]:
     if media_type != JSON_MEDIA_TYPE:
         # Also stops a cross-site form or text/plain fetch from any browser that sends no Origin.
         raise BadRequest(f"send the body as {JSON_MEDIA_TYPE}", status=415)
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > API_BODY_LIMIT:
-        raise _too_large()
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > API_BODY_LIMIT:
-            raise _too_large()
-        chunks.append(chunk)
+    from blockkit.emulator.bodies import BodyTooLarge, read_limited
+
+    try:
+        raw = await read_limited(request, API_BODY_LIMIT)  # the emulator's one reader with a limit
+    except BodyTooLarge:
+        raise _too_large() from None
     try:
         # NaN, Infinity and 1e400 are no JSON a page's JSON.stringify makes, and the
         # trace and the API's answers could not carry them.
-        body = json.loads(b"".join(chunks), parse_constant=_no_constant, parse_float=_finite_float)
+        body = json.loads(raw, parse_constant=_no_constant, parse_float=_finite_float)
     except (ValueError, RecursionError):
         raise BadRequest("expected a JSON object") from None
     if not isinstance(body, dict):

@@ -19,6 +19,7 @@ from typing import Any
 from blockkit.dev.errors import DevError
 from blockkit.dev.manifest import DevManifest
 from blockkit.dev.surface import Surface
+from blockkit.emulator.access import new_access_key, sign_in_url
 
 DATA_DIR = Path(".blockkit") / "emulator"
 # Set: the local platform's data lives here instead of <block>/.blockkit/emulator/ (a shared
@@ -55,7 +56,8 @@ class DevPlatform:
 
     def __init__(self, manifest: DevManifest, surface: Surface, *, anonymous: bool = False,
                  data_dir: Path | None = None, block_origins: tuple[str, ...] = (),
-                 on_call: Callable[[dict[str, Any]], None] | None = None) -> None:
+                 on_call: Callable[[dict[str, Any]], None] | None = None,
+                 allowed_hosts: tuple[str, ...] = ()) -> None:
         self.manifest = manifest
         # Told each call the block's frame makes to the emulated catalogue (for the trace).
         self.on_call = on_call
@@ -63,6 +65,10 @@ class DevPlatform:
         env = os.environ.get(DATA_ENV)
         self.data_dir = (data_dir or (Path(env) if env else manifest.block_dir / DATA_DIR)).absolute()
         self.block_origins = block_origins
+        # The emulator's origins answer these names too (--allowed-host), besides loopback.
+        self.allowed_hosts = allowed_hosts
+        # Its sign-in, control routes and mint route ask for this run's key (printed as a link).
+        self.access_key = new_access_key()
         self._anonymous = anonymous
         self._lock = threading.Lock()
         self.viewer_id: int | None = None
@@ -82,7 +88,8 @@ class DevPlatform:
 
         try:
             self.data_dir.mkdir(parents=True, exist_ok=True)
-            emulator = Emulator(EmulatorOptions(data=self.data_dir, scale="small"),
+            emulator = Emulator(EmulatorOptions(data=self.data_dir, scale="small", access_key=self.access_key,
+                                                allowed_hosts=self.allowed_hosts),
                                 wrap_catalogue=lambda app: BlockCors(app, self.block_origins, self.on_call))
             emulator.start()
         except (EmulatorError, OSError) as exc:
@@ -127,6 +134,11 @@ class DevPlatform:
     @property
     def base_url(self) -> str:
         return str(self.urls.base_url)
+
+    @property
+    def sign_in_url(self) -> str:
+        """The emulator's sign-in link for this run (it carries the access key)."""
+        return sign_in_url(str(self.urls.auth_url), self.access_key)
 
     @property
     def app_id(self) -> str:

@@ -80,6 +80,14 @@ class ServerPair:
     def start(self, block_app: Any, host_app: Any) -> None:
         import uvicorn
 
+        from blockkit.emulator import connlimit
+
+        # A header deadline and a cap on open connections, shared with the emulator's origins.
+        pool = connlimit.process_pool()
+        limits = connlimit.uvicorn_settings(pool)
+        self.block_socket = pool.guard_socket(self.block_socket)
+        self.host_socket = pool.guard_socket(self.host_socket)
+
         def make(app: Any) -> Any:
             config = uvicorn.Config(
                 app,
@@ -89,6 +97,7 @@ class ServerPair:
                 timeout_graceful_shutdown=1,
                 # Nothing sits in front of these servers: X-Forwarded-* from a client is not to be believed.
                 proxy_headers=False,
+                **limits,
             )
             return uvicorn.Server(config)
 

@@ -162,7 +162,7 @@ class DevSession:
         try:
             self.platform = DevPlatform(self.manifest, self.surface, anonymous=self.options.anonymous,
                                         data_dir=self.options.platform_dir, block_origins=block_origins,
-                                        on_call=on_call).start()
+                                        on_call=on_call, allowed_hosts=self.allowed_hosts).start()
         except BaseException:
             servers.stop()
             self.trace.close()

@@ -8,9 +8,11 @@ arrival order and a wall-clock ``at``. The newest events (up to MEMORY_CHARS_MAX
 
 from __future__ import annotations
 
+import base64
 import errno
 import json
 import os
+import re
 import stat
 import threading
 from collections import deque
@@ -69,13 +71,15 @@ class TraceLog:
             }
             line = json.dumps(stamped, ensure_ascii=False, default=str) + "\n"
             size = len(line)
+            # The file never holds a usable token: each block token is written as its claims.
+            file_line = json.dumps(without_tokens(stamped), ensure_ascii=False, default=str) + "\n"
             self._events.append((stamped, size))
             self._chars += size
             while self._chars > self._memory_chars_max and len(self._events) > 1:
                 self._chars -= self._events.popleft()[1]
                 self.dropped += 1
             if self._file is not None:
-                self._file.write(line)
+                self._file.write(file_line)
                 self._file.flush()
             return stamped
 
@@ -112,14 +116,14 @@ def open_fresh(path: Path, root: Path | None = None) -> IO[str]:
     reason, or OSError for an ordinary failure (permissions, disk full).
     """
     if root is None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         return _open_file(path, path, None)
     relative = path.relative_to(root)
     parent_fd = os.open(root, os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC)
     try:
         for depth, part in enumerate(relative.parts[:-1], start=1):
             try:
-                os.mkdir(part, 0o755, dir_fd=parent_fd)
+                os.mkdir(part, 0o700, dir_fd=parent_fd)
             except FileExistsError:
                 pass
             try:
@@ -140,7 +144,8 @@ def open_fresh(path: Path, root: Path | None = None) -> IO[str]:
 def _open_file(path: Path, name: str | Path, dir_fd: int | None) -> IO[str]:
     flags = os.O_WRONLY | os.O_CREAT | _O_NOFOLLOW | _O_NONBLOCK | _O_CLOEXEC
     try:
-        fd = os.open(name, flags, 0o644, dir_fd=dir_fd)
+        # 0600: the trace holds the viewer's data and the block's messages.
+        fd = os.open(name, flags, 0o600, dir_fd=dir_fd)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise _link_refused(path, path) from None
@@ -157,6 +162,8 @@ def _open_file(path: Path, name: str | Path, dir_fd: int | None) -> IO[str]:
                 f"so truncating it would empty another file too; {_WAY_OUT}"
             )
         os.ftruncate(fd, 0)
+        if info.st_uid == os.geteuid() and info.st_mode & 0o077:
+            os.fchmod(fd, 0o600)  # a trace left by an older run
         return os.fdopen(fd, "w", encoding="utf-8")
     except BaseException:
         os.close(fd)
@@ -177,6 +184,34 @@ def _link_refused(path: Path, link: Path) -> DevError:
         target = ""
     which = "it is" if link == path else f"{link} is"
     return DevError(f"refusing to write the trace to {path}: {which} a symbolic link{target}; {_WAY_OUT}")
+
+
+_JWT = re.compile(r"[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*")
+
+
+def jwt_claims(value: str) -> dict[str, Any] | None:
+    """The payload of a JWT (read, not verified: the trace only describes it), or None."""
+    if not _JWT.fullmatch(value):
+        return None
+    payload = value.split(".")[1]
+    try:
+        claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return claims if isinstance(claims, dict) else None
+
+
+def without_tokens(value: Any) -> Any:
+    """``value`` with every JWT replaced by ``{"jwtClaims": ...}``: a replayable token stays out of the file."""
+    if isinstance(value, dict):
+        return {key: without_tokens(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [without_tokens(item) for item in value]
+    if isinstance(value, str):
+        claims = jwt_claims(value)
+        if claims is not None:
+            return {"jwtClaims": claims}
+    return value
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:

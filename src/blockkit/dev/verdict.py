@@ -62,15 +62,17 @@ def render_text(result: CheckResult) -> str:
     if result.violations:
         lines.append(f"contract violations ({len(result.violations)}):")
         lines += [
-            f"  - {v['kind']}{' ' + printable(v['type']) if v.get('type') else ''}: {printable(v['explanation'])}"
-            for v in result.violations
+            f"  - {line}{_times(count)}" for line, count in _counted(
+                f"{v['kind']}{' ' + printable(v['type']) if v.get('type') else ''}: {printable(v['explanation'])}"
+                for v in result.violations)
         ]
     if result.console_errors:
         lines.append(f"console errors ({len(result.console_errors)}):")
-        lines += [f"  - {e.source}: {printable(e.text)}" for e in result.console_errors]
+        lines += [f"  - {source}: {printable(text)}{_times(count)}"
+                  for (source, text), count in _counted((e.source, e.text) for e in result.console_errors)]
     if result.failed_calls:
         lines.append(f"failed brokered calls ({len(result.failed_calls)}):")
-        lines += [_failed_call_line(c) for c in result.failed_calls]
+        lines += [line + _times(count) for line, count in _counted(_failed_call_line(c) for c in result.failed_calls)]
     if result.trace_path:
         lines.append(f"trace: {result.trace_path}")
     return "\n".join(lines)
@@ -94,6 +96,18 @@ def render_json(result: CheckResult) -> str:
         "failedCalls": result.failed_calls,
     }
     return json.dumps(document, indent=2)
+
+
+def _counted(items: Any) -> list[tuple[Any, int]]:
+    """Each distinct item once, in the order first seen, with how often it came."""
+    counts: dict[Any, int] = {}
+    for item in items:
+        counts[item] = counts.get(item, 0) + 1
+    return list(counts.items())
+
+
+def _times(count: int) -> str:
+    return f" ({count} times)" if count > 1 else ""
 
 
 def _failed_call_line(call: dict[str, Any]) -> str:

@@ -39,7 +39,6 @@ Item: ``{key, authorUserId, value, count, createdAt, updatedAt, viewerVoted}``.
 from __future__ import annotations
 
 import base64
-import binascii
 import json
 import math
 from typing import TYPE_CHECKING, Any
@@ -103,13 +102,24 @@ def _page(limit: object, high: int) -> int:
     return int(min(max(int(limit), 1), high))
 
 
+BAD_CURSOR = "cursor is not one this list gave (pass back nextCursor as it came)"
+
+
+class _BadCursor(ValueError):
+    pass
+
+
 def _cursor(cursor: object) -> str | None:
-    if not isinstance(cursor, str) or not cursor or len(cursor) > MAX_CURSOR:
+    """The key a cursor names; None for no cursor; _BadCursor for a string that is not a cursor."""
+    if cursor is None or cursor == "":
         return None
+    if not isinstance(cursor, str) or len(cursor) > MAX_CURSOR:
+        raise _BadCursor(BAD_CURSOR)
     try:
+        # b64decode raises ValueError (not binascii.Error) for a str with non-ASCII characters.
         return base64.b64decode(cursor, validate=True).decode("utf-8")
-    except (binascii.Error, UnicodeDecodeError):
-        return None
+    except (ValueError, UnicodeDecodeError):
+        raise _BadCursor(BAD_CURSOR) from None
 
 
 def _encode_cursor(key: str) -> str:
@@ -183,7 +193,10 @@ def storage_list(store: Store, clock: Clock, block_id: str, user_id: int | None,
     if user_id is None:
         return {"keys": []}
     page = _page(limit, LIST_MAX)
-    after = _cursor(cursor) or ""
+    try:
+        after = _cursor(cursor) or ""
+    except _BadCursor as exc:
+        return {"keys": [], "error": str(exc)}
     escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     with store.read() as db:
         rows = db.execute("SELECT key, updated_at FROM app_storage WHERE block_id = ? AND user_id = ?"
@@ -281,7 +294,10 @@ def shared_list(store: Store, clock: Clock, block_id: str, user_id: int | None, 
     if len(prefix) > SHARED_PREFIX_MAX:
         return {"error": f"prefix must be at most {SHARED_PREFIX_MAX} characters"}
     page = _page(limit, SHARED_LIST_MAX)
-    before = _cursor(cursor)
+    try:
+        before = _cursor(cursor)
+    except _BadCursor as exc:
+        return {"error": str(exc)}
     with store.read() as db:
         rows = db.execute(_ITEM + " WHERE e.block_id = ? AND e.status = 'active'", (user_id or 0, block_id)).fetchall()
     if mine:  # the viewer's own entries only (a signed-out viewer authored none)

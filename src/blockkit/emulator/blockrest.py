@@ -35,11 +35,11 @@ from starlette.routing import Route
 
 from blockkit.emulator import appstorage, auth, buzz, workflows
 from blockkit.emulator.blockroutes import PRIVATE
+from blockkit.emulator.bodies import BodyTooLarge, read_limited
 from blockkit.emulator.blocktokens import viewer_id
 from blockkit.emulator.catalogue.errors import json_response, validation_body
 from blockkit.emulator.orchestration.errors import ServiceError
 from blockkit.emulator.state import emulator
-from blockkit.emulator.store import orchestration as orch_store
 from blockkit.emulator.store.buzz import POOLS
 
 SMALL_BODY = 4 * 1024      # the platform's bodyParser sizeLimit '4kb'
@@ -79,11 +79,10 @@ def _message(status: int, message: str) -> Refused:
 
 
 async def _json_body(request: Request, limit: int) -> Any:
-    raw = b""
-    async for chunk in request.stream():
-        raw += chunk
-        if len(raw) > limit:
-            raise Refused(413, {"error": f"Body exceeded {limit // 1024}kb limit"})
+    try:
+        raw = await read_limited(request, limit)
+    except BodyTooLarge:
+        raise Refused(413, {"error": f"Body exceeded {limit // 1024}kb limit"}) from None
     if not raw.strip():
         return {}  # a bodiless POST is an empty object (the platform's routes treat it so)
     try:
@@ -248,12 +247,12 @@ def _run_snapshot(run: Callable[[], dict[str, Any]], *, quote: bool = False) -> 
     return {"snapshot": workflows.estimate_snapshot(result) if quote else workflows.snapshot(result)}
 
 
-def _workflow_body(body: Any) -> Any:
+def _workflow_body(request: Request, body: Any) -> Any:
     body = _object(body)
     if not isinstance(body.get("body"), dict):
         raise _invalid("body", "Required" if "body" not in body else f"Expected object, received {_kind(body['body'])}")
     try:
-        return workflows.template_of(body["body"])
+        return workflows.template_of(body["body"], emulator(request).store)
     except ServiceError as exc:
         raise _workflow_refusal(exc) from None
 
@@ -267,7 +266,7 @@ def _caller(claims: dict[str, Any]) -> workflows.WorkflowCaller:
 
 def workflow_submit(request: Request, claims: dict[str, Any], body: Any) -> dict[str, Any]:
     state = emulator(request)
-    template = _workflow_body(body)
+    template = _workflow_body(request, body)
     key = body.get("idempotencyKey")
     if key is not None and (not isinstance(key, str) or not IDEMPOTENCY_KEY.fullmatch(key)):
         raise _invalid("idempotencyKey", "Invalid")
@@ -277,7 +276,7 @@ def workflow_submit(request: Request, claims: dict[str, Any], body: Any) -> dict
 
 def workflow_estimate(request: Request, claims: dict[str, Any], body: Any) -> dict[str, Any]:
     state = emulator(request)
-    template = _workflow_body(body)
+    template = _workflow_body(request, body)
     caller = _caller(claims)
     return _run_snapshot(lambda: workflows.estimate(state.store, state.clock, state.urls, caller, template), quote=True)
 
@@ -290,14 +289,13 @@ def _workflow_id(body: Any) -> str:
 
 
 def _ownership(request: Request, caller: workflows.WorkflowCaller, workflow_id: str) -> None:
-    # The platform checks the id names this viewer and the record carries this app's tag (403 each);
-    # a workflow that does not exist at all is the orchestrator's 404.
-    with emulator(request).store.read() as db:
-        row = orch_store.find_workflow(db, workflow_id)
-    if row is None:
-        raise _message(404, "workflow not found")
-    if not workflows.belongs(row, caller):
-        raise _message(403, "workflow does not belong to this viewer and app")
+    # The platform's gates (workflows.owned): the id must name this viewer (403, before any lookup),
+    # the workflow must exist (404), and carry this app's tag (403).
+    try:
+        with emulator(request).store.read() as db:
+            workflows.owned(db, caller, workflow_id)
+    except ServiceError as exc:
+        raise _message(exc.status, "workflow not found" if exc.status == 404 else exc.detail) from None
 
 
 def workflow_poll(request: Request, claims: dict[str, Any], body: Any) -> dict[str, Any]:

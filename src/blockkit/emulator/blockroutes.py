@@ -30,6 +30,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from blockkit.emulator import auth, blocktokens, facts
+from blockkit.emulator.bodies import BodyTooLarge, read_limited
 from blockkit.emulator.catalogue.errors import ApiError, error_body, json_response
 from blockkit.emulator.region import region_restricted
 from blockkit.emulator.state import emulator
@@ -200,11 +201,10 @@ def host_origins(request: Request) -> set[str]:
 async def mint_endpoint(request: Request) -> Response:
     if not _same_origin(request):
         return json_response({"error": "cross-origin POST rejected"}, 403)
-    body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_BODY_BYTES:
-            return json_response({"error": "Request body too large (at most 8 KB)"}, 413)
+    try:
+        body = await read_limited(request, MAX_BODY_BYTES)
+    except BodyTooLarge:
+        return json_response({"error": "Request body too large (at most 8 KB)"}, 413)
     return await run_in_threadpool(_mint, request, body)
 
 

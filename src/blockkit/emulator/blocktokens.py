@@ -12,7 +12,7 @@
   minute per IP). Instances are registered with ``register_block_instance``;
   ``revoke_block_instance`` refuses every token of an instance issued until then.
 - Claims: iss ``civitai``, aud ``civitai-app-block``, iat, nbf, exp (15 minutes, 5 with a
-  ``block:settings:*`` scope), jti, sub (``user:<id>`` or ``anon``), blockId, appId,
+  ``block:settings:*`` scope), jti, sub (``user:<id>`` or ``anon``), blockId, appId, appBlockId (``<appId>/<blockId>``),
   blockInstanceId, ctx (only what a scope binds to: modelId and slotId, or slotId and
   entityType none on a page), scopes, buzzBudget (only with ai:write:budgeted: the
   instance's budget per generation, default 10, at most 1000) and maxBrowsingLevel.
@@ -45,6 +45,7 @@ from blockkit.emulator import facts
 from blockkit.emulator.auth import Caller, TokenRejected, register_verifier
 from blockkit.emulator.clock import format_timestamp, parse_timestamp
 from blockkit.emulator.errors import EmulatorError
+from blockkit.emulator.store.connection import link_into_place
 
 if TYPE_CHECKING:
     from blockkit.emulator.state import EmulatorState
@@ -95,8 +96,18 @@ class SigningKey:
         return {"kty": "RSA", "use": "sig", "alg": "RS256", "kid": self.kid, "n": public["n"], "e": public["e"]}
 
 
-_keys: dict[Path, SigningKey] = {}
+# path -> (the file's (inode, mtime, size) when read, its key): a key replaced on disk (`emulator import
+# --replace` while the server runs) is read again.
+_keys: dict[Path, tuple[tuple[int, int, int] | None, SigningKey]] = {}
 _keys_lock = threading.Lock()
+
+
+def _identity(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_ino, st.st_mtime_ns, st.st_size
 
 
 def key_id(key: RSAKey) -> str:
@@ -108,29 +119,38 @@ def signing_key(store: Store, clock_now: str | None = None) -> SigningKey:
     path = store.path.parent / KEY_FILENAME
     with _keys_lock:
         cached = _keys.get(path)
-        if cached is not None:
-            return cached
+        if cached is not None and cached[0] == _identity(path):
+            return cached[1]
         if path.is_file():
             key = RSAKey.import_key(path.read_bytes())
         else:
             key = RSAKey.generate_key(2048, private=True)
-            pem = key.as_pem(private=True)
-            try:
-                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            except FileExistsError:  # another process made it first: use theirs
+            if not _publish_key(path, key.as_pem(private=True)):  # another process made it first: use theirs
                 key = RSAKey.import_key(path.read_bytes())
-            except OSError as exc:
-                raise EmulatorError(f"{path}: cannot write the block-token key: {exc.strerror or exc}") from None
-            else:
-                with os.fdopen(fd, "wb") as handle:
-                    handle.write(pem)
         found = SigningKey(key, key_id(key))
         with store.write() as db:
             db.execute("INSERT OR IGNORE INTO block_signing_keys (kid, algorithm, filename, created_at)"
                        " VALUES (?, 'RS256', ?, ?)", (found.kid, KEY_FILENAME,
                                                        clock_now or "1970-01-01T00:00:00.000Z"))
-        _keys[path] = found
+        _keys[path] = (_identity(path), found)
         return found
+
+
+def _publish_key(path: Path, pem: bytes) -> bool:
+    """Write the key whole under a temporary name (0600, synced), then link it into place: a crash leaves no
+    empty or half-written key file. False when a key is already there (it is kept)."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(pem)
+            handle.flush()
+            os.fsync(handle.fileno())
+        return link_into_place(tmp, path)
+    except OSError as exc:
+        raise EmulatorError(f"{path}: cannot write the block-token key: {exc.strerror or exc}") from None
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def jwks(store: Store) -> dict[str, Any]:
@@ -226,6 +246,13 @@ def default_ceiling(user_browsing_level: int | None, restricted: bool) -> int:
     return level & facts.SFW_BROWSING_LEVEL if restricted else level
 
 
+def app_block_id(app_id: str, block_id: str) -> str:
+    """The token's ``appBlockId``: the platform names the app's block registration with it, and its
+    verifier refuses a token without it (civitai/civitai ``block-scope.middleware.ts``); the emulator
+    has no registration row, so the id is ``<appId>/<blockId>``."""
+    return f"{app_id}/{block_id}"
+
+
 def mint_block_token(state: EmulatorState, *, instance_id: str, user_id: int | None,
                      max_browsing_level: int | None = None, restricted: bool = False) -> Minted:
     """Sign a token for ``instance_id`` and viewer ``user_id`` (None: signed out). Raises MintRefused."""
@@ -254,8 +281,9 @@ def mint_block_token(state: EmulatorState, *, instance_id: str, user_id: int | N
     claims: dict[str, Any] = {
         "iss": ISSUER, "aud": AUDIENCE, "iat": now, "nbf": now, "exp": now + lifetime, "jti": jti,
         "sub": "anon" if user_id is None else f"user:{user_id}",
-        "blockId": instance.block_id, "appId": instance.app_id, "blockInstanceId": instance.id,
-        "ctx": ctx, "scopes": scopes, "maxBrowsingLevel": ceiling,
+        "blockId": instance.block_id, "appId": instance.app_id, "appBlockId": app_block_id(instance.app_id,
+                                                                                         instance.block_id),
+        "blockInstanceId": instance.id, "ctx": ctx, "scopes": scopes, "maxBrowsingLevel": ceiling,
     }
     if BUDGET_SCOPE in scopes:
         budget = instance.buzz_budget_per_gen if instance.buzz_budget_per_gen is not None else BUZZ_BUDGET_DEFAULT
@@ -297,7 +325,7 @@ def verify(raw: str, state: EmulatorState) -> dict[str, Any] | None:
     shapes_ok = (
         isinstance(claims.get("aud"), str) and isinstance(claims.get("sub"), str)
         and SUBJECT.fullmatch(claims["sub"]) is not None
-        and all(isinstance(claims.get(k), str) for k in ("blockId", "appId", "blockInstanceId", "jti"))
+        and all(isinstance(claims.get(k), str) for k in ("blockId", "appId", "appBlockId", "blockInstanceId", "jti"))
         and isinstance(claims.get("scopes"), list) and all(isinstance(s, str) for s in claims["scopes"])
         and isinstance(claims.get("ctx"), dict)
         and (claims.get("maxBrowsingLevel") is None or type(claims["maxBrowsingLevel"]) is int)

@@ -12,11 +12,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from blockkit.emulator.bodies import read_limited
 from blockkit.emulator.catalogue.errors import bad_request, json_response
 from blockkit.emulator.clock import ClockError
 from blockkit.emulator.state import emulator
 
 PREFIX = "/__emulator"
+MAX_BODY_BYTES = 1024  # {"advance": SECONDS} is a few dozen bytes
 
 
 def clock_endpoint(request: Request) -> Response:
@@ -24,7 +26,7 @@ def clock_endpoint(request: Request) -> Response:
 
 
 async def advance_endpoint(request: Request) -> Response:
-    body = await request.body()
+    body = await read_limited(request, MAX_BODY_BYTES)
     try:
         payload = orjson.loads(body)
     except orjson.JSONDecodeError:

@@ -230,7 +230,7 @@ def run_exec(options: EmulatorOptions, command: list[str], *, export_on_exit: Pa
             import_export(emulator.store, import_from, replace=True)
             emulator.restore_from(None)
         token = platform.oauth_token(user, scope=_full_scope()) if user is not None else None
-        env = {**os.environ, **environment(emulator.urls, access_token=token)}
+        env = {**os.environ, **environment(emulator.urls, access_token=token, access_key=options.access_key)}
         if options.ready_file is not None:
             write_ready_file(options.ready_file, emulator.ready_info())
         status = run_command(command, env)

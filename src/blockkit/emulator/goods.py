@@ -8,6 +8,8 @@ Python API (``blockkit dev`` and the block routes call these):
 - ``catalogue(store, app_id) -> (goods, owner_user_id) | None``;
 - ``purchase_good(store, clock, caller, manifest_goods, good_id, *, owner_user_id=None,
   expected_price=None) -> {"ok": True, "purchase": {id, goodId, priceBuzz}, "entitlement"}``;
+- ``purchase_once(store, clock, caller, good_id, *, expected_price, idempotency_key, refusal) -> (status,
+  body)``: the purchase route's form (the registered catalogue; an idempotency key kept in the store);
 - ``entitlements(store, clock, user_id, app_id) -> {"entitlements": [{goodId, kind, payload,
   grantedAt}]}``;
 - ``ledger(store, user_id, app_id=None) -> [LedgerRow]`` (refunded rows too);
@@ -34,10 +36,11 @@ A refusal is a :class:`ServiceError` whose ``code`` is the platform's ``reason``
 
 from __future__ import annotations
 
+import sqlite3
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import orjson
 
@@ -57,6 +60,12 @@ DAILY_CEILING = 150_000         # Buzz per viewer per UTC day across all apps (t
 OWNER_PERCENT = 70
 MAX_PRICE = 50_000
 GOODS_POOLS = ("blue", "yellow")  # the platform's payWith: blue first, then yellow
+# How long a purchase's idempotency key holds its first answer, by the emulator clock: the platform's
+# block idempotency records live 10 minutes (BLOCK_TIP_IDEM_TTL_SECONDS, BLOCK_GEN_IDEM_TTL_SECONDS in
+# civitai/civitai src/server/utils/block-gen-idempotency.ts). An expired key is freed; the next request
+# with it is a new purchase.
+IDEMPOTENCY_TTL_SECONDS = 10 * 60
+KEY_SCOPE = "goods.purchase"
 
 
 @dataclass(frozen=True)
@@ -136,6 +145,15 @@ def _entitlement(row: dict[str, Any]) -> dict[str, Any]:
 
 def purchase_good(store: Store, clock: Clock, caller: GoodsCaller, manifest_goods: object, good_id: object, *,
                   owner_user_id: int | None = None, expected_price: object = None) -> dict[str, Any]:
+    now_dt = clock.now()
+    with store.write() as db:
+        return _buy(db, now_dt, caller, manifest_goods, good_id, owner_user_id, expected_price)
+
+
+def _buy(db: sqlite3.Connection, now_dt: datetime, caller: GoodsCaller, manifest_goods: object, good_id: object,
+         owner_user_id: int | None, expected_price: object) -> dict[str, Any]:
+    """The purchase inside the caller's write transaction: the charge, the owner's share and the purchase row
+    (which is the entitlement) commit together or not at all."""
     if caller.user_id is None:
         raise ServiceError(403, "sign_in_required", "Anonymous block tokens may not buy items")
     if PURCHASE_SCOPE not in caller.scopes:
@@ -149,39 +167,86 @@ def purchase_good(store: Store, clock: Clock, caller: GoodsCaller, manifest_good
                                                  " again.")
     if owner_user_id is not None and owner_user_id == caller.user_id:
         raise ServiceError(400, "self_purchase", "You cannot buy your own app\u2019s items")
-    now_dt = clock.now()
     now = format_timestamp(now_dt)
     platform, owner = split(price)
     purchase_id = str(uuid.uuid4())
-    with store.write() as db:
-        if goods_store.owns(db, caller.user_id, caller.app_id, str(good["id"])):
-            raise ServiceError(409, "already_owned", "You already own this item")
-        start, end = _day(now_dt)
-        spent = goods_store.spent_between(db, caller.user_id, start, end)
-        if spent + price > DAILY_CEILING:
-            raise ServiceError(400, "daily_ceiling", f"Daily purchase limit reached ({DAILY_CEILING} Buzz). Try"
-                                                     " again tomorrow.")
-        try:
-            debits = buzz.charge(db, now, caller.user_id, price, GOODS_POOLS, kind="good", reference=purchase_id,
-                                 description=f"{caller.app_id}: {good.get('title', good['id'])}")
-        except ServiceError as exc:
-            if exc.code == "insufficient_buzz":
-                raise ServiceError(400, "insufficient_funds", "You do not have enough Buzz to buy this item") from None
-            raise
-        if owner_user_id is not None:
-            buzz.open_accounts(db, owner_user_id, now)
-            for pool, amount in owner_legs(owner, price, debits).items():
-                buzz_store.move(db, owner_user_id, pool, amount, "good_sale", purchase_id,
-                                f"sale of {good['id']} (70%)", now)
-        row = {"id": purchase_id, "user_id": caller.user_id, "app_id": caller.app_id, "block_id": caller.block_id,
-               "good_id": good["id"], "kind": good.get("kind") or "good", "title": good.get("title") or good["id"],
-               "price": price, "platform_amount": platform, "owner_amount": owner, "owner_user_id": owner_user_id,
-               "payload": orjson.dumps(good["payload"]).decode() if "payload" in good else None,
-               "debits": orjson.dumps(debits).decode(), "created_at": now, "refund_state": "none",
-               "refunded_at": None}
-        goods_store.insert(db, row)
+    if goods_store.owns(db, caller.user_id, caller.app_id, str(good["id"])):
+        raise ServiceError(409, "already_owned", "You already own this item")
+    start, end = _day(now_dt)
+    spent = goods_store.spent_between(db, caller.user_id, start, end)
+    if spent + price > DAILY_CEILING:
+        raise ServiceError(400, "daily_ceiling", f"Daily purchase limit reached ({DAILY_CEILING} Buzz). Try"
+                                                 " again tomorrow.")
+    try:
+        debits = buzz.charge(db, now, caller.user_id, price, GOODS_POOLS, kind="good", reference=purchase_id,
+                             description=f"{caller.app_id}: {good.get('title', good['id'])}")
+    except ServiceError as exc:
+        if exc.code == "insufficient_buzz":
+            raise ServiceError(400, "insufficient_funds", "You do not have enough Buzz to buy this item") from None
+        raise
+    if owner_user_id is not None:
+        buzz.open_accounts(db, owner_user_id, now)
+        for pool, amount in owner_legs(owner, price, debits).items():
+            buzz_store.move(db, owner_user_id, pool, amount, "good_sale", purchase_id,
+                            f"sale of {good['id']} (70%)", now)
+    row = {"id": purchase_id, "user_id": caller.user_id, "app_id": caller.app_id, "block_id": caller.block_id,
+           "good_id": good["id"], "kind": good.get("kind") or "good", "title": good.get("title") or good["id"],
+           "price": price, "platform_amount": platform, "owner_amount": owner, "owner_user_id": owner_user_id,
+           "payload": orjson.dumps(good["payload"]).decode() if "payload" in good else None,
+           "debits": orjson.dumps(debits).decode(), "created_at": now, "refund_state": "none",
+           "refunded_at": None}
+    goods_store.insert(db, row)
     return {"ok": True, "purchase": {"id": purchase_id, "goodId": row["good_id"], "priceBuzz": price},
             "entitlement": _entitlement(row)}
+
+
+def purchase_once(store: Store, clock: Clock, caller: GoodsCaller, good_id: object, *, expected_price: object = None,
+                  idempotency_key: str | None = None,
+                  refusal: Callable[[ServiceError], tuple[int, dict[str, Any]]]) -> tuple[int, dict[str, Any]]:
+    """A purchase from the app's registered catalogue, answered as ``(status, body)``; ``refusal`` shapes a
+    :class:`ServiceError` into the route's answer.
+
+    With ``idempotency_key`` the key is looked up, and otherwise reserved with its answer, in the purchase's
+    own write transaction (``idempotency_keys``): the first answer (a 200 or a refusal) is stored once and
+    replayed to every retry with the same payload and price until it expires (``IDEMPOTENCY_TTL_SECONDS`` of
+    the emulator clock); another payload with a live key is 422. A good that is not for sale is 404 before
+    any key is looked at, and is not stored (civitai/civitai ``goods/purchase.ts``). SQLite's write lock
+    serialises the transactions, so a concurrent retry waits for the first request to commit and then gets
+    its answer; nobody ever sees a half-done purchase, and the "in progress" 409 (the platform's, and
+    draft-ietf-httpapi-idempotency-key-header's) has no window to happen in.
+    """
+    assert caller.user_id is not None
+    now_dt = clock.now()
+    now = format_timestamp(now_dt)
+    with store.write() as db:
+        found = catalogue(store, caller.app_id)
+        try:
+            # As the platform: an unknown good is 404 before any key is claimed (never stored), and the key is
+            # pinned to the server's price as well as the payload (a price change makes the key a mismatch).
+            price = _good(found[0] if found else None, good_id)["priceBuzz"]
+        except ServiceError as exc:
+            return refusal(exc)
+        fingerprint = orjson.dumps([caller.app_id, good_id, price, expected_price]).decode()
+        if idempotency_key is not None:
+            goods_store.purge_expired_keys(db, now)
+            seen = goods_store.find_key(db, KEY_SCOPE, caller.user_id, caller.app_id, idempotency_key)
+            if seen is not None:
+                if seen["fingerprint"] != fingerprint:
+                    return 422, {"error": "This idempotency key was already used for a different purchase"}
+                return int(seen["status"]), orjson.loads(seen["answer"])
+        db.execute("SAVEPOINT purchase")
+        try:
+            assert found is not None
+            status, answer = 200, _buy(db, now_dt, caller, found[0], good_id, found[1], expected_price)
+        except ServiceError as exc:
+            db.execute("ROLLBACK TO purchase")  # a refusal leaves nothing behind (e.g. accounts it opened)
+            status, answer = refusal(exc)
+        db.execute("RELEASE purchase")
+        if idempotency_key is not None:
+            expires = format_timestamp(now_dt + timedelta(seconds=IDEMPOTENCY_TTL_SECONDS))
+            goods_store.store_key(db, KEY_SCOPE, caller.user_id, caller.app_id, idempotency_key, fingerprint,
+                                  status, orjson.dumps(answer).decode(), now, expires)
+    return status, answer
 
 
 def entitlements(store: Store, clock: Clock, user_id: int, app_id: str | None = None) -> dict[str, Any]:

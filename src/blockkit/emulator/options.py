@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from blockkit.emulator.errors import EmulatorError
 SCALES = ("small", "large")
 DEFAULT_SEED = 1
 DEFAULT_HOST = "127.0.0.1"
+ACCESS_KEY = re.compile(r"[A-Za-z0-9_-]{16,128}", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -22,9 +24,16 @@ class EmulatorOptions:
     scale: str = "small"
     ready_file: Path | None = None
     sfw_only: bool = False
+    # The per-run access key /login, the control routes and the block-token mint route ask for
+    # (access.py); None: no key (in-process use, or --no-access-key).
+    access_key: str | None = None
+    # Host names besides loopback the three origins answer to (blockkit dev's --allowed-host).
+    allowed_hosts: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         check_loopback(self.host)
+        if self.access_key is not None and not ACCESS_KEY.fullmatch(self.access_key):
+            raise EmulatorError("--access-key: give 16 to 128 letters, digits, '-' or '_'")
         if not 0 <= self.port <= 65533:
             raise EmulatorError(f"--port {self.port}: must be 0 (any free ports) or 1-65533 (it uses PORT, PORT+1"
                                 " and PORT+2)")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import stat
 import sys
 import tempfile
 import threading
@@ -20,6 +21,7 @@ from typing import Any, Callable, TextIO
 
 import orjson
 
+from blockkit.emulator import access
 from blockkit.emulator.clock import Clock
 from blockkit.emulator.errors import EmulatorError
 from blockkit.emulator.options import EmulatorOptions
@@ -44,6 +46,7 @@ class Emulator:
         self.clock: Clock | None = None
         self.data_dir: Path | None = None
         self._temporary = options.data is None
+        self._data_lock: Any = None
 
     @property
     def urls(self) -> Urls:
@@ -53,8 +56,8 @@ class Emulator:
 
     def start(self) -> Emulator:
         from blockkit.emulator import seed
-        from blockkit.emulator.seed import template as seed_template
         from blockkit.emulator.orchestration import video
+        from blockkit.emulator.orchestration.callbacks import Background
 
         # Sockets first: a busy port fails before any work, and port 0 knows its URLs.
         self.server = EmulatorServer(self.options)
@@ -64,38 +67,74 @@ class Emulator:
             else:
                 assert self.options.data is not None
                 self.data_dir = Path(self.options.data).resolve()
-            # A fresh data directory gets a copy of the cached seeded database when there is one.
-            installed = seed_template.install(self.data_dir, self.options.seed, self.options.scale)
-            self.store = Store.open(self.data_dir, check=not installed)
-            for line in seed.ensure_seeded(self.store, self.options.seed, self.options.scale):
-                self._note(line)
-            self.clock = Clock(self.store)
+            self._open_data_dir(self.data_dir)
+            assert self.store is not None
+            with self.store.guard():  # a full disk while seeding: one line, not a traceback
+                for line in seed.ensure_seeded(self.store, self.options.seed, self.options.scale):
+                    self._note(line)
+                self.clock = Clock(self.store)
             apps = build_apps(self.store, self.clock, self.options, self.server.urls)
             if self._wrap_catalogue is not None:
                 apps = (self._wrap_catalogue(apps[0]), *apps[1:])
+            # Before serving: refund what a crash cut short; then the callback and expiry worker runs.
+            self.background = Background(self.store, self.clock).start()
             self.server.start(apps)
         except BaseException:
-            self.stop()
+            try:
+                self.stop()
+            except Exception:  # noqa: BLE001 - the first error is the one to report (e.g. "the disk is full")
+                pass
             raise
         missing = video.missing_note()  # a find_spec, not an import: PyAV loads only for a video
         if missing is not None:
             self._note(missing)
         return self
 
+    def _open_data_dir(self, data_dir: Path) -> None:
+        """Lock the data directory for this process, open its store and check it can serve (datadir.py)."""
+        from blockkit.emulator import datadir
+
+        if not self._temporary:
+            try:
+                data_dir.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise EmulatorError(f"{data_dir}: cannot create the data directory: {exc.strerror or exc}") from None
+            self._data_lock = datadir.acquire_data_lock(data_dir)
+        # A fresh data directory gets a copy of the cached seeded database when there is one (seed/template.py).
+        from blockkit.emulator.seed import template as seed_template
+
+        private_dir(data_dir)
+        installed = seed_template.install(data_dir, self.options.seed, self.options.scale)
+        self.store = Store.open(data_dir, check=not installed)
+        private_files(data_dir)
+        datadir.check_data_dir(data_dir, self.store)
+
     def ready_info(self) -> dict[str, Any]:
-        """What the ready file holds."""
-        return {**self.urls.as_dict(), "pid": os.getpid(), "data": str(self.data_dir)}
+        """What the ready file holds (with the access key and the sign-in link, when there is a key)."""
+        info: dict[str, Any] = {**self.urls.as_dict(), "pid": os.getpid(), "data": str(self.data_dir)}
+        if self.options.access_key is not None:
+            info["access_key"] = self.options.access_key
+            info["sign_in_url"] = access.sign_in_url(self.urls.auth_url, self.options.access_key)
+        return info
 
     def stop(self) -> None:
         """Stop serving, checkpoint and close the store, remove a temporary data directory. Idempotent."""
         if self.server is not None:
             self.server.stop()
-        if self.store is not None:
-            try:
-                self.store.checkpoint()
-            finally:
-                self.store.close()
-            self.store = None
+        if getattr(self, "background", None) is not None:
+            self.background.stop()
+            self.background = None
+        store, self.store = self.store, None  # once: a second stop() must not meet a closed store
+        try:
+            if store is not None:
+                try:
+                    store.checkpoint()
+                finally:
+                    store.close()
+        finally:
+            if self._data_lock is not None:
+                self._data_lock.release()
+                self._data_lock = None
         if self._temporary and self.data_dir is not None:
             shutil.rmtree(self.data_dir, ignore_errors=True)
 
@@ -115,10 +154,15 @@ class Emulator:
                     snapshot.backup(target)
             finally:
                 target.close()
+        from blockkit.emulator.orchestration.callbacks import Background
+
+        if getattr(self, "background", None) is not None:
+            self.background.stop()
         self.clock = Clock(self.store)
         apps = build_apps(self.store, self.clock, self.options, self.server.urls)
         if self._wrap_catalogue is not None:
             apps = (self._wrap_catalogue(apps[0]), *apps[1:])
+        self.background = Background(self.store, self.clock).start()
         self.server.swap(apps)
 
     def __enter__(self) -> Emulator:
@@ -128,12 +172,52 @@ class Emulator:
         self.stop()
 
 
+def private_dir(path: Path) -> None:
+    """Create the data directory 0700, or make an existing one of ours 0700 (it holds sessions and tokens)."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    info = path.stat()
+    if info.st_uid == os.geteuid() and info.st_mode & 0o077:
+        os.chmod(path, 0o700)
+
+
+def private_files(path: Path) -> None:
+    """The store's files 0600: the database, its WAL and shared memory, the signing key."""
+    for name in ("emulator.sqlite3", "emulator.sqlite3-wal", "emulator.sqlite3-shm", "block-token-key.pem"):
+        try:
+            info = (path / name).lstat()
+        except OSError:
+            continue
+        if stat.S_ISREG(info.st_mode) and info.st_uid == os.geteuid() and info.st_mode & 0o077:
+            os.chmod(path / name, 0o600)
+
+
 def write_ready_file(path: Path, info: dict[str, Any]) -> None:
-    """Write the ready file atomically (a reader never sees half of it)."""
+    """Write the ready file atomically (a reader never sees half of it), mode 0600.
+
+    The file holds the access key, so: a temporary file made with mkstemp in the target's
+    directory (O_CREAT|O_EXCL, an unpredictable name: no planted link or file is written
+    through), fchmod 0600, then os.replace. A directory that any user may write to and that
+    is not ours (such as /tmp) is refused: another user could swap the file there.
+    """
     path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    folder = path.parent if str(path.parent) else Path(".")
     try:
-        tmp.write_bytes(orjson.dumps(info, option=orjson.OPT_INDENT_2) + b"\n")
+        info_dir = folder.stat()
+    except OSError as exc:
+        raise EmulatorError(f"{path}: cannot write the ready file: {exc.strerror or exc}") from None
+    if info_dir.st_mode & stat.S_IWOTH and info_dir.st_uid != os.geteuid():
+        raise EmulatorError(f"{path}: refusing to write the ready file in {folder}: any user may write there and"
+                            " the directory is not yours, so another user could replace the file; choose a"
+                            " directory of your own")
+    try:
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise EmulatorError(f"{path}: cannot write the ready file: {exc.strerror or exc}") from None
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            os.fchmod(handle.fileno(), 0o600)
+            handle.write(orjson.dumps(info, option=orjson.OPT_INDENT_2) + b"\n")
         os.replace(tmp, path)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
@@ -148,6 +232,8 @@ def run_foreground(options: EmulatorOptions, *, out: TextIO = sys.stdout, err: T
         stop.set()
 
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    # Everything this process creates (data directory, database, media, blobs) is the user's alone.
+    os.umask(0o077)
     emulator = Emulator(options, note=lambda text: print(f"blockkit emulator: {text}", file=err, flush=True))
     try:
         emulator.start()
@@ -155,6 +241,8 @@ def run_foreground(options: EmulatorOptions, *, out: TextIO = sys.stdout, err: T
         print(f"base_url          {urls.base_url}   (catalogue: {urls.base_url}/api/v1)", file=out)
         print(f"auth_url          {urls.auth_url}   (OAuth)", file=out)
         print(f"orchestration_url {urls.orchestration_url}   (orchestration)", file=out, flush=True)
+        if options.access_key is not None:
+            print(f"sign in           {access.sign_in_url(urls.auth_url, options.access_key)}", file=out, flush=True)
         if options.ready_file is not None:
             write_ready_file(options.ready_file, emulator.ready_info())
         print(f"blockkit emulator: data in {emulator.data_dir}"

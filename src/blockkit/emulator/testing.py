@@ -41,10 +41,11 @@ ENV_BASE_URL = "BLOCKKIT_BASE_URL"
 ENV_AUTH_URL = "BLOCKKIT_AUTH_URL"
 ENV_ORCHESTRATION_URL = "BLOCKKIT_ORCHESTRATION_URL"
 ENV_ACCESS_TOKEN = "BLOCKKIT_ACCESS_TOKEN"
+ENV_ACCESS_KEY = "BLOCKKIT_ACCESS_KEY"
 SEEDED = "seeded"
 
 
-def environment(urls: Urls, *, access_token: str | None = None) -> dict[str, str]:
+def environment(urls: Urls, *, access_token: str | None = None, access_key: str | None = None) -> dict[str, str]:
     """The variables a process needs to reach the emulator (and, with ``access_token``, to act as a user).
 
     The published catalogue clients the tests run (civitapy, civitai-hub) read no base-URL
@@ -57,6 +58,8 @@ def environment(urls: Urls, *, access_token: str | None = None) -> dict[str, str
         ENV_AUTH_URL: urls.auth_url,
         ENV_ORCHESTRATION_URL: urls.orchestration_url,
     }
+    if access_key is not None:  # the emulator's own key (access.py): X-Blockkit-Access-Key
+        env[ENV_ACCESS_KEY] = access_key
     if access_token is not None:
         env[ENV_ACCESS_TOKEN] = access_token
         env["CIVITAI_TOKEN"] = access_token
@@ -104,7 +107,7 @@ class LocalPlatform:
     @property
     def env(self) -> dict[str, str]:
         """The environment variables that point a child process at this emulator."""
-        return environment(self.urls)
+        return environment(self.urls, access_key=self._emulator.options.access_key)
 
     @property
     def data_dir(self) -> Path:

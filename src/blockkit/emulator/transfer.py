@@ -1,20 +1,31 @@
 """Export, import and reset a data directory.
 
 An export is a directory: one JSON Lines file per table (``<table>.jsonl``, one
-object per row, rows in primary-key order) and ``manifest.json`` (format,
-schema version, seed, scale, and each table's columns and row count), written
-last. The same data exports to the same bytes (the test for seed determinism
-relies on it); ``meta.created_at`` describes the copy, not the data, and is left
-out.
+object per row, rows in primary-key order), the data directory's files the
+store refers to (``files/``: every stored blob under ``files/blobs/``, the
+block-token signing key ``files/block-token-key.pem``, and ``blockkit dev``'s
+``files/dev-*.json``), and ``manifest.json`` (format, schema version, seed,
+scale, each table's columns and row count, and each file's size and sha256),
+written last. The same data exports to the same bytes (the test for seed
+determinism relies on it); ``meta.created_at`` describes the copy, not the data,
+and is left out. The clock's offset is a ``meta`` row, so it travels too. The
+media cache (``media-cache/``) is not copied: it is drawn again, byte for byte,
+from the stored rows. The blobs copied are those whose rows are in the snapshot.
 
-Import checks the whole export before it touches the store, refuses a store
-that holds data unless told to replace it, and loads everything in one
-transaction (foreign keys checked before commit), so a bad export changes nothing.
+Import checks the whole export (rows, and each file's size and sha256) before it
+touches the store, refuses a store that holds data unless told to replace it,
+copies the blobs in, loads every row in one transaction (foreign keys checked
+before commit), and only then puts the key and the dev files in place, each
+replaced atomically. A bad export changes nothing. Version 1 exports (rows
+only) still import.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
+import shutil
 import sqlite3
 from collections.abc import Iterator
 from datetime import datetime, timezone
@@ -29,8 +40,16 @@ from blockkit.emulator.store import Store, meta
 from blockkit.emulator.store.migrate import latest_version
 
 EXPORT_FORMAT = "blockkit-emulator-export"
-EXPORT_VERSION = 1
+EXPORT_VERSION = 2
+READABLE_VERSIONS = (1, 2)
 MANIFEST = "manifest.json"
+FILES = "files"
+KEY_FILE = "block-token-key.pem"
+DEV_FILES = ("dev-published-images.json", "dev-user-checkpoints.json")  # blockkit dev's own state
+BLOBS = "blobs"
+# The only names an export's files may have (an export is input: nothing may point outside the data dir).
+_FILE_NAME = re.compile(r"blobs/[0-9a-f-]{36}\.(?:png|jpeg|webp)|block-token-key\.pem|dev-published-images\.json"
+                        r"|dev-user-checkpoints\.json", re.ASCII)
 
 
 class TransferError(EmulatorError):
@@ -97,8 +116,33 @@ def export(store: Store, target: Path) -> dict[str, Any]:
             except OSError as exc:
                 raise TransferError(f"{path}: cannot write: {exc.strerror or exc}") from None
             manifest["tables"][table] = {"file": path.name, "columns": names, "rows": count}
+        blob_names = [row[0] for row in db.execute("SELECT filename FROM blobs ORDER BY filename")] \
+            if "blobs" in manifest["tables"] else []
+        # Inside the snapshot: a blob's file is written before its row, so every row seen here has its file.
+        manifest["files"] = _export_files(store.path.parent, target / FILES, blob_names)
     _write_atomic(target / MANIFEST, orjson.dumps(manifest, option=orjson.OPT_INDENT_2) + b"\n")
     return manifest
+
+
+def _export_files(data_dir: Path, target: Path, blob_names: list[str]) -> dict[str, dict[str, Any]]:
+    """Copy the data directory's files into ``target``; {relative name: {bytes, sha256}}, by name."""
+    names = [f"{BLOBS}/{name}" for name in blob_names] + [KEY_FILE, *DEV_FILES]
+    out: dict[str, dict[str, Any]] = {}
+    for name in sorted(names):
+        source = data_dir / name
+        if not _FILE_NAME.fullmatch(name) or not source.is_file():
+            continue  # no key yet, no dev state, or a blob row whose file is gone (404 on the source too)
+        destination = target / name
+        try:
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            data = source.read_bytes()
+            fd = os.open(destination, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600 if name == KEY_FILE else 0o644)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+        except OSError as exc:
+            raise TransferError(f"{destination}: cannot write: {exc.strerror or exc}") from None
+        out[name] = {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    return out
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
@@ -125,9 +169,9 @@ def read_manifest(source: Path) -> dict[str, Any]:
         raise TransferError(f"{path}: not valid JSON ({exc})") from None
     if not isinstance(manifest, dict) or manifest.get("format") != EXPORT_FORMAT:
         raise TransferError(f"{path}: not an emulator export manifest")
-    if manifest.get("version") != EXPORT_VERSION:
+    if manifest.get("version") not in READABLE_VERSIONS:
         raise TransferError(f"{path}: export format version {manifest.get('version')!r} is not supported"
-                            f" (this blockkit reads version {EXPORT_VERSION})")
+                            f" (this blockkit reads versions {', '.join(map(str, READABLE_VERSIONS))})")
     schema = manifest.get("schema_version")
     if not isinstance(schema, int) or schema < 1:
         raise TransferError(f"{path}: schema_version must be a positive integer")
@@ -136,6 +180,13 @@ def read_manifest(source: Path) -> dict[str, Any]:
                             f" ({latest_version()}); upgrade blockkit")
     if not isinstance(manifest.get("tables"), dict):
         raise TransferError(f"{path}: 'tables' must be an object")
+    files = manifest.setdefault("files", {})
+    if not isinstance(files, dict) or not all(
+            isinstance(name, str) and _FILE_NAME.fullmatch(name) and isinstance(entry, dict)
+            and isinstance(entry.get("bytes"), int) and isinstance(entry.get("sha256"), str)
+            for name, entry in files.items()):
+        raise TransferError(f"{path}: 'files' must map blobs/<id>.<ext>, {KEY_FILE} or dev-*.json to"
+                            " {bytes, sha256}")
     return manifest
 
 
@@ -175,7 +226,49 @@ def validate_export(source: Path, db: sqlite3.Connection) -> dict[str, Any]:
         if count != entry["rows"]:
             raise TransferError(f"{source / entry['file']}: {count} rows, the manifest says {entry['rows']}"
                                 " (an incomplete or edited export)")
+    for name, entry in manifest["files"].items():
+        data = _read_file(source / FILES / name)
+        if len(data) != entry["bytes"] or hashlib.sha256(data).hexdigest() != entry["sha256"]:
+            raise TransferError(f"{source / FILES / name}: its size or sha256 differs from the manifest"
+                                " (an incomplete or edited export)")
+        if name == KEY_FILE:
+            _check_key(source / FILES / name, data)
     return manifest
+
+
+def _read_file(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise TransferError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
+def _check_key(path: Path, data: bytes) -> None:
+    from joserfc.jwk import RSAKey
+
+    try:
+        if RSAKey.import_key(data).is_private:
+            return
+    except Exception:  # noqa: BLE001 - joserfc and cryptography raise several types for a bad PEM
+        pass
+    raise TransferError(f"{path}: not a PEM RSA private key")
+
+
+def _place(path: Path, data: bytes, mode: int) -> None:
+    """Write ``path`` whole (a temporary file, synced, then os.replace)."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.import.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise TransferError(f"{path}: cannot write: {exc.strerror or exc}") from None
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def import_export(store: Store, source: Path, *, replace: bool = False) -> dict[str, Any]:
@@ -188,6 +281,16 @@ def import_export(store: Store, source: Path, *, replace: bool = False) -> dict[
             if not replace and not is_empty(db):
                 raise TransferError(f"{store.path.parent}: the store already holds data; import into an empty"
                                     " --data directory, or pass --replace to overwrite it")
+        data_dir = store.path.parent
+        files = manifest["files"]
+        key_here = data_dir / KEY_FILE
+        if KEY_FILE in files and not replace and key_here.is_file() \
+                and hashlib.sha256(_read_file(key_here)).hexdigest() != files[KEY_FILE]["sha256"]:
+            raise TransferError(f"{key_here}: another block-token key is here; pass --replace to replace it with"
+                                " the export's")
+        for name in files:  # blobs first: new names, harmless if the rows never come
+            if name.startswith(f"{BLOBS}/"):
+                _copy_blob(source / FILES / name, data_dir / name)
         conn.execute("PRAGMA foreign_keys = OFF")  # checked as a whole before commit instead
         try:
             with store.write() as db:
@@ -209,7 +312,25 @@ def import_export(store: Store, source: Path, *, replace: bool = False) -> dict[
                 meta.put(db, meta.CREATED_AT, format_timestamp(datetime.now(timezone.utc)))
         finally:
             conn.execute("PRAGMA foreign_keys = ON")
+    for name in (KEY_FILE, *DEV_FILES):  # after the rows committed; each replaced whole
+        if name in files:
+            _place(data_dir / name, _read_file(source / FILES / name), 0o600 if name == KEY_FILE else 0o644)
     return manifest
+
+
+def _copy_blob(source: Path, destination: Path) -> None:
+    if destination.is_file() and destination.stat().st_size == source.stat().st_size \
+            and destination.read_bytes() == source.read_bytes():
+        return
+    tmp = destination.with_name(f".{destination.name}.{os.getpid()}.import.tmp")
+    try:
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, tmp)
+        os.replace(tmp, destination)
+    except OSError as exc:
+        raise TransferError(f"{destination}: cannot write: {exc.strerror or exc}") from None
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def _insert(db: sqlite3.Connection, table: str, batch: list[dict[str, Any]]) -> None:

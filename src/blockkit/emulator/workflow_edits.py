@@ -53,7 +53,7 @@ MAX_OPERATIONS = 100  # our cap
 
 def delete(store: Store, clock: Clock, caller: WorkflowCaller, workflow_id: str) -> None:
     with store.write() as db:
-        row = workflows.owned(db, caller, workflow_id)
+        row = workflows.settle(db, clock, workflows.owned(db, caller, workflow_id))  # an expired one: refunded
         if workflows.render(row, clock)["status"] not in workflows.FINISHED:
             # The client: deleting "may trigger a refund if the work ... has not yet started". The
             # emulator refunds an unfinished workflow in full, exactly as canceling it does.

@@ -21,34 +21,47 @@ Python API (``blockkit dev`` calls these in-process with the block token's claim
   /v2/consumer/workflows``, Bearer API key): no block, no per-generation budget (that budget is a
   block token's claim), mature content when the workflow asks for it (``allowMatureContent``).
 
-The payload is a WorkflowTemplate of @civitai/client: ``{steps: [{$type, name?, input, metadata?}],
-tags?, metadata?, allowMatureContent?, accountType?}``. Step types:
+The payload is a WorkflowTemplate of @civitai/client: ``{steps: [{$type, name?, input, metadata?,
+priority?, timeout?, retries?}], tags?, metadata?, arguments?, allowMatureContent?, currencies?,
+externalId?, tips?, callbacks?, accountType?}``. Step types:
 
 - ``imageUpscaler`` (input ImageUpscalerInput): a real Lanczos upscale; output ``{blob: ImageBlob}``;
 - ``textToImage`` (input ``{prompt, negativePrompt?, width 64-2048 (default 512), height, seed?,
   quantity 1-4}``): no model runs here. The output ``{images: [ImageBlob], note}`` holds
   deterministic procedural pictures of prompt+seed+index and says so in ``note``.
 
-Cost: ``imaging.price`` of every output image (4 Buzz per output megapixel, rounded up). Rules:
-the ``ai:write:budgeted`` scope is needed (403); the total may not exceed the token's per-generation
-budget (buzzBudget, default 10, at most 1000; 403 ``budget_exceeded``); ``accountType`` is a
-preference under the maturity clamp (``buzz.pool_order``); a mature workflow (allowMatureContent)
-needs a caller that may see mature content, else it is clamped to safe-for-work; short of Buzz is 403
-(``buzz.charge``; the orchestrator's status for it).
+Cost: ``imaging.price`` of every output image (4 Buzz per output megapixel, rounded up) is
+``cost.base``; ``tips`` (rates) add their share, rounded up; ``cost.total`` is charged. Rules: the
+``ai:write:budgeted`` scope is needed (403); the total may not exceed the token's per-generation
+budget (buzzBudget, default 10, at most 1000; 403 ``budget_exceeded``). Who pays: ``currencies``,
+drained in order (green never pays mature work); without it, a block pays as the platform offers
+(blue, then the token's domain currency; ``block_currencies``) and an API key in the automatic
+order under the maturity clamp (``buzz.pool_order``, ``accountType`` a preference). Short of Buzz
+is 403 (``buzz.charge``; the orchestrator's status for it). ``externalId`` is an idempotency key per
+owner. Money: the charge, the blob rows, the workflow row and its callback events are one
+transaction (``submit``).
 
 Time (the emulator clock): every workflow is ``unassigned`` for 2 s, then each step is
 ``processing`` for its duration (3 s an upscale, 4 s a generated image) one after another,
-then ``succeeded``. Outputs are computed at submission and shown once their step succeeds.
-``spentAccountType`` is the pool of the largest debit.
+then ``succeeded``. A step ``timeout`` shorter than its duration expires each attempt, ``retries``
+runs it again, and then the step and the workflow are ``expired`` and refunded (``settle``; the
+background worker's ``settle_due``, or the first read). Each attempt is a job. Outputs are computed
+at submission and shown once their step succeeds. ``spentAccountType`` is the pool of the largest
+debit. Ids are ``<userId>-<timestamp>``; a block's workflow carries the platform's provenance tags,
+and a block reaches only the workflows its id names the viewer of and its app's tag is on (403).
+Callback events are delivered by ``orchestration.callbacks``.
 """
 
 from __future__ import annotations
 
 import base64
+import re
+import secrets
 import uuid
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 import orjson
 
@@ -57,7 +70,6 @@ from blockkit.emulator.clock import format_timestamp, parse_timestamp
 from blockkit.emulator.orchestration import imaging, media, upscaler
 from blockkit.emulator.orchestration.errors import (
     ServiceError,
-    bad_request,
     invalid,
     not_found,
 )
@@ -78,7 +90,22 @@ MAX_QUANTITY = 4
 MAX_PROMPT = 6000
 MAX_TAGS = 10          # WorkflowTemplate.tags: "At most 10 tags ... each at most 200 characters long"
 MAX_TAG_LENGTH = 200
+MAX_EXTERNAL_ID = 128  # WorkflowTemplate.externalId: "Max 128 chars, [A-Za-z0-9_-]+"
+EXTERNAL_ID = re.compile(r"[A-Za-z0-9_-]{1,128}", re.ASCII)
+CURRENCIES = ("yellow", "blue", "green", "fakeRed")  # BuzzClientAccount
+PRIORITIES = ("high", "normal", "low")               # Priority
+MAX_RETRIES = 10        # our bound on WorkflowStepTemplate.retries
+MAX_TIP_RATE = 1.0      # our bound on a WorkflowTips rate
+CALLBACK_TYPES = tuple(f"{scope}:{status}" for scope in ("workflow", "step", "job") for status in
+                       ("*", "unassigned", "processing", "succeeded", "failed", "expired", "canceled"))
+MAX_CALLBACKS = 10      # our bound on WorkflowTemplate.callbacks
 PLACEHOLDER_NOTE = "procedural placeholder: blockkit does not run models; this image is drawn from the prompt and seed"
+
+
+def bad_request(code: str, detail: str) -> ServiceError:
+    """A 400 ProblemDetails with ``errors.messages``, where the platform reads an orchestrator 400's reasons
+    (civitai/civitai ``src/server/services/orchestrator/workflows.ts``, ``error.errors.messages``)."""
+    return ServiceError(400, code, detail, errors={"messages": [detail]})
 
 
 @dataclass(frozen=True)
@@ -90,6 +117,7 @@ class WorkflowCaller:
     buzz_budget: int | None = None     # the token's buzzBudget claim (None: the default)
     mature: bool = False               # the block may see mature content (its maxBrowsingLevel)
     budgeted: bool = True              # a block token's per-generation budget applies (not to an API key)
+    instance_id: str | None = None     # the token's blockInstanceId (a provenance tag)
 
     @classmethod
     def api_key(cls, user_id: int) -> WorkflowCaller:
@@ -102,6 +130,7 @@ class WorkflowCaller:
             raise ServiceError(401, "sign_in_required", "workflows need a signed-in viewer")
         level = claims.get("maxBrowsingLevel")
         return cls(user_id=int(sub.split(":", 1)[1]), app_id=claims.get("appId"), block_id=claims.get("blockId"),
+                   instance_id=claims.get("blockInstanceId"),
                    scopes=frozenset(claims.get("scopes") or ()), buzz_budget=claims.get("buzzBudget"),
                    mature=isinstance(level, int) and bool(level & ~facts.SFW_BROWSING_LEVEL))
 
@@ -146,8 +175,36 @@ def check_metadata(value: object, member: str = "metadata") -> dict[str, Any]:
     return value
 
 
+_SPAN = re.compile(r"(?:(\d+)\.)?(\d{1,2}):(\d{2}):(\d{2})(?:\.(\d{1,7}))?", re.ASCII)
+
+
+def _span_seconds(value: object, member: str) -> float | None:
+    """A .NET date-span (``[d.]hh:mm:ss[.fffffff]``, the client's ``timeout``) in seconds; None when absent."""
+    if value is None:
+        return None
+    match = _SPAN.fullmatch(value) if isinstance(value, str) else None
+    if match is None:
+        raise bad_request("bad_step", f"{member} must be a date-span such as \"00:00:30\" (or null)")
+    days, hours, minutes, seconds, fraction = match.groups()
+    total = int(days or 0) * 86400 + int(hours) * 3600 + int(minutes) * 60 + int(seconds)
+    total += float(f"0.{fraction}") if fraction else 0.0
+    if total <= 0:
+        raise bad_request("bad_step", f"{member} must be longer than zero")
+    return total
+
+
+def _step_controls(step: dict[str, Any], index: int) -> dict[str, Any]:
+    """WorkflowStepTemplate's priority, timeout and retries, checked."""
+    priority = step.get("priority") or "normal"
+    if priority not in PRIORITIES:
+        raise bad_request("bad_step", f"steps[{index}].priority must be one of {', '.join(PRIORITIES)}")
+    timeout = _span_seconds(step.get("timeout"), f"steps[{index}].timeout")
+    retries = _int(step.get("retries"), f"steps[{index}].retries", 0, MAX_RETRIES, 0)
+    return {"priority": priority, "timeout": step.get("timeout"), "timeoutSeconds": timeout, "retries": retries}
+
+
 def _plan(payload: object, fetch: Any) -> list[dict[str, Any]]:
-    """Each step checked: {type, name, input, metadata, outputs: [(w, h)], image?: PIL image}."""
+    """Each step checked: {type, name, input, metadata, outputs: [(w, h)], image?: PIL image, controls}."""
     if not isinstance(payload, dict):
         raise bad_request("bad_body", "the workflow must be a JSON object with steps")
     steps = payload.get("steps")
@@ -167,11 +224,12 @@ def _plan(payload: object, fetch: Any) -> list[dict[str, Any]]:
             raise bad_request("bad_steps", f"steps[{index}].name must be a string no other step uses")
         names.add(name)
         step_metadata = check_metadata(step.get("metadata"), f"steps[{index}].metadata")
+        controls = _step_controls(step, index)
         if kind == "imageUpscaler":
             source, repeats = upscaler.check_payload(data)
             image = imaging.decode_image(source, fetch)
             plan.append({"type": kind, "name": name, "input": data, "image": image, "repeats": repeats,
-                         "metadata": step_metadata,
+                         "metadata": step_metadata, "controls": controls,
                          "outputs": [imaging.check_output(image.width, image.height, repeats)]})
         elif kind == "textToImage":
             prompt = data.get("prompt")
@@ -183,15 +241,103 @@ def _plan(payload: object, fetch: Any) -> list[dict[str, Any]]:
             seed = _int(data.get("seed"), "seed", 0, 2**32 - 1, 0)
             quantity = _int(data.get("quantity"), "quantity", 1, MAX_QUANTITY, 1)
             plan.append({"type": kind, "name": name, "input": {**data, "seed": seed}, "prompt": prompt,
-                         "seed": seed, "metadata": step_metadata, "outputs": [(width, height)] * quantity})
+                         "seed": seed, "metadata": step_metadata, "controls": controls,
+                         "outputs": [(width, height)] * quantity})
         else:
             raise bad_request("unsupported_step", f"steps[{index}].$type {kind!r} is not supported here"
                                                   " (imageUpscaler, textToImage)")
     return plan
 
 
-def _price(plan: list[dict[str, Any]]) -> int:
+def _base_price(plan: list[dict[str, Any]]) -> int:
     return sum(imaging.price(w, h) for step in plan for (w, h) in step["outputs"])
+
+
+def _tips(value: object) -> dict[str, float]:
+    """WorkflowTips: the rates of tipping to civitai and to creators (0 to 1 each)."""
+    if value is None:
+        return {"civitai": 0, "creators": 0}
+    if not isinstance(value, dict) or set(value) - {"civitai", "creators"}:
+        raise bad_request("bad_tips", "tips must be {civitai, creators}: tipping rates from 0 to 1")
+    out: dict[str, float] = {}
+    for name in ("civitai", "creators"):
+        rate = value.get(name, 0)
+        if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 <= rate <= MAX_TIP_RATE:
+            raise bad_request("bad_tips", f"tips.{name} must be a rate from 0 to {MAX_TIP_RATE:g}")
+        out[name] = rate
+    return out
+
+
+def workflow_cost(base: int, tips: dict[str, float]) -> dict[str, Any]:
+    """WorkflowCost: base, the tips (each rate of the base, rounded up to whole Buzz) and total = base + tips."""
+    amounts = {name: -(-int(round(base * rate * 1_000_000)) // 1_000_000) for name, rate in tips.items()}
+    return {"base": base, "factors": None, "fixed": None, "tips": amounts, "total": base + sum(amounts.values())}
+
+
+def _currencies(caller: WorkflowCaller, payload: dict[str, Any], mature: bool) -> tuple[str, ...]:
+    """The pools that pay, in the order the orchestrator drains them.
+
+    ``currencies`` (WorkflowTemplate: "limit the currencies that can be used to pay") is taken in its
+    own order; green, the safe-for-work currency, never pays a mature workflow. Absent (or empty), the
+    emulator's automatic order under the maturity clamp applies, with ``accountType`` as a preference.
+    """
+    wanted = payload.get("currencies")
+    if caller.app_id is not None and (wanted is None or wanted == []):
+        return block_currencies(caller, payload.get("accountType"))
+    if wanted is None or wanted == []:
+        return buzz.pool_order(payload.get("accountType"), mature=mature)
+    if not isinstance(wanted, list) or not all(isinstance(c, str) and c in CURRENCIES for c in wanted):
+        raise bad_request("bad_currencies", f"currencies must be a list of {', '.join(CURRENCIES)}")
+    usable = tuple(c for c in dict.fromkeys(wanted) if c in buzz.POOLS and not (mature and c == "green"))
+    if not usable:
+        raise bad_request("bad_currencies", "none of the currencies can pay this workflow (green pays only"
+                                            " safe-for-work workflows; fakeRed is not emulated)")
+    return usable
+
+
+def block_currencies(caller: WorkflowCaller, account_type: object) -> tuple[str, ...]:
+    """What the platform offers the orchestrator for a block's workflow (blocks.router
+    ``resolveBlockCurrenciesForAccount``, buzz-helpers ``orderBlockCurrencyTypes``): blue first, then the
+    token's domain currency (green under a safe-for-work ceiling, yellow under a mature one); a viewer-picked
+    ``accountType`` moves to the front, and one outside that pair is refused (400), never widened to."""
+    allowed = ("blue", "yellow") if caller.mature else ("blue", "green")
+    if account_type is None:
+        return allowed
+    if account_type not in allowed:
+        raise bad_request("bad_account_type", f"buzz account '{account_type}' is not spendable for this app's"
+                                              " content rating")
+    return (account_type, *(p for p in allowed if p != account_type))
+
+
+def _callbacks(value: object) -> list[dict[str, Any]]:
+    """WorkflowCallback list: {url (http or https), type: [event types], detailed?}."""
+    if value is None:
+        return []
+    if not isinstance(value, list) or len(value) > MAX_CALLBACKS:
+        raise bad_request("bad_callbacks", f"callbacks must be a list of at most {MAX_CALLBACKS} callbacks")
+    out = []
+    for index, callback in enumerate(value):
+        if not isinstance(callback, dict) or set(callback) - {"url", "type", "detailed"}:
+            raise bad_request("bad_callbacks", f"callbacks[{index}] must be {{url, type, detailed?}}")
+        url, types, detailed = callback.get("url"), callback.get("type"), callback.get("detailed")
+        parts = urlsplit(url) if isinstance(url, str) else None
+        if parts is None or parts.scheme not in ("http", "https") or not parts.hostname or len(url) > 2048:
+            raise bad_request("bad_callbacks", f"callbacks[{index}].url must be an absolute http(s) URL")
+        if not isinstance(types, list) or not types or not all(t in CALLBACK_TYPES for t in types):
+            raise bad_request("bad_callbacks", f"callbacks[{index}].type must list event types such as"
+                                               " workflow:*, step:succeeded, job:failed")
+        if detailed is not None and not isinstance(detailed, bool):
+            raise bad_request("bad_callbacks", f"callbacks[{index}].detailed must be a boolean")
+        out.append({"url": url, "type": list(dict.fromkeys(types)), "detailed": detailed})
+    return out
+
+
+def _external_id(value: object) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not EXTERNAL_ID.fullmatch(value):
+        raise bad_request("bad_external_id", f"externalId must be 1-{MAX_EXTERNAL_ID} characters of A-Z a-z 0-9 _ -")
+    return value
 
 
 def _authorise(caller: WorkflowCaller, total: int) -> None:
@@ -212,22 +358,135 @@ def _mature(caller: WorkflowCaller, payload: dict[str, Any]) -> bool:
     return bool(wanted) and caller.mature  # a safe-for-work block never widens
 
 
-def estimate(store: Store, clock: Clock, urls: Urls, caller: WorkflowCaller, payload: object) -> dict[str, Any]:
-    plan = _plan(payload, lambda url: media.resolve_local(urls, store, url))
-    assert isinstance(payload, dict)
-    total = _price(plan)
-    order = buzz.pool_order(payload.get("accountType"), mature=_mature(caller, payload))
-    _authorise(caller, total)
-    held = buzz.balance(store, clock, caller.user_id)
+def provenance_tags(caller: WorkflowCaller, base_model: str | None) -> list[str]:
+    """The tags the platform stamps on a block's workflow (blocks.router ``buildWorkflowTags``, plus the
+    service's leading ``civitai``): generation, image, txt2img, the base model and the app-block tags."""
+    if caller.app_id is None:
+        return []
+    tags = ["civitai", "generation", "image", "txt2img", *([base_model] if base_model else []), "app-block",
+            f"app-block:{caller.app_id}"]
+    if caller.block_id:
+        tags.append(f"app-block:block:{caller.block_id}")
+    if caller.instance_id:
+        tags.append(f"app-block:instance:{caller.instance_id}")
+    return tags
+
+
+def _schedule(plan: list[dict[str, Any]]) -> str:
+    """Time every step on the emulator clock (seconds after submission) and return the workflow's outcome.
+
+    A step runs for its duration; with a ``timeout`` shorter than that, each attempt expires at the
+    timeout and is run again ``retries`` times, and the step (so the workflow) then expires; the steps
+    after it never start. Each attempt is a job.
+    """
+    offset, outcome = QUEUE_SECONDS, "succeeded"
+    for step in plan:
+        if outcome != "succeeded":
+            step.update(start=None, end=None, outcome="skipped", jobs=[])
+            continue
+        duration = STEP_SECONDS[step["type"]] * (len(step["outputs"]) if step["type"] == "textToImage" else 1)
+        timeout, retries = step["controls"]["timeoutSeconds"], step["controls"]["retries"]
+        if timeout is None or duration <= timeout:
+            attempts = [(offset, offset + duration, "succeeded")]
+        else:
+            attempts = [(offset + i * timeout, offset + (i + 1) * timeout, "expired") for i in range(retries + 1)]
+        step.update(start=offset, end=attempts[-1][1], outcome=attempts[-1][2],
+                    jobs=[{"id": str(uuid.uuid4()), "start": a, "end": b, "status": st} for a, b, st in attempts])
+        outcome = step["outcome"]
+        offset = step["end"]
+    return outcome
+
+
+def _events(plan: list[dict[str, Any]], outcome: str, callbacks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The callback events a workflow raises, with the seconds after submission each is due."""
+    timeline: list[tuple[float, dict[str, Any]]] = [(0.0, {"scope": "workflow", "status": "unassigned"}),
+                                                    (QUEUE_SECONDS, {"scope": "workflow", "status": "processing"})]
+    end = QUEUE_SECONDS
+    for step in plan:
+        if step["outcome"] == "skipped":
+            continue
+        timeline.append((step["start"], {"scope": "step", "status": "processing", "step": step["name"]}))
+        for job in step["jobs"]:
+            timeline.append((job["start"], {"scope": "job", "status": "processing", "step": step["name"],
+                                            "job": job["id"]}))
+            timeline.append((job["end"], {"scope": "job", "status": job["status"], "step": step["name"],
+                                          "job": job["id"]}))
+        timeline.append((step["end"], {"scope": "step", "status": step["outcome"], "step": step["name"]}))
+        end = step["end"]
+    timeline.append((end, {"scope": "workflow", "status": outcome}))
+    return _matching(timeline, callbacks)
+
+
+def _matching(timeline: list[tuple[float, dict[str, Any]]], callbacks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for callback in callbacks:
+        for due, spec in timeline:
+            kind = f"{spec['scope']}:{spec['status']}"
+            if kind in callback["type"] or f"{spec['scope']}:*" in callback["type"]:
+                out.append({"url": callback["url"], "type": kind, "due": due,
+                            "spec": {**spec, "detailed": bool(callback.get("detailed"))}})
+    return out
+
+
+def _quote_debits(held: dict[str, int], order: tuple[str, ...], total: int) -> tuple[dict[str, int], int]:
     debits, left = {}, total
     for pool in order:
-        take = min(left, held[pool])
+        take = min(left, held.get(pool, 0))
         if take:
             debits[pool] = take
             left -= take
-    return {"cost": upscaler.cost(total), "spentAccountType": buzz.largest_debit(debits),
-            "transactions": {"list": [{"type": "debit", "amount": a, "accountType": p} for p, a in debits.items()],
-                             "insufficientBuzz": left > 0}}
+    return debits, left
+
+
+def _prepare(store: Store, urls: Urls, caller: WorkflowCaller, payload: object) -> dict[str, Any]:
+    """Everything a submit or a whatif needs before any money moves: the plan, price, pools, members."""
+    plan = _plan(payload, lambda url: media.resolve_local(urls, store, url))
+    assert isinstance(payload, dict)
+    mature = _mature(caller, payload)
+    tips = _tips(payload.get("tips"))
+    base = _base_price(plan)
+    cost = workflow_cost(base, tips)
+    order = _currencies(caller, payload, mature)
+    callbacks = _callbacks(payload.get("callbacks"))
+    external_id = _external_id(payload.get("externalId"))
+    outcome = _schedule(plan)
+    tags = check_tags(payload.get("tags"))
+    if caller.app_id is not None:  # the platform stamps its provenance tags after the block's own
+        tags = check_tags(list(dict.fromkeys([*tags, *provenance_tags(caller, payload.get("baseModel"))]))[-MAX_TAGS:])
+    _authorise(caller, cost["total"])
+    return {"plan": plan, "mature": mature, "tips": tips, "cost": cost, "order": order, "callbacks": callbacks,
+            "externalId": external_id, "outcome": outcome, "tags": tags,
+            "metadata": check_metadata(payload.get("metadata")), "arguments": check_metadata(
+                payload.get("arguments"), "arguments")}
+
+
+def _document(prep: dict[str, Any], debits: dict[str, int], outputs: list[Any]) -> dict[str, Any]:
+    steps = []
+    for step, output in zip(prep["plan"], outputs):
+        steps.append({"$type": step["type"], "name": step["name"], "input": step["input"], "output": output,
+                      "metadata": step["metadata"], "start": step["start"], "end": step["end"],
+                      "outcome": step["outcome"], "jobs": step["jobs"], "priority": step["controls"]["priority"],
+                      "timeout": step["controls"]["timeout"], "retries": step["controls"]["retries"],
+                      "cost": sum(imaging.price(w, h) for (w, h) in step["outputs"])})
+    return {"steps": steps, "debits": debits, "tags": prep["tags"], "metadata": prep["metadata"],
+            "arguments": prep["arguments"], "allowMatureContent": prep["mature"], "currencies": list(prep["order"]),
+            "callbacks": prep["callbacks"], "tips": prep["tips"], "costDetail": prep["cost"],
+            "outcome": prep["outcome"], "externalId": prep["externalId"], "refunded": False}
+
+
+def estimate(store: Store, clock: Clock, urls: Urls, caller: WorkflowCaller, payload: object) -> dict[str, Any]:
+    """SubmitWorkflow with ``whatif``: the Workflow that would be submitted (no id; nothing runs, nothing is
+    charged); ``transactions`` the debits it would take now, with ``insufficientBuzz``."""
+    prep = _prepare(store, urls, caller, payload)
+    held = buzz.balance(store, clock, caller.user_id)
+    debits, left = _quote_debits(held, prep["order"], prep["cost"]["total"])
+    document = _document(prep, debits, [None] * len(prep["plan"]))
+    row = {"id": None, "created_at": clock.iso(), "canceled_at": None, "cost": prep["cost"]["total"],
+           "document": orjson.dumps(document).decode()}
+    workflow = render(row, clock)
+    del workflow["id"]  # Workflow.id is optional: a whatif has none
+    workflow["transactions"]["insufficientBuzz"] = left > 0
+    return workflow
 
 
 # --- running ---------------------------------------------------------------------------------
@@ -237,81 +496,137 @@ def _blob(urls: Urls, row: orch_store.BlobRow) -> dict[str, Any]:
             "width": row.width, "height": row.height, "nsfwLevel": "pg"}
 
 
+def new_workflow_id(clock: Clock, user_id: int) -> str:
+    """``<owning userId>-<timestamp>``, as the orchestrator mints ids (the platform reads the owner off it);
+    the timestamp's digits are the emulator clock's UTC time to the millisecond, then 6 random digits."""
+    return f"{user_id}-{clock.now().strftime('%Y%m%d%H%M%S%f')[:-3]}{secrets.randbelow(10**6):06d}"
+
+
+def _existing(db: Any, caller: WorkflowCaller, external_id: str | None) -> dict[str, Any] | None:
+    return None if external_id is None else orch_store.find_by_external_id(db, caller.user_id, external_id)
+
+
 def submit(store: Store, clock: Clock, urls: Urls, caller: WorkflowCaller, payload: object) -> dict[str, Any]:
-    plan = _plan(payload, lambda url: media.resolve_local(urls, store, url))
-    assert isinstance(payload, dict)
-    total = _price(plan)
-    mature = _mature(caller, payload)
-    order = buzz.pool_order(payload.get("accountType"), mature=mature)
-    _authorise(caller, total)
-    workflow_id = f"wf-{uuid.uuid4()}"
+    """Submit a workflow: its charge, blobs, row and callback events commit in one transaction.
+
+    The outputs are drawn first (files only); a refused charge removes them. The same ``externalId``
+    from the same owner answers the first workflow and charges nothing.
+    """
+    external_id = _external_id(payload.get("externalId")) if isinstance(payload, dict) else None
+    if external_id is not None:
+        with store.read() as db:
+            found = _existing(db, caller, external_id)
+        if found is not None:
+            return render(found, clock)
+    prep = _prepare(store, urls, caller, payload)
+    total = prep["cost"]["total"]
+    held = buzz.balance(store, clock, caller.user_id)
+    if _quote_debits(held, prep["order"], total)[1] > 0:  # refused before any drawing (charge re-checks)
+        with store.write() as db:
+            buzz.charge(db, clock.iso(), caller.user_id, total, prep["order"], kind="workflow", reference=None,
+                        description="workflow")
     now = clock.iso()
-    with store.write() as db:  # charge first: a refused charge leaves nothing behind
-        debits = buzz.charge(db, now, caller.user_id, total, order, kind="workflow", reference=workflow_id,
-                             description=f"workflow ({len(plan)} step(s))")
-    steps, offset = [], QUEUE_SECONDS
-    for step in plan:
-        if step["type"] == "imageUpscaler":
-            output = {"blob": _blob(urls, media.save_blob(store, now, caller.user_id,
-                                                           imaging.upscale(step["image"], step["repeats"])))}
-            duration = STEP_SECONDS["imageUpscaler"]
-        else:
-            images = [_blob(urls, media.save_blob(store, now, caller.user_id, imaging.procedural(
-                f"{step['prompt']}\x00{step['seed']}\x00{i}", w, h))) for i, (w, h) in enumerate(step["outputs"])]
-            output = {"images": images, "note": PLACEHOLDER_NOTE}
-            duration = STEP_SECONDS["textToImage"] * len(step["outputs"])
-        steps.append({"$type": step["type"], "name": step["name"], "input": step["input"], "output": output,
-                      "metadata": step["metadata"], "start": offset, "end": offset + duration,
-                      "cost": sum(imaging.price(w, h) for (w, h) in step["outputs"])})
-        offset += duration
-    document = {"steps": steps, "debits": debits, "tags": check_tags(payload.get("tags")),
-                "metadata": check_metadata(payload.get("metadata")), "allowMatureContent": mature, "currencies": list(order),
-                "refunded": False}
-    with store.write() as db:
-        orch_store.insert_workflow(db, id=workflow_id, user_id=caller.user_id, app_id=caller.app_id,
-                                   block_id=caller.block_id, created_at=now, cost=total,
-                                   document=orjson.dumps(document).decode())
-        row = orch_store.find_workflow(db, workflow_id)
+    workflow_id = new_workflow_id(clock, caller.user_id)
+    blobs: list[orch_store.BlobRow] = []
+    outputs: list[Any] = []
+    try:
+        for step in prep["plan"]:
+            if step["outcome"] != "succeeded":
+                outputs.append(None)
+            elif step["type"] == "imageUpscaler":
+                row = media.write_blob_file(store, now, caller.user_id, imaging.upscale(step["image"], step["repeats"]))
+                blobs.append(row)
+                outputs.append({"blob": _blob(urls, row)})
+            else:
+                rows = [media.write_blob_file(store, now, caller.user_id, imaging.procedural(
+                    f"{step['prompt']}\x00{step['seed']}\x00{i}", w, h)) for i, (w, h) in enumerate(step["outputs"])]
+                blobs.extend(rows)
+                outputs.append({"images": [_blob(urls, r) for r in rows], "note": PLACEHOLDER_NOTE})
+        with store.write() as db:
+            found = _existing(db, caller, external_id)  # a concurrent twin may have committed meanwhile
+            if found is not None:
+                media.remove_blob_files(store, blobs)
+                return render(found, clock)
+            debits = buzz.charge(db, now, caller.user_id, total, prep["order"], kind="workflow",
+                                 reference=workflow_id, description=f"workflow {workflow_id} ({len(prep['plan'])}"
+                                                                    " step(s))")
+            for blob in blobs:
+                orch_store.insert_blob(db, blob)
+            document = _document(prep, debits, outputs)
+            orch_store.insert_workflow(db, id=workflow_id, user_id=caller.user_id, app_id=caller.app_id,
+                                       block_id=caller.block_id, created_at=now, cost=total,
+                                       document=orjson.dumps(document).decode(), external_id=external_id)
+            created = parse_timestamp(now)
+            for event in _events(prep["plan"], prep["outcome"], prep["callbacks"]):
+                orch_store.add_event(db, workflow_id, event["url"], event["type"], orjson.dumps(event["spec"]).decode(),
+                                     format_timestamp(created + timedelta(seconds=event["due"])))
+            row = orch_store.find_workflow(db, workflow_id)
+    except BaseException:
+        media.remove_blob_files(store, blobs)
+        raise
     assert row is not None
     return render(row, clock)
 
 
-def render(row: dict[str, Any], clock: Clock) -> dict[str, Any]:
+def _status_at(step: dict[str, Any], elapsed: float, canceled: bool, finished: bool) -> str:
+    if step["start"] is None:  # never started: an earlier step ended the workflow
+        return "canceled" if (canceled or finished) else "unassigned"
+    if elapsed >= step["end"]:
+        return step.get("outcome", "succeeded")
+    if canceled:
+        return "canceled"
+    return "processing" if elapsed >= step["start"] else "unassigned"
+
+
+def render(row: dict[str, Any], clock: Clock, at: datetime | None = None) -> dict[str, Any]:
+    """The Workflow as it stands now on the emulator clock (or at the moment ``at``)."""
     document = orjson.loads(row["document"])
     created = parse_timestamp(row["created_at"])
-    elapsed = (clock.now() - created).total_seconds()
+    elapsed = ((at or clock.now()) - created).total_seconds()
     canceled_at = parse_timestamp(row["canceled_at"]) if row["canceled_at"] else None
     if canceled_at is not None:
         elapsed = min(elapsed, (canceled_at - created).total_seconds())
 
-    def at(seconds: float) -> str:
+    def stamp(seconds: float) -> str:
         return format_timestamp(created + timedelta(seconds=seconds))
 
+    last_end = max((s["end"] for s in document["steps"] if s["end"] is not None), default=QUEUE_SECONDS)
+    outcome = document.get("outcome", "succeeded")
+    finished = elapsed >= last_end
     steps = []
     for step in document["steps"]:
-        if elapsed >= step["end"]:
-            status = "succeeded"
-        elif canceled_at is not None:
-            status = "canceled"
-        elif elapsed >= step["start"]:
-            status = "processing"
-        else:
-            status = "unassigned"
-        out: dict[str, Any] = {"$type": step["$type"], "name": step["name"], "priority": "normal",
+        status = _status_at(step, elapsed, canceled_at is not None, finished)
+        out: dict[str, Any] = {"$type": step["$type"], "name": step["name"], "priority": step.get("priority", "normal"),
                                "status": status, "metadata": step.get("metadata") or {}, "input": step["input"],
-                               "startedAt": at(step["start"]) if elapsed >= step["start"] else None,
-                               "completedAt": at(step["end"]) if status == "succeeded" else None}
+                               "startedAt": stamp(step["start"]) if step["start"] is not None
+                               and elapsed >= step["start"] else None,
+                               "completedAt": stamp(step["end"]) if status in ("succeeded", "expired") else None}
+        if step.get("timeout") is not None:
+            out["timeout"] = step["timeout"]
+        if step.get("retries"):
+            out["retries"] = step["retries"]
+        jobs = []
+        for job in step.get("jobs") or []:
+            if elapsed < job["start"]:
+                continue
+            done = elapsed >= job["end"]
+            jobs.append({"id": job["id"], "status": job["status"] if done else ("canceled" if canceled_at else
+                                                                                "processing"),
+                         "startedAt": stamp(job["start"]), "completedAt": stamp(job["end"]) if done else None,
+                         "cost": step["cost"] if job["status"] == "succeeded" else 0})
+        if jobs:
+            out["jobs"] = jobs
         if status == "processing":
             out["estimatedProgressRate"] = round((elapsed - step["start"]) / (step["end"] - step["start"]), 3)
-        if status == "succeeded":
+        if status == "succeeded" and step["output"] is not None:
             out["output"] = step["output"]
         steps.append(out)
     statuses = [s["status"] for s in steps]
-    if all(s == "succeeded" for s in statuses):
-        status = "succeeded"
+    if finished and canceled_at is None:
+        status = outcome
     elif canceled_at is not None:
         status = "canceled"
-    elif any(s != "unassigned" for s in statuses):
+    elif any(s != "unassigned" for s in statuses) or elapsed >= QUEUE_SECONDS:
         status = "processing"
     else:
         status = "unassigned"
@@ -320,25 +635,82 @@ def render(row: dict[str, Any], clock: Clock) -> dict[str, Any]:
     if document["refunded"]:
         transactions += [{"type": "credit", "amount": a, "accountType": p} for p, a in debits.items()]
     total = row["cost"]
-    return {
+    cost = document.get("costDetail") or workflow_cost(total, {"civitai": 0, "creators": 0})
+    out_workflow = {
         "id": row["id"], "createdAt": row["created_at"], "status": status,
-        "startedAt": at(QUEUE_SECONDS) if elapsed >= QUEUE_SECONDS else None,
-        "completedAt": at(document["steps"][-1]["end"]) if status == "succeeded" else (
+        "startedAt": stamp(QUEUE_SECONDS) if elapsed >= QUEUE_SECONDS else None,
+        "completedAt": stamp(last_end) if status in ("succeeded", "expired") else (
             row["canceled_at"] if status == "canceled" else None),
         "transactions": {"list": transactions}, "spentAccountType": buzz.largest_debit(debits),
-        "metadata": document["metadata"], "tags": document["tags"], "arguments": {}, "callbacks": [],
-        "tips": {"civitai": 0, "creators": 0}, "cost": upscaler.cost(total), "steps": steps,
+        "metadata": document["metadata"], "tags": document["tags"], "arguments": document.get("arguments") or {},
+        "callbacks": document.get("callbacks") or [],
+        "tips": document.get("tips") or {"civitai": 0, "creators": 0}, "cost": cost, "steps": steps,
         "allowMatureContent": document["allowMatureContent"], "currencies": document["currencies"],
         "upgradeMode": "manual", "forceRefunded": document["refunded"],
     }
+    if document.get("externalId") is not None:
+        out_workflow["externalId"] = document["externalId"]
+    return out_workflow
+
+
+def settle(db: Any, clock: Clock, row: dict[str, Any]) -> dict[str, Any]:
+    """Refund a workflow whose step expired once that moment has passed on the clock (inside ``db``'s
+    write transaction); the ledger's refund rows name the workflow. Returns the (fresh) row."""
+    document = orjson.loads(row["document"])
+    if document.get("outcome") != "expired" or document["refunded"] or row["canceled_at"]:
+        return row
+    if render(row, clock)["status"] != "expired":
+        return row
+    buzz.refund(db, clock.iso(), row["user_id"], document["debits"], reference=row["id"],
+                description=f"workflow {row['id']} expired")
+    document["refunded"] = True
+    orch_store.update_workflow_document(db, row["id"], orjson.dumps(document).decode(), status="expired")
+    found = orch_store.find_workflow(db, row["id"])
+    assert found is not None
+    return found
+
+
+def settle_due(store: Store, clock: Clock, limit: int = 50) -> int:
+    """Settle every expired, unrefunded workflow (the background worker's sweep); how many were refunded."""
+    with store.read() as db:
+        candidates = orch_store.expiring_workflows(db, limit)
+    done = 0
+    for workflow_id in candidates:
+        with store.write() as db:
+            row = orch_store.find_workflow(db, workflow_id)
+            if row is not None and settle(db, clock, row) is not row:
+                done += 1
+    return done
+
+
+def owner_of(workflow_id: str) -> int | None:
+    """The owning user id an orchestrator workflow id names (``<userId>-<timestamp>``), or None."""
+    prefix = workflow_id.split("-", 1)[0]
+    return int(prefix) if prefix.isascii() and prefix.isdigit() else None
 
 
 def belongs(row: dict[str, Any], caller: WorkflowCaller) -> bool:
-    """Whether a stored workflow is the caller's: its viewer's, and its app's when the caller is a block."""
-    return row["user_id"] == caller.user_id and (caller.app_id is None or row["app_id"] == caller.app_id)
+    """Whether a stored workflow is the caller's: its viewer's, and, for a block, tagged for its app
+    (the platform's two gates: the id names the viewer, the record carries ``app-block:<appId>``)."""
+    if row["user_id"] != caller.user_id:
+        return False
+    return caller.app_id is None or f"app-block:{caller.app_id}" in orjson.loads(row["document"])["tags"]
 
 
 def owned(db: Any, caller: WorkflowCaller, workflow_id: object) -> dict[str, Any]:
+    """The caller's workflow. An API key's caller gets 404 for anything not its own. A block's caller
+    gets the platform's answers: 403 "workflow does not belong to this viewer" when the id does not
+    name the viewer (checked before any lookup), 404 when there is no such workflow, 403 "workflow is
+    not tagged for this app" for the viewer's workflow of another app."""
+    if caller.app_id is not None:
+        if not isinstance(workflow_id, str) or owner_of(workflow_id) != caller.user_id:
+            raise ServiceError(403, "not_viewers", "workflow does not belong to this viewer")
+        row = orch_store.find_workflow(db, workflow_id)
+        if row is None:
+            raise not_found("workflow not found")
+        if not belongs(row, caller):
+            raise ServiceError(403, "not_apps", "workflow is not tagged for this app")
+        return row
     row = orch_store.find_workflow(db, workflow_id) if isinstance(workflow_id, str) else None
     if row is None or not belongs(row, caller):
         raise not_found("no such workflow for this viewer and app")
@@ -346,8 +718,8 @@ def owned(db: Any, caller: WorkflowCaller, workflow_id: object) -> dict[str, Any
 
 
 def poll(store: Store, clock: Clock, urls: Urls, caller: WorkflowCaller, workflow_id: str) -> dict[str, Any]:
-    with store.read() as db:
-        return render(owned(db, caller, workflow_id), clock)
+    with store.write() as db:  # a write: an expired workflow is refunded the first time it is seen
+        return render(settle(db, clock, owned(db, caller, workflow_id)), clock)
 
 
 def cancel(store: Store, clock: Clock, urls: Urls, caller: WorkflowCaller, workflow_id: str) -> dict[str, Any]:
@@ -361,7 +733,11 @@ FINISHED = ("succeeded", "failed", "expired", "canceled")
 
 
 def cancel_row(db: Any, clock: Clock, row: dict[str, Any], description: str) -> dict[str, Any]:
-    """Cancel an owned, unfinished workflow inside the caller's transaction; refund every debit."""
+    """Cancel an owned, unfinished workflow inside the caller's transaction; refund every debit.
+
+    The workflow's callback events not yet due are dropped, and its canceled events (the workflow's,
+    and the step's that was running or waiting) are due now.
+    """
     now = clock.iso()
     current = render(row, clock)
     if current["status"] in FINISHED:
@@ -370,6 +746,12 @@ def cancel_row(db: Any, clock: Clock, row: dict[str, Any], description: str) -> 
     buzz.refund(db, now, row["user_id"], document["debits"], reference=row["id"], description=description)
     document["refunded"] = True
     orch_store.cancel_workflow(db, row["id"], now, orjson.dumps(document).decode())
+    orch_store.drop_events(db, row["id"], after=now)
+    timeline = [(0.0, {"scope": "step", "status": "canceled", "step": step["name"]})
+                for step in current["steps"] if step["status"] not in FINISHED]
+    timeline.append((0.0, {"scope": "workflow", "status": "canceled"}))
+    for event in _matching(timeline, document.get("callbacks") or []):
+        orch_store.add_event(db, row["id"], event["url"], event["type"], orjson.dumps(event["spec"]).decode(), now)
     found = orch_store.find_workflow(db, row["id"])
     assert found is not None
     return found
@@ -519,17 +901,107 @@ def failure_snapshot(exc: BaseException) -> dict[str, Any]:
     return out
 
 
-def template_of(body: object) -> object:
-    """The WorkflowTemplate a bridge body stands for (a body the service then checks like any other)."""
+BLOCK_PROMPT_MAX = 1500  # civitai/civitai src/server/schema/blocks/workflow.schema.ts PROMPT_MAX, NEG_PROMPT_MAX
+BLOCK_ADDITIONAL_RESOURCES_MAX = 5
+BLOCK_ACCOUNT_TYPES = ("blue", "green", "yellow")
+
+
+def _zod_number(value: object, path: str, *, low: float | None = None, high: float | None = None,
+                integer: bool = True, optional: bool = True, coerce: bool = True, positive: bool = False) -> None:
+    """One number member as the platform's zod (v4) schema checks it; its message on failure."""
+    if value is None:
+        if optional:
+            return
+        raise bad_request("bad_body", f"{path}: Invalid input: expected number, received undefined")
+    if coerce and isinstance(value, str):
+        try:
+            value = float(value) if value.strip() else 0.0
+        except ValueError:
+            value = None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise bad_request("bad_body", f"{path}: Invalid input: expected number, received {_js_kind(value)}")
+    if integer and value != int(value):
+        raise bad_request("bad_body", f"{path}: Invalid input: expected int, received number")
+    if positive and value <= 0:
+        raise bad_request("bad_body", f"{path}: Too small: expected number to be >0")
+    if low is not None and value < low:
+        raise bad_request("bad_body", f"{path}: Too small: expected number to be >={low:g}")
+    if high is not None and value > high:
+        raise bad_request("bad_body", f"{path}: Too big: expected number to be <={high:g}")
+
+
+def _js_kind(value: object) -> str:
+    if value is None:
+        return "null"
+    return {bool: "boolean", str: "string", list: "array", int: "number", float: "number"}.get(type(value), "object")
+
+
+def _zod_string(value: object, path: str, *, low: int = 0, high: int) -> None:
+    if value is None:
+        return
+    if not isinstance(value, str):
+        raise bad_request("bad_body", f"{path}: Invalid input: expected string, received {_js_kind(value)}")
+    if len(value) > high:
+        raise bad_request("bad_body", f"{path}: Too big: expected string to have <={high} characters")
+    if len(value) < low:
+        raise bad_request("bad_body", f"{path}: Too small: expected string to have >={low} characters")
+
+
+def check_block_text_to_image(body: dict[str, Any]) -> dict[str, Any]:
+    """A block's textToImage body, checked as the platform's ``blockTextToImageBodySchema`` checks it
+    (civitai/civitai ``src/server/schema/blocks/workflow.schema.ts``): modelId and modelVersionId are
+    required positive integers; params.prompt and negativePrompt at most 1500 characters; width and
+    height 64-2048; quantity 1-4; steps 1-50; cfgScale 1-30; clipSkip 0-12; sampler 1-64 characters;
+    additionalResources at most 5; accountType blue, green or yellow. Returns the params."""
+    _zod_number(body.get("modelId"), "modelId", positive=True, optional=False, coerce=False)
+    _zod_number(body.get("modelVersionId"), "modelVersionId", positive=True, optional=False, coerce=False)
+    params = body.get("params")
+    if not isinstance(params, dict):
+        raise bad_request("bad_body", f"params: Invalid input: expected object, received {_js_kind(params)}")
+    _zod_string(params.get("prompt"), "params.prompt", high=BLOCK_PROMPT_MAX)
+    _zod_string(params.get("negativePrompt"), "params.negativePrompt", high=BLOCK_PROMPT_MAX)
+    _zod_string(params.get("sampler"), "params.sampler", low=1, high=64)
+    _zod_number(params.get("cfgScale"), "params.cfgScale", low=1, high=30, integer=False)
+    _zod_number(params.get("steps"), "params.steps", low=1, high=50)
+    _zod_number(params.get("seed"), "params.seed")
+    for side in ("width", "height"):
+        _zod_number(params.get(side), f"params.{side}", low=64, high=2048)
+    _zod_number(params.get("clipSkip"), "params.clipSkip", low=0, high=12)
+    _zod_number(params.get("quantity"), "params.quantity", low=1, high=MAX_QUANTITY)
+    extra = body.get("additionalResources")
+    if extra is not None and (not isinstance(extra, list) or len(extra) > BLOCK_ADDITIONAL_RESOURCES_MAX):
+        raise bad_request("bad_body", f"additionalResources: Too big: expected array to have"
+                                      f" <={BLOCK_ADDITIONAL_RESOURCES_MAX} items")
+    account = body.get("accountType")
+    if account is not None and account not in BLOCK_ACCOUNT_TYPES:
+        raise bad_request("bad_body", "accountType: Invalid option: expected one of \"blue\"|\"green\"|\"yellow\"")
+    return params
+
+
+def template_of(body: object, store: Store | None = None) -> object:
+    """The WorkflowTemplate a bridge body stands for (a body the service then checks like any other).
+
+    A textToImage body is checked as the platform checks it (``check_block_text_to_image``); its
+    ``modelVersionId``'s base model (from ``store``, when the catalogue has the version) becomes a
+    provenance tag.
+    """
     if not isinstance(body, dict) or "steps" in body or body.get("kind") is None:
         return body
     if body["kind"] != "textToImage":
         raise bad_request("unsupported_kind", f"kind {body['kind']!r} is not emulated (textToImage, or a"
                                               " WorkflowTemplate with steps)")
-    params = body.get("params")
-    if not isinstance(params, dict):
-        raise bad_request("bad_body", "a textToImage body carries params {prompt, width?, height?, seed?, quantity?}")
-    step_input = {k: params[k] for k in ("prompt", "negativePrompt", "width", "height", "seed", "quantity")
-                  if params.get(k) is not None}
-    return {"steps": [{"$type": "textToImage", "name": "0", "input": step_input}],
-            **({"accountType": body["accountType"]} if "accountType" in body else {})}
+    params = check_block_text_to_image(body)
+    step_input = {k: int(float(params[k])) if isinstance(params[k], str) else params[k]
+                  for k in ("width", "height", "seed", "quantity") if params.get(k) is not None}
+    step_input.update({k: params[k] for k in ("prompt", "negativePrompt") if params.get(k) is not None})
+    step_input.setdefault("prompt", "")
+    template: dict[str, Any] = {"steps": [{"$type": "textToImage", "name": "0", "input": step_input}]}
+    if "accountType" in body:
+        template["accountType"] = body["accountType"]
+    if store is not None:
+        with store.read() as db:
+            found = db.execute("SELECT base_model FROM model_versions WHERE id = ?",
+                               (body["modelVersionId"],)).fetchone()
+        if found is not None:
+            template["baseModel"] = found[0]
+    return template

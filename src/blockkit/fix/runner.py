@@ -8,6 +8,7 @@ readable manifest into an unreadable one.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
@@ -48,6 +49,28 @@ class FixOutcome:
         remaining = {_identity(f) for f in self.report.findings}
         codes = set(self.applied)
         return [f for f in self.before.findings if f.code in codes and _identity(f) not in remaining]
+
+
+    def remaining_on_disk(self) -> Optional[FileReport]:
+        """The findings that remain after fixing, placed in the ORIGINAL text (the file on disk,
+        which ``--diff`` leaves as it is), as ``fixed`` places the findings it would fix: each
+        takes the position of the same finding (code, pointer, message; else code and pointer)
+        in the original report. One that only the fixed text has keeps its place there."""
+        if self.report is None or self.before is None:
+            return self.report
+        exact = {_identity(f): f for f in self.before.findings}
+        near: dict[tuple[str, str], Finding] = {}
+        for f in self.before.findings:
+            near.setdefault((f.code, f.pointer), f)
+        placed = []
+        for finding in self.report.findings:
+            there = exact.get(_identity(finding)) or near.get((finding.code, finding.pointer))
+            placed.append(finding if there is None else dataclasses.replace(
+                finding, line=there.line, column=there.column, end_line=there.end_line, end_column=there.end_column))
+        moved = FileReport(path=self.report.path, findings=placed, text=self.original, data=self.before.data,
+                           more=dict(self.report.more))
+        moved.sort()
+        return moved
 
 
 def _identity(finding: Finding) -> tuple[str, str, str]:

@@ -10,13 +10,13 @@ from blockkit.rules.base import REGISTRY, Hit, Rule, RuleContext, rule
 # folder at every start (tests/test_rule_modules.py holds these lists to the folder).
 # Validation (parse, schema, server) needs only the first; lint and diff add the others.
 VALIDATION_MODULES: tuple[str, ...] = (
-    "asset_url", "auth", "goods", "iframe", "lengths", "repository", "scopes", "surfaces", "tagline",
+    "asset_url", "auth", "goods", "iframe", "lengths", "repository", "scopes", "settings", "surfaces", "tagline",
 )
 LINT_MODULES: tuple[str, ...] = (
-    "access", "adoption", "budget", "duplicates", "keys", "listing", "project", "surfaces",
+    "access", "adoption", "budget", "bundle", "duplicates", "keys", "listing", "project", "surfaces",
 )
 # Modules of the package that hold no rules.
-HELPER_MODULES: tuple[str, ...] = ("base", "guard", "parse", "server_support")
+HELPER_MODULES: tuple[str, ...] = ("base", "guard", "jsregex", "parse", "redos", "server_support")
 
 _core_loaded = False
 _all_loaded = False

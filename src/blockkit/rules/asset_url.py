@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Any, Iterator
 
 from blockkit.rules.base import Hit, RuleContext, rule
 from blockkit.jsstr import show
-from blockkit.platform import PRIVATE_HOST_NAMES, PRIVATE_HOST_SUFFIXES
+from blockkit.platform import PRIVATE_HOST_NAMES, PRIVATE_HOST_PREFIXES, PRIVATE_HOST_SUFFIXES
 from blockkit.rules.guard import GuardResult, at
-from blockkit.urls import normalize_origin, origin_of, parse_web_url, public_host_problem
+from blockkit.urls import origin_of, parse_web_url, public_host_problem, read_allowed_origin
 
 if TYPE_CHECKING:
     from blockkit.context import Context
@@ -37,9 +37,11 @@ _LABEL = "[a-z0-9]+(-[a-z0-9]+)*"
 _PUBLIC_URL = "^https://" + _LABEL + "([.]" + _LABEL + ")*[.][a-z]+" + _PLAIN_PATH
 _PRIVATE_NAME = ("^https://(" + "|".join(map(_literal, sorted(PRIVATE_HOST_NAMES))) + ")(/|$)")
 _PRIVATE_SUFFIX = "(" + "|".join(map(_literal, PRIVATE_HOST_SUFFIXES)) + ")(/|$)"
+_PRIVATE_PREFIX = "^https://(" + "|".join(map(_literal, PRIVATE_HOST_PREFIXES)) + ")"
 _PUBLIC_GUARD = at(["assetBundleUrl"], {"anyOf": [
     _NOT_HTTPS,
-    {"pattern": _PUBLIC_URL, "not": {"anyOf": [{"pattern": _PRIVATE_NAME}, {"pattern": _PRIVATE_SUFFIX}]}},
+    {"pattern": _PUBLIC_URL, "not": {"anyOf": [
+        {"pattern": _PRIVATE_NAME}, {"pattern": _PRIVATE_SUFFIX}, {"pattern": _PRIVATE_PREFIX}]}},
 ]})
 
 
@@ -48,8 +50,8 @@ def _origin_guard(context: "Context") -> GuardResult:
     blockId, which a schema cannot compare with the URL) only a URL that is not https."""
     plain: list[dict[str, Any]] = []
     for origin in context.allowed_origins or ():
-        normal = normalize_origin(origin)
-        if re.fullmatch(r"https://[a-z0-9.-]+(:[0-9]+)?", normal):
+        normal = read_allowed_origin(origin)
+        if normal is not None and re.fullmatch(r"https://[a-z0-9.-]+(:[0-9]+)?", normal):
             plain.append({"pattern": "^" + _literal(normal) + _PLAIN_PATH})
     return at(["assetBundleUrl"], {"anyOf": [_NOT_HTTPS, *plain]})
 
@@ -62,21 +64,27 @@ def asset_url_not_public(manifest: dict[str, Any], ctx: RuleContext) -> Iterator
     ## What it does
     Reads the URL as a browser does (WHATWG URL parsing: backslashes separate the
     path, the last `@` ends the credentials, numeric hosts are IPv4 addresses) and
-    reports it when it cannot be parsed, carries credentials, or its host is not
-    a public dotted name: any IP literal (dotted `127.0.0.1`, integer
-    `2130706433`, hex `0x7f000001`, octal `0177.0.0.1`, short `127.1`, IPv6 in
-    brackets, IPv4-mapped IPv6), `localhost`, `metadata.google.internal`, names
-    ending in `.local`, `.internal` or `.localhost`, a name without a dot, or one
-    with a trailing dot. A URL that does not start with `https://` is the schema's
-    BK104.
+    reports it when it cannot be parsed or its host is not a public dotted name:
+    any IP literal (dotted `127.0.0.1`, integer `2130706433`, hex `0x7f000001`,
+    octal `0177.0.0.1`, short `127.1`, IPv6 in brackets, IPv4-mapped IPv6),
+    `localhost`, `metadata.google.internal`, names ending in `.local` or
+    `.internal`, a name without a dot, or one with a trailing dot. As the
+    platform does, it also refuses a host whose text starts like a private
+    address (`127.`, `10.`, `172.16.` to `172.31.`, `192.168.`, `169.254.`, `0.`)
+    even when it is a DNS name such as `10.cdn.example.com`. A URL that does not
+    start with `https://` is the schema's BK104.
+
+    Like the platform, it does not look at credentials (`user:pw@`) in the URL,
+    and it accepts names under `.localhost` other than `localhost` itself: lint
+    warns about both (BK321, BK322).
 
     ## Why it matters
     The platform fetches the bundle from this URL; private addresses would let a
-    manifest point it at internal services. Credentials in a public manifest
-    leak, and browsers refuse to load subresources that carry them.
+    manifest point it at internal services. Its check is lexical: it refuses these
+    hosts by their text at review, before any name is resolved.
 
     ## Example
-    "assetBundleUrl": "https://2130706433/bundle.js"
+    "assetBundleUrl": "https://10.cdn.example.com/bundle.js"
 
     ## Fix
     Serve the bundle from the app's own origin, e.g.
@@ -89,9 +97,6 @@ def asset_url_not_public(manifest: dict[str, Any], ctx: RuleContext) -> Iterator
     if url is None:
         yield Hit(POINTER, f"assetBundleUrl {show(value)} {problem}", hint="use a plain https://<host>/<path> URL")
         return
-    if url.has_credentials:
-        yield Hit(POINTER, f"assetBundleUrl {show(value)} carries credentials (user@host)",
-                  hint="remove everything between https:// and the @")
     host_problem = public_host_problem(url)
     if host_problem is not None:
         yield Hit(POINTER, f"assetBundleUrl {show(value)} is not public: {host_problem}",
@@ -110,6 +115,12 @@ def asset_url_off_origin(manifest: dict[str, Any], ctx: RuleContext) -> Iterator
     `--allowed-origin` (or `allowed-origins` in blockkit.toml) for the origins
     registered in the app's OAuth client. A different port is a different origin;
     `:443` is the same origin as no port.
+
+    Allowed origins are read as the platform reads the OAuth client's
+    `allowedOrigins`: an entry that does not start with `http` is a bare host and
+    means `https://` plus the entry, port kept (`cdn.example.com:8443` is
+    `https://cdn.example.com:8443`); an entry with a path counts by its origin;
+    an entry that is not a URL allows nothing.
 
     ## Why it matters
     The platform only loads bundles from the origins registered for the app, so an
@@ -131,7 +142,13 @@ def asset_url_off_origin(manifest: dict[str, Any], ctx: RuleContext) -> Iterator
     allowed = ctx.context.origins_for(manifest.get("blockId"))
     if ctx.context.allowed_origins is None and not any(origin_of(o) for o in allowed):
         return  # no usable blockId to derive the app's origin from: the schema reports the blockId
-    if url.origin not in {normalize_origin(origin) for origin in allowed}:
+    readable = {read_allowed_origin(origin) for origin in allowed} - {None}
+    if not readable:
+        yield Hit(POINTER, f"assetBundleUrl is on {url.origin}, but no allowed origin of this app can be read as "
+                           f"a URL ({', '.join(allowed) or 'none given'})",
+                  hint="pass the app's registered origins with --allowed-origin, e.g. https://cdn.example.com")
+        return
+    if url.origin not in readable:
         yield Hit(POINTER, f"assetBundleUrl is on {url.origin}, which is not an allowed origin of this app "
                            f"({', '.join(allowed)})",
                   hint="serve the bundle from an allowed origin, or register this origin in the app's OAuth "

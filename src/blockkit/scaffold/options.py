@@ -97,8 +97,31 @@ def needs_budget(answers_scopes: tuple[str, ...], surface: str) -> bool:
 def _choice(value: str, choices: tuple[str, ...], what: str) -> str:
     value = value.strip()
     if value not in choices:
-        raise AnswerError(f"unknown {what} {value!r}; choose one of: {', '.join(choices)}")
+        guess = did_you_mean(value, choices)
+        hint = f"did you mean {guess!r}? " if guess else ""
+        raise AnswerError(f"unknown {what} {value!r}; {hint}choose one of: {', '.join(choices)}")
     return value
+
+
+def did_you_mean(value: str, choices: "tuple[str, ...] | list[str]") -> str | None:
+    """The choice ``value`` was most likely meant to be: the same letters and digits without case
+    and punctuation ("PG-13" -> pg13), a plural or singular ("game" -> games), else the closest
+    spelling (difflib). None when nothing is close."""
+    import difflib
+
+    def bare(text: str) -> str:
+        return "".join(ch for ch in text.lower() if ch.isalnum())
+
+    wanted = bare(value)
+    if not wanted:
+        return None
+    for choice in choices:
+        if bare(choice) in (wanted, wanted + "s", wanted + "es") or bare(choice) + "s" == wanted:
+            return choice
+    close = difflib.get_close_matches(wanted, [bare(c) for c in choices], n=1, cutoff=0.6)
+    if close:
+        return next(c for c in choices if bare(c) == close[0])
+    return None
 
 
 def parse_name(value: str) -> str:

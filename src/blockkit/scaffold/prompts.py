@@ -28,6 +28,13 @@ class TerminalPrompter:
         if question is SCOPE_LIST or question.key == SCOPE_LIST.key:
             click.echo("Known scopes:\n" + scope_menu())
         label = question.label or question.text
+        if question is SCOPE_LIST or question.key == SCOPE_LIST.key:
+            # The scopes the templates' code and the goods need are declared whatever the answer:
+            # say so, rather than a bare "[none]" that the manifest then contradicts.
+            from blockkit.scaffold import options as o
+
+            anyway = o.all_scopes((), goods=bool(known.get("goods")), auth=known.get("auth") or o.DEFAULT_AUTH)
+            label = f"More scopes, comma-separated ({', '.join(anyway)} declared already)"
         if question.yes_no:
             return click.confirm(label, default=bool(default))
         if question.choices:

@@ -278,6 +278,14 @@ class _Resolver:
         if "name" not in self.known or self.known["name"] is None:
             self.known["block_id"] = None
             return
+        if NAME in self.missing:
+            # No name was given: the one carried on with is a guess from the folder, so a blockId
+            # it cannot make is no error of the user's; the missing --name is listed (issue 21).
+            if BLOCK_ID.key in self.given:
+                self.answer(BLOCK_ID)
+            else:
+                self.known["block_id"] = _derived_block_id(self.known)
+            return
         if BLOCK_ID.key not in self.given and _derived_block_id(self.known) is None:
             # Explain why before asking (or failing): the default is gone.
             try:

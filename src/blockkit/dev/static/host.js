@@ -327,7 +327,8 @@
         // The developer answers now: the request's wait is the developer's, not the host's.
         settle(result.dialog.requestId);
         dialogs.open(result.dialog, function (choice) {
-          post("/api/dialog", { requestId: result.dialog.requestId, choice: choice, pageId: config.pageId })
+          // The dialog's own id (the host's), not the block's requestId, names what is answered.
+          post("/api/dialog", { dialogId: result.dialog.dialogId, choice: choice, pageId: config.pageId })
             .then(function (answer) {
               if (answer.reply && state.iframe === frame) send(answer.reply.type, answer.reply.payload);
             }, reportFailure);
@@ -719,7 +720,8 @@
           if (good.description) body.push(el("p", { class: "muted" }, [good.description]));
           body.push(el("p", { class: "dialog-price" }, [good.priceBuzz + " Buzz"]));
           body.push(el("p", { class: "muted" }, ["The block asks to charge the viewer. Confirm to buy."]));
-          confirm = function () { return {}; };
+          // Buy names what this dialog showed: the host charges that, or nothing.
+          confirm = function () { return { goodId: good.id, priceBuzz: good.priceBuzz }; };
         } else if (dialog.type === "OPEN_IMAGE_UPLOAD") {
           var input = el("input", { type: "file", accept: "image/*", id: "dialog-file" });
           body.push(input);

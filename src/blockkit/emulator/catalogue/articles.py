@@ -21,9 +21,9 @@ Blocked, safe-for-work when restricted. Neither shape carries moderatorNsfwLevel
 from __future__ import annotations
 
 import re
-from typing import Any, Literal, Optional
+from typing import Annotated, Any, Literal, Optional
 
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -40,6 +40,7 @@ from blockkit.emulator.catalogue.query import (
     Int,
     Shape,
     Text,
+    empty_as_none,
     known_pairs,
     path_id,
     read_query,
@@ -55,14 +56,15 @@ NOT_FOUND = "Article not found"
 _TIMESTAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z")
 _COUNT = re.compile(r"[0-9]{1,18}")
 _ID = re.compile(r"[0-9]{1,10}")
-MALFORMED_CURSOR = "malformed cursor: expected <value>|<id> as metadata.nextCursor gave it"
+MALFORMED_CURSOR = "Invalid cursor"  # the platform's message (articles/index.ts)
+MAX_CURSOR = 100  # z.string().max(100) on the platform
 
 
 # --- query -------------------------------------------------------------------------------
 
 class ArticlesQuery(QueryModel):
     limit: Int = Field(100, ge=1, le=100)
-    cursor: Text = None
+    cursor: Annotated[Optional[str], BeforeValidator(empty_as_none), Field(max_length=MAX_CURSOR)] = None
     query: Text = None
     tags: Optional[IdList] = None
     username: Text = None
@@ -161,6 +163,11 @@ def article_out(row: store.ArticleRow, tags: list[tuple[int, str, bool]], *, lev
         "tags": [{"id": t, "name": n, "isCategory": c} for t, n, c in tags],
         "coverImage": _cover(row, level, base_url),
     }
+    # The platform's list item also carries these (article.service.ts:530-560): the author's id, the
+    # cover's id, whether the article is unlisted, and cosmetics (none in the emulator).
+    article.update({"userId": row.user_id, "coverId": row.cover_id, "unlisted": row.availability == "Unlisted",  # type: ignore[typeddict-item]
+                    "cosmetic": None})
+    article["user"].update({"deletedAt": None, "cosmetics": []})  # type: ignore[typeddict-item]
     if with_content:
         article["content"] = row.content
     return article
@@ -196,9 +203,15 @@ def get_article(state: EmulatorState, article_id: int, *, restricted: bool, base
         row = store.get_article(db, article_id)
         if (row is None or row.status != "Published" or row.published_at is None or row.published_at > now
                 or row.availability == "Private"):
-            raise not_found(NOT_FOUND)
+            # The platform's TRPC NOT_FOUND through handleEndpointError: {message} (article.service.ts:693,
+            # endpoint-helpers.ts:266-271).
+            raise ApiError(404, {"message": f"No article with id {article_id}"})
         tags = store.article_tags(db, [row.id]).get(row.id, [])
-    return article_out(row, tags, level=level, base_url=base_url, with_content=True)
+    article = article_out(row, tags, level=level, base_url=base_url, with_content=True)
+    if article.get("coverImage") is None:
+        # The spec: a cover above the region's ceiling is dropped; the platform leaves the key out ([id].ts:96).
+        article.pop("coverImage", None)  # type: ignore[misc]
+    return article
 
 
 # --- routes ------------------------------------------------------------------------------

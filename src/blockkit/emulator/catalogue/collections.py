@@ -136,7 +136,7 @@ def get_collection(state: EmulatorState, collection_id: int, *, restricted: bool
     with state.store.read() as db:
         row = store.get_collection(db, collection_id)
         if row is None or row.read == "Private":
-            raise not_found(NOT_FOUND)
+            raise not_found(f"No collection with id {collection_id}")  # collections/[id].ts:81
         tags = store.collection_tags(db, collection_id)
     collection = collection_out(row, level=level, base_url=base_url)
     collection["tags"] = [{"id": t, "name": n} for t, n in tags]

@@ -23,6 +23,7 @@ from typing_extensions import NotRequired, TypedDict
 
 from blockkit.emulator.catalogue import links
 from blockkit.emulator.catalogue.errors import json_response
+from blockkit.emulator.catalogue.models import EDGE_CACHED
 from blockkit.emulator.catalogue.pages import PageMetadata, page_metadata
 from blockkit.emulator.catalogue.params import MAX_SAFE_INTEGER, QueryModel
 from blockkit.emulator.catalogue.query import Int, Shape, Text, read_query
@@ -73,7 +74,7 @@ def list_creators(state: EmulatorState, query: CreatorsQuery, *, base_url: str) 
 
 def creators_endpoint(request: Request) -> Response:
     query = read_query(request, CreatorsQuery, Shape.ISSUES)
-    return json_response(list_creators(emulator(request), query, base_url=links.request_origin(request)))
+    return json_response(list_creators(emulator(request), query, base_url=links.request_origin(request)), headers=EDGE_CACHED)
 
 
 routes = [Route("/creators", creators_endpoint, methods=["GET"])]

@@ -12,7 +12,8 @@
   error, reason}`` with the service's status (``reason`` left out on the 404 and the daily-cap
   400, as the platform leaves it out); a bad body is 400 ``{error: "Invalid request body",
   details}``. An ``idempotencyKey`` (``[A-Za-z0-9_-]{1,64}``) replays the first answer for the
-  same payload and is 422 for another payload.
+  same payload and is 422 for another payload; the key and its answer are kept in the store for 10 minutes
+  of the emulator clock (``goods.purchase_once``).
 
 Shapes and statuses: civitai/civitai ``src/pages/api/v1/blocks/entitlements.ts`` and
 ``src/pages/api/v1/blocks/goods/purchase.ts`` (see docs/platform-shapes.md).
@@ -30,6 +31,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from blockkit.emulator import auth, goods
+from blockkit.emulator.bodies import BodyTooLarge, read_limited
 from blockkit.emulator.catalogue.errors import ApiError, error_body, json_response
 from blockkit.emulator.orchestration.errors import ServiceError
 from blockkit.emulator.state import emulator
@@ -40,8 +42,6 @@ GOOD_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}", re.ASCII)
 IDEMPOTENCY_KEY = re.compile(r"[A-Za-z0-9_-]{1,64}", re.ASCII)
 # Refusals the platform's endpoint answers itself, without a `reason`.
 NO_REASON = frozenset({"good_not_found", "daily_ceiling"})
-# (data directory, viewer, app, idempotency key) -> (payload fingerprint, status, body)
-_ANSWERS: dict[tuple[str, int, str, str], tuple[str, int, dict[str, Any]]] = {}
 
 
 def entitlements_endpoint(request: Request) -> Response:
@@ -82,11 +82,10 @@ async def purchase_endpoint(request: Request) -> Response:
         raise ApiError(401, error_body("Block token required"))
     if caller.anonymous:
         return json_response({"error": "Anonymous block tokens may not buy items"}, 403, PRIVATE)
-    raw = b""
-    async for chunk in request.stream():
-        raw += chunk
-        if len(raw) > MAX_PURCHASE_BODY:
-            return json_response({"error": "Request body too large (at most 4 KB)"}, 413, PRIVATE)
+    try:
+        raw = await read_limited(request, MAX_PURCHASE_BODY)
+    except BodyTooLarge:
+        return json_response({"error": "Request body too large (at most 4 KB)"}, 413, PRIVATE)
     try:
         body = orjson.loads(raw) if raw.strip() else {}
     except orjson.JSONDecodeError:
@@ -98,38 +97,22 @@ async def purchase_endpoint(request: Request) -> Response:
     return json_response(answer, status, PRIVATE)
 
 
+def _refusal(exc: ServiceError) -> tuple[int, dict[str, Any]]:
+    if exc.code == "daily_ceiling":
+        return exc.status, {"error": exc.detail}
+    if exc.code in NO_REASON:
+        return exc.status, {"ok": False, "error": exc.detail}
+    return exc.status, {"ok": False, "error": exc.detail, "reason": exc.code}
+
+
 def _purchase(request: Request, caller: auth.Caller, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    # The idempotency key and its first answer live in the store (goods.purchase_once), written in the
+    # purchase's own transaction: they survive a restart and a concurrent retry gets the one stored answer.
     state = emulator(request)
-    claims = caller.token_ctx
-    app_id = str(claims.get("appId", ""))
-    assert caller.user_id is not None
     key = body.get("idempotencyKey")
-    fingerprint = orjson.dumps([app_id, body["goodId"], body.get("expectedPriceBuzz")]).decode()
-    slot = (str(state.store.path), caller.user_id, app_id, key) if isinstance(key, str) else None
-    if slot is not None and slot in _ANSWERS:
-        seen, status, answer = _ANSWERS[slot]
-        if seen != fingerprint:
-            return 422, {"error": "This idempotency key was already used for a different purchase"}
-        return status, answer
-    found = goods.catalogue(state.store, app_id)
-    try:
-        if found is None:
-            raise ServiceError(404, "good_not_found", goods.NOT_AVAILABLE)
-        bought = goods.purchase_good(state.store, state.clock, goods.GoodsCaller.from_claims(claims), found[0],
-                                     body["goodId"], owner_user_id=found[1],
-                                     expected_price=body.get("expectedPriceBuzz"))
-        status, answer = 200, bought
-    except ServiceError as exc:
-        status = exc.status
-        if exc.code == "daily_ceiling":
-            answer = {"error": exc.detail}
-        elif exc.code in NO_REASON:
-            answer = {"ok": False, "error": exc.detail}
-        else:
-            answer = {"ok": False, "error": exc.detail, "reason": exc.code}
-    if slot is not None:
-        _ANSWERS[slot] = (fingerprint, status, answer)
-    return status, answer
+    return goods.purchase_once(state.store, state.clock, goods.GoodsCaller.from_claims(caller.token_ctx),
+                               body["goodId"], expected_price=body.get("expectedPriceBuzz"),
+                               idempotency_key=key if isinstance(key, str) else None, refusal=_refusal)
 
 
 routes = [

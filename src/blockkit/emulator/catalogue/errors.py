@@ -5,9 +5,11 @@ The spec's error table uses four body shapes; each has one helper here:
 ============================  =====================================================
 ``error_body(msg)``           ``{"error": msg}`` (404s, posts, /me 401, permissions)
 ``message_body(msg, error)``  ``{"message": msg, "error": detail}`` (500s of users, permissions)
-``validation_body(issues)``   ``{"error": {"issues": [...], "name": "ZodError"}}``: invalid
-                              parameters, in the shape the platform's validator
-                              (zod) serialises to; each issue has code, message, path
+``validation_body(issues)``   ``{"error": {"name": "ZodError", "message": "<issues as JSON>"}}``:
+                              invalid parameters, as the platform's zod 4 error
+                              serialises (``issues`` is not enumerable there, so only
+                              ``name`` and ``message``, the issues array as indented
+                              JSON, go out); each issue has zod 4's code, path, message
 ``oauth_body(err, desc)``     ``{"error": err, "error_description": desc}`` (RFC 6749)
 ============================  =====================================================
 
@@ -19,6 +21,10 @@ Unknown paths answer 404 ``{"error": "Not found"}`` and a bug answers 500
 
 from __future__ import annotations
 
+import errno
+import json
+import sqlite3
+import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -27,6 +33,8 @@ from pydantic import BaseModel
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
+
+from blockkit.emulator.errors import StoreError
 
 
 def _default(value: Any) -> Any:
@@ -68,13 +76,30 @@ def message_body(message: str, error: str | None = None) -> dict[str, Any]:
     return body
 
 
-def issue(message: str, path: Sequence[str | int], code: str = "custom") -> dict[str, Any]:
-    """One validation issue, as the platform's validator reports it."""
-    return {"code": code, "message": message, "path": list(path)}
+def issue(message: str, path: Sequence[str | int], code: str = "custom", **extra: Any) -> dict[str, Any]:
+    """One validation issue, as the platform's validator (zod 4) reports it: code, path, message.
+
+    ``code`` is one of zod 4's issue codes (invalid_type, too_small, too_big, invalid_value,
+    invalid_format, custom, ...); ``extra`` carries the code's own keys (expected, origin,
+    minimum, maximum, inclusive, values), which zod places before ``path``.
+    """
+    return {**extra, "code": code, "path": list(path), "message": message}
+
+
+def zod_error(issues: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """A ZodError as JSON.stringify writes it under zod 4: ``name`` and ``message`` only.
+
+    zod 4 defines ``issues`` as a non-enumerable property and sets ``message`` to
+    ``JSON.stringify(issues, null, 2)`` (zod ``v4/core/errors.ts``), so the issues reach a
+    client only as that text: parse ``message`` to read them.
+    """
+    text = json.dumps([dict(i) for i in issues], indent=2, ensure_ascii=False)
+    return {"name": "ZodError", "message": text}
 
 
 def validation_body(issues: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    return {"error": {"issues": [dict(i) for i in issues], "name": "ZodError"}}
+    """``{error: ZodError}``: the 400 of models, images, articles, collections (``res.json({error})``)."""
+    return {"error": zod_error(issues)}
 
 
 def oauth_body(error: str, description: str | None = None) -> dict[str, Any]:
@@ -136,8 +161,27 @@ async def _server_error(request: Request, exc: Exception) -> Response:
     return JSONResponse(error_body("Internal server error"), status_code=500)
 
 
+async def _store_unavailable(request: Request, exc: Exception) -> Response:
+    # A store that cannot take the request now (full disk, read-only file, I/O error, busy): one line on
+    # stderr and a 503 the client can retry, not a 500 with a traceback. Any other error goes on to
+    # _server_error (raised again here).
+    from blockkit.emulator.store.connection import unavailable_reason
+
+    reason = unavailable_reason(exc)
+    if reason is None and isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS):
+        reason = "the disk is full" if exc.errno != errno.EROFS else "the data directory is read-only"
+    if reason is None:
+        raise exc
+    print(f"blockkit emulator: {request.method} {request.url.path}: 503, {reason}", file=sys.stderr, flush=True)
+    return JSONResponse(error_body(f"Service unavailable: {reason}"), status_code=503,
+                        headers={"Retry-After": "5", "Cache-Control": "no-store"})
+
+
 EXCEPTION_HANDLERS: dict[Any, Any] = {
     ApiError: _api_error,
     HTTPException: _http_error,
+    sqlite3.Error: _store_unavailable,
+    StoreError: _store_unavailable,
+    OSError: _store_unavailable,
     Exception: _server_error,
 }

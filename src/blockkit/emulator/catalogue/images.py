@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Optional
 
 import orjson
-from pydantic import BeforeValidator, Field
+from pydantic import AfterValidator, BeforeValidator, Field
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -38,7 +38,7 @@ from blockkit.emulator import facts
 from blockkit.emulator.catalogue import feed_cursor, links
 from blockkit.emulator.catalogue.errors import json_response, too_many_requests
 from blockkit.emulator.catalogue.pages import CursorMetadata
-from blockkit.emulator.catalogue.params import MAX_SAFE_INTEGER, QueryModel
+from blockkit.emulator.catalogue.params import MAX_SAFE_INTEGER, QueryModel, string_bool
 from blockkit.emulator.catalogue.query import (
     Bool,
     Id,
@@ -50,7 +50,6 @@ from blockkit.emulator.catalogue.query import (
     known_pairs,
     read_query,
     slugify_username,
-    strict_bool,
 )
 from blockkit.emulator.catalogue.viewer import ALL_LEVELS, SFW_LEVEL, caller_ceiling
 from blockkit.emulator.region import region_restricted
@@ -76,14 +75,27 @@ def _nsfw(value: Any) -> Any:
     if isinstance(value, str):
         if value in NSFW_NAMES:
             return NSFW_NAMES[value]
-        try:
-            return NSFW_BOOLEANS[strict_bool(value)]
+        try:  # booleanString() on the platform: true/false, yes/no, on/off, 1/0, ...
+            return NSFW_BOOLEANS[string_bool(value)]
         except ValueError:
             raise ValueError("Expected None, Soft, Mature, X, true or false") from None
     return value
 
 
 NsfwParam = Annotated[int, BeforeValidator(_nsfw)]
+BASE_MODEL_NAMES = frozenset(b.name for b in facts.BASE_MODELS)
+
+
+def _known_base_models(value: Any) -> Any:
+    # commaDelimitedEnumArray([...baseModels]) on the platform (images/index.ts:80): a name it does not
+    # know is a 400.
+    for name in value:
+        if name not in BASE_MODEL_NAMES:
+            raise ValueError(f"Invalid option: {name[:60]!r} is not a base model (see /enums BaseModel)")
+    return value
+
+
+BaseModelList = Annotated[TextList, AfterValidator(_known_base_models)]
 Sort = Literal["Most Reactions", "Most Comments", "Most Collected", "Newest", "Oldest", "Random"]
 Period = Literal["AllTime", "Year", "Month", "Week", "Day"]
 
@@ -101,11 +113,15 @@ class ImagesQuery(QueryModel):
     period: Period = "AllTime"
     sort: Sort = "Most Reactions"
     nsfw: Optional[NsfwParam] = None
-    browsing_level: Optional[Int] = Field(None, alias="browsingLevel", ge=0, le=MAX_SAFE_INTEGER)
+    # z.coerce.number() on the platform (images/index.ts:69): a negative level is accepted.
+    browsing_level: Optional[Int] = Field(None, alias="browsingLevel", ge=-MAX_SAFE_INTEGER, le=MAX_SAFE_INTEGER)
     tags: Optional[IdList] = None
     type: Optional[Literal["image", "video", "audio"]] = None
-    base_models: Optional[TextList] = Field(None, alias="baseModels")
+    base_models: Optional[BaseModelList] = Field(None, alias="baseModels")
     with_meta: Bool = Field(False, alias="withMeta")
+    with_tags: Bool = Field(False, alias="withTags")
+    flat_meta: Bool = Field(False, alias="flatMeta")
+    requiring_meta: Bool = Field(False, alias="requiringMeta")  # accepted; the emulator does not filter by it
 
     @property
     def requested_level(self) -> int | None:
@@ -320,8 +336,18 @@ def list_images(state: EmulatorState, request: FeedRequest) -> ImagesPage:
     visible = EXEMPT_AVAILABILITY if exempt or legacy else PUBLIC_AVAILABILITY
     shown = [row for c in window if (row := rows.get(c.id)) is not None and row.post_shown(now, visible)]
     base_url = request.base_url
-    items = [image_out(row, level=level, base_url=base_url, meta="stored" if query.with_meta else "omit")
+    # meta is always sent: null unless withMeta (image-search.service.ts:245); a lookup by imageId, or by
+    # modelId without modelVersionId, wraps it as {id, meta} unless flatMeta (:248).
+    items = [image_out(row, level=level, base_url=base_url, meta="stored" if query.with_meta else "null")
              for row in shown]
+    if query.with_meta and query.page_lookup and not query.flat_meta:
+        for item in items:
+            item["meta"] = {"id": item["id"], "meta": item["meta"]}  # type: ignore[typeddict-item]
+    if query.with_tags:
+        with state.store.read() as db:
+            tags = store.tags_of_images(db, [item["id"] for item in items])
+        for item in items:
+            item["tags"] = tags.get(item["id"], [])  # type: ignore[typeddict-unknown-key]
     metadata: CursorMetadata = {}
     if more:
         if isinstance(position, feed_cursor.LegacyPosition):

@@ -34,14 +34,19 @@ class PageMetadata(TypedDict):
     pageSize: int
     totalPages: int
     nextPage: NotRequired[str]
+    prevPage: NotRequired[str]
 
 
 def page_metadata(base_url: str, path: str, *, page: int, limit: int, total: int, more: bool,
                   query: Optional[str]) -> PageMetadata:
-    """Totals as given; nextPage (same limit and query, the next page) only when ``more``."""
+    """Totals as given; nextPage (same limit and query, the next page) only when ``more``; prevPage from
+    page 2 on (getPaginationLinks, creators.ts:44 and tags.ts)."""
     metadata: PageMetadata = {"totalItems": total, "currentPage": page, "pageSize": limit,
                               "totalPages": math.ceil(total / limit) if total else 0}
     if more:
         params = [("limit", str(limit)), ("page", str(page + 1))] + ([("query", query)] if query else [])
         metadata["nextPage"] = links.api_url(base_url, path, params)
+    if page > 1:
+        params = [("limit", str(limit)), ("page", str(page - 1))] + ([("query", query)] if query else [])
+        metadata["prevPage"] = links.api_url(base_url, path, params)
     return metadata

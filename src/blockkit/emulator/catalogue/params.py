@@ -86,6 +86,54 @@ def _comma_list(value: Any) -> Any:
 
 
 QueryBool = Annotated[bool, BeforeValidator(query_bool)]
+
+_JS_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
+_JS_RADIX = re.compile(r"0([xXoObB])([0-9A-Fa-f]+)", re.ASCII)
+
+
+def js_number(text: str) -> float:
+    """JavaScript's Number(text) for a query or path value: NaN (float('nan')) when it is no number."""
+    value = text.strip(" \t\n\r\v\f")
+    if value == "":
+        return 0.0
+    if _JS_DECIMAL.fullmatch(value):
+        return float(value)
+    if value in ("Infinity", "+Infinity", "-Infinity"):
+        return float(value.replace("Infinity", "inf"))
+    match = _JS_RADIX.fullmatch(value)
+    if match:
+        base = {"x": 16, "o": 8, "b": 2}[match.group(1).lower()]
+        try:
+            return float(int(match.group(2), base))
+        except ValueError:
+            return float("nan")
+    return float("nan")
+
+# zod's stringbool (the platform's booleanString(), zod-helpers.ts:116-121), any case.
+_STRINGBOOL_TRUE = frozenset({"true", "1", "yes", "on", "y", "enabled"})
+_STRINGBOOL_FALSE = frozenset({"false", "0", "no", "off", "n", "disabled"})
+
+
+def string_bool(value: Any) -> Any:
+    if isinstance(value, str):
+        lowered = value.strip().lower()
+        if lowered in _STRINGBOOL_TRUE:
+            return True
+        if lowered in _STRINGBOOL_FALSE:
+            return False
+        raise ValueError('Invalid input: expected a boolean string ("true" or "false", "yes" or "no", ...)')
+    return value
+
+
+def coerced_bool(value: Any) -> Any:
+    """z.coerce.boolean(): JavaScript's Boolean(value): any non-empty string is true ("false" too)."""
+    if isinstance(value, str):
+        return value != ""
+    return value
+
+
+StringBool = Annotated[bool, BeforeValidator(string_bool)]
+CoercedBool = Annotated[bool, BeforeValidator(coerced_bool)]
 QueryInt = Annotated[int, BeforeValidator(_query_int)]
 QueryId = Annotated[int, BeforeValidator(_query_int), Field(ge=1, le=MAX_ID)]
 QueryText = Annotated[str, Field(max_length=MAX_TEXT)]
@@ -165,13 +213,14 @@ def query_dict(request: Any, model: type[QueryModel]) -> tuple[dict[str, Any], l
         if not values:
             continue
         if any(isinstance(v, _Undecodable) for v in values):
-            problems.append(issue("Not valid UTF-8 text, or holds a NUL character", [key], "invalid_string"))
+            problems.append(issue("Not valid UTF-8 text, or holds a NUL character", [key]))
             continue
         if _is_list_field(field.annotation):
             data[key] = values
             continue
         if len(values) > 1:
-            problems.append(issue("Expected one value, got several", [key], "too_many_values"))
+            problems.append(issue("Invalid input: expected one value, received array", [key], "invalid_type",
+                                  expected="string"))
             continue
         if values[0] == "" and _is_text_field(field.annotation):
             continue  # an empty optional text counts as absent [D-empty]
@@ -194,11 +243,42 @@ def parse_query(request: Any, model: type[T], *, shape: str = "validation") -> T
     raise ApiError(400, validation_body(problems))
 
 
+_NUMBER_KINDS = {"int": "number", "float": "number", "bool": "boolean", "str": "string", "list": "array"}
+
+
 def issues_of(exc: ValidationError) -> list[dict[str, Any]]:
-    """pydantic's errors as the platform's issues (code, message, path)."""
+    """pydantic's errors as zod 4 issues (the codes, keys and message forms zod gives)."""
     out = []
     for error in exc.errors(include_url=False):
-        message = error["msg"]
-        message = message.removeprefix("Value error, ")
-        out.append(issue(message, [p for p in error["loc"]], code=error["type"]))
+        kind, ctx, path = error["type"], error.get("ctx") or {}, [p for p in error["loc"]]
+        message = error["msg"].removeprefix("Value error, ")
+        if kind in ("greater_than_equal", "greater_than"):
+            bound = ctx.get("ge", ctx.get("gt"))
+            inclusive = kind == "greater_than_equal"
+            out.append(issue(f"Too small: expected number to be {'>=' if inclusive else '>'}{bound}", path,
+                             "too_small", origin="number", minimum=bound, inclusive=inclusive))
+        elif kind in ("less_than_equal", "less_than"):
+            bound = ctx.get("le", ctx.get("lt"))
+            inclusive = kind == "less_than_equal"
+            out.append(issue(f"Too big: expected number to be {'<=' if inclusive else '<'}{bound}", path,
+                             "too_big", origin="number", maximum=bound, inclusive=inclusive))
+        elif kind == "too_short":
+            out.append(issue(f"Too small: expected array to have >={ctx.get('min_length', 1)} items", path,
+                             "too_small", origin="array", minimum=ctx.get("min_length", 1), inclusive=True))
+        elif kind in ("string_too_long", "too_long"):
+            limit = ctx.get("max_length")
+            origin = "string" if kind == "string_too_long" else "array"
+            unit = "characters" if origin == "string" else "items"
+            out.append(issue(f"Too big: expected {origin} to have <={limit} {unit}", path, "too_big", origin=origin,
+                             maximum=limit, inclusive=True))
+        elif kind in ("literal_error", "enum"):
+            expected = ctx.get("expected", "")
+            values = [v.strip().strip("'") for v in str(expected).replace(" or ", ", ").split(", ") if v.strip()]
+            shown = "|".join(f'"{v}"' for v in values)
+            out.append(issue(f"Invalid option: expected one of {shown}", path, "invalid_value", values=values))
+        elif kind.endswith("_parsing") or kind.endswith("_type"):
+            expected = _NUMBER_KINDS.get(kind.split("_")[0], "string")
+            out.append(issue(f"Invalid input: expected {expected}", path, "invalid_type", expected=expected))
+        else:
+            out.append(issue(message, path))
     return out

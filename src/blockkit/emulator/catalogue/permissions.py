@@ -19,13 +19,14 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from blockkit.emulator.auth import ANONYMOUS, Caller
-from blockkit.emulator.catalogue.errors import json_response
+from blockkit.emulator.catalogue.errors import ApiError, error_body, json_response
 from blockkit.emulator.catalogue.model_versions import has_access
 from blockkit.emulator.catalogue.params import (
     CommaList,
     QueryId,
     QueryModel,
     parse_query,
+    raw_params,
 )
 from blockkit.emulator.state import EmulatorState, emulator
 from blockkit.emulator.store import models as store
@@ -62,7 +63,18 @@ def check(state: EmulatorState, entity_ids: list[int], user_id: int | None) -> d
     return out
 
 
+MALFORMED_IDS = "Could not parse provided model versions array."  # permissions/check.ts
+
+
 def check_endpoint(request: Request) -> Response:
+    if any(isinstance(v, str) and v != "" for v in raw_params(request).get("entityIds", [])):
+        try:
+            parse_query(request, PermissionsQuery, shape="error")
+        except ApiError as exc:
+            # A malformed entityIds gets the platform's message; other failures keep theirs.
+            if isinstance(exc.body, dict) and str(exc.body.get("error", "")).startswith("entityIds"):
+                raise ApiError(400, error_body(MALFORMED_IDS)) from None
+            raise
     query = parse_query(request, PermissionsQuery, shape="error")
     return json_response(check(emulator(request), list(query.entity_ids), query.user_id))
 

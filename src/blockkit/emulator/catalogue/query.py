@@ -8,10 +8,10 @@ true/false (any case) or 1/0, lists are comma-separated (not repeated: D-repeate
 no empty entries and at most 1000 entries.
 
 =============  ==========================================================  =====================
-``ENVELOPE``   ``{"error": {"issues": [...], "name": "ZodError"}}``         images, articles, collections
+``ENVELOPE``   ``{"error": {"name": "ZodError", "message": "<issues JSON>"}}`` images, articles, collections
 ``SINGLE``     ``{"error": "<message>"}``                                   posts/{id}, articles/{id}, collections/{id}
-``BARE``       ``{"issues": [...], "name": "ZodError"}``                    users
-``ISSUES``     ``[{code, message, path}, ...]``                             creators, tags
+``BARE``       ``{"name": "ZodError", "message": "<issues JSON>"}``         users
+``ISSUES``     ``[{code, path, message, ...}, ...]`` (zod 4 issues)        creators, tags
 =============  ==========================================================  =====================
 """
 
@@ -114,8 +114,8 @@ def read_query(request: Any, model: type[T], shape: Shape = Shape.ENVELOPE) -> T
         # Lists here are comma-separated; only the models list lets a parameter repeat
         # (openapi.json, D-repeated).
         if isinstance(value, list) and len(value) > 1:
-            problems.append(issue("Given more than once; comma-separate the values instead", [key],
-                                  code="too_many_values"))
+            problems.append(issue("Invalid input: expected one value, received array (comma-separate the values)",
+                                  [key], "invalid_type", expected="string"))
     if not problems:
         try:
             return model.model_validate(data)

@@ -29,6 +29,7 @@ from typing_extensions import TypedDict
 
 from blockkit.emulator.catalogue import links
 from blockkit.emulator.catalogue.errors import json_response
+from blockkit.emulator.catalogue.models import EDGE_CACHED
 from blockkit.emulator.catalogue.pages import PageMetadata, page_metadata
 from blockkit.emulator.catalogue.params import MAX_SAFE_INTEGER, QueryModel
 from blockkit.emulator.catalogue.query import Int, Shape, Text, read_query
@@ -122,7 +123,7 @@ def list_tags(state: EmulatorState, query: TagsQuery, *, base_url: str) -> TagsP
 
 def tags_endpoint(request: Request) -> Response:
     query = read_query(request, TagsQuery, Shape.ISSUES)
-    return json_response(list_tags(emulator(request), query, base_url=links.request_origin(request)))
+    return json_response(list_tags(emulator(request), query, base_url=links.request_origin(request)), headers=EDGE_CACHED)
 
 
 routes = [Route("/tags", tags_endpoint, methods=["GET"])]

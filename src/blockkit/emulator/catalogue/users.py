@@ -19,9 +19,13 @@ from starlette.responses import Response
 from starlette.routing import Route
 from typing_extensions import TypedDict
 
+from blockkit.emulator.catalogue import links
 from blockkit.emulator.catalogue.errors import json_response
+from blockkit.emulator.catalogue.models import EDGE_CACHED
 from blockkit.emulator.catalogue.params import QueryModel
-from blockkit.emulator.catalogue.query import IdList, Shape, Text, read_query
+from pydantic import Field
+
+from blockkit.emulator.catalogue.query import IdList, Int, Shape, Text, read_query
 from blockkit.emulator.state import EmulatorState, emulator
 from blockkit.emulator.store import user_lookup as store
 
@@ -31,19 +35,23 @@ DEFAULT_LIMIT = 5
 class UsersQuery(QueryModel):
     ids: Optional[IdList] = None
     query: Text = None
+    # getAllQuerySchema's limit (1-200): checked, then not used (users/index.ts), as on the platform.
+    limit: Optional[Int] = Field(None, ge=1, le=200)
 
 
 class UserLookupItem(TypedDict):
     id: int
     username: str
+    avatarUrl: Optional[str]
     avatarNsfw: str
+    meta: None
 
 
 class UsersPage(TypedDict):
     items: list[UserLookupItem]
 
 
-def lookup_users(state: EmulatorState, query: UsersQuery) -> UsersPage:
+def lookup_users(state: EmulatorState, query: UsersQuery, base_url: str = "") -> UsersPage:
     limit = len(query.ids) if query.ids is not None else DEFAULT_LIMIT
     with state.store.read() as db:
         rows = store.lookup(db, ids=sorted(set(query.ids)) if query.ids is not None else None, prefix=query.query,
@@ -51,12 +59,16 @@ def lookup_users(state: EmulatorState, query: UsersQuery) -> UsersPage:
     if query.ids is not None and query.query is None:
         order = {user_id: n for n, user_id in reversed(list(enumerate(query.ids)))}
         rows.sort(key=lambda r: order[r.id])
-    return {"items": [{"id": r.id, "username": r.username, "avatarNsfw": r.avatar_nsfw} for r in rows]}
+    # avatarNsfw keeps the spec's name (None, Soft, Mature, X); avatarUrl and meta (null) are the
+    # platform's search path's keys (user.service.ts:313-318).
+    return {"items": [{"id": r.id, "username": r.username, "avatarUrl": links.absolute(base_url, r.avatar_url), "avatarNsfw": r.avatar_nsfw,
+                       "meta": None} for r in rows]}
 
 
 def users_endpoint(request: Request) -> Response:
     query = read_query(request, UsersQuery, Shape.BARE)
-    return json_response(lookup_users(emulator(request), query))
+    return json_response(lookup_users(emulator(request), query, links.request_origin(request)),
+                         headers=EDGE_CACHED)
 
 
 routes = [Route("/users", users_endpoint, methods=["GET"])]

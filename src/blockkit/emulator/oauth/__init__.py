@@ -2,7 +2,8 @@
 
 Modules: ``validator`` (oauthlib endpoints, grants and our RequestValidator), ``authorize``
 (sign-in, the authorization endpoint and its consent page), ``endpoints`` (token, revoke,
-userinfo), ``web`` (pages, errors, CORS, sessions, rate limits), ``scopes`` (the bitmask),
+userinfo), ``device`` (RFC 8628), ``oidc`` (discovery, JWKS, id_token), ``memory`` (the
+short-lived state the platform keeps in Redis), ``web`` (pages, errors, CORS, sessions, rate limits), ``scopes`` (the bitmask),
 ``buzz`` (the consent's Buzz limit), ``clients`` (registration), ``legacy`` (the 308s on
 base_url). Storage is ``store/oauth.py`` (migration 0004).
 """
@@ -23,7 +24,7 @@ def build_auth_app(state: EmulatorState) -> Starlette:
     from starlette.routing import Route
 
     from blockkit.emulator.catalogue.errors import EXCEPTION_HANDLERS, error_body, json_response
-    from blockkit.emulator.oauth import authorize, endpoints
+    from blockkit.emulator.oauth import authorize, device, endpoints, oidc
     from blockkit.emulator.oauth.validator import Provider
     from blockkit.emulator.region import RegionMiddleware
 
@@ -39,7 +40,16 @@ def build_auth_app(state: EmulatorState) -> Starlette:
         Route(f"{prefix}/authorize", authorize.authorize, methods=["GET", "POST", "OPTIONS"]),
         Route(f"{prefix}/token", endpoints.token, methods=["POST", "OPTIONS"]),
         Route(f"{prefix}/revoke", endpoints.revoke, methods=["POST", "OPTIONS"]),
-        Route(f"{prefix}/userinfo", endpoints.userinfo, methods=["GET", "OPTIONS"]),
+        Route(f"{prefix}/userinfo", endpoints.userinfo, methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]),
+        Route(authorize.CONSENT_PAGE, authorize.consent_page, methods=["GET"]),
+        Route(f"{prefix}/device", device.device, methods=["POST", "OPTIONS"]),
+        Route(f"{prefix}/device-token", device.device_token, methods=["POST", "OPTIONS"]),
+        Route(f"{prefix}/device-info", device.device_info, methods=["POST"]),
+        Route(f"{prefix}/device-approve", device.device_approve, methods=["POST"]),
+        Route(device.PAGE, device.device_page, methods=["GET"]),
+        Route(device.PAGE, device.device_page_submit, methods=["POST"]),
+        Route("/.well-known/openid-configuration", oidc.discovery, methods=["GET"]),
+        Route("/.well-known/jwks.json", oidc.jwks_endpoint, methods=["GET"]),
         Route("/{path:path}", not_found, methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]),
     ]
     app = Starlette(routes=routes, middleware=[Middleware(RegionMiddleware, sfw_only=state.options.sfw_only)],

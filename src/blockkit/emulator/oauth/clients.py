@@ -1,7 +1,8 @@
 """Client registration: ``register_client`` (Python; ``blockkit dev`` registers the block's
 own client with it) and what ``blockkit emulator client add`` checks before calling it.
 
-A client has a name, one or more redirect URIs (matched exactly at authorize), allowed
+A client has a name, one or more redirect URIs (matched exactly at authorize, or by the RFC 8252
+loopback rule of ``redirect_uri_matches``), allowed
 scopes (a bitmask up to Full; default Full), allowed origins (browser origins a public
 client may call the token endpoint from) and an owner (the seeded user a
 client_credentials token acts as; default the first active user). Confidential clients
@@ -10,6 +11,7 @@ get a secret, shown once.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -84,3 +86,40 @@ def register_client(store_: Store, clock: Clock, *, name: str, redirect_uris: li
                                           allowed_scopes=allowed_scopes, confidential=confidential,
                                           allowed_origins=origins, now=clock.now(), client_id=client_id)
     return Registered(new_id, secret)
+
+
+# --- matching a redirect_uri at authorize ------------------------------------------------------
+
+# The loopback hosts the platform treats as one (apps/auth/src/lib/server/oauth/redirect-uri.ts).
+_LOOPBACK_NETLOC = re.compile(r"(127\.0\.0\.1|\[::1\]|localhost)(?::(\d{1,5}))?", re.ASCII)
+
+
+def _loopback_parts(uri: str) -> tuple[str, str, str] | None:
+    """(scheme, path, query) of an ``http(s)://<loopback>[:port]/path[?query]`` URI, else None.
+
+    Parsed by hand so nothing is normalised: a tab, a fragment, userinfo, another case or an
+    encoded path segment make it another URI (RFC 6749 3.1.2.2: simple string comparison).
+    """
+    if any(ord(ch) <= 0x20 or ch in "#\\\x7f" for ch in uri):
+        return None
+    scheme, sep, rest = uri.partition("://")
+    if not sep or scheme not in ("http", "https"):
+        return None
+    netloc, slash, tail = rest.partition("/")
+    if not _LOOPBACK_NETLOC.fullmatch(netloc):
+        return None
+    path, _, query = (slash + tail).partition("?")
+    return scheme, path, query
+
+
+def redirect_uri_matches(registered: tuple[str, ...], provided: str) -> bool:
+    """Whether ``provided`` is one of the client's redirect URIs.
+
+    Exact string match, plus RFC 8252 7.3 for loopback redirects, as the platform does: a
+    registered ``http://127.0.0.1:9000/cb`` also matches any port, and ``localhost`` and
+    ``[::1]`` for ``127.0.0.1``, with the same scheme, path (and, our addition, query).
+    """
+    if provided in registered:
+        return True
+    wanted = _loopback_parts(provided)
+    return wanted is not None and any(_loopback_parts(uri) == wanted for uri in registered)

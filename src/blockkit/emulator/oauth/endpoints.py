@@ -1,20 +1,28 @@
 """Token, revocation and userinfo (``{auth_url}/api/auth/oauth/...``): called by programs.
 
-- ``POST /token`` (form body): oauthlib's token endpoint with our validator; 20 requests a
-  minute per client_id; a public client calling from a browser must be on its allowed
-  origins (403 ``origin_not_allowed``, as the platform does); ``Cache-Control: no-store``.
-- ``POST /revoke`` (RFC 7009): the caller is a session (its user's tokens) or a
-  confidential client (tokens issued to it); anything else, or a token of someone else,
-  changes nothing; always ``200 {}`` once the request is well-formed. A refresh token
-  takes its family with it (every refresh token of the grant and the access tokens they
-  minted). 20 a minute per IP.
-- ``GET /userinfo``: OIDC claims of the bearer token's user; 401 ``invalid_token`` (with
-  ``WWW-Authenticate``), 403 ``insufficient_scope`` without UserRead.
+- ``POST /token`` (form or JSON body, as the platform's ``parseBody``): oauthlib's token
+  endpoint with our validator. A public client calling from a browser must be on its
+  allowed origins (403 ``origin_not_allowed``, no CORS). Client authentication failures
+  are 400 ``invalid_client`` for body credentials and 401 with ``WWW-Authenticate: Basic``
+  when the client used Basic (RFC 6749 5.2). 20 proven requests a minute per client_id
+  (see ``validator``). An exchange of a code sent to authorize with a ``nonce`` also
+  returns an ES256 ``id_token`` (``oidc``). ``Cache-Control: no-store``.
+- ``POST /revoke`` (RFC 7009; form or JSON): a public client's Origin must be allowed (403
+  ``origin_not_allowed``); the caller is a session (its user) or a confidential client,
+  which acts as its owner's account, as on the platform; a token of another user is left
+  alone. Always ``200 {}`` once the request is well-formed; when nothing was revoked the
+  emulator says why on stderr. A refresh token takes its family with it. 20 a minute per IP.
+- ``GET /userinfo``: the claims of the bearer token's user; 401 ``invalid_token``, 403
+  ``insufficient_scope`` without UserRead.
+
+CORS: ``*`` without credentials (the platform's ``setWildcardCors``), the caller's origin for
+a public client on its allowed origins.
 """
 
 from __future__ import annotations
 
 import hmac
+import sys
 from typing import Any
 
 import orjson
@@ -25,8 +33,9 @@ from starlette.responses import Response
 
 from blockkit.emulator import auth
 from blockkit.emulator.catalogue.errors import json_response
-from blockkit.emulator.oauth import scopes, web
-from blockkit.emulator.oauth.validator import GRANT_PARAMS, parse_basic
+from blockkit.emulator.oauth import oidc, scopes, web
+from blockkit.emulator.oauth.device import DEVICE_GRANT
+from blockkit.emulator.oauth.validator import GRANT_PARAMS, PEER_HEADER, parse_basic
 from blockkit.emulator.state import emulator
 from blockkit.emulator.store import oauth as store
 from blockkit.emulator.store.tokens import hash_token
@@ -54,44 +63,56 @@ class _Creds:
 
 # --- token ------------------------------------------------------------------------------------
 
+def _cors_for(origin: str | None, client: store.Client | None, methods: str) -> dict[str, str]:
+    if origin and client is not None and not client.confidential and origin in client.allowed_origins:
+        return web.public_client_cors(origin, methods)
+    return web.wildcard_cors(methods)
+
+
 async def token(request: Request) -> Response:
     if request.method == "OPTIONS":
-        return web.preflight(request, credentials=True, methods=TOKEN_CORS)
-    cors = web.cors_headers(request, credentials=True, methods=TOKEN_CORS)
+        return web.preflight(TOKEN_CORS)
     try:
-        body, pairs = await web.read_form(request)
+        body, pairs = await web.read_form(request, json_ok=True)
     except web.FormError as exc:
         response = _error(400, "invalid_request", str(exc))
-    else:
-        response = await run_in_threadpool(_token, request, body, pairs)
-    if response.status_code != 403:  # a refused origin gets no CORS: its page cannot read the answer
-        response.headers.update(cors)
-    return response
+        response.headers.update(web.wildcard_cors(TOKEN_CORS))
+        return response
+    return await run_in_threadpool(_token, request, body, pairs)
 
 
 def _token(request: Request, body: str, pairs: list[tuple[str, str]]) -> Response:
     creds = _Creds(request, pairs)
-    limited = web.over_limit(request, "token", creds.client_id or "-")
-    if limited is not None:
-        return limited
+    state = emulator(request)
+    client = None
+    if creds.client_id:
+        with state.store.read() as db:
+            client = store.get_client(db, creds.client_id)
+    origin = request.headers.get("origin")
+    if origin and client is not None and not client.confidential and origin not in client.allowed_origins:
+        # No CORS on a refused origin: the page that sent it cannot read the answer.
+        return _error(403, "origin_not_allowed", "Origin is not in the registered allowedOrigins for this client.")
+    response = _grant(request, state, body, pairs)
+    response.headers.update(_cors_for(origin, client, TOKEN_CORS))
+    return response
+
+
+def _grant(request: Request, state: Any, body: str, pairs: list[tuple[str, str]]) -> Response:
     grant_types = [v for k, v in pairs if k == "grant_type"]
     if len(grant_types) != 1 or not grant_types[0]:
         return _error(400, "invalid_request", "grant_type is required (once)")
-    if grant_types[0] not in GRANT_PARAMS:
+    grant_type = grant_types[0]
+    if grant_type not in GRANT_PARAMS:
+        hint = " (poll /api/auth/oauth/device-token for the device grant)" if grant_type == DEVICE_GRANT else ""
         return _error(400, "unsupported_grant_type",
-                      "grant_type must be authorization_code, refresh_token or client_credentials")
-    state = emulator(request)
-    origin = request.headers.get("origin")
-    if origin and creds.client_id:
-        with state.store.read() as db:
-            client = store.get_client(db, creds.client_id)
-        if client is not None and not client.confidential and origin not in client.allowed_origins:
-            return _error(403, "origin_not_allowed", "Origin is not one of this public client's allowed origins")
+                      f"Unsupported grant type {grant_type!r}: use authorization_code, refresh_token or"
+                      f" client_credentials{hint}")
     provider = request.app.state.provider
-    headers = {"Content-Type": web.FORM_TYPE}
+    headers = {"Content-Type": web.FORM_TYPE, PEER_HEADER: web.client_ip(request)}
+    used_basic = parse_basic(request.headers.get("authorization") or "") is not None
     if "authorization" in request.headers:
         headers["Authorization"] = request.headers["authorization"]
-    uri = str(request.url)
+    uri = str(request.url.replace(query=""))
     try:
         with state.store.write():
             out_headers, out_body, status = provider.token.create_token_response(uri, "POST", body, headers)
@@ -100,75 +121,109 @@ def _token(request: Request, body: str, pairs: list[tuple[str, str]]) -> Respons
     except ValueError as exc:  # oauthlib refuses a body it cannot decode
         return _error(400, "invalid_request", str(exc) or "malformed form body")
     payload = orjson.loads(out_body)
+    extra = {k: v for k, v in out_headers.items() if k.lower() == "retry-after"}
     if status == 200:
         payload = {key: payload[key] for key in ("access_token", "token_type", "expires_in", "refresh_token",
                                                  "scope") if key in payload}
-    elif "error_description" not in payload:
-        payload["error_description"] = payload.get("error", "")
-    extra = {k: v for k, v in out_headers.items() if k.lower() == "www-authenticate"}
+        if grant_type == "authorization_code":
+            id_token = oidc.id_token_for(request, provider.validator.memory, web.single(pairs, "code") or "")
+            if id_token is not None:
+                payload["id_token"] = id_token
+    elif payload.get("error") == "invalid_client":
+        # RFC 6749 5.2: 401 with the scheme the client used when it used Authorization; else 400.
+        payload["error_description"] = payload.get("error_description") or (
+            "Invalid client: unknown client_id, or a wrong or missing client_secret")
+        if used_basic:
+            status, extra = 401, {"WWW-Authenticate": 'Basic realm="blockkit", charset="UTF-8"'}
+        else:
+            status = 400
+    elif not payload.get("error_description"):
+        payload["error_description"] = DESCRIPTIONS.get(payload.get("error", ""), "the request was refused")
     return json_response(payload, status, {**web.NO_STORE, **extra})
+
+
+# oauthlib errors that carry no description of their own.
+DESCRIPTIONS = {
+    "invalid_grant": "Invalid grant: the code or refresh token is unknown, used, expired or not this client's",
+    "unauthorized_client": "Unauthorized client: this client may not use this grant type",
+    "invalid_scope": "Invalid scope: the scope asks for more than this client or grant allows",
+    "invalid_request": "Invalid request: a required parameter is missing or malformed",
+}
 
 
 # --- revoke -----------------------------------------------------------------------------------
 
 async def revoke(request: Request) -> Response:
     if request.method == "OPTIONS":
-        return web.preflight(request, credentials=False, methods=TOKEN_CORS)
-    cors = web.cors_headers(request, credentials=False, methods=TOKEN_CORS)
+        return web.preflight(TOKEN_CORS)
     try:
-        _body, pairs = await web.read_form(request)
+        _body, pairs = await web.read_form(request, json_ok=True)
     except web.FormError as exc:
         response = _error(400, "invalid_request", str(exc))
-    else:
-        response = await run_in_threadpool(_revoke, request, pairs)
-    response.headers.update(cors)
-    return response
+        response.headers.update(web.wildcard_cors(TOKEN_CORS))
+        return response
+    return await run_in_threadpool(_revoke, request, pairs)
+
+
+def _note(message: str) -> None:
+    print(f"blockkit emulator: revoke: {message}", file=sys.stderr, flush=True)
 
 
 def _revoke(request: Request, pairs: list[tuple[str, str]]) -> Response:
     limited = web.over_limit(request, "revoke", web.client_ip(request))
     if limited is not None:
+        limited.headers.update(web.wildcard_cors(TOKEN_CORS))
         return limited
-    raw = web.single(pairs, "token")
-    if not raw:
-        return _error(400, "invalid_request", "token is required (once)")
     state = emulator(request)
-    session = web.session_of(request)
     creds = _Creds(request, pairs)
-    caller_user: int | None = session.user_id if session else None
-    caller_client: str | None = None
-    if caller_user is None and creds.client_id and creds.client_secret is not None:
+    client = None
+    if creds.client_id:
         with state.store.read() as db:
             client = store.get_client(db, creds.client_id)
-        if client is not None and client.confidential and client.secret_hash is not None \
-                and hmac.compare_digest(hash_token(creds.client_secret), client.secret_hash):
-            caller_client = client.id
-    if caller_user is None and caller_client is None:
-        return json_response({}, 200, web.NO_STORE)  # unauthenticated: nothing happens, nothing is told
-
-    def mine(user_id: int, client_id: str | None) -> bool:
-        return user_id == caller_user if caller_user is not None else client_id == caller_client
-
+    origin = request.headers.get("origin")
+    if origin and client is not None and not client.confidential and origin not in client.allowed_origins:
+        return _error(403, "origin_not_allowed", "Origin is not in the registered allowedOrigins for this client.")
+    cors = _cors_for(origin, client, TOKEN_CORS)
+    raw = web.single(pairs, "token")
+    if not raw:
+        response = _error(400, "invalid_request", "Missing token parameter (send it once)")
+        response.headers.update(cors)
+        return response
+    session = web.session_of(request)
+    caller: int | None = session.user_id if session else None
+    if caller is None and client is not None and client.confidential and client.secret_hash is not None \
+            and creds.client_secret is not None \
+            and hmac.compare_digest(hash_token(creds.client_secret), client.secret_hash):
+        caller = client.owner_user_id  # a confidential client acts as its owner's account
+    done = json_response({}, 200, {**web.NO_STORE, **cors})
+    if caller is None:
+        _note("nothing revoked: no session and no valid confidential-client credentials"
+              " (a public client cannot revoke without a session; the answer is 200 {} all the same)")
+        return done
     now = state.clock.now()
     order = ("refresh_token", "access_token") if web.single(pairs, "token_type_hint") == "refresh_token" \
         else ("access_token", "refresh_token")
     with state.store.write() as db:
         for kind in order:
             if kind == "access_token":
-                row = db.execute("SELECT id, user_id, client_id FROM oauth_access_tokens WHERE token_hash = ?",
+                row = db.execute("SELECT id, user_id FROM oauth_access_tokens WHERE token_hash = ?",
                                  (hash_token(raw),)).fetchone()
                 if row is not None:
-                    if mine(row[1], row[2]):
+                    if row[1] == caller:
                         db.execute("UPDATE oauth_access_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
                                    (state.clock.iso(), row[0]))
+                        return done
                     break
             else:
                 refresh = store.find_refresh_token(db, raw)
                 if refresh is not None:
-                    if mine(refresh.user_id, refresh.client_id):
+                    if refresh.user_id == caller:
                         store.revoke_family(db, refresh.family_id, now=now)
+                        return done
                     break
-    return json_response({}, 200, web.NO_STORE)
+    _note("nothing revoked: the token is unknown, or belongs to another user than the caller"
+          " (RFC 7009 answers 200 {} all the same)")
+    return done
 
 
 # --- userinfo ---------------------------------------------------------------------------------
@@ -180,9 +235,13 @@ def _invalid_token(description: str) -> Response:
 
 async def userinfo(request: Request) -> Response:
     if request.method == "OPTIONS":
-        return web.preflight(request, credentials=True, methods=USERINFO_CORS)
-    response = await run_in_threadpool(_userinfo, request)
-    response.headers.update(web.cors_headers(request, credentials=True, methods=USERINFO_CORS))
+        return web.preflight(USERINFO_CORS)
+    if request.method != "GET":
+        response = _error(405, "invalid_request", "userinfo answers GET only")
+        response.headers["Allow"] = "GET, OPTIONS"
+    else:
+        response = await run_in_threadpool(_userinfo, request)
+    response.headers.update(web.wildcard_cors(USERINFO_CORS))
     return response
 
 
@@ -203,9 +262,9 @@ def _userinfo(request: Request) -> Response:
 def claims_of(request: Request, user_id: int) -> dict[str, Any]:
     """The OIDC claims of a user; a claim whose value is absent is left out."""
     with emulator(request).store.read() as db:
-        row = db.execute("SELECT id, username, image, email, email_verified FROM users WHERE id = ?",
-                         (user_id,)).fetchone()
-    user_id, username, image, email, verified = row
+        row = db.execute("SELECT id, username, image, email, email_verified, is_moderator, tier FROM users"
+                         " WHERE id = ?", (user_id,)).fetchone()
+    user_id, username, image, email, verified, moderator, tier = row
     claims: dict[str, Any] = {"sub": str(user_id), "id": user_id}
     if username:
         claims.update(username=username, preferred_username=username, name=username)
@@ -213,6 +272,10 @@ def claims_of(request: Request, user_id: int) -> dict[str, Any]:
         # Avatars the seed stores as paths are served by the catalogue origin.
         url = emulator(request).urls.base_url + image if image.startswith("/") else image
         claims.update(picture=url, image=url)
+    # The platform's role claims: roles (UserRole grants; the seed has none), isModerator, tier.
+    claims.update(roles=[], isModerator=bool(moderator))
+    if tier:
+        claims["tier"] = tier
     if email:
         claims.update(email=email, email_verified=bool(verified))
     return claims

@@ -15,8 +15,14 @@ What the platform adds on top is here, as validator policy or custom validators:
 - ``state`` and the parameters the spec lists per grant are required (invalid_request);
 - secrets: required for confidential clients, refused for public ones, compared in
   constant time (``hmac.compare_digest`` over the stored sha256);
-- codes are single use and live 10 minutes; refresh tokens rotate, and presenting a
-  rotated one revokes its whole family (reuse detection, RFC 9700 4.14.2);
+- codes are single use and live 10 minutes, and an exchange that fails on PKCE or
+  redirect_uri uses the code up (the platform's library revokes it before those checks);
+  refresh tokens rotate, and a rotated one is refused while the new pair keeps working
+  (the platform's behaviour: no family revocation on reuse);
+- a narrowed refresh keeps the grant's scope on the new refresh token (RFC 6749 6);
+- the token rate limit counts per client_id only requests whose caller proved the
+  client (a secret, or a valid code or refresh token of a public client); failed client
+  authentications count per source address (so a stranger cannot lock a client out);
 - client_credentials is for confidential clients and binds the token to the owner.
 
 Every validator call runs inside the write transaction the route opens around the
@@ -29,6 +35,7 @@ import base64
 import binascii
 import hmac
 import re
+import secrets
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote_plus
 
@@ -44,6 +51,7 @@ from oauthlib.oauth2.rfc6749.grant_types.authorization_code import code_challeng
 from oauthlib.oauth2.rfc6749.tokens import BearerToken
 
 from blockkit.emulator.oauth import scopes
+from blockkit.emulator.oauth.clients import redirect_uri_matches
 from blockkit.emulator.store import oauth as store
 from blockkit.emulator.store.tokens import DEFAULT_TTL_SECONDS, hash_token
 
@@ -64,6 +72,30 @@ GRANT_PARAMS: dict[str, tuple[str, ...]] = {
 }
 
 
+# The peer address the route passes to the validator (set by the route, never by the client).
+PEER_HEADER = "X-Blockkit-Peer"
+TOKEN_PREFIX = "civitai_"  # the platform's token format: the prefix and 36 hex digits
+
+
+def new_token(request: OAuthRequest | None = None) -> str:
+    return TOKEN_PREFIX + secrets.token_hex(18)
+
+
+class RateLimited(errors.OAuth2Error):
+    """429 from inside oauthlib (it answers an OAuth2Error with its status, body and headers)."""
+
+    error = "rate_limited"
+    status_code = 429
+
+    def __init__(self, description: str, retry_after: int, request: OAuthRequest | None = None) -> None:
+        super().__init__(description=description, request=request)
+        self.retry_after = retry_after
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Retry-After": str(self.retry_after)}
+
+
 class S256OnlyCodeGrant(AuthorizationCodeGrant):
     """The authorization-code grant with PKCE ``S256`` only: ``plain`` is an unsupported method."""
 
@@ -74,6 +106,20 @@ class S256OnlyCodeGrant(AuthorizationCodeGrant):
         if request.state:
             grant["state"] = request.state
         return grant
+
+    def validate_token_request(self, request: OAuthRequest) -> None:
+        try:
+            super().validate_token_request(request)
+        except errors.InvalidGrantError as exc:
+            if not exc.description:  # oauthlib's PKCE check says nothing; the code is already used up
+                exc.description = ("Invalid grant: code verifier is invalid (the code is now used up)"
+                                   if getattr(request, "code_row", None) is not None
+                                   else "Invalid grant: authorization code is invalid")
+            raise
+        except errors.MismatchingRedirectURIError as exc:
+            exc.description = ("Invalid request: redirect_uri is not the one sent to authorize"
+                               " (the code is now used up)")
+            raise
 
 
 def basic_credentials(request: OAuthRequest) -> tuple[str, str] | None:
@@ -102,6 +148,9 @@ class Validator(RequestValidator):
     def __init__(self, state: EmulatorState) -> None:
         super().__init__()
         self.state = state
+        from blockkit.emulator.oauth.memory import Memory
+
+        self.memory = Memory(state.clock)
 
     # --- helpers ---------------------------------------------------------------------------
 
@@ -113,6 +162,25 @@ class Validator(RequestValidator):
 
     def _now(self) -> Any:
         return self.state.clock.now()
+
+    def _count(self, bucket: str, key: str, request: OAuthRequest) -> None:
+        """Count one request in a rate-limit bucket; RateLimited when it is over the limit."""
+        from blockkit.emulator.oauth.web import RATE_LIMITS, RATE_WINDOW_SECONDS, rate_limited_body
+
+        with self.state.store.write() as db:
+            count, left = store.hit(db, bucket, key, now=self.state.clock.timestamp(), window=RATE_WINDOW_SECONDS)
+        if count > RATE_LIMITS[bucket]:
+            raise RateLimited(rate_limited_body(bucket)["error_description"], max(1, left), request=request)
+
+    def proven(self, client: store.Client, request: OAuthRequest) -> None:
+        """The caller proved it is ``client``: count it in the client's token bucket."""
+        if not getattr(request, "counted", False):
+            request.counted = True
+            self._count("token", client.id, request)
+
+    def failed(self, request: OAuthRequest) -> None:
+        """A failed client authentication: counted per source address, never against the client."""
+        self._count("token-failed", request.headers.get(PEER_HEADER) or "-", request)
 
     # --- client authentication --------------------------------------------------------------
 
@@ -136,19 +204,23 @@ class Validator(RequestValidator):
             client_id, secret = request.client_id, request.client_secret
         client = self._client(client_id)
         if client is None or secret is None or not client.confidential or client.secret_hash is None:
+            self.failed(request)
             return False  # unknown client, or a secret from a public client
         if not hmac.compare_digest(hash_token(secret), client.secret_hash):
+            self.failed(request)
             return False
         request.client = client
         request.client_id = client.id
+        self.proven(client, request)
         return True
 
     def authenticate_client_id(self, client_id: str, request: OAuthRequest, *args: Any, **kwargs: Any) -> bool:
         client = self._client(client_id)
         if client is None or client.confidential:
+            self.failed(request)
             return False
         request.client = client
-        return True
+        return True  # proven later, by a valid code or refresh token
 
     def validate_client_id(self, client_id: str, request: OAuthRequest, *args: Any, **kwargs: Any) -> bool:
         client = self._client(client_id)
@@ -168,7 +240,7 @@ class Validator(RequestValidator):
     def validate_redirect_uri(self, client_id: str, redirect_uri: str, request: OAuthRequest, *args: Any,
                               **kwargs: Any) -> bool:
         client = self._client(client_id)
-        return client is not None and redirect_uri in client.redirect_uris  # exact string match
+        return client is not None and redirect_uri_matches(client.redirect_uris, redirect_uri)
 
     def get_default_redirect_uri(self, client_id: str, request: OAuthRequest, *args: Any, **kwargs: Any) -> None:
         return None  # redirect_uri is required on every request
@@ -208,7 +280,9 @@ class Validator(RequestValidator):
             return False
         value |= scopes.USER_READ
         if not scopes.within(value, request.refresh_row.scope):
-            return False
+            raise errors.InvalidScopeError(
+                description=f"scope {value} asks for more than the grant's scope {request.refresh_row.scope}",
+                request=request)
         request.scopes = [str(value)]
         return True
 
@@ -229,15 +303,28 @@ class Validator(RequestValidator):
                             scope=int(request.scopes[0]), redirect_uri=request.redirect_uri,
                             code_challenge=request.code_challenge,
                             code_challenge_method=request.code_challenge_method, now=self._now())
+        nonce = getattr(request, "oidc_nonce", None)
+        if nonce:
+            self.memory.save_nonce(code["code"], nonce=nonce, user_id=request.user, client_id=client_id,
+                                   auth_time=int(self.state.clock.timestamp()))
 
     def validate_code(self, client_id: str, code: str, client: store.Client, request: OAuthRequest, *args: Any,
                       **kwargs: Any) -> bool:
+        invalid = "Invalid grant: authorization code is invalid"
         with self.state.store.write() as db:
             row = store.find_code(db, code)
-        if row is None or row.client_id != client_id or row.used_at is not None:
-            return False
-        if row.expires_at <= self.state.clock.iso():
-            return False
+            if row is None or row.client_id != client_id or row.used_at is not None:
+                raise errors.InvalidGrantError(description=invalid, request=request)
+            if row.expires_at <= self.state.clock.iso():
+                raise errors.InvalidGrantError(description="Invalid grant: authorization code has expired",
+                                               request=request)
+        if not client.confidential:
+            self.proven(client, request)  # before the code is used up: a 429 leaves it for a retry
+        with self.state.store.write() as db:
+            # Used up now, before PKCE and redirect_uri are checked (as the platform's library does):
+            # a failed exchange cannot be retried with other values.
+            if not store.use_code(db, row.id, now=self._now()):
+                raise errors.InvalidGrantError(description=invalid, request=request)
         request.code_row = row
         request.user = row.user_id
         request.scopes = [str(row.scope)]
@@ -256,18 +343,16 @@ class Validator(RequestValidator):
 
     def validate_refresh_token(self, refresh_token: str, client: store.Client, request: OAuthRequest,
                                *args: Any, **kwargs: Any) -> bool:
-        now = self._now()
-        with self.state.store.write() as db:
+        with self.state.store.read() as db:
             row = store.find_refresh_token(db, refresh_token)
-            if row is None or row.client_id != client.id or row.revoked_at is not None:
-                return False
-            if row.rotated_at is not None:
-                # A rotated token came back: someone holds a copy. Revoke the family (every refresh
-                # token of this grant and the access tokens they minted).
-                store.revoke_family(db, row.family_id, now=now)
-                return False
+        if row is None or row.client_id != client.id or row.revoked_at is not None or row.rotated_at is not None:
+            # A rotated token is simply gone, as on the platform: refused, and the pair that replaced
+            # it keeps working (no family revocation).
+            raise errors.InvalidGrantError(description="Invalid grant: refresh token is invalid", request=request)
         if row.expires_at <= self.state.clock.iso():
-            return False
+            raise errors.InvalidGrantError(description="Invalid grant: refresh token has expired", request=request)
+        if not client.confidential:
+            self.proven(client, request)
         request.refresh_row = row
         request.user = row.user_id
         return True
@@ -284,18 +369,18 @@ class Validator(RequestValidator):
         with self.state.store.write() as db:
             refresh_id: int | None = None
             if request.grant_type == "authorization_code":
-                if not store.use_code(db, request.code_row.id, now=now):
-                    raise errors.InvalidGrantError(request=request)
                 user_id = request.user
                 refresh_id = store.save_refresh_token(db, token["refresh_token"], client_id=client.id,
                                                       user_id=user_id, scope=scope, now=now)
             elif request.grant_type == "refresh_token":
                 parent = request.refresh_row
                 if not store.rotate_refresh_token(db, parent.id, now=now):
-                    raise errors.InvalidGrantError(request=request)
+                    raise errors.InvalidGrantError(description="Invalid grant: refresh token is invalid",
+                                                   request=request)
                 user_id = parent.user_id
+                # The new refresh token keeps the grant's scope; a narrowing applies to this access token.
                 refresh_id = store.save_refresh_token(db, token["refresh_token"], client_id=client.id,
-                                                      user_id=user_id, scope=scope, now=now, parent=parent)
+                                                      user_id=user_id, scope=parent.scope, now=now, parent=parent)
             else:  # client_credentials: the client acts as its owner
                 user_id = client.owner_user_id
             store.issue_access_token(db, token["access_token"], client_id=client.id, user_id=user_id, scope=scope,
@@ -331,8 +416,8 @@ def require_grant_params(request: OAuthRequest) -> None:
     if request.grant_type == "client_credentials" and request.client_secret is None and basic is None:
         raise errors.InvalidRequestError(description="client_secret is required", request=request)
     if request.grant_type == "authorization_code" and not VERIFIER.fullmatch(request.code_verifier or ""):
-        raise errors.InvalidGrantError(description="code_verifier must be 43-128 unreserved characters",
-                                       request=request)
+        raise errors.InvalidRequestError(description="Invalid parameter: code_verifier must be 43-128 unreserved"
+                                         " characters (RFC 7636 4.1)", request=request)
     if request.scope is not None and request.grant_type in ("refresh_token", "client_credentials") \
             and scopes.parse_scope(request.scope) is None:
         raise errors.InvalidScopeError(description="scope must be a decimal integer from 0 to Full",
@@ -361,9 +446,8 @@ class Provider:
 
     def __init__(self, state: EmulatorState) -> None:
         self.validator = Validator(state)
-        bearer = BearerToken(self.validator, token_generator=lambda request: store.new_secret(),
-                             expires_in=DEFAULT_TTL_SECONDS,
-                             refresh_token_generator=lambda request: store.new_secret())
+        bearer = BearerToken(self.validator, token_generator=new_token, expires_in=DEFAULT_TTL_SECONDS,
+                             refresh_token_generator=new_token)
         secret_required = ConfidentialSecretRequired(self.validator)
         code_grant = S256OnlyCodeGrant(self.validator, pre_auth=[require_state_and_scope],
                                        pre_token=[require_grant_params, secret_required])

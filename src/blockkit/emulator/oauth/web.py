@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import functools
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import jinja2
+import orjson
 from starlette.responses import HTMLResponse, Response
 
+from blockkit.emulator.bodies import read_limited
 from blockkit.emulator.catalogue.errors import json_response
 from blockkit.emulator.state import emulator
 from blockkit.emulator.store import oauth as store
@@ -24,11 +26,17 @@ if TYPE_CHECKING:
 SESSION_COOKIE = "bk_session"
 MAX_FORM_BYTES = 64 * 1024
 FORM_TYPE = "application/x-www-form-urlencoded"
+JSON_TYPE = "application/json"
 NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 
 # The spec's fixed-window limits (per minute): authorize per user, token per client_id,
 # revoke per IP.
-RATE_LIMITS = {"authorize": 10, "token": 20, "revoke": 20}
+RATE_LIMITS = {"authorize": 10, "token": 20, "token-failed": 20, "revoke": 20}
+# The error name of a 429: the spec names ``rate_limit`` for authorize; elsewhere the platform's.
+RATE_ERRORS = {"authorize": ("rate_limit", "Too many authorization requests"),
+               "token": ("rate_limited", "Too many token requests"),
+               "token-failed": ("rate_limited", "Too many failed client authentications from this address"),
+               "revoke": ("rate_limited", "Too many revocation requests")}
 RATE_WINDOW_SECONDS = 60
 
 
@@ -68,14 +76,21 @@ class FormError(ValueError):
     pass
 
 
-async def read_form(request: Request) -> tuple[str, list[tuple[str, str]]]:
-    """The raw body (as text) and its pairs; FormError unless it is a small UTF-8 form."""
+async def read_form(request: Request, *, json_ok: bool = False) -> tuple[str, list[tuple[str, str]]]:
+    """The body as form text and its pairs; FormError unless it is a small UTF-8 form.
+
+    With ``json_ok`` a JSON object of strings (or numbers) is accepted too, as the platform's
+    ``parseBody`` does on token, revoke and the device routes; its members become the pairs
+    and the returned text is their form encoding (what oauthlib reads).
+    """
     content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    if content_type != FORM_TYPE:
-        raise FormError(f"send the parameters as {FORM_TYPE}")
-    body = await request.body()
-    if len(body) > MAX_FORM_BYTES:
-        raise FormError("the form is too large")
+    is_json = json_ok and content_type == JSON_TYPE
+    if content_type != FORM_TYPE and not is_json:
+        raise FormError(f"send the parameters as {FORM_TYPE}" + (" or application/json" if json_ok else ""))
+    # Over MAX_FORM_BYTES: BodyTooLarge, answered 413 by the app's handler.
+    body = await read_limited(request, MAX_FORM_BYTES)
+    if is_json:
+        return _json_pairs(body)
     try:
         text = body.decode("utf-8")
         pairs = parse_qsl(text, keep_blank_values=True, strict_parsing=False)
@@ -84,28 +99,62 @@ async def read_form(request: Request) -> tuple[str, list[tuple[str, str]]]:
     return text, pairs
 
 
+def _json_pairs(body: bytes) -> tuple[str, list[tuple[str, str]]]:
+    try:
+        value = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        raise FormError("the body is not valid JSON") from None
+    if not isinstance(value, dict):
+        raise FormError("the JSON body must be an object of parameters")
+    pairs: list[tuple[str, str]] = []
+    for key, item in value.items():
+        if isinstance(item, bool) or not isinstance(item, (str, int)):
+            raise FormError(f"the JSON member {key!r} must be a string")
+        pairs.append((key, str(item)))
+    return urlencode(pairs), pairs
+
+
 def single(pairs: list[tuple[str, str]], name: str) -> str | None:
     values = [v for k, v in pairs if k == name]
     return values[0] if len(values) == 1 else None
 
 
 # --- CORS -------------------------------------------------------------------------------------
+#
+# As the platform does it (apps/auth/src/lib/server/oauth/http.ts, hooks.server.ts): the
+# authorization endpoint and the pages send no CORS at all, so no other origin can read a consent
+# form or its CSRF token. The machine endpoints (token, revoke, userinfo, device*) answer
+# ``Access-Control-Allow-Origin: *`` without credentials: they take no cookies, so a browser app
+# calls them with a bearer token or its client_id. A public client calling from one of its
+# registered origins gets that origin echoed (still without credentials).
 
-def cors_headers(request: Request, *, credentials: bool, methods: str) -> dict[str, str]:
-    """Permissive CORS: echo the caller's Origin (with credentials when asked)."""
+def wildcard_cors(methods: str) -> dict[str, str]:
+    return {"Access-Control-Allow-Origin": "*", "Access-Control-Allow-Methods": methods,
+            "Access-Control-Allow-Headers": "*"}
+
+
+def public_client_cors(origin: str, methods: str) -> dict[str, str]:
+    return {"Access-Control-Allow-Origin": origin, "Vary": "Origin", "Access-Control-Allow-Methods": methods,
+            "Access-Control-Allow-Headers": "*"}
+
+
+def preflight(methods: str) -> Response:
+    return Response(status_code=204, headers=wildcard_cors(methods))
+
+
+def cross_origin_refusal(request: Request) -> str | None:
+    """Why a state-changing browser request did not come from auth_url's own pages, or None.
+
+    Browsers send ``Sec-Fetch-Site`` and ``Origin`` on every POST; a request with neither is a
+    program (curl, a test), which the session cookie already has to prove.
+    """
+    site = request.headers.get("sec-fetch-site")
+    if site is not None and site not in ("same-origin", "none"):
+        return f"the request came from another site or origin (Sec-Fetch-Site: {site})"
     origin = request.headers.get("origin")
-    if not origin:
-        return {}
-    headers = {"Access-Control-Allow-Origin": origin, "Vary": "Origin", "Access-Control-Allow-Methods": methods,
-               "Access-Control-Allow-Headers": request.headers.get("access-control-request-headers")
-               or "Authorization, Content-Type", "Access-Control-Max-Age": "600"}
-    if credentials:
-        headers["Access-Control-Allow-Credentials"] = "true"
-    return headers
-
-
-def preflight(request: Request, *, credentials: bool, methods: str) -> Response:
-    return Response(status_code=204, headers=cors_headers(request, credentials=credentials, methods=methods))
+    if origin is not None and origin.lower() != origin_of(emulator(request).urls.auth_url):
+        return f"the request came from another origin ({origin})"
+    return None
 
 
 # --- sessions ---------------------------------------------------------------------------------
@@ -156,17 +205,26 @@ def safe_return_url(request: Request, value: str | None) -> str | None:
 
 # --- rate limits --------------------------------------------------------------------------------
 
-def over_limit(request: Request, bucket: str, key: str) -> Response | None:
-    """Count this request; a 429 answer when it is over the bucket's limit, else None."""
+def count_hit(request: Request, bucket: str, key: str) -> tuple[bool, int]:
+    """Count this request in its bucket; (over the limit?, seconds left in the window)."""
     state = emulator(request)
     with state.store.write() as db:
         count, left = store.hit(db, bucket, key, now=state.clock.timestamp(), window=RATE_WINDOW_SECONDS)
-    limit = RATE_LIMITS[bucket]
-    if count <= limit:
+    return count > RATE_LIMITS[bucket], max(1, left)
+
+
+def rate_limited_body(bucket: str) -> dict[str, str]:
+    error, words = RATE_ERRORS[bucket]
+    return {"error": error, "error_description": f"{words}: at most {RATE_LIMITS[bucket]} a minute. Try again later."}
+
+
+def over_limit(request: Request, bucket: str, key: str) -> Response | None:
+    """Count this request; a 429 answer when it is over the bucket's limit, else None."""
+    over, left = count_hit(request, bucket, key)
+    if not over:
         return None
-    return json_response({"error": "rate_limit_exceeded",
-                          "error_description": f"Too many requests: at most {limit} a minute. Try again later."},
-                         429, {"Retry-After": str(max(1, left)), "X-RateLimit-Limit": str(limit), **NO_STORE})
+    return json_response(rate_limited_body(bucket), 429,
+                         {"Retry-After": str(left), "X-RateLimit-Limit": str(RATE_LIMITS[bucket]), **NO_STORE})
 
 
 def client_ip(request: Request) -> str:

@@ -7,7 +7,9 @@ plain JSON string, as the spec gives CreateFund):
 ``POST /v2/consumer/funds``                           CreateFund: FundTemplate -> 201 FundResponse
 ``POST /v2/consumer/recipes/imageUpscaler``           ImageUpscalerInput -> 200 ImageUpscalerOutput
 ``POST /v2/consumer/workflows``                       SubmitWorkflow: WorkflowTemplate -> 200 Workflow
-                                                      (``?whatif=true``: the cost, nothing runs)
+                                                      (``?whatif=true``: the Workflow it would be, no id,
+                                                      nothing runs; ``?wait=N``: held up to N s, 202
+                                                      when it has not finished by then)
 ``GET  /v2/consumer/workflows``                       QueryWorkflows: ``{next, items: [Workflow]}``
                                                       (cursor, take, tags, query, fromDate, toDate,
                                                       ascending, excludeFailed, hideMatureContent)
@@ -35,8 +37,9 @@ budget, and sees only their own workflows.
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime, timedelta, timezone
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 from starlette.applications import Starlette
@@ -57,11 +60,11 @@ from blockkit.emulator.orchestration.errors import (
     not_found,
     unauthorized,
 )
+from blockkit.emulator.bodies import BodyTooLarge, read_limited
 from blockkit.emulator.region import RegionMiddleware
 from blockkit.emulator.state import emulator
 
-if TYPE_CHECKING:
-    from blockkit.emulator.state import EmulatorState
+from blockkit.emulator.state import EmulatorState
 
 MAX_BODY_BYTES = 48 * 1024 * 1024  # a base64 2048 x 2048 PNG fits
 JSON_TYPES = ("application/json", "text/json")
@@ -83,9 +86,10 @@ def key_owner(request: Request) -> int:
 
 async def read_json(request: Request, *, optional: bool) -> Any:
     """The JSON body (None when absent and ``optional``); 400 ProblemDetails when unreadable."""
-    body = await request.body()
-    if len(body) > MAX_BODY_BYTES:
-        raise ServiceError(400, "body_too_large", "the request body is larger than 48 MB")
+    try:
+        body = await read_limited(request, MAX_BODY_BYTES)
+    except BodyTooLarge:
+        raise ServiceError(413, "body_too_large", "the request body is larger than 48 MB") from None
     if not body.strip():
         if optional:
             return None
@@ -151,32 +155,63 @@ async def submit_workflow_endpoint(request: Request) -> Response:
     state = emulator(request)
     user_id = await run_in_threadpool(key_owner, request)
     whatif = flag(request, "whatif")
-    _wait(request)
+    wait = _wait(request)
     template = await read_json(request, optional=False)
     caller = workflows.WorkflowCaller.api_key(user_id)
-    if whatif:
-        quote = await run_in_threadpool(workflows.estimate, state.store, state.clock, state.urls, caller, template)
-        return json_response({"status": "unassigned", "createdAt": state.clock.iso(), **quote,
-                              "tags": template.get("tags") or [], "metadata": template.get("metadata") or {}})
-    return json_response(await run_in_threadpool(workflows.submit, state.store, state.clock, state.urls, caller,
-                                                  template))
+    try:
+        if whatif:  # a Workflow (SubmitWorkflow's 200), with no id: nothing is stored, run or charged
+            return json_response(await run_in_threadpool(workflows.estimate, state.store, state.clock, state.urls,
+                                                          caller, template))
+        workflow = await run_in_threadpool(workflows.submit, state.store, state.clock, state.urls, caller, template)
+    except ServiceError as exc:
+        raise with_messages(exc) from None
+    return await _held(state, caller, workflow, wait)
 
 
-def _wait(request: Request) -> None:
-    # `wait` (seconds to hold the answer for completion) is accepted and not held: the
-    # emulator's time is its clock, which a request does not move.
+def with_messages(exc: ServiceError) -> ServiceError:
+    """A submission's 400 carries ``errors.messages`` whichever check refused it (a step's input checks
+    are shared with the recipe routes, whose 400 is plain ProblemDetails)."""
+    if exc.status == 400 and isinstance(exc.body, dict) and "errors" not in exc.body:
+        return workflows.bad_request(exc.code, exc.detail)
+    return exc
+
+
+MAX_WAIT = 60  # our bound on `wait` (seconds)
+
+
+def _wait(request: Request) -> int:
+    """``wait``: seconds to hold the answer until the workflow finishes (0 or absent: do not hold)."""
     values = request.query_params.getlist("wait")
-    if values and (len(values) > 1 or not values[0].isdigit()):
-        raise bad_request("bad_query", "wait must be a whole number of seconds")
+    if values and (len(values) > 1 or not values[0].isdigit() or int(values[0]) > MAX_WAIT):
+        raise bad_request("bad_query", f"wait must be a whole number of seconds from 0 to {MAX_WAIT}")
+    return int(values[0]) if values else 0
+
+
+async def _held(state: EmulatorState, caller: workflows.WorkflowCaller, workflow: dict[str, Any],
+                wait: int) -> Response:
+    """Hold the answer up to ``wait`` seconds (wall time; the emulator clock moves with it) for the
+    workflow to finish: 200 with the finished Workflow, else 202 with it as it stands (the client
+    then polls), as the orchestrator answers a ``wait`` it could not meet."""
+    if wait <= 0 or workflow["status"] in workflows.FINISHED:
+        return json_response(workflow)
+    deadline = asyncio.get_running_loop().time() + wait
+    while asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(min(0.25, max(0.0, deadline - asyncio.get_running_loop().time())))
+        workflow = await run_in_threadpool(workflows.poll, state.store, state.clock, state.urls, caller,
+                                           workflow["id"])
+        if workflow["status"] in workflows.FINISHED:
+            return json_response(workflow)
+    return json_response(workflow, status_code=202)
 
 
 async def get_workflow_endpoint(request: Request) -> Response:
     state = emulator(request)
     user_id = await run_in_threadpool(key_owner, request)
-    _wait(request)
-    return json_response(await run_in_threadpool(workflows.poll, state.store, state.clock, state.urls,
-                                                  workflows.WorkflowCaller.api_key(user_id),
-                                                  request.path_params["workflowId"]))
+    wait = _wait(request)
+    caller = workflows.WorkflowCaller.api_key(user_id)
+    workflow = await run_in_threadpool(workflows.poll, state.store, state.clock, state.urls, caller,
+                                       request.path_params["workflowId"])
+    return await _held(state, caller, workflow, wait)
 
 
 def _edit(operation: str, *names: str, body: bool = False) -> Any:

@@ -8,6 +8,9 @@
   path's picture at the catalogue's width and height, for the catalogue's duration (2 s when none
   is stored), cached likewise. Without the ``video`` extra it answers 501 ``{"error": "seeded
   videos (.mp4) need PyAV: pip install 'blockkit[video]'"}`` (not cached).
+  Only paths the store holds are served (an image's or a video thumbnail's URL, an avatar, a
+  vault cover); any other path answers 404 and draws nothing, so requests cannot fill the disk.
+  The cache is bounded too: past ``MEDIA_CACHE_MAX_BYTES`` the least recently drawn files go.
 - ``{orchestration_url}/__emulator/blobs/<id>.<ext>``: a stored blob's file from ``<data>/blobs/``.
 
 Both answer as a CDN does: GET and HEAD, byte ranges (``Range``, 206 with ``Content-Range``,
@@ -20,7 +23,9 @@ Both answer as a CDN does: GET and HEAD, byte ranges (``Range``, 206 with ``Cont
 from __future__ import annotations
 
 import io
+import os
 import re
+import threading
 import uuid
 import wave
 from pathlib import Path
@@ -49,6 +54,9 @@ DEFAULT_SIDE = 512
 AVATAR_SIDE = 128
 _MEDIA_PATH = re.compile(r"[A-Za-z0-9_-]+(?:/[A-Za-z0-9_-]+)*\.(jpeg|jpg|png|webp|mp3|mp4)", re.ASCII)
 _BLOB_NAME = re.compile(r"([0-9a-f-]{36})\.(png|jpeg|webp)", re.ASCII)
+MAX_MEDIA_PATH = 1024      # longer: not a path the seed makes (and too long for a file name)
+MEDIA_CACHE_MAX_BYTES = 256 * 1024 * 1024
+MEDIA_CACHE_KEEP = 0.75    # an eviction goes down to this share of the cap
 CACHE = {"Cache-Control": "public, max-age=31536000, immutable"}
 DEFAULT_VIDEO_SECONDS = 2.0
 MAX_VIDEO_SECONDS = 600.0
@@ -58,17 +66,38 @@ def blob_dir(store: Store) -> Path:
     return store.path.parent / "blobs"
 
 
-def save_blob(store: Store, now: str, user_id: int | None, image: Image.Image, fmt: str = "png") -> orch_store.BlobRow:
-    """Store an image as a blob (file first, then the row) and return its row."""
+def write_blob_file(store: Store, now: str, user_id: int | None, image: Image.Image,
+                    fmt: str = "png") -> orch_store.BlobRow:
+    """Write an image's blob file and return the row to insert (the caller inserts it, inside the
+    transaction that also charges for it; a file without a row is never served)."""
     blob_id = str(uuid.uuid4())
     folder = blob_dir(store)
-    folder.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     filename = f"{blob_id}.{fmt}"
-    (folder / filename).write_bytes(imaging.encode(image, fmt))
-    row = orch_store.BlobRow(blob_id, user_id, filename, imaging.FORMATS[fmt][1], image.width, image.height, now)
+    write_private(folder / filename, imaging.encode(image, fmt))
+    return orch_store.BlobRow(blob_id, user_id, filename, imaging.FORMATS[fmt][1], image.width, image.height, now)
+
+
+def remove_blob_files(store: Store, rows: list[orch_store.BlobRow]) -> None:
+    """Remove the files of blobs whose rows were never committed."""
+    for row in rows:
+        (blob_dir(store) / row.filename).unlink(missing_ok=True)
+
+
+def save_blob(store: Store, now: str, user_id: int | None, image: Image.Image, fmt: str = "png") -> orch_store.BlobRow:
+    """Store an image as a blob (file first, then the row) and return its row."""
+    row = write_blob_file(store, now, user_id, image, fmt)
     with store.write() as db:
         orch_store.insert_blob(db, row)
     return row
+
+
+def write_private(path: Path, data: bytes) -> None:
+    """Write a new file readable by this user only (0600), whatever the umask."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as handle:
+        os.fchmod(handle.fileno(), 0o600)
+        handle.write(data)
 
 
 def blob_url(urls: Urls, row: orch_store.BlobRow) -> str:
@@ -131,34 +160,95 @@ def _silence() -> bytes:
     return out.getvalue()
 
 
+def is_stored(store: Store, path: str) -> bool:
+    """Whether a media path is one the store refers to (so the emulator may draw and cache it)."""
+    stored = f"{MEDIA_PREFIX.rstrip('/')}/{path}"
+    with store.read() as db:
+        row = db.execute("SELECT 1 FROM images WHERE url = ?1 UNION ALL SELECT 1 FROM images WHERE thumbnail_url = ?1"
+                         " UNION ALL SELECT 1 FROM users WHERE image = ?1"
+                         " UNION ALL SELECT 1 FROM vault_items WHERE cover_image_url = ?1 LIMIT 1",
+                         (stored,)).fetchone()
+    return row is not None
+
+
+class _CacheBudget:
+    """The media cache's size, kept under a cap by removing the oldest files (per cache folder)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._sizes: dict[Path, int] = {}
+
+    def added(self, folder: Path, size: int, cap: int) -> None:
+        with self._lock:
+            total = self._sizes.get(folder)
+            if total is None:
+                total = sum(size for _path, size, _mtime in _cached_files(folder))
+            else:
+                total += size
+            if total > cap:
+                total = _evict(folder, int(cap * MEDIA_CACHE_KEEP))
+            self._sizes[folder] = total
+
+
+def _cached_files(folder: Path) -> list[tuple[Path, int, float]]:
+    found = []
+    for path in folder.rglob("*"):
+        try:
+            info = path.stat()
+        except OSError:
+            continue
+        if path.is_file():
+            found.append((path, info.st_size, info.st_mtime))
+    return found
+
+
+def _evict(folder: Path, keep: int) -> int:
+    """Remove the oldest cached files until at most ``keep`` bytes remain; the bytes that remain."""
+    files = sorted(_cached_files(folder), key=lambda item: item[2])
+    total = sum(size for _path, size, _mtime in files)
+    for path, size, _mtime in files:
+        if total <= keep:
+            break
+        path.unlink(missing_ok=True)
+        total -= size
+    return total
+
+
+_BUDGET = _CacheBudget()
+
+
 def media_file(store: Store, path: str) -> tuple[Path, str] | None:
     """The cached file and media type of a seed media path (drawn into ``<data>/media-cache`` on
     first use), or None for a path that is not one.
 
     Raises :class:`video.VideoUnavailable` for an uncached ``.mp4`` without the ``video`` extra.
     """
-    match = _MEDIA_PATH.fullmatch(path)
-    if not match:
+    match = _MEDIA_PATH.fullmatch(path) if len(path) <= MAX_MEDIA_PATH else None
+    if not match or not is_stored(store, path):
         return None
     ext = match.group(1)
-    cache = store.path.parent / "media-cache" / path
+    folder = store.path.parent / "media-cache"
+    cache = folder / path
     media_type = "audio/wav" if ext == "mp3" else "video/mp4" if ext == "mp4" else imaging.FORMATS[ext][1]
     if cache.is_file():
         return cache, media_type
-    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     tmp = cache.with_suffix(cache.suffix + f".{uuid.uuid4().hex}.tmp")
     try:
         if ext == "mp3":
-            tmp.write_bytes(_silence())
+            write_private(tmp, _silence())
         elif ext == "mp4":
             width, height = _stored_size(store, path)
+            write_private(tmp, b"")  # made 0600 first; the encoder then writes into it
             video.write_mp4(imaging.procedural(path, width, height), _video_seconds(store, path), tmp)
         else:
             width, height = _stored_size(store, path)
-            tmp.write_bytes(imaging.encode(imaging.procedural(path, width, height), ext))
+            write_private(tmp, imaging.encode(imaging.procedural(path, width, height), ext))
+        size = tmp.stat().st_size
         tmp.replace(cache)  # whole or not at all, for a reader in another thread
     finally:
         tmp.unlink(missing_ok=True)
+    _BUDGET.added(folder, size, MEDIA_CACHE_MAX_BYTES)
     return cache, media_type
 
 

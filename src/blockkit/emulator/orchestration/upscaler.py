@@ -7,6 +7,9 @@ numberOfRepeats?}`` (1-3, default 1, each doubling the resolution).
 - A real run stores the result as a PNG blob and answers ``{"blob": ImageBlob}`` with its URL
   on the orchestration origin; the price (``imaging.price``: 4 Buzz per output megapixel,
   rounded up, at least 1) is debited from the key owner's pools (automatic order).
+- Money: the charge and a ``recipe_jobs`` row ('running') commit together, the ledger's
+  reference being the job id; the blob row and the job's 'succeeded' commit together. A job a
+  crash left 'running' is refunded at the next start (``recover``), with a ledger row naming it.
 - ``whatif``: nothing runs and nothing is charged; ``{"blob": {... "available": false},
   "cost": WorkflowCost}`` gives the output size and price.
 - ``ephemeral``: nothing is stored; the blob's ``url`` is a ``data:image/png;base64`` URL.
@@ -16,11 +19,15 @@ numberOfRepeats?}`` (1-3, default 1, each doubling the resolution).
 from __future__ import annotations
 
 import base64
+import uuid
 from typing import TYPE_CHECKING, Any
+
+import orjson
 
 from blockkit.emulator import buzz
 from blockkit.emulator.orchestration import imaging, media
 from blockkit.emulator.orchestration.errors import bad_request
+from blockkit.emulator.store import orchestration as orch_store
 
 if TYPE_CHECKING:
     from blockkit.emulator.clock import Clock
@@ -55,14 +62,42 @@ def invoke(store: Store, clock: Clock, urls: Urls, user_id: int, payload: object
                          "height": height}, "cost": cost(price)}
     order = buzz.pool_order(None, mature=allow_mature_content)
     now = clock.iso()
-    with store.write() as db:  # charge first: a refused charge runs nothing
-        buzz.charge(db, now, user_id, price, order, kind="recipe", reference="imageUpscaler",
-                    description=f"imageUpscaler {width}x{height}")
-    result = imaging.upscale(image, repeats)
-    if ephemeral:
-        url = "data:image/png;base64," + base64.b64encode(imaging.encode(result, "png")).decode("ascii")
-        return {"blob": {"type": "image", "id": "ephemeral", "available": True, "url": url,
-                         "width": result.width, "height": result.height}}
-    row = media.save_blob(store, now, user_id, result)
+    job_id = str(uuid.uuid4())
+    with store.write() as db:  # the charge and its job commit together; a refused charge runs nothing
+        debits = buzz.charge(db, now, user_id, price, order, kind="recipe", reference=job_id,
+                             description=f"imageUpscaler job {job_id} {width}x{height}")
+        orch_store.insert_job(db, job_id, user_id, "imageUpscaler", price, orjson.dumps(debits).decode(), now)
+    try:
+        result = imaging.upscale(image, repeats)
+        if ephemeral:
+            url = "data:image/png;base64," + base64.b64encode(imaging.encode(result, "png")).decode("ascii")
+            with store.write() as db:
+                orch_store.finish_job(db, job_id, "succeeded", None, clock.iso())
+            return {"blob": {"type": "image", "id": "ephemeral", "available": True, "url": url,
+                             "width": result.width, "height": result.height}}
+        row = media.write_blob_file(store, now, user_id, result)
+        with store.write() as db:  # the result's blob and the job's end commit together
+            orch_store.insert_blob(db, row)
+            orch_store.finish_job(db, job_id, "succeeded", row.id, clock.iso())
+    except Exception:
+        with store.write() as db:
+            refund_job(db, clock.iso(), job_id, user_id, debits, "failed")
+        raise
     return {"blob": {"type": "image", "id": row.id, "available": True, "url": media.blob_url(urls, row),
                      "width": row.width, "height": row.height, "nsfwLevel": "pg"}}
+
+
+def refund_job(db: Any, now: str, job_id: str, user_id: int, debits: dict[str, int], why: str) -> None:
+    """Refund a recipe job's charge (ledger reference: the job id) and mark it refunded."""
+    buzz.refund(db, now, user_id, debits, reference=job_id, description=f"imageUpscaler job {job_id} {why}: refunded")
+    orch_store.finish_job(db, job_id, "refunded", None, now)
+
+
+def recover(store: Store, clock: Clock) -> list[str]:
+    """At start: refund every job a crash cut short (still 'running'); their ids."""
+    with store.write() as db:
+        jobs = orch_store.running_jobs(db)
+        for job in jobs:
+            refund_job(db, clock.iso(), job["id"], job["user_id"], orjson.loads(job["debits"]),
+                       "interrupted by a restart")
+    return [job["id"] for job in jobs]

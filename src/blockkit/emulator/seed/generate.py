@@ -107,6 +107,73 @@ IMAGE_COLUMNS = (
     "nsfw_level", "scanned_at", "meta", "base_model", "thumbnail_url", "thumbnail_nsfw_level", "thumbnail_width",
     "thumbnail_height", "created_at",
 )
+# The base models the seed draws its models from, and whether the seed's on-site generation
+# covers each (``active`` here). Frozen at the list the seed was first written with, so that a
+# seed number keeps giving the same data as facts.BASE_MODELS grows; the newer kinds
+# (NEW_KIND_MODELS) name their base models from facts.BASE_MODELS.
+SEED_BASE_MODELS: tuple[facts.BaseModel, ...] = (
+    facts.BaseModel("SD 1.4", "sd1", False, "image"),
+    facts.BaseModel("SD 1.5", "sd1", True, "image"),
+    facts.BaseModel("SD 1.5 LCM", "sd1", False, "image"),
+    facts.BaseModel("SD 1.5 Hyper", "sd1", False, "image"),
+    facts.BaseModel("SD 2.0", "sd2", False, "image"),
+    facts.BaseModel("SD 2.1", "sd2", False, "image"),
+    facts.BaseModel("SDXL 1.0", "sdxl", True, "image"),
+    facts.BaseModel("SDXL Lightning", "sdxl", False, "image"),
+    facts.BaseModel("SDXL Hyper", "sdxl", False, "image"),
+    facts.BaseModel("SDXL Turbo", "sdxl", False, "image"),
+    facts.BaseModel("Pony", "sdxl", True, "image"),
+    facts.BaseModel("Illustrious", "sdxl", True, "image"),
+    facts.BaseModel("NoobAI", "sdxl", True, "image"),
+    facts.BaseModel("SD 3", "sd3", False, "image"),
+    facts.BaseModel("SD 3.5", "sd3", True, "image"),
+    facts.BaseModel("SD 3.5 Large", "sd3", True, "image"),
+    facts.BaseModel("Flux.1 S", "flux1", True, "image"),
+    facts.BaseModel("Flux.1 D", "flux1", True, "image"),
+    facts.BaseModel("AuraFlow", "auraflow", False, "image"),
+    facts.BaseModel("Kolors", "kolors", False, "image"),
+    facts.BaseModel("PixArt a", "pixarta", False, "image"),
+    facts.BaseModel("PixArt E", "pixarte", False, "image"),
+    facts.BaseModel("Lumina", "lumina", False, "image"),
+    facts.BaseModel("Stable Cascade", "scascade", False, "image"),
+    facts.BaseModel("SVD", "svd", False, "video"),
+    facts.BaseModel("Hunyuan 1", "hydit1", False, "image"),
+    facts.BaseModel("Hunyuan Video", "hyv1", True, "video"),
+    facts.BaseModel("Wan Video", "wanvideo", True, "video"),
+    facts.BaseModel("LTXV", "ltxv", True, "video"),
+    facts.BaseModel("Mochi", "mochi", False, "video"),
+    facts.BaseModel("Other", "other", False, "image"),
+)
+# The model types the main model loop makes one of each (then draws by MODEL_TYPE_WEIGHTS): the
+# 16 the seed was first written with. The newer ones come from NEW_KIND_MODELS.
+SEED_MODEL_TYPES: tuple[str, ...] = (
+    "Checkpoint", "TextualInversion", "Hypernetwork", "AestheticGradient", "LORA", "LoCon", "DoRA",
+    "Controlnet", "Upscaler", "MotionModule", "VAE", "Poses", "Wildcards", "Workflows", "Detection", "Other",
+)
+# One published model of each newer ModelType, made after everything else (so the data above
+# stays as it was): (type, base model, files as (file type, name suffix, KB range, format, fp, primary)).
+KindFile = tuple[str, str, tuple[int, int], str, "str | None", bool]
+NEW_KIND_MODELS: tuple[tuple[str, str, tuple[KindFile, ...]], ...] = (
+    ("UNet", "Flux.1 D", (("Diffusion Model", "_fp8_e4m3fn.safetensors", (11_000_000, 12_000_000), "SafeTensor",
+                           "fp8", True),
+                          ("UNet", "_Q8_0.gguf", (12_000_000, 12_800_000), "GGUF", None, False))),
+    ("TextEncoder", "Flux.1 D", (("Text Encoder", "_t5xxl_fp16.safetensors", (9_000_000, 9_600_000), "SafeTensor",
+                                  "fp16", True),)),
+    ("CLIPVision", "Wan Video 14B i2v 720p", (("CLIPVision", "_clip_vision_h.safetensors", (1_200_000, 1_300_000),
+                                              "SafeTensor", "fp16", True),)),
+    ("ComfyWorkflows", "Flux.1 D", (("Workflow", "_workflow.json", (20, 90), "Other", None, True),
+                                    ("ControlNet", "_controlnet_union.safetensors", (2_400_000, 2_600_000),
+                                     "SafeTensor", "fp16", False),
+                                    ("Upscaler", "_4x_upscaler.pth", (60_000, 70_000), "PickleTensor", None, False),
+                                    ("Enhancement LoRA", "_detail.safetensors", (100_000, 300_000), "SafeTensor",
+                                     "bf16", False),
+                                    ("Other", "_notes.txt", (1, 4), "Other", None, False))),
+    ("VisionLanguage", "Qwen", (("Model", "_Q4_K_M.gguf", (4_500_000, 5_000_000), "GGUF", None, True),
+                                ("Vision Encoder", "_mmproj_f16.gguf", (600_000, 700_000), "GGUF", "fp16", False))),
+    ("CLIP", "SDXL 1.0", (("Model", "_clip_l.safetensors", (240_000, 250_000), "SafeTensor", "fp16", True),)),
+    ("LLM", "Other", (("Model", "_Q5_K_M.gguf", (5_000_000, 5_800_000), "GGUF", None, True),)),
+)
+
 # The forced first models: (landmark key, overrides).
 FORCED_MODELS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("archived_model", {"mode": "Archived"}),
@@ -318,8 +385,8 @@ class Generator:
 
     def make_models(self) -> None:
         rng = self.rng
-        active_bases = [b for b in facts.BASE_MODELS if b.active and b.kind == "image"]
-        video_bases = [b for b in facts.BASE_MODELS if b.active and b.kind == "video"]
+        active_bases = [b for b in SEED_BASE_MODELS if b.active and b.kind == "image"]
+        video_bases = [b for b in SEED_BASE_MODELS if b.active and b.kind == "video"]
         creator_landmark = self.landmarks["creator"]["id"]
         weights = [3.0 if u["id"] == creator_landmark else 1.0 / (1 + i % 7) for i, u in enumerate(self.creators)]
         cumulative = list(itertools.accumulate(weights))  # choices() would re-add them on every call
@@ -329,12 +396,12 @@ class Generator:
             role = ""
             if index < len(FORCED_MODELS):
                 role, forced = FORCED_MODELS[index]
-            elif index < len(FORCED_MODELS) + len(facts.MODEL_TYPES):
-                forced = {"type": facts.MODEL_TYPES[index - len(FORCED_MODELS)]}
+            elif index < len(FORCED_MODELS) + len(SEED_MODEL_TYPES):
+                forced = {"type": SEED_MODEL_TYPES[index - len(FORCED_MODELS)]}
             model_type = forced.get("type") or _weighted(rng, MODEL_TYPE_WEIGHTS)
             if index < 4:  # the landmark creator owns the first models
                 owner = next(u for u in self.creators if u["id"] == creator_landmark)
-            elif index == len(FORCED_MODELS) + len(facts.MODEL_TYPES):  # a deleted account's model
+            elif index == len(FORCED_MODELS) + len(SEED_MODEL_TYPES):  # a deleted account's model
                 owner = next(u for u in self.users if u["id"] == self.landmarks["deleted_user"]["id"])
             else:
                 owner = rng.choices(self.creators, cum_weights=cumulative)[0]
@@ -345,11 +412,11 @@ class Generator:
             if mode is None and status == "Published" and not forced and rng.random() < 0.04:
                 mode = rng.choice(facts.MODEL_MODES)
             if model_type == "MotionModule":
-                base = next(b for b in facts.BASE_MODELS if b.name == "SD 1.5")
+                base = next(b for b in SEED_BASE_MODELS if b.name == "SD 1.5")
             elif model_type in ("Checkpoint", "LORA") and rng.random() < 0.08:
                 base = rng.choice(video_bases)
             else:
-                base = rng.choice(active_bases) if rng.random() < 0.9 else rng.choice(facts.BASE_MODELS)
+                base = rng.choice(active_bases) if rng.random() < 0.9 else rng.choice(SEED_BASE_MODELS)
             model_id = self.next_id("model")
             created = self.when(owner["created"] + DAY)
             model = {
@@ -358,42 +425,71 @@ class Generator:
             }
             self.models.append(model)
             versions = self._make_versions(model)
-            published = [v for v in versions if v["published_at"] is not None]
-            nsfw_level = 0
-            for version in versions:
-                nsfw_level |= version["nsfw_level"]
-            trained = any(v["upload_type"] == "Trained" for v in versions)
-            supports_generation = int(status == "Published" and mode is None and base.active
-                                      and model_type in ("Checkpoint", "LORA", "LoCon", "DoRA", "TextualInversion",
-                                                         "VAE"))
-            commercial = rng.choice(("{Image,RentCivit,Rent,Sell}", "{Image,RentCivit}", "{Image}", "{}",
-                                     "{RentCivit,Rent}"))
-            last = max((v["published_ts"] for v in published), default=None)
-            self.sink.add(
-                "models", id=model_id, user_id=owner["id"], name=model["name"],
-                description=f"<p>{model['name']}: {rng.choice(words.STYLES).lower()} results on"
-                            f" {base.name}. Trigger words are listed on each version.</p>",
-                type=model_type, status=status, availability="Public", mode=mode,
-                checkpoint_type=(rng.choice(("Standard", "Merge", "Merge", "Trained")) if model_type == "Checkpoint"
-                                 else None),
-                from_platform=int(trained), nsfw=int(bool(nsfw_level & 28)), nsfw_level=nsfw_level or 1,
-                supports_generation=supports_generation, allow_no_credit=int(rng.random() < 0.7),
-                allow_commercial_use=commercial, allow_derivatives=int(rng.random() < 0.85),
-                allow_different_license=int(rng.random() < 0.6), minor=int(forced.get("minor", False)),
-                poi=int(forced.get("poi", False)), sfw_only=int(forced.get("sfw_only", False)),
-                created_at=ts(created), updated_at=ts(max([created] + [v["updated_ts"] for v in versions])),
-                published_at=ts(min(v["published_ts"] for v in published)) if published and status != "Draft" else None,
-                last_version_at=ts(last) if last else None,
-            )
-            self._model_metrics(model_id, created)
-            for tag_id in self.pick_tags("model", 1, 4) + self.pick_tags("model_category", 0, 1):
-                self.sink.add("model_tags", model_id=model_id, tag_id=tag_id)
+            self._model_row(model, versions)
             if role:
                 self.landmarks[role] = {"id": model_id, "name": model["name"], "type": model_type,
                                         "version_ids": [v["id"] for v in versions]}
             if (status == "Published" and mode is None and not role
                     and model_type not in self.landmarks["models_by_type"]):
                 self.landmarks["models_by_type"][model_type] = model_id
+
+    def _model_row(self, model: dict[str, Any], versions: list[dict[str, Any]]) -> None:
+        """The model's row, its metrics and its tags (after its versions)."""
+        rng = self.rng
+        model_id, model_type, owner, status, mode, base = (model["id"], model["type"], model["owner"],
+                                                           model["status"], model["mode"], model["base"])
+        forced, created = model["forced"], model["created"]
+        published = [v for v in versions if v["published_at"] is not None]
+        nsfw_level = 0
+        for version in versions:
+            nsfw_level |= version["nsfw_level"]
+        trained = any(v["upload_type"] == "Trained" for v in versions)
+        supports_generation = int(status == "Published" and mode is None and base.active
+                                  and model_type in ("Checkpoint", "LORA", "LoCon", "DoRA", "TextualInversion",
+                                                     "VAE"))
+        commercial = rng.choice(("{Image,RentCivit,Rent,Sell}", "{Image,RentCivit}", "{Image}", "{}",
+                                 "{RentCivit,Rent}"))
+        last = max((v["published_ts"] for v in published), default=None)
+        self.sink.add(
+            "models", id=model_id, user_id=owner["id"], name=model["name"],
+            description=f"<p>{model['name']}: {rng.choice(words.STYLES).lower()} results on"
+                        f" {base.name}. Trigger words are listed on each version.</p>",
+            type=model_type, status=status, availability="Public", mode=mode,
+            checkpoint_type=(rng.choice(("Standard", "Merge", "Merge", "Trained")) if model_type == "Checkpoint"
+                             else None),
+            from_platform=int(trained), nsfw=int(bool(nsfw_level & 28)), nsfw_level=nsfw_level or 1,
+            supports_generation=supports_generation, allow_no_credit=int(rng.random() < 0.7),
+            allow_commercial_use=commercial, allow_derivatives=int(rng.random() < 0.85),
+            allow_different_license=int(rng.random() < 0.6), minor=int(forced.get("minor", False)),
+            poi=int(forced.get("poi", False)), sfw_only=int(forced.get("sfw_only", False)),
+            created_at=ts(created), updated_at=ts(max([created] + [v["updated_ts"] for v in versions])),
+            published_at=ts(min(v["published_ts"] for v in published)) if published and status != "Draft" else None,
+            last_version_at=ts(last) if last else None,
+        )
+        self._model_metrics(model_id, created)
+        for tag_id in self.pick_tags("model", 1, 4) + self.pick_tags("model_category", 0, 1):
+            self.sink.add("model_tags", model_id=model_id, tag_id=tag_id)
+
+    def make_new_kinds(self) -> None:
+        """One published model of each newer ModelType (NEW_KIND_MODELS), with its files and showcase posts.
+
+        Made last, so every row the seed made before keeps its values and ids.
+        """
+        rng = self.rng
+        bases = {b.name: b for b in facts.BASE_MODELS}
+        for model_type, base_name, kind_files in NEW_KIND_MODELS:
+            owner = rng.choice(self.creators)
+            created = self.when(owner["created"] + DAY)
+            model = {"id": self.next_id("model"), "type": model_type, "owner": owner, "status": "Published",
+                     "mode": None, "base": bases[base_name], "name": self.model_name(model_type), "created": created,
+                     "forced": {"type": model_type}, "kind_files": kind_files}
+            self.models.append(model)
+            versions = self._make_versions(model)
+            self._model_row(model, versions)
+            for version in versions:
+                if version["published_at"] is not None:
+                    self._post(owner, version, count=rng.randint(2, 4))
+            self.landmarks["models_by_type"].setdefault(model_type, model["id"])
 
     def _model_metrics(self, model_id: int, created: int) -> None:
         rng = self.rng
@@ -422,7 +518,7 @@ class Generator:
         stamps = sorted(self.when(when, ANCHOR_TS - 2 * DAY) for _ in range(count))[::-1]
         for position, (number, created) in enumerate(zip(numbers, stamps)):
             version_id = self.next_id("version")
-            base = model["base"] if position == count - 1 or rng.random() < 0.8 else rng.choice(facts.BASE_MODELS)
+            base = model["base"] if position == count - 1 or rng.random() < 0.8 else rng.choice(SEED_BASE_MODELS)
             status = "Published" if model["status"] in ("Published",) else model["status"]
             availability = "Public"
             upload_type = "Created"
@@ -556,7 +652,10 @@ class Generator:
                           "fp": fp, "primary": primary, "epoch": epoch, "visibility": visibility})
 
         vname = version["name"]
-        if version["epochs"]:
+        if model.get("kind_files"):
+            for file_type, suffix, (low, high), fmt, fp, primary in model["kind_files"]:
+                add(file_type, f"{slug}_{vname}{suffix}", rng.uniform(low, high), fmt, None, fp, primary=primary)
+        elif version["epochs"]:
             for epoch in range(1, version["epochs"] + 1):
                 add("Model", f"{slug}-{epoch:06d}.safetensors", rng.uniform(18_000, 220_000), "SafeTensor", "full",
                     "fp16", primary=epoch == version["epochs"], epoch=epoch)
@@ -776,7 +875,7 @@ class Generator:
         meta_json = None
         if with_meta:
             meta_json = orjson.dumps(self._meta(width, height, resources)).decode()
-        base_model = version["base"].name if version else (rng.choice(facts.BASE_MODELS).name
+        base_model = version["base"].name if version else (rng.choice(SEED_BASE_MODELS).name
                                                            if rng.random() < 0.5 else None)
         self.add_image(  # in IMAGE_COLUMNS order
             image_id, user["id"], post_id, position, image_type, url, f"{uid[:8]}.{url.rsplit('.', 1)[1]}",
@@ -1038,6 +1137,7 @@ class Generator:
         self.make_articles()
         self.make_collections()
         self.make_user_state()
+        self.make_new_kinds()
         self.sink.flush_all()
         return self.landmarks
 
@@ -1074,3 +1174,13 @@ def generate(store: Store, seed: int, scale: str) -> dict[str, int]:
         if not nested:
             conn.execute("PRAGMA foreign_keys = ON")
     return dict(sink.counts)
+
+
+def generate_users(store: Store, seed: int, scale: str) -> None:
+    """Only the users (with their subscriptions) that ``generate(store, seed, scale)`` makes: the
+    generator draws them first, from the same ``Random(seed)``, so the rows are the same, without
+    the seconds a large catalogue takes (``blockkit emulator users`` without ``--data``)."""
+    with store.write() as db:
+        sink = Sink(db)
+        Generator(sink, Random(seed), SCALE_SPECS[scale]).make_users()
+        sink.flush_all()

@@ -13,6 +13,7 @@ raised as one :class:`StoreError` with a one-line message.
 
 from __future__ import annotations
 
+import errno
 import os
 import sqlite3
 import threading
@@ -39,10 +40,43 @@ def default_busy_timeout_ms() -> int:
         return DEFAULT_BUSY_TIMEOUT_MS
 
 
+# SQLite's primary result codes for a store that cannot take writes now (the disk, the file's
+# permissions, the device); a running server answers these 503 instead of a 500 with a traceback.
+UNAVAILABLE_CODES = {"SQLITE_FULL": "the disk is full", "SQLITE_READONLY": "the database file is read-only",
+                     "SQLITE_IOERR": "an I/O error on the database file", "SQLITE_BUSY": "the database is busy",
+                     "SQLITE_LOCKED": "the database is busy", "SQLITE_CANTOPEN": "cannot open the database file"}
+
+
+def unavailable_reason(exc: BaseException) -> str | None:
+    """Why the store cannot serve now (full disk, read-only file, I/O error, busy), or None for any other error.
+
+    Reads SQLite's result code (``sqlite_errorname``, e.g. ``SQLITE_IOERR_WRITE``), not the message text.
+    """
+    if isinstance(exc, StoreError):
+        return str(exc)
+    if not isinstance(exc, sqlite3.Error):
+        return None
+    name = str(getattr(exc, "sqlite_errorname", "") or "")
+    for code, reason in UNAVAILABLE_CODES.items():
+        if name == code or name.startswith(code + "_"):
+            return reason
+    lowered = str(exc).lower()
+    if "disk" in lowered and "full" in lowered:
+        return UNAVAILABLE_CODES["SQLITE_FULL"]
+    if "readonly" in lowered:
+        return UNAVAILABLE_CODES["SQLITE_READONLY"]
+    return None
+
+
 def describe_sqlite_error(path: Path, exc: sqlite3.Error, busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS) -> str:
     """One line that says what is wrong with the database file, for a person."""
     text = str(exc)
     lowered = text.lower()
+    name = str(getattr(exc, "sqlite_errorname", "") or "")
+    if name == "SQLITE_FULL" or ("disk" in lowered and "full" in lowered):
+        return f"{path}: the disk is full (free some space and start again; nothing was lost)"
+    if name.startswith("SQLITE_READONLY") or "readonly" in lowered or "read-only" in lowered:
+        return f"{path}: the database file is read-only (give this user write access to it, or use another --data)"
     if "locked" in lowered or "busy" in lowered:
         return (f"{path}: the database is locked by another process (waited {busy_timeout_ms / 1000:g} s);"
                 " stop the other emulator or command using this data directory and try again")
@@ -50,11 +84,29 @@ def describe_sqlite_error(path: Path, exc: sqlite3.Error, busy_timeout_ms: int =
         return f"{path}: the database file is corrupt or not an SQLite database ({text})"
     if "unable to open" in lowered:
         return f"{path}: cannot open the database file (is the directory writable?)"
-    if "readonly" in lowered or "read-only" in lowered:
-        return f"{path}: the database file is read-only"
-    if "disk" in lowered and "full" in lowered:
-        return f"{path}: the disk is full"
+    if name.startswith("SQLITE_IOERR"):
+        return f"{path}: an I/O error on the database file ({text})"
     return f"{path}: {text}"
+
+
+def link_into_place(tmp: Path, path: Path) -> bool:
+    """Give the finished file ``tmp`` the name ``path`` unless ``path`` exists; True when ours took it.
+
+    A hard link never replaces a file another process put there first. A filesystem without hard
+    links falls back to a rename after a look (a narrower window, but no worse than no check).
+    """
+    try:
+        os.link(tmp, path)
+        return True
+    except FileExistsError:
+        return False
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK):
+            raise
+    if path.exists():
+        return False
+    os.rename(tmp, path)
+    return True
 
 
 class _Held:
@@ -83,6 +135,7 @@ class Store:
         self.busy_timeout_ms = default_busy_timeout_ms() if busy_timeout_ms is None else busy_timeout_ms
         self._local = threading.local()
         self._lock = threading.Lock()
+        self._writer = threading.Lock()  # one writer of this process at a time (see write())
         # Only the living threads' holders: a holder leaves this set when its thread ends.
         self._held: weakref.WeakSet[_Held] = weakref.WeakSet()
         self._closed = False
@@ -106,7 +159,14 @@ class Store:
         path = data_dir / DB_FILENAME
         if path.exists() and not path.is_file():
             raise StoreError(f"{path}: not a file")
-        existed = path.is_file() and path.stat().st_size > 0
+        existed = path.is_file()
+        if existed and path.stat().st_size == 0:
+            # Never ours: a new store is made whole under a temporary name and linked into place
+            # (_create), so an empty file is someone else's (a `touch`, a failed copy). Refused, not seeded.
+            raise StoreError(f"{path}: an empty (zero-byte) file, not an emulator database; blockkit leaves it"
+                             " alone: remove it to start with fresh data, or use another --data directory")
+        if not existed:
+            cls._create(path, busy_timeout_ms)
         store = cls(path, busy_timeout_ms=busy_timeout_ms)
         try:
             with store.guard():
@@ -118,6 +178,48 @@ class Store:
             store.close()
             raise
         return store
+
+    @classmethod
+    def _create(cls, path: Path, busy_timeout_ms: int | None) -> None:
+        """Make an empty store file (our application_id, WAL) under a temporary name, then link it into place.
+
+        A crash here leaves at most a stray ``.emulator.sqlite3.new-*`` file, never a half-made
+        ``emulator.sqlite3``; if another process linked its own first, that one is used.
+        """
+        tmp = path.with_name(f".{path.name}.new-{os.getpid()}-{threading.get_ident()}")
+        for leftover in (tmp, tmp.with_name(tmp.name + "-wal"), tmp.with_name(tmp.name + "-shm")):
+            leftover.unlink(missing_ok=True)
+        try:
+            conn = sqlite3.connect(tmp, isolation_level=None)
+            try:
+                conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+                conn.execute("PRAGMA journal_mode = WAL")
+            finally:
+                conn.close()
+            with open(tmp, "rb") as handle:
+                os.fsync(handle.fileno())
+            link_into_place(tmp, path)
+        except sqlite3.Error as exc:
+            raise StoreError(describe_sqlite_error(path, exc, busy_timeout_ms or DEFAULT_BUSY_TIMEOUT_MS)) from None
+        except OSError as exc:
+            if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+                raise StoreError(f"{path}: the disk is full (free some space and start again)") from None
+            raise StoreError(f"{path}: cannot create the database file: {exc.strerror or exc}") from None
+        finally:
+            tmp.unlink(missing_ok=True)
+
+    def check_writable(self) -> None:
+        """Raise a one-line StoreError unless a write can be made (a 0444 file in a writable directory opens
+        read-only and would fail only at the first write). The probe row is rolled back."""
+        conn = self.connection()
+        with self.guard():
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.execute("INSERT INTO meta (key, value) VALUES ('blockkit.write-probe', 'null')"
+                             " ON CONFLICT (key) DO UPDATE SET value = excluded.value")
+            finally:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
 
     def _quick_check(self) -> None:
         rows = self.connection().execute("PRAGMA quick_check").fetchall()
@@ -183,19 +285,27 @@ class Store:
 
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
-        """A write transaction (BEGIN IMMEDIATE: take the write lock now, waiting up to busy_timeout)."""
+        """A write transaction (BEGIN IMMEDIATE: take the write lock now, waiting up to busy_timeout).
+
+        Writers of this process queue on one in-process lock before they ask SQLite for its
+        write lock. SQLite makes a waiting writer sleep and poll (1, 2, 5, ... up to 100 ms a
+        try), so under concurrent writes the waits, not the work, set the latency; a lock
+        hands over the moment the writer before it commits. Another process (the CLI) still
+        meets SQLite's own lock and busy_timeout. Readers never wait for it (WAL).
+        """
         conn = self.connection()
         if conn.in_transaction:
             yield conn
             return
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield conn
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
+        with self._writer:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
 
     @contextmanager
     def guard(self) -> Iterator[None]:

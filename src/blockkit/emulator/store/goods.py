@@ -42,3 +42,26 @@ def for_user(db: sqlite3.Connection, user_id: int, app_id: str | None, include_r
 
 def mark_refunded(db: sqlite3.Connection, purchase_id: str, now: str) -> None:
     db.execute("UPDATE goods_purchases SET refund_state = 'refunded', refunded_at = ? WHERE id = ?", (now, purchase_id))
+
+
+# --- idempotency keys (the table idempotency_keys) ------------------------------------------------
+
+def purge_expired_keys(db: sqlite3.Connection, now: str) -> int:
+    """Free every key whose expiry has passed; the number freed."""
+    return db.execute("DELETE FROM idempotency_keys WHERE expires_at <= ?", (now,)).rowcount
+
+
+def find_key(db: sqlite3.Connection, scope: str, user_id: int, app_id: str, key: str) -> dict[str, Any] | None:
+    row = db.execute("SELECT fingerprint, status, answer, created_at, expires_at FROM idempotency_keys"
+                     " WHERE scope = ? AND user_id = ? AND app_id = ? AND key = ?",
+                     (scope, user_id, app_id, key)).fetchone()
+    return None if row is None else dict(row)
+
+
+def store_key(db: sqlite3.Connection, scope: str, user_id: int, app_id: str, key: str, fingerprint: str,
+              status: int, answer: str, now: str, expires_at: str) -> None:
+    """Record a key's first answer. A plain INSERT: a second answer for a live key breaks the primary key
+    (never an overwrite)."""
+    db.execute("INSERT INTO idempotency_keys (scope, user_id, app_id, key, fingerprint, status, answer, created_at,"
+               " expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+               (scope, user_id, app_id, key, fingerprint, status, answer, now, expires_at))

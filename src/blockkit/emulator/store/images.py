@@ -351,3 +351,16 @@ def data_identity(db: sqlite3.Connection) -> str:
     from blockkit.emulator.store import meta
 
     return f"{meta.get(db, meta.SEED)}/{meta.get(db, meta.SCALE)}"
+
+
+def tags_of_images(db: sqlite3.Connection, ids: Sequence[int]) -> dict[int, list[dict[str, Any]]]:
+    """Each image's tags as {id, name}, by tag name (GET /images?withTags=true)."""
+    out: dict[int, list[dict[str, Any]]] = {i: [] for i in ids}
+    if not ids:
+        return out
+    for image_id, tag_id, name in db.execute(
+            "SELECT it.image_id, t.id, t.name FROM image_tags it JOIN tags t ON t.id = it.tag_id"
+            " WHERE it.image_id IN (SELECT value FROM json_each(?)) ORDER BY it.image_id, t.name",
+            (json.dumps(list(ids)),)):
+        out[image_id].append({"id": tag_id, "name": name})
+    return out

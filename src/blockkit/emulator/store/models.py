@@ -211,7 +211,9 @@ def tags_of_models(db: sqlite3.Connection, ids: Sequence[int]) -> dict[int, list
 
 
 LIST_VERSION_COLUMNS = ("v.id, v.model_id, v.name, v.base_model, v.base_model_type, v.published_at,"
-                        " v.supports_generation, v.download_count, v.thumbs_up_count, v.thumbs_down_count")
+                        " v.supports_generation, v.download_count, v.thumbs_up_count, v.thumbs_down_count,"
+                        " v.position, v.availability, v.nsfw_level, v.description, v.trained_words,"
+                        " v.early_access_ends_at")
 
 
 def versions_of_models(db: sqlite3.Connection, ids: Sequence[int], *, published_only: bool) -> list[tuple[Any, ...]]:
@@ -225,7 +227,7 @@ def versions_of_models(db: sqlite3.Connection, ids: Sequence[int], *, published_
 
 
 FILE_COLUMNS = ("f.id, f.version_id, f.name, f.type, f.size_kb, f.format, f.size, f.fp, f.is_primary,"
-                " f.pickle_scan_result, f.virus_scan_result, f.visibility, f.epoch")
+                " f.pickle_scan_result, f.virus_scan_result, f.visibility, f.epoch, f.scanned_at")
 
 
 def files_of_versions(db: sqlite3.Connection, version_ids: Sequence[int], *, public_only: bool,
@@ -256,7 +258,8 @@ def hashes_of_files(db: sqlite3.Connection, file_ids: Sequence[int]) -> dict[int
     return {k: {kind: v[kind] for kind in HASH_ORDER if kind in v} for k, v in out.items()}
 
 
-PREVIEW_COLUMNS = "id, url, nsfw_level, width, height, blurhash, type, version_id"
+PREVIEW_COLUMNS = ("id, url, nsfw_level, width, height, blurhash, type, version_id, has_meta, has_prompt,"
+                   " post_availability, meta")
 
 
 def previews_of_versions(db: sqlite3.Connection, version_ids: Sequence[int], browsing_level: int,
@@ -267,6 +270,9 @@ def previews_of_versions(db: sqlite3.Connection, version_ids: Sequence[int], bro
     return [tuple(r) for r in db.execute(
         f"SELECT {PREVIEW_COLUMNS} FROM ("
         f" SELECT i.id, i.url, i.nsfw_level, i.width, i.height, i.blurhash, i.type, p.model_version_id AS version_id,"
+        f"  i.meta IS NOT NULL AS has_meta,"
+        f"  coalesce(json_extract(i.meta, '$.prompt'), '') <> '' AS has_prompt, p.availability AS post_availability,"
+        f"  i.meta,"
         f"  row_number() OVER (PARTITION BY p.model_version_id ORDER BY p.id, i.post_position, i.id) AS rank"
         f" FROM posts p JOIN model_versions v ON v.id = p.model_version_id JOIN models m ON m.id = v.model_id"
         f" JOIN images i ON i.post_id = p.id"
@@ -353,6 +359,19 @@ def version_ids_by_hash(db: sqlite3.Connection, value: str) -> list[int]:
     return [r[0] for r in db.execute(
         "SELECT DISTINCT f.version_id FROM file_hashes h JOIN model_files f ON f.id = h.file_id"
         " WHERE h.hash = ? ORDER BY f.version_id", (value.upper(),))]
+
+
+def file_matches_by_sha256(db: sqlite3.Connection, values: Iterable[str]) -> list[tuple[str, int]]:
+    """(upper-case hash, version id) once per file carrying one of these SHA256s, in file order."""
+    import orjson
+
+    wanted = sorted({v.upper() for v in values})
+    if not wanted:
+        return []
+    return [(r[0], r[1]) for r in db.execute(
+        "SELECT h.hash, f.version_id FROM file_hashes h JOIN model_files f ON f.id = h.file_id"
+        " WHERE h.kind = 'SHA256' AND h.hash IN (SELECT value FROM json_each(?)) ORDER BY f.id",
+        (orjson.dumps(wanted).decode(),))]
 
 
 def version_ids_by_sha256(db: sqlite3.Connection, values: Iterable[str]) -> list[tuple[str, int]]:

@@ -91,9 +91,24 @@ def find_blob(db: sqlite3.Connection, blob_id: str) -> BlobRow | None:
 
 
 def insert_workflow(db: sqlite3.Connection, *, id: str, user_id: int, app_id: str | None, block_id: str | None,
-                    created_at: str, cost: int, document: str) -> None:
-    db.execute("INSERT INTO workflows (id, user_id, app_id, block_id, status, created_at, cost, document)"
-               " VALUES (?, ?, ?, ?, 'timed', ?, ?, ?)", (id, user_id, app_id, block_id, created_at, cost, document))
+                    created_at: str, cost: int, document: str, external_id: str | None = None) -> None:
+    db.execute("INSERT INTO workflows (id, user_id, app_id, block_id, status, created_at, cost, document, external_id)"
+               " VALUES (?, ?, ?, ?, 'timed', ?, ?, ?, ?)",
+               (id, user_id, app_id, block_id, created_at, cost, document, external_id))
+
+
+def find_by_external_id(db: sqlite3.Connection, user_id: int, external_id: str) -> dict[str, Any] | None:
+    row = db.execute("SELECT id, user_id, app_id, block_id, status, created_at, canceled_at, cost, document"
+                     " FROM workflows WHERE user_id = ? AND external_id = ?", (user_id, external_id)).fetchone()
+    return None if row is None else dict(row)
+
+
+def expiring_workflows(db: sqlite3.Connection, limit: int) -> list[str]:
+    """Ids of workflows that will expire (a step timed out) and are not refunded yet."""
+    return [r[0] for r in db.execute(
+        "SELECT id FROM workflows WHERE status = 'timed' AND canceled_at IS NULL"
+        " AND json_extract(document, '$.outcome') = 'expired' AND json_extract(document, '$.refunded') = 0"
+        " ORDER BY created_at LIMIT ?", (limit,))]
 
 
 def find_workflow(db: sqlite3.Connection, workflow_id: str) -> dict[str, Any] | None:
@@ -127,14 +142,63 @@ def iter_workflows(db: sqlite3.Connection, user_id: int, app_id: str | None, *, 
         yield dict(row)
 
 
-def update_workflow_document(db: sqlite3.Connection, workflow_id: str, document: str) -> None:
-    db.execute("UPDATE workflows SET document = ? WHERE id = ?", (document, workflow_id))
+def update_workflow_document(db: sqlite3.Connection, workflow_id: str, document: str,
+                             status: str | None = None) -> None:
+    db.execute("UPDATE workflows SET document = ?, status = coalesce(?, status) WHERE id = ?",
+               (document, status, workflow_id))
 
 
 def delete_workflow(db: sqlite3.Connection, workflow_id: str) -> None:
     db.execute("DELETE FROM workflows WHERE id = ?", (workflow_id,))
+    drop_events(db, workflow_id)
 
 
 def cancel_workflow(db: sqlite3.Connection, workflow_id: str, now: str, document: str) -> None:
     db.execute("UPDATE workflows SET status = 'canceled', canceled_at = ?, document = ? WHERE id = ?",
                (now, document, workflow_id))
+
+
+# --- callback events (the outbox) -----------------------------------------------------------
+
+
+def add_event(db: sqlite3.Connection, workflow_id: str, url: str, event_type: str, body: str, due_at: str) -> None:
+    db.execute("INSERT INTO workflow_events (workflow_id, url, event_type, body, due_at) VALUES (?, ?, ?, ?, ?)",
+               (workflow_id, url, event_type, body, due_at))
+
+
+def drop_events(db: sqlite3.Connection, workflow_id: str, after: str | None = None) -> None:
+    """Drop a workflow's undelivered events (only those due after ``after`` when given)."""
+    db.execute("UPDATE workflow_events SET state = 'dropped' WHERE workflow_id = ? AND state = 'pending'"
+               " AND (? IS NULL OR due_at > ?)", (workflow_id, after, after))
+
+
+def due_events(db: sqlite3.Connection, now: str, wall: float, limit: int) -> list[dict[str, Any]]:
+    rows = db.execute("SELECT id, workflow_id, url, event_type, body, due_at, attempts FROM workflow_events"
+                      " WHERE state = 'pending' AND due_at <= ? AND next_try <= ? ORDER BY due_at, id LIMIT ?",
+                      (now, wall, limit))
+    return [dict(r) for r in rows]
+
+
+def mark_event(db: sqlite3.Connection, event_id: int, state: str, attempts: int, next_try: float,
+               error: str | None) -> None:
+    db.execute("UPDATE workflow_events SET state = ?, attempts = ?, next_try = ?, last_error = ? WHERE id = ?",
+               (state, attempts, next_try, error, event_id))
+
+
+# --- recipe jobs ----------------------------------------------------------------------------
+
+
+def insert_job(db: sqlite3.Connection, job_id: str, user_id: int, recipe: str, cost: int, debits: str,
+               now: str) -> None:
+    db.execute("INSERT INTO recipe_jobs (id, user_id, recipe, status, cost, debits, created_at)"
+               " VALUES (?, ?, ?, 'running', ?, ?, ?)", (job_id, user_id, recipe, cost, debits, now))
+
+
+def finish_job(db: sqlite3.Connection, job_id: str, status: str, blob_id: str | None, now: str) -> None:
+    db.execute("UPDATE recipe_jobs SET status = ?, blob_id = ?, finished_at = ? WHERE id = ? AND status = 'running'",
+               (status, blob_id, now, job_id))
+
+
+def running_jobs(db: sqlite3.Connection) -> list[dict[str, Any]]:
+    return [dict(r) for r in db.execute("SELECT id, user_id, recipe, cost, debits FROM recipe_jobs"
+                                        " WHERE status = 'running'")]

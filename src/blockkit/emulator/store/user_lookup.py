@@ -18,6 +18,7 @@ class LookupRow:
     id: int
     username: str
     avatar_nsfw: str
+    avatar_url: str | None
 
 
 def _prefix(text: str) -> str:
@@ -37,6 +38,6 @@ def lookup(db: sqlite3.Connection, *, ids: Sequence[int] | None, prefix: str | N
         order = "length(username), username COLLATE NOCASE, id"
     else:
         order = "id"
-    rows = db.execute(f"SELECT id, username, avatar_nsfw FROM users WHERE {' AND '.join(where)}"
+    rows = db.execute(f"SELECT id, username, avatar_nsfw, image FROM users WHERE {' AND '.join(where)}"
                       f" ORDER BY {order} LIMIT ?", [*params, limit])
-    return [LookupRow(r[0], r[1], r[2]) for r in rows]
+    return [LookupRow(r[0], r[1], r[2], r[3]) for r in rows]

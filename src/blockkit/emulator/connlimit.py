@@ -1,0 +1,261 @@
+"""Connections that send nothing, or send their headers slowly, must not starve a loopback server.
+
+uvicorn closes a kept-alive connection that stays idle after a response (``timeout_keep_alive``),
+but it waits forever for the first request of a connection, and for the rest of a request's
+headers once a few bytes of them came. Each such connection holds a file descriptor; under the
+common limit of 1,024 descriptors a thousand of them leave none for anyone else, and the
+server logs ``accept()`` EMFILE errors until they go.
+
+:class:`ConnectionPool` (one per process: the limit is the process's) fixes both, through the
+HTTP protocol class that :func:`uvicorn_settings` hands to uvicorn:
+
+- a header deadline: a connection whose request headers are not complete within
+  ``HEADER_TIMEOUT_S`` of it opening (or of its previous answer) is closed, as nginx's
+  ``client_header_timeout`` and Apache's ``mod_reqtimeout`` do;
+- a cap on open connections below the descriptor limit (``cap_for``): a connection over the
+  cap closes the connection that has waited longest for its headers, or, when every connection
+  is busy with a request, is closed itself. The descriptors never run out, and a client that
+  sends its request at once is served even while others hold connections open.
+
+Every server of the process shares the one pool: the three emulator origins and, under
+``blockkit dev``, its host and block servers too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import resource
+import socket
+import threading
+from collections import OrderedDict
+from typing import Any
+
+import h11
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+HEADER_TIMEOUT_S = 10.0     # from opening (or the previous answer) to the end of the request's headers
+# Set: another header deadline in seconds (the slow-client tests use a short one).
+HEADER_TIMEOUT_ENV = "BLOCKKIT_HEADER_TIMEOUT_S"
+KEEP_ALIVE_S = 5            # idle after an answer (uvicorn's own default, stated)
+MAX_CONNECTIONS = 4096      # a ceiling when descriptors are plentiful
+# How many connections may be accepted before their protocol has taken them (asyncio accepts a
+# burst in one go, before any protocol runs): the most the cap can be overshot by.
+ACCEPT_BURST = 32
+RESERVED_FDS = 256          # for the store (3 per thread), files being sent, the listening sockets, ...
+
+
+def cap_for(soft_limit: int) -> int:
+    """How many connections a process with ``soft_limit`` descriptors may hold open."""
+    if soft_limit <= 0 or soft_limit == resource.RLIM_INFINITY:
+        return MAX_CONNECTIONS
+    reserve = max(RESERVED_FDS, soft_limit // 4)
+    return max(16, min(MAX_CONNECTIONS, soft_limit - reserve))
+
+
+def configured_header_timeout() -> float:
+    value = os.environ.get(HEADER_TIMEOUT_ENV)
+    try:
+        seconds = float(value) if value else HEADER_TIMEOUT_S
+    except ValueError:
+        return HEADER_TIMEOUT_S
+    return seconds if 0 < seconds < 3600 else HEADER_TIMEOUT_S
+
+
+def descriptor_limit() -> int:
+    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return int(soft)
+
+
+class ConnectionPool:
+    """The open connections of every server in this process, and the ones still waiting for headers."""
+
+    def __init__(self, cap: int | None = None, header_timeout: float | None = None) -> None:
+        self.cap = cap if cap is not None else cap_for(descriptor_limit())
+        self.header_timeout = header_timeout if header_timeout is not None else configured_header_timeout()
+        self._lock = threading.Lock()
+        self._open: set[Any] = set()
+        # Connections waiting for (the rest of) a request's headers, oldest first.
+        self._waiting: OrderedDict[Any, None] = OrderedDict()
+        self.closed_for_deadline = 0
+        self.closed_for_cap = 0
+        self._pending = 0  # accepted sockets no protocol has taken yet
+
+    def guard_socket(self, sock: socket.socket) -> socket.socket:
+        """``sock`` (listening) as a socket whose accept() stops a burst at ``ACCEPT_BURST`` untaken connections."""
+        guarded = _BurstLimitedSocket(sock.family, sock.type, sock.proto, fileno=sock.detach())
+        guarded.pool = self
+        guarded.setblocking(False)
+        return guarded
+
+    def may_accept(self) -> bool:
+        with self._lock:
+            if self._pending >= ACCEPT_BURST:
+                return False
+            self._pending += 1
+            return True
+
+    def accept_failed(self) -> None:
+        with self._lock:
+            self._pending = max(0, self._pending - 1)
+
+    @property
+    def open_count(self) -> int:
+        with self._lock:
+            return len(self._open)
+
+    def opened(self, conn: Any) -> None:
+        with self._lock:
+            self._pending = max(0, self._pending - 1)
+            self._open.add(conn)
+            self._waiting[conn] = None
+            over = len(self._open) > self.cap
+            victim = None
+            if over:
+                victim = next(iter(self._waiting)) if self._waiting else conn
+                self._forget(victim)
+                self.closed_for_cap += 1
+        if victim is not None:
+            victim.close_from_pool()
+
+    def waiting(self, conn: Any) -> None:
+        with self._lock:
+            if conn in self._open:
+                self._waiting[conn] = None
+                self._waiting.move_to_end(conn)
+
+    def busy(self, conn: Any) -> None:
+        with self._lock:
+            self._waiting.pop(conn, None)
+
+    def closed(self, conn: Any) -> None:
+        with self._lock:
+            self._forget(conn)
+
+    def deadline_passed(self) -> None:
+        with self._lock:
+            self.closed_for_deadline += 1
+
+    def _forget(self, conn: Any) -> None:
+        self._open.discard(conn)
+        self._waiting.pop(conn, None)
+
+
+class _BurstLimitedSocket(socket.socket):
+    """A listening socket that reports "nothing to accept" while ``ACCEPT_BURST`` connections wait
+    for their protocol: asyncio then ends the burst and runs those protocols (which enforce the cap)
+    before it accepts more, so the descriptors in use stay near the cap."""
+
+    pool: ConnectionPool
+
+    def accept(self) -> tuple[socket.socket, Any]:
+        if not self.pool.may_accept():
+            raise BlockingIOError("the connection cap's accept burst is full")
+        try:
+            return super().accept()
+        except BaseException:
+            self.pool.accept_failed()
+            raise
+
+
+_PROCESS_POOL: ConnectionPool | None = None
+_PROCESS_POOL_LOCK = threading.Lock()
+
+
+def process_pool() -> ConnectionPool:
+    """The pool every server of this process shares (made on first use)."""
+    global _PROCESS_POOL
+    with _PROCESS_POOL_LOCK:
+        if _PROCESS_POOL is None:
+            _PROCESS_POOL = ConnectionPool()
+        return _PROCESS_POOL
+
+
+def protocol_class(pool: ConnectionPool) -> type[H11Protocol]:
+    """uvicorn's h11 protocol, with the header deadline and the pool's cap."""
+
+    class GuardedH11Protocol(H11Protocol):
+        _pool = pool
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self._header_timer: asyncio.TimerHandle | None = None
+            self._counted = True
+            self._arm_header_deadline()
+            self._pool.opened(self)
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._release()
+            super().connection_lost(exc)
+
+        def data_received(self, data: bytes) -> None:
+            super().data_received(data)
+            if self._counted and self.conn.their_state is not h11.IDLE:
+                # The request line and headers are in: the rest is the app's business.
+                self._cancel_header_deadline()
+                self._pool.busy(self)
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if self._counted and not self.transport.is_closing() and self.conn.their_state is h11.IDLE:
+                self._arm_header_deadline()
+                self._pool.waiting(self)
+
+        def handle_websocket_upgrade(self, event: Any) -> None:
+            # The WebSocket protocol takes the transport over; it is no longer this pool's to count.
+            self._release()
+            super().handle_websocket_upgrade(event)
+
+        # --- helpers ---------------------------------------------------------------------
+        def _arm_header_deadline(self) -> None:
+            self._cancel_header_deadline()
+            self._header_timer = self.loop.call_later(self._pool.header_timeout, self._header_deadline)
+
+        def _cancel_header_deadline(self) -> None:
+            timer = getattr(self, "_header_timer", None)
+            if timer is not None:
+                timer.cancel()
+                self._header_timer = None
+
+        def _header_deadline(self) -> None:
+            self._header_timer = None
+            if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+                self._pool.deadline_passed()
+                self.transport.close()
+
+        def _release(self) -> None:
+            if getattr(self, "_counted", False):
+                self._counted = False
+                self._cancel_header_deadline()
+                self._pool.closed(self)
+
+        def close_from_pool(self) -> None:
+            """Close this connection (called from any thread)."""
+            try:
+                running = asyncio.get_running_loop()
+            except RuntimeError:
+                running = None
+            if running is self.loop:
+                self._close_now()
+            else:
+                self.loop.call_soon_threadsafe(self._close_now)
+
+        def _close_now(self) -> None:
+            self._cancel_header_deadline()
+            if not self.transport.is_closing():
+                self.transport.abort()  # nothing to flush: it has not sent a request
+
+    return GuardedH11Protocol
+
+
+def uvicorn_settings(pool: ConnectionPool | None = None) -> dict[str, Any]:
+    """The uvicorn.Config arguments every blockkit server takes: the guarded protocol and the limits."""
+    pool = pool or process_pool()
+    return {
+        "http": protocol_class(pool),
+        "timeout_keep_alive": KEEP_ALIVE_S,
+        # uvicorn answers 503 past this many connections or requests in progress on one server; the
+        # pool's cap (plus the moment between a connection over the cap and its victim's close)
+        # comes first, so this is the backstop for requests, which the pool does not count.
+        "limit_concurrency": pool.cap + 64,
+    }

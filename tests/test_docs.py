@@ -1,0 +1,189 @@
+"""The README and the user guide (docs/, mkdocs.yml) as a new user meets them (issue 21).
+
+- The guide builds with ``mkdocs build --strict``: a broken link, a missing anchor or a page
+  left out of the nav fails.
+- Every ``sh`` block of a guide page runs, as written, in a scratch folder holding a copy of
+  ``examples/`` (the blocks of one page in order, as one script, with ``set -eu``: a pipe into
+  ``head`` may end its writer with 141, as in any shell):
+  the OAuth walkthrough runs top to bottom against a real local platform.
+- Every ``$ blockkit ...`` line of a ``console`` block (a session shown with its output, not
+  run) names a command and options that exist.
+- The README stays a front door: at most 200 lines, the two commands, every command listed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+
+from blockkit.commands._run import COMMANDS
+
+REPO = Path(__file__).resolve().parents[1]
+DOCS = REPO / "docs"
+README = REPO / "README.md"
+# Other helpers' reference page: shapes, not commands to run.
+NOT_RUN = {"platform-shapes.md"}
+FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```", re.S | re.M)
+
+
+def blocks(page: Path, kind: str) -> list[str]:
+    return [body for lang, body in FENCE.findall(page.read_text(encoding="utf-8")) if lang == kind]
+
+
+def pages() -> list[Path]:
+    return sorted(p for p in DOCS.glob("*.md") if p.name not in NOT_RUN)
+
+
+def test_the_guide_builds_in_strict_mode(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file",
+                           str(REPO / "mkdocs.yml"), "--site-dir", str(tmp_path / "site")],
+                          capture_output=True, text=True, timeout=300, cwd=REPO,
+                          env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    assert done.returncode == 0, done.stdout + done.stderr
+    built = {p.relative_to(tmp_path / "site").as_posix() for p in (tmp_path / "site").rglob("index.html")}
+    for page in DOCS.glob("*.md"):
+        assert ("index.html" if page.stem == "index" else f"{page.stem}/index.html") in built, page.name
+
+
+def test_a_broken_link_fails_the_strict_build(tmp_path: Path) -> None:
+    # The check above can fail: a copy of the guide with one dead link does not build.
+    docs = tmp_path / "docs"
+    shutil.copytree(DOCS, docs)
+    (docs / "fix.md").write_text((docs / "fix.md").read_text() + "\nSee [nothing](no-such-page.md).\n")
+    config = (REPO / "mkdocs.yml").read_text()
+    (tmp_path / "mkdocs.yml").write_text(config)
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+                          capture_output=True, text=True, timeout=300, cwd=tmp_path,
+                          env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    assert done.returncode != 0
+    assert "no-such-page.md" in done.stdout + done.stderr
+
+
+def _scratch(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    work = tmp_path / "work"
+    shutil.copytree(REPO / "examples", work / "examples")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    # `blockkit` is this interpreter's blockkit (the tree under test), wherever the tests run.
+    shim = bin_dir / "blockkit"
+    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m blockkit "$@"\n')
+    shim.chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", "NO_COLOR": "1",
+           "HOME": str(tmp_path / "home")}
+    env.pop("BLOCKKIT_DEBUG", None)
+    return work, env
+
+
+RUNNABLE = [page for page in pages() if blocks(page, "sh")]
+
+
+def test_the_runnable_pages_are_the_ones_expected() -> None:
+    names = {p.name for p in RUNNABLE}
+    assert {"oauth.md", "local-platform.md", "validate-and-lint.md", "fix.md", "new.md", "editor.md",
+            "test-against-the-local-platform.md"} <= names
+
+
+@pytest.mark.parametrize("page", RUNNABLE, ids=lambda p: p.name)
+def test_every_sh_block_of_a_page_runs_as_written(page: Path, tmp_path: Path) -> None:
+    work, env = _scratch(tmp_path)
+    script = "set -eu\ntrap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n" + "\n".join(blocks(page, "sh"))
+    done = subprocess.run(["bash", "-c", script], cwd=work, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, f"{page.name}: exit {done.returncode}\n{done.stdout}\n{done.stderr}"
+    assert "Traceback" not in done.stderr
+
+
+def test_the_oauth_walkthrough_signs_in_consents_exchanges_and_refreshes(tmp_path: Path) -> None:
+    # The walkthrough's own lines, then a look at what they produced: a code from the consent
+    # form, a token pair, userinfo for the signed-in user, and a refreshed pair.
+    work, env = _scratch(tmp_path)
+    script = ("set -eu\ntrap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n"
+              + "\n".join(blocks(DOCS / "oauth.md", "sh"))
+              + '\necho "CODE=$CODE"; echo "WHO=$WHO"; echo "CSRF=$CSRF"\n')
+    done = subprocess.run(["bash", "-c", script], cwd=work, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = done.stdout
+    assert re.search(r"^CODE=\S{20,}$", out, re.M) and re.search(r"^CSRF=\S{20,}$", out, re.M), out
+    who = re.search(r"^WHO=(\S+)$", out, re.M)
+    assert who is not None
+    assert f'"username":"{who.group(1)}"' in out.replace(" ", "")  # userinfo
+    assert out.count('"token_type":"Bearer"') == 1 and out.count('"refresh_token"') >= 1  # the refresh's answer
+    for word in ("open ", "jq "):  # Linux, no extra tools: no macOS `open`, no jq
+        assert not any(line.lstrip().startswith(word) or f"| {word}" in line
+                       for block in blocks(DOCS / "oauth.md", "sh") for line in block.splitlines())
+
+
+def _console_commands() -> list[tuple[str, str]]:
+    found = []
+    for page in [*DOCS.glob("*.md"), README]:
+        for block in blocks(page, "console"):
+            for line in block.splitlines():
+                if line.startswith("$ blockkit "):
+                    found.append((page.name, line[2:]))
+    return found
+
+
+def _command_of(tokens: list[str]) -> tuple[click.Command, list[str]]:
+    from blockkit.cli import _group
+
+    group = _group()
+    command: click.Command = group
+    ctx = click.Context(group)
+    rest = tokens[1:]
+    while isinstance(command, click.Group) and rest and not rest[0].startswith("-"):
+        sub = command.get_command(ctx, rest[0])
+        assert sub is not None, f"no command {' '.join(tokens[: len(tokens) - len(rest) + 1])!r}"
+        command, rest = sub, rest[1:]
+    return command, rest
+
+
+@pytest.mark.parametrize("page, line", _console_commands(), ids=lambda v: v if len(v) < 40 else v[:40])
+def test_every_command_shown_names_options_that_exist(page: str, line: str) -> None:
+    lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    tokens = []
+    for token in lexer:
+        if token in ("|", "||", "&&", ";", "&", ">", ">>", "<", "--") or token.startswith("#"):
+            break  # ("--": what follows is another program's command line, as in `emulator exec -- CMD`)
+        tokens.append(token)
+    command, rest = _command_of(tokens)
+    options = {name for param in command.params for name in (*param.opts, *param.secondary_opts)}
+    unknown = [t.split("=")[0] for t in rest if t.startswith("-") and t.split("=")[0] not in options]
+    assert not unknown, f"{page}: {line}: no such option(s) {unknown}"
+
+
+def test_the_readme_is_a_front_door() -> None:
+    text = README.read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 200
+    first = blocks(README, "sh")[0].splitlines()
+    assert first[0].startswith("python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[server]'")
+    assert first[0].endswith("blockkit validate examples/hello-block")
+    assert first[1] == "bash scripts/test.sh"
+    # .ci/run runs exactly the second command.
+    assert (REPO / ".ci" / "run").read_text().rstrip().splitlines()[-1] == first[1]
+    for name in COMMANDS:
+        assert f"\nblockkit {name} " in text, f"the README's Commands block leaves out {name}"
+    for link in re.findall(r"\]\((docs/[^)#]+)", text):
+        assert (REPO / link).is_file(), link
+    assert "shared/corpus" in text
+
+
+def test_the_license_is_the_one_pyproject_names() -> None:
+    assert 'license = "MIT"' in (REPO / "pyproject.toml").read_text()
+    text = (REPO / "LICENSE").read_text()
+    assert text.startswith("MIT License") and "the blockkit authors" in text
+
+
+def test_no_wheel_or_archive_is_tracked_at_the_top() -> None:
+    tracked = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True)
+    if tracked.returncode != 0:  # pragma: no cover - not a git checkout (an sdist)
+        pytest.skip("not a git checkout")
+    top = [name for name in tracked.stdout.splitlines() if "/" not in name]
+    assert not [name for name in top if name.endswith((".whl", ".tar.gz", ".zip"))], top
