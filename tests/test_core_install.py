@@ -68,3 +68,13 @@ def test_a_local_platform_command_names_the_extra(core_venv: Path, command: list
     assert len(lines) == 1, result.stderr
     assert "pip install 'blockkit[server]'" in lines[0]
     assert "Traceback" not in result.stderr
+
+
+def test_lsp_names_its_extra_and_the_core_install_brings_no_lsp_packages(core_venv: Path, tmp_path: Path) -> None:
+    assert not (installed(core_venv) & {"pygls", "lsprotocol", "cattrs"})
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    result = subprocess.run([str(core_venv / "bin" / "blockkit"), "lsp"], capture_output=True, text=True,
+                            env=env, timeout=120, cwd=tmp_path, stdin=subprocess.DEVNULL)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.splitlines() == [
+        "blockkit: error: blockkit lsp needs pygls and lsprotocol: pip install 'blockkit[lsp]'"]

@@ -182,7 +182,10 @@ def check(
     *,
     layers: Collection[str] = VALIDATION_LAYERS,
     project_dir: Optional[Path] = None,
+    rule_cache: Optional[dict[str, Any]] = None,
 ) -> FileReport:
+    """``rule_cache``: what this check's rules start with in ``RuleContext.cache`` (a copy is used);
+    a long-lived caller (blockkit lsp) hands in the project it keeps read between checks."""
     context = context or _default_context()
     hits: list[tuple[Rule, Hit]] = []
     # Findings counted but never built: code -> (how many, the first one's (start offset, pointer)).
@@ -208,7 +211,7 @@ def check(
                         if context.runs(stage):
                             hits.append((REGISTRY[code], hit))
             rule_context = RuleContext(context=context, text=source.text, project_dir=project_dir,
-                                       locate=source.span)
+                                       locate=source.span, cache=dict(rule_cache) if rule_cache else None)
             for layer in ("server", "lint"):
                 if layer in layers:
                     hits.extend(_run_rules(layer, document, rule_context, context, stopped))

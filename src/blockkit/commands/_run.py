@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "new": ("blockkit.commands.new", "Scaffold a new block."),
     "dev": ("blockkit.commands.dev", "Run a block in a local host that behaves like the platform."),
     "emulator": ("blockkit.commands.emulator", "Serve the platform's APIs (catalogue, OAuth, orchestration) locally."),
+    "lsp": ("blockkit.commands.lsp", "Serve the Language Server Protocol for editors (stdio)."),
 }
 
 # Commands whose module has OPTIONS (a commands._options table) and execute(**values): their
