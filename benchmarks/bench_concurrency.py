@@ -145,7 +145,10 @@ def main() -> int:
     if args.threads is not None:
         env["BLOCKKIT_EMULATOR_THREADS"] = str(args.threads)
     work = Path(tempfile.mkdtemp(prefix="bench-concurrency-"))
-    run = start(work, "--scale", args.scale, "--no-access-key", "--data", str(work / "data"), env=env, timeout=900)
+    helptext = subprocess.run([sys.executable, "-m", "blockkit", "emulator", "start", "--help"], capture_output=True,
+                              text=True, env=env).stdout
+    keyless = ["--no-access-key"] if "--no-access-key" in helptext else []  # older blockkits ask no key
+    run = start(work, "--scale", args.scale, *keyless, "--data", str(work / "data"), env=env, timeout=1800)
     info = run.info
     base, auth = info["base_url"], info["auth_url"]
     print(f"emulator ready in {run.seconds_to_ready:.2f} s (scale {args.scale}) [{load()}]")
