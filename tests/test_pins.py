@@ -36,8 +36,23 @@ def _pins() -> dict[str, Version]:
 
 
 def _wanted() -> list[Requirement]:
+    """The core dependencies and the test extra's, with the project's own extras it names
+    (``blockkit[server]``) expanded into theirs."""
     project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    lines = project["dependencies"] + project["optional-dependencies"]["test"]
+    extras = project["optional-dependencies"]
+    lines = list(project["dependencies"])
+    pending, seen = ["test"], set()
+    while pending:
+        extra = pending.pop()
+        if extra in seen:
+            continue
+        seen.add(extra)
+        for line in extras[extra]:
+            requirement = Requirement(line)
+            if canonicalize_name(requirement.name) == canonicalize_name(project["name"]):
+                pending.extend(requirement.extras)
+            else:
+                lines.append(line)
     wanted = []
     for line in lines:
         requirement = Requirement(line)
