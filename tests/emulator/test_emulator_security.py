@@ -52,29 +52,10 @@ def clock_now(emu: Emulator) -> float:
 @pytest.fixture
 def attacker_site() -> Iterator[str]:
     """A page on http://localhost:PORT: another site than the emulator's 127.0.0.1 (the review's X1)."""
-    import threading
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from static_page import serve_page
 
-    class Page(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 - http.server's name
-            body = b"<!doctype html><title>elsewhere</title><p>another site</p>"
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Page)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://localhost:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve_page(b"<!doctype html><title>elsewhere</title><p>another site</p>") as port:
+        yield f"http://localhost:{port}/"
 
 
 def signed_in(emu: Emulator, username: str) -> httpx.Client:

@@ -7,14 +7,13 @@ The consent page is saved to ``consent.png`` at the checkout root for a person t
 
 from __future__ import annotations
 
-import http.server
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from static_page import serve_page
 from oauth_env import AUTHORIZE, OAuthEnv, pkce
 
 pytestmark = pytest.mark.browser
@@ -24,26 +23,8 @@ SCREENSHOT = Path(__file__).resolve().parents[2] / "consent.png"
 @pytest.fixture
 def callback_server() -> Iterator[str]:
     """A loopback page the provider redirects to (and the cross-origin page for the CORS check)."""
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 - http.server's name
-            body = b"<!doctype html><title>callback</title><p id=done>back at the app</p>"
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve_page(b"<!doctype html><title>callback</title><p id=done>back at the app</p>") as port:
+        yield f"http://127.0.0.1:{port}"
 
 
 def test_sign_in_consent_click_and_code(oauth: OAuthEnv, browser: Any, callback_server: str) -> None:

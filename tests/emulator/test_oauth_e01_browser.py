@@ -9,13 +9,12 @@ with a leaked CSRF token (``Sec-Fetch-Site``/``Origin``), so no consent is store
 
 from __future__ import annotations
 
-import http.server
-import threading
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
+from static_page import serve_page
 from oauth_env import AUTHORIZE, OAuthEnv
 
 pytestmark = pytest.mark.browser
@@ -26,25 +25,8 @@ FULL = "33554431"
 def attacker_port() -> Iterator[int]:
     """A local server on another port, standing for any other local dev server or page."""
 
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 - http.server's name
-            body = b"<!doctype html><title>another local page</title><p>hello</p>"
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield int(server.server_address[1])
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve_page(b"<!doctype html><title>another local page</title><p>hello</p>") as port:
+        yield port
 
 
 READ_CONSENT = """async (url) => {

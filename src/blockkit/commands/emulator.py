@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
 from blockkit.emulator.errors import EmulatorError
 
 if TYPE_CHECKING:
+    from blockkit.emulator.options import EmulatorOptions
     from blockkit.emulator.store import Store
 
 EXIT_CANNOT_RUN = 2
@@ -30,53 +31,60 @@ def emulator() -> None:
         _fail(missing)
 
 
-@emulator.command("start")
-@click.option("--data", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
-              help="Keep the state in DIR across restarts (default: a temporary directory removed at exit).")
-@click.option("--host", default="127.0.0.1", show_default=True, help="Loopback address to listen on.")
-@click.option("--port", type=int, default=0, show_default=True,
-              help="Catalogue port; OAuth on PORT+1, orchestration on PORT+2. 0: three free ports.")
-@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the fixture data.")
-@click.option("--scale", type=click.Choice(["small", "large"]), default="small", show_default=True,
-              help="How much fixture data (large: benchmarks).")
-@click.option("--ready-file", type=click.Path(dir_okay=False, path_type=Path), metavar="PATH",
-              help="Once all three origins accept connections, write their URLs, pid and data dir here (JSON).")
-@click.option("--sfw-only", is_flag=True, help="Clamp every request to safe-for-work content (a restricted region).")
-@click.option("--access-key", metavar="KEY",
-              help="The access key sign-in, the control routes and block-token minting ask for (default: a new"
-                   " random key each start, printed as a sign-in link and written to the ready file).")
-@click.option("--no-access-key", is_flag=True,
-              help="Ask for no access key: every local user and process can then sign in as anyone.")
-def start(data: Path | None, host: str, port: int, seed: int, scale: str, ready_file: Path | None,
-          sfw_only: bool, access_key: str | None, no_access_key: bool) -> None:
-    """Serve until Ctrl-C or SIGTERM."""
+# The options 'start' and 'exec' share: how the emulator runs.
+_START_OPTIONS = (
+    click.option("--data", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
+                 help="Keep the state in DIR across restarts (default: a temporary directory removed at exit)."),
+    click.option("--host", default="127.0.0.1", show_default=True, help="Loopback address to listen on."),
+    click.option("--port", type=int, default=0, show_default=True,
+                 help="Catalogue port; OAuth on PORT+1, orchestration on PORT+2. 0: three free ports."),
+    click.option("--seed", type=int, default=1, show_default=True, help="Seed of the fixture data."),
+    click.option("--scale", type=click.Choice(["small", "large"]), default="small", show_default=True,
+                 help="How much fixture data (large: benchmarks)."),
+    click.option("--ready-file", type=click.Path(dir_okay=False, path_type=Path), metavar="PATH",
+                 help="Once all three origins accept connections, write their URLs, pid, data dir and access key"
+                      " here (JSON)."),
+    click.option("--sfw-only", is_flag=True, help="Clamp every request to safe-for-work content (a restricted region)."),
+    click.option("--access-key", metavar="KEY",
+                 help="The access key sign-in, the control routes and block-token minting ask for (default: a new"
+                      " random key each start, printed as a sign-in link and written to the ready file)."),
+    click.option("--no-access-key", is_flag=True,
+                 help="Ask for no access key: every local user and process can then sign in as anyone."),
+)
+
+
+def _start_options(command: Any) -> Any:
+    for option in reversed(_START_OPTIONS):
+        command = option(command)
+    return command
+
+
+def _emulator_options(data: Path | None, host: str, port: int, seed: int, scale: str, ready_file: Path | None,
+                      sfw_only: bool, access_key: str | None, no_access_key: bool) -> EmulatorOptions:
+    """The start options, checked (EmulatorError for a bad one); a new access key unless one is given or refused."""
     from blockkit.emulator.access import new_access_key
     from blockkit.emulator.options import EmulatorOptions
-    from blockkit.emulator.runtime import run_foreground
 
     if access_key is not None and no_access_key:
-        _fail("--access-key and --no-access-key: give one or the other")
+        raise EmulatorError("--access-key and --no-access-key: give one or the other")
+    return EmulatorOptions(data=data, host=host, port=port, seed=seed, scale=scale, ready_file=ready_file,
+                           sfw_only=sfw_only, access_key=None if no_access_key else access_key or new_access_key())
+
+
+@emulator.command("start")
+@_start_options
+def start(**start_options: Any) -> None:
+    """Serve until Ctrl-C or SIGTERM."""
+    from blockkit.emulator.runtime import run_foreground
+
     try:
-        options = EmulatorOptions(data=data, host=host, port=port, seed=seed, scale=scale, ready_file=ready_file,
-                                  sfw_only=sfw_only,
-                                  access_key=None if no_access_key else access_key or new_access_key())
-        raise SystemExit(run_foreground(options))
+        raise SystemExit(run_foreground(_emulator_options(**start_options)))
     except EmulatorError as exc:
         _fail(str(exc))
 
 
 @emulator.command("exec", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
-@click.option("--data", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
-              help="Keep the state in DIR (default: a temporary directory removed at exit).")
-@click.option("--host", default="127.0.0.1", show_default=True, help="Loopback address to listen on.")
-@click.option("--port", type=int, default=0, show_default=True,
-              help="Catalogue port; OAuth on PORT+1, orchestration on PORT+2. 0: three free ports.")
-@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the fixture data.")
-@click.option("--scale", type=click.Choice(["small", "large"]), default="small", show_default=True,
-              help="How much fixture data.")
-@click.option("--ready-file", type=click.Path(dir_okay=False, path_type=Path), metavar="PATH",
-              help="Also write the URLs, pid and data dir here (JSON), as 'start' does.")
-@click.option("--sfw-only", is_flag=True, help="Clamp every request to safe-for-work content (a restricted region).")
+@_start_options
 @click.option("--import", "import_from", type=click.Path(file_okay=False, exists=True, path_type=Path),
               metavar="DIR", help="Start from an export (replacing the seeded data).")
 @click.option("--export-on-exit", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
@@ -84,34 +92,24 @@ def start(data: Path | None, host: str, port: int, seed: int, scale: str, ready_
 @click.option("--user", "username", metavar="USERNAME",
               help="Also give COMMAND a Full-scope access token for USERNAME, as BLOCKKIT_ACCESS_TOKEN and"
                    " CIVITAI_TOKEN (which published catalogue clients read).")
-@click.option("--access-key", metavar="KEY",
-              help="The access key sign-in and the control routes ask for (default: a new random key, given to"
-                   " COMMAND as BLOCKKIT_ACCESS_KEY).")
-@click.option("--no-access-key", is_flag=True,
-              help="Ask for no access key: every local user and process can then sign in as anyone.")
 @click.argument("command", nargs=-1, type=click.UNPROCESSED, required=True)
-def exec_command(data: Path | None, host: str, port: int, seed: int, scale: str, ready_file: Path | None,
-                 sfw_only: bool, import_from: Path | None, export_on_exit: Path | None, username: str | None,
-                 access_key: str | None, no_access_key: bool, command: tuple[str, ...]) -> None:
+def exec_command(import_from: Path | None, export_on_exit: Path | None, username: str | None,
+                 command: tuple[str, ...], **start_options: Any) -> None:
     """Run COMMAND against a fresh local platform, then stop it: 'blockkit emulator exec -- pytest'.
 
     COMMAND gets BLOCKKIT_BASE_URL, BLOCKKIT_AUTH_URL and BLOCKKIT_ORCHESTRATION_URL in its
-    environment, and BLOCKKIT_ACCESS_KEY (send it as X-Blockkit-Access-Key to sign in or move the clock). The exit status is COMMAND's (128+N when a signal N ended it). Ctrl-C and SIGTERM
-    reach COMMAND; when it ends, nothing it started is left running and the emulator stops.
+    environment, and BLOCKKIT_ACCESS_KEY (send it as X-Blockkit-Access-Key to sign in or move
+    the clock). The exit status is COMMAND's (128+N when a signal N ended it). Ctrl-C and
+    SIGTERM reach COMMAND; when it ends, nothing it started is left running and the emulator
+    stops.
     """
-    from blockkit.emulator.access import new_access_key
     from blockkit.emulator.execrun import run_exec
-    from blockkit.emulator.options import EmulatorOptions
 
-    if access_key is not None and no_access_key:
-        _fail("--access-key and --no-access-key: give one or the other")
     args = list(command)
     if args and args[0] == "--":
         args = args[1:]
     try:
-        options = EmulatorOptions(data=data, host=host, port=port, seed=seed, scale=scale, ready_file=ready_file,
-                                  sfw_only=sfw_only,
-                                  access_key=None if no_access_key else access_key or new_access_key())
+        options = _emulator_options(**start_options)
         raise SystemExit(run_exec(options, args, export_on_exit=export_on_exit, import_from=import_from,
                                   user=username))
     except EmulatorError as exc:
