@@ -140,3 +140,14 @@ def browser() -> Any:
         launched = launch_chromium(playwright)
         yield launched
         launched.close()
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Run the language-server tests first.
+
+    They drive ``blockkit lsp`` with asyncio (pytest-lsp on pytest-asyncio). Once the session's
+    browser has started, Playwright's sync API keeps its event loop marked as running in the main
+    thread, and asyncio refuses to start another there ("cannot be called from a running event
+    loop"). Every other test keeps its order (the sort is stable).
+    """
+    items.sort(key=lambda item: 0 if "lsp" in item.path.parts else 1)
