@@ -81,17 +81,28 @@ async def token(request: Request) -> Response:
     return await run_in_threadpool(_token, request, body, pairs)
 
 
-def _token(request: Request, body: str, pairs: list[tuple[str, str]]) -> Response:
+def _client_and_origin(request: Request, state: Any,
+                       pairs: list[tuple[str, str]]) -> tuple[store.Client | None, str | None, Response | None]:
+    """The client the request names (None when it names none, or an unknown one), its Origin, and a 403
+    when a public client is called from an origin it did not register (no CORS on that answer: the
+    page that sent it cannot read it)."""
     creds = _Creds(request, pairs)
-    state = emulator(request)
     client = None
     if creds.client_id:
         with state.store.read() as db:
             client = store.get_client(db, creds.client_id)
     origin = request.headers.get("origin")
     if origin and client is not None and not client.confidential and origin not in client.allowed_origins:
-        # No CORS on a refused origin: the page that sent it cannot read the answer.
-        return _error(403, "origin_not_allowed", "Origin is not in the registered allowedOrigins for this client.")
+        return client, origin, _error(403, "origin_not_allowed",
+                                      "Origin is not in the registered allowedOrigins for this client.")
+    return client, origin, None
+
+
+def _token(request: Request, body: str, pairs: list[tuple[str, str]]) -> Response:
+    state = emulator(request)
+    client, origin, refused = _client_and_origin(request, state, pairs)
+    if refused is not None:
+        return refused
     response = _grant(request, state, body, pairs)
     response.headers.update(_cors_for(origin, client, TOKEN_CORS))
     return response
@@ -175,14 +186,10 @@ def _revoke(request: Request, pairs: list[tuple[str, str]]) -> Response:
         limited.headers.update(web.wildcard_cors(TOKEN_CORS))
         return limited
     state = emulator(request)
+    client, origin, refused = _client_and_origin(request, state, pairs)
+    if refused is not None:
+        return refused
     creds = _Creds(request, pairs)
-    client = None
-    if creds.client_id:
-        with state.store.read() as db:
-            client = store.get_client(db, creds.client_id)
-    origin = request.headers.get("origin")
-    if origin and client is not None and not client.confidential and origin not in client.allowed_origins:
-        return _error(403, "origin_not_allowed", "Origin is not in the registered allowedOrigins for this client.")
     cors = _cors_for(origin, client, TOKEN_CORS)
     raw = web.single(pairs, "token")
     if not raw:
