@@ -31,9 +31,6 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
-import h11
-from uvicorn.protocols.http.h11_impl import H11Protocol
-
 HEADER_TIMEOUT_S = 10.0     # from opening (or the previous answer) to the end of the request's headers
 # Set: another header deadline in seconds (the slow-client tests use a short one).
 HEADER_TIMEOUT_ENV = "BLOCKKIT_HEADER_TIMEOUT_S"
@@ -171,18 +168,90 @@ def process_pool() -> ConnectionPool:
         return _PROCESS_POOL
 
 
-def protocol_class(pool: ConnectionPool) -> type[H11Protocol]:
-    """uvicorn's h11 protocol, with the header deadline and the pool's cap."""
+class _PoolGuarded:
+    """The header deadline and the pool's cap, for either of uvicorn's HTTP protocols.
 
-    class GuardedH11Protocol(H11Protocol):
+    A protocol class mixes this in before uvicorn's own and says, through
+    :meth:`_awaiting_headers`, whether the connection is waiting for a request's headers.
+    """
+
+    _pool: ConnectionPool
+    loop: asyncio.AbstractEventLoop
+    transport: asyncio.Transport
+
+    def _awaiting_headers(self) -> bool:  # pragma: no cover - each protocol says
+        raise NotImplementedError
+
+    def _opened(self) -> None:
+        self._header_timer: asyncio.TimerHandle | None = None
+        self._counted = True
+        self._arm_header_deadline()
+        self._pool.opened(self)
+
+    def _headers_in(self) -> None:
+        """The request line and headers are in: the rest is the app's business."""
+        if self._counted:
+            self._cancel_header_deadline()
+            self._pool.busy(self)
+
+    def _answered(self) -> None:
+        if self._counted and not self.transport.is_closing() and self._awaiting_headers():
+            self._arm_header_deadline()
+            self._pool.waiting(self)
+
+    def _arm_header_deadline(self) -> None:
+        self._cancel_header_deadline()
+        self._header_timer = self.loop.call_later(self._pool.header_timeout, self._header_deadline)
+
+    def _cancel_header_deadline(self) -> None:
+        timer = getattr(self, "_header_timer", None)
+        if timer is not None:
+            timer.cancel()
+            self._header_timer = None
+
+    def _header_deadline(self) -> None:
+        self._header_timer = None
+        if self._awaiting_headers() and not self.transport.is_closing():
+            self._pool.deadline_passed()
+            self.transport.close()
+
+    def _release(self) -> None:
+        if getattr(self, "_counted", False):
+            self._counted = False
+            self._cancel_header_deadline()
+            self._pool.closed(self)
+
+    def close_from_pool(self) -> None:
+        """Close this connection (called from any thread)."""
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is self.loop:
+            self._close_now()
+        else:
+            self.loop.call_soon_threadsafe(self._close_now)
+
+    def _close_now(self) -> None:
+        self._cancel_header_deadline()
+        if not self.transport.is_closing():
+            self.transport.abort()  # nothing to flush: it has not sent a request
+
+
+def h11_protocol_class(pool: ConnectionPool) -> type[Any]:
+    """uvicorn's h11 protocol (pure Python), with the header deadline and the pool's cap."""
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class GuardedH11Protocol(_PoolGuarded, H11Protocol):
         _pool = pool
+
+        def _awaiting_headers(self) -> bool:
+            return bool(self.conn.their_state is h11.IDLE)
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
-            self._header_timer: asyncio.TimerHandle | None = None
-            self._counted = True
-            self._arm_header_deadline()
-            self._pool.opened(self)
+            self._opened()
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._release()
@@ -190,62 +259,72 @@ def protocol_class(pool: ConnectionPool) -> type[H11Protocol]:
 
         def data_received(self, data: bytes) -> None:
             super().data_received(data)
-            if self._counted and self.conn.their_state is not h11.IDLE:
-                # The request line and headers are in: the rest is the app's business.
-                self._cancel_header_deadline()
-                self._pool.busy(self)
+            if not self._awaiting_headers():
+                self._headers_in()
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
-            if self._counted and not self.transport.is_closing() and self.conn.their_state is h11.IDLE:
-                self._arm_header_deadline()
-                self._pool.waiting(self)
+            self._answered()
 
         def handle_websocket_upgrade(self, event: Any) -> None:
             # The WebSocket protocol takes the transport over; it is no longer this pool's to count.
             self._release()
             super().handle_websocket_upgrade(event)
 
-        # --- helpers ---------------------------------------------------------------------
-        def _arm_header_deadline(self) -> None:
-            self._cancel_header_deadline()
-            self._header_timer = self.loop.call_later(self._pool.header_timeout, self._header_deadline)
-
-        def _cancel_header_deadline(self) -> None:
-            timer = getattr(self, "_header_timer", None)
-            if timer is not None:
-                timer.cancel()
-                self._header_timer = None
-
-        def _header_deadline(self) -> None:
-            self._header_timer = None
-            if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
-                self._pool.deadline_passed()
-                self.transport.close()
-
-        def _release(self) -> None:
-            if getattr(self, "_counted", False):
-                self._counted = False
-                self._cancel_header_deadline()
-                self._pool.closed(self)
-
-        def close_from_pool(self) -> None:
-            """Close this connection (called from any thread)."""
-            try:
-                running = asyncio.get_running_loop()
-            except RuntimeError:
-                running = None
-            if running is self.loop:
-                self._close_now()
-            else:
-                self.loop.call_soon_threadsafe(self._close_now)
-
-        def _close_now(self) -> None:
-            self._cancel_header_deadline()
-            if not self.transport.is_closing():
-                self.transport.abort()  # nothing to flush: it has not sent a request
-
     return GuardedH11Protocol
+
+
+def httptools_protocol_class(pool: ConnectionPool) -> type[Any]:
+    """uvicorn's httptools protocol (llhttp, in C), with the header deadline and the pool's cap.
+
+    httptools parses a request in callbacks: a connection waits for headers while every request
+    whose headers came (pipelined ones included) has been answered.
+    """
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+    class GuardedHttpToolsProtocol(_PoolGuarded, HttpToolsProtocol):
+        _pool = pool
+
+        def _awaiting_headers(self) -> bool:
+            return self._unanswered == 0
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            self._unanswered = 0
+            super().connection_made(transport)
+            self._opened()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._release()
+            super().connection_lost(exc)
+
+        def on_headers_complete(self) -> None:
+            self._unanswered += 1
+            self._headers_in()
+            super().on_headers_complete()
+
+        def on_response_complete(self) -> None:
+            self._unanswered = max(0, self._unanswered - 1)
+            super().on_response_complete()
+            self._answered()
+
+        def handle_websocket_upgrade(self) -> None:
+            self._release()
+            super().handle_websocket_upgrade()
+
+    return GuardedHttpToolsProtocol
+
+
+def protocol_class(pool: ConnectionPool) -> type[Any]:
+    """The guarded HTTP protocol: httptools when it is installed (the server extra has it), else h11.
+
+    httptools parses in C; issue 27 measured uvicorn 1.72x faster with it on a cached catalogue
+    read at 16 connections, with no other change.
+    """
+    try:
+        import httptools  # noqa: F401
+    except ImportError:
+        return h11_protocol_class(pool)
+    return httptools_protocol_class(pool)
 
 
 def uvicorn_settings(pool: ConnectionPool | None = None) -> dict[str, Any]:

@@ -1,0 +1,147 @@
+"""Both of uvicorn's HTTP protocols (httptools, h11) carry the header deadline and the connection cap.
+
+The emulator serves with httptools when it is installed and with h11 otherwise; each must close a
+connection that never finishes its headers, keep one whose request the app is still answering,
+answer pipelined requests in order, and close the oldest idle connection past the cap.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from blockkit.emulator import connlimit
+
+HEADER_TIMEOUT_S = 1.0
+
+
+def _app() -> Any:
+    from starlette.applications import Starlette
+    from starlette.responses import PlainTextResponse
+    from starlette.routing import Route
+
+    def quick(request: Any) -> PlainTextResponse:
+        return PlainTextResponse("ok " + request.query_params.get("n", ""))
+
+    def slow(request: Any) -> PlainTextResponse:
+        time.sleep(HEADER_TIMEOUT_S * 2)  # longer than the header deadline: the app's time is not the client's
+        return PlainTextResponse("slow")
+
+    return Starlette(routes=[Route("/", quick), Route("/slow", slow)])
+
+
+@pytest.fixture(params=["httptools", "h11"])
+def served(request: pytest.FixtureRequest) -> Iterator[tuple[int, connlimit.ConnectionPool]]:
+    import asyncio
+
+    import uvicorn
+
+    pool = connlimit.ConnectionPool(cap=8, header_timeout=HEADER_TIMEOUT_S)
+    make = connlimit.httptools_protocol_class if request.param == "httptools" else connlimit.h11_protocol_class
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(64)
+    sock.setblocking(False)
+    config = uvicorn.Config(_app(), log_level="warning", access_log=False, lifespan="off", http=make(pool),
+                            timeout_keep_alive=30)
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=lambda: asyncio.run(server.serve(sockets=[sock])), daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.01)
+    try:
+        yield sock.getsockname()[1], pool
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        sock.close()
+
+
+def _closed_within(sock: socket.socket, seconds: float) -> bool:
+    sock.settimeout(seconds)
+    try:
+        while True:
+            chunk = sock.recv(4096)
+            if not chunk:
+                return True
+    except (ConnectionResetError, BrokenPipeError):
+        return True
+    except TimeoutError:
+        return False
+
+
+def _read_answers(sock: socket.socket, count: int, seconds: float = 10.0) -> bytes:
+    sock.settimeout(seconds)
+    data = b""
+    while data.count(b"HTTP/1.1 200") < count or not data.rstrip().endswith((b"ok 1", b"ok 2", b"ok 3", b"slow")):
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def test_the_default_protocol_is_httptools_when_installed() -> None:
+    pytest.importorskip("httptools")
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+    assert issubclass(connlimit.protocol_class(connlimit.ConnectionPool(cap=16)), HttpToolsProtocol)
+    assert connlimit.uvicorn_settings(connlimit.ConnectionPool(cap=16))["http"].__name__ == "GuardedHttpToolsProtocol"
+
+
+def test_unfinished_headers_are_closed_at_the_deadline(served: tuple[int, connlimit.ConnectionPool]) -> None:
+    port, pool = served
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n")  # no blank line: the headers never end
+        started = time.monotonic()
+        assert _closed_within(sock, HEADER_TIMEOUT_S + 3)
+        assert time.monotonic() - started >= HEADER_TIMEOUT_S * 0.8
+    assert pool.closed_for_deadline >= 1
+
+
+def test_an_idle_kept_alive_connection_gets_a_new_deadline(served: tuple[int, connlimit.ConnectionPool]) -> None:
+    port, _pool = served
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        sock.sendall(b"GET /?n=1 HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert b"ok 1" in _read_answers(sock, 1)
+        # After an answer the next request's headers have the deadline again (keep-alive is 30 s here).
+        assert _closed_within(sock, HEADER_TIMEOUT_S + 3)
+
+
+def test_a_request_the_app_is_still_answering_is_not_cut(served: tuple[int, connlimit.ConnectionPool]) -> None:
+    port, _pool = served
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(b"GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+        answer = _read_answers(sock, 1)
+        assert answer.startswith(b"HTTP/1.1 200") and answer.endswith(b"slow")
+
+
+def test_pipelined_requests_are_answered_in_order(served: tuple[int, connlimit.ConnectionPool]) -> None:
+    port, _pool = served
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(b"".join(b"GET /?n=%d HTTP/1.1\r\nHost: x\r\n\r\n" % n for n in (1, 2, 3)))
+        answer = _read_answers(sock, 3)
+        assert answer.count(b"HTTP/1.1 200") == 3
+        assert answer.index(b"ok 1") < answer.index(b"ok 2") < answer.index(b"ok 3")
+
+
+def test_past_the_cap_the_longest_waiting_connection_is_closed(served: tuple[int, connlimit.ConnectionPool]) -> None:
+    port, pool = served
+    silent = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(pool.cap)]
+    try:
+        time.sleep(0.2)
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+            sock.sendall(b"GET /?n=1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            assert b"ok 1" in _read_answers(sock, 1)
+        assert _closed_within(silent[0], 2.0), "the oldest silent connection was kept past the cap"
+        assert pool.closed_for_cap >= 1
+    finally:
+        for one in silent:
+            one.close()
