@@ -11,6 +11,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -37,12 +38,24 @@ def _app() -> Any:
 
 @pytest.fixture(params=["httptools", "h11"])
 def served(request: pytest.FixtureRequest) -> Iterator[tuple[int, connlimit.ConnectionPool]]:
+    with _serve(request.param) as out:
+        yield out
+
+
+@pytest.fixture
+def served_httptools() -> Iterator[tuple[int, connlimit.ConnectionPool]]:
+    with _serve("httptools") as out:
+        yield out
+
+
+@contextmanager
+def _serve(kind: str) -> Iterator[tuple[int, connlimit.ConnectionPool]]:
     import asyncio
 
     import uvicorn
 
     pool = connlimit.ConnectionPool(cap=8, header_timeout=HEADER_TIMEOUT_S)
-    make = connlimit.httptools_protocol_class if request.param == "httptools" else connlimit.h11_protocol_class
+    make = connlimit.httptools_protocol_class if kind == "httptools" else connlimit.h11_protocol_class
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.bind(("127.0.0.1", 0))
     sock.listen(64)
@@ -145,3 +158,33 @@ def test_past_the_cap_the_longest_waiting_connection_is_closed(served: tuple[int
     finally:
         for one in silent:
             one.close()
+
+
+def test_a_target_over_the_limit_is_a_json_414_and_a_garbled_request_a_json_400(
+        served_httptools: tuple[int, connlimit.ConnectionPool]) -> None:
+    """httptools' limit (h11, the fallback, takes any target that arrives whole)."""
+    import json
+
+    port, _pool = served_httptools
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        sock.sendall(b"GET /?q=" + b"9" * (connlimit.TARGET_LIMIT + 1) + b" HTTP/1.1\r\nHost: x\r\n\r\n")
+        answer = _read_all(sock)
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 414") and b"content-type: application/json" in head
+    assert "over 65535 bytes" in json.loads(body)["error"]
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:  # one under the limit is served
+        sock.sendall(b"GET /?q=" + b"9" * (connlimit.TARGET_LIMIT - 20) + b" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        assert _read_all(sock).startswith(b"HTTP/1.1 200")
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n")
+        head, _, body = _read_all(sock).partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400") and b"content-type: application/json" in head
+    assert json.loads(body) == {"error": "Invalid HTTP request received."}
+
+
+def _read_all(sock: socket.socket) -> bytes:
+    data = b""
+    sock.settimeout(10)
+    while chunk := sock.recv(65536):
+        data += chunk
+    return data

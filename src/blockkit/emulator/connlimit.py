@@ -24,6 +24,7 @@ Every server of the process shares the one pool: the three emulator origins and,
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import resource
 import socket
@@ -39,7 +40,11 @@ MAX_CONNECTIONS = 4096      # a ceiling when descriptors are plentiful
 # How many connections may be accepted before their protocol has taken them (asyncio accepts a
 # burst in one go, before any protocol runs): the most the cap can be overshot by.
 ACCEPT_BURST = 32
-RESERVED_FDS = 256          # for the store (3 per thread), files being sent, the listening sockets, ...
+RESERVED_FDS = 256
+# The longest request target (path and query) served: httptools.parse_url keeps offsets in 16 bits.
+# A longer one is answered 414 (the platform's own server, Node, refuses far shorter ones: its
+# request line and headers together may not pass 16 KiB).
+TARGET_LIMIT = 65535          # for the store (3 per thread), files being sent, the listening sockets, ...
 
 
 def cap_for(soft_limit: int) -> int:
@@ -215,6 +220,21 @@ class _PoolGuarded:
             self._pool.deadline_passed()
             self.transport.close()
 
+    def send_400_response(self, msg: str) -> None:
+        """A request the parser refused: answered in JSON, as every route of the local platform answers,
+        and closed. A request target longer than the parser takes is a 414."""
+        if getattr(self, "_target_too_long", False):
+            status, reason, text = 414, b"URI Too Long", f"URI Too Long: the request target is over {TARGET_LIMIT} bytes"
+        else:
+            status, reason, text = 400, b"Bad Request", msg
+        body = json.dumps({"error": text}).encode()
+        head = [b"HTTP/1.1 %d %s\r\n" % (status, reason)]
+        head += [name + b": " + value + b"\r\n" for name, value in self.server_state.default_headers]  # type: ignore[attr-defined]
+        head += [b"content-type: application/json\r\n", b"content-length: %d\r\n" % len(body),
+                 b"connection: close\r\n\r\n"]
+        self.transport.write(b"".join(head) + body)
+        self.transport.close()
+
     def _release(self) -> None:
         if getattr(self, "_counted", False):
             self._counted = False
@@ -296,6 +316,15 @@ def httptools_protocol_class(pool: ConnectionPool) -> type[Any]:
         def connection_lost(self, exc: Exception | None) -> None:
             self._release()
             super().connection_lost(exc)
+
+        def on_message_begin(self) -> None:
+            self._target_too_long = False
+            super().on_message_begin()
+
+        def on_url(self, url: bytes) -> None:
+            super().on_url(url)
+            if len(self.url) > TARGET_LIMIT:
+                self._target_too_long = True
 
         def on_headers_complete(self) -> None:
             self._unanswered += 1

@@ -25,6 +25,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 # The sorts of /images. A metric sort reads the metric row of the request's period
 # (image_metrics has one per period), walking the index (period, <metric>, image_id)
 # backwards.
@@ -229,7 +231,7 @@ def feed_candidates(db: sqlite3.Connection, spec: FeedSpec, *, after: tuple[Any,
     sql = (f"SELECT {key} AS k, {tie} AS id, i.post_id FROM {source} WHERE {' AND '.join(where)}"
            f" ORDER BY k {direction}, id {direction} LIMIT :limit OFFSET :offset")
     params["limit"], params["offset"] = limit, offset
-    return [Candidate(*row) for row in _tuples(db, sql, params)]
+    return [Candidate(*row) for row in _all_at_once(db, _as_one_array(sql), params)]
 
 
 def _random_candidates(db: sqlite3.Connection, spec: FeedSpec, source: str, where: list[str],
@@ -252,7 +254,7 @@ def _random_candidates(db: sqlite3.Connection, spec: FeedSpec, source: str, wher
         params["limit"] = wanted - len(out)
         sql = (f"SELECT {SHUFFLE_SQL} AS k, i.id AS id, i.post_id FROM {source}"
                f" WHERE {' AND '.join([*where, segment])} ORDER BY k, id LIMIT :limit")
-        out.extend(Candidate(*row) for row in _tuples(db, sql, params))
+        out.extend(Candidate(*row) for row in _all_at_once(db, _as_one_array(sql), params))
     return out[offset:]
 
 
@@ -266,7 +268,32 @@ def _tuples(db: sqlite3.Connection, sql: str, params: Any = ()) -> sqlite3.Curso
     return cursor.execute(sql, params)
 
 
-@dataclass(frozen=True, slots=True)
+def _as_one_array(sql: str) -> str:
+    """``sql`` (selecting k, id, post_id in order) as one JSON array of its rows, in its order.
+
+    SQLite feeds an aggregate the rows of a FROM subquery in the subquery's ORDER BY order
+    (the order the LIMIT already depends on); the feed's tests check pages against the
+    row-by-row query.
+    """
+    return f"SELECT json_group_array(json_array(k, id, post_id)) FROM ({sql})"
+
+
+def _all_at_once(db: sqlite3.Connection, sql: str, params: Any = ()) -> list[list[Any]]:
+    """The rows of ``sql``, which selects one ``json_group_array(json_array(...))``, as lists.
+
+    SQLite builds the whole result in one step. Python's sqlite3 lets go of the interpreter
+    lock around every step and takes it back after; with several request threads each row of
+    a page then waits for the lock again, and the waits, not the query, set the time of a
+    page under load (issue 27: /images at 16 connections served half its 1-connection rate).
+    One step is one wait; the query itself runs with the lock free, beside the other threads.
+    """
+    row = _tuples(db, sql, params).fetchone()
+    return orjson.loads(row[0]) if row and row[0] else []
+
+
+# Not frozen: a page makes a hundred of each, and a frozen dataclass sets every field through
+# object.__setattr__ (twice the cost). Nothing changes them after image_rows.
+@dataclass(slots=True)
 class ImageStats:
     cry: int = 0
     laugh: int = 0
@@ -276,7 +303,7 @@ class ImageStats:
     comment: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ImageRow:
     """An image with what its page needs: uploader, AllTime stats, resources and its post's state."""
 
@@ -311,11 +338,13 @@ class ImageRow:
 
 
 _PAGE_SQL = (
-    "SELECT i.id, i.post_id, i.type, i.url, i.blurhash, i.width, i.height, i.nsfw_level, {meta}, i.base_model,"
+    "SELECT json_group_array(json_array("
+    "i.id, i.post_id, i.type, i.url, i.blurhash, i.width, i.height, i.nsfw_level, {meta}, i.base_model,"
     " i.thumbnail_url, i.thumbnail_nsfw_level, i.thumbnail_width, i.thumbnail_height, i.created_at, u.username,"
     " m.cry_count, m.laugh_count, m.like_count, m.dislike_count, m.heart_count, m.comment_count,"
-    " (SELECT group_concat(r.model_version_id) FROM image_resources r WHERE r.image_id = i.id),"
-    " p.availability, p.published_at, p.scanned, p.blocked"
+    " json((SELECT json_group_array(v) FROM (SELECT DISTINCT r.model_version_id AS v FROM image_resources r"
+    " WHERE r.image_id = i.id ORDER BY v))),"
+    " p.availability, p.published_at, p.scanned, p.blocked))"
     " FROM images i JOIN users u ON u.id = i.user_id JOIN posts p ON p.id = i.post_id"
     " LEFT JOIN image_metrics m ON m.image_id = i.id AND m.period = 'AllTime'"
     " WHERE i.id IN (SELECT value FROM json_each(?))"
@@ -327,10 +356,9 @@ def image_rows(db: sqlite3.Connection, ids: Sequence[int], *, with_meta: bool) -
     if not ids:
         return {}
     out: dict[int, ImageRow] = {}
-    for r in _tuples(db, _PAGE_SQL.format(meta="i.meta" if with_meta else "NULL"), (json.dumps(list(ids)),)):
+    for r in _all_at_once(db, _PAGE_SQL.format(meta="i.meta" if with_meta else "NULL"), (json.dumps(list(ids)),)):
         stats = ImageStats(*(value or 0 for value in r[16:22]))
-        versions = sorted({int(v) for v in r[22].split(",")}) if r[22] else []
-        out[r[0]] = ImageRow(*r[:16], stats, versions, r[23], r[24], bool(r[25]), bool(r[26]))
+        out[r[0]] = ImageRow(*r[:16], stats, r[22], r[23], r[24], bool(r[25]), bool(r[26]))
     return out
 
 
