@@ -119,15 +119,14 @@ def verify_access_token(raw: str, state: EmulatorState) -> Caller:
     from blockkit.emulator.store import tokens
 
     now = state.clock.iso()
-    with state.store.read() as db:
-        token = tokens.lookup_access_token(db, raw)
-        if token is None:
-            raise TokenRejected("unknown", "no such access token")
-        if token.revoked_at is not None:
-            raise TokenRejected("revoked", "the access token was revoked")
-        if token.expires_at <= now:  # one timestamp form, so text order is time order
-            raise TokenRejected("expired", "the access token expired")
-        user = tokens.token_user(db, token.user_id)
+    found = tokens.lookup_token_and_user(state.store.connection(), raw)
+    if found is None:
+        raise TokenRejected("unknown", "no such access token")
+    token, user = found
+    if token.revoked_at is not None:
+        raise TokenRejected("revoked", "the access token was revoked")
+    if token.expires_at <= now:  # one timestamp form, so text order is time order
+        raise TokenRejected("expired", "the access token expired")
     if user is None or user.deleted:
         raise TokenRejected("user", "the token's user no longer exists")
     return Caller(

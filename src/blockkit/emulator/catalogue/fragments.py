@@ -5,9 +5,9 @@ them is most of a request's work. The cache keeps each model's JSON bytes under 
 naming everything the bytes depend on (id, browsing level, moderator view, file
 filter), for as long as the database is unchanged.
 
-"Unchanged" is asked of SQLite itself: a connection of the cache's own, which never
-writes, sees ``PRAGMA data_version`` move whenever any other connection commits (this
-process's request threads, the CLI minting a token, another process). Every request
+"Unchanged" is asked of SQLite's shared WAL-index through :class:`~blockkit.emulator.store.changes.ChangeWatch`:
+any commit (this process's request threads, the CLI minting a token, another process)
+changes it, and an unchanged one is a memory read, not a statement. Every request
 calls :meth:`FragmentCache.sync` before it reads: a commit since the last look clears
 the cache, so no request that starts after a commit is served bytes built before it.
 A build that began before the clear is not stored (the generation moved on).
@@ -15,10 +15,11 @@ A build that began before the clear is not stored (the generation moved on).
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 import weakref
 from typing import TYPE_CHECKING, Any
+
+from blockkit.emulator.store.changes import ChangeWatch
 
 if TYPE_CHECKING:
     from blockkit.emulator.store import Store
@@ -29,18 +30,19 @@ MAX_BYTES = 192 * 1024 * 1024
 
 class FragmentCache:
     def __init__(self, path: str) -> None:
-        self._watch = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self.watch = ChangeWatch(path)
         self._lock = threading.Lock()
         self._data: dict[Any, bytes] = {}
         self._bytes = 0
         self._data_version: int | None = None
         self.generation = 0
-        weakref.finalize(self, self._watch.close)
 
     def sync(self) -> int:
         """Clear the cache if the database changed since the last call; return the generation to put under."""
+        version = self.watch.version()
+        if version == self._data_version:
+            return self.generation
         with self._lock:
-            version = int(self._watch.execute("PRAGMA data_version").fetchone()[0])
             if version != self._data_version:
                 self._data.clear()
                 self._bytes = 0

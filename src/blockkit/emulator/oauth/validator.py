@@ -36,6 +36,9 @@ import binascii
 import hmac
 import re
 import secrets
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote_plus
 
@@ -151,14 +154,32 @@ class Validator(RequestValidator):
         from blockkit.emulator.oauth.memory import Memory
 
         self.memory = Memory(state.clock)
+        self._request_local = threading.local()
 
     # --- helpers ---------------------------------------------------------------------------
 
     def _client(self, client_id: str | None) -> store.Client | None:
         if not client_id:
             return None
+        known: dict[str, store.Client | None] | None = getattr(self._request_local, "clients", None)
+        if known is not None and client_id in known:
+            return known[client_id]
         with self.state.store.write() as db:
-            return store.get_client(db, client_id)
+            client = store.get_client(db, client_id)
+        if known is not None:
+            known[client_id] = client
+        return client
+
+    @contextmanager
+    def one_request(self, *clients: store.Client) -> Iterator[None]:
+        """Within: each client is read from the store once (oauthlib asks for it three or four times
+        a token request, each a query while the writer lock is held), starting with ``clients``, which
+        the endpoint read already. The thread runs the whole request, so the memo is the thread's."""
+        self._request_local.clients = {client.id: client for client in clients}
+        try:
+            yield
+        finally:
+            self._request_local.clients = None
 
     def _now(self) -> Any:
         return self.state.clock.now()

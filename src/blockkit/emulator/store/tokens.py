@@ -13,6 +13,9 @@ import secrets
 import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
+
+import orjson
 
 from blockkit.emulator.clock import format_timestamp
 
@@ -86,12 +89,30 @@ def revoke_access_token_id(db: sqlite3.Connection, token_id: int, *, now: dateti
     return cursor.rowcount > 0
 
 
+_USER_SQL = ("SELECT u.id, u.username, u.tier, u.status, u.is_moderator, u.browsing_level, u.deleted_at IS NOT NULL,"
+             " (SELECT json_group_array(product) FROM (SELECT product FROM subscriptions"
+             "  WHERE user_id = u.id AND status = 'active' ORDER BY id))")
+
+
+def _token_user(row: tuple[Any, ...]) -> TokenUser:
+    return TokenUser(row[0], row[1], row[2], row[3], bool(row[4]), int(row[5]), bool(row[6]),
+                     tuple(orjson.loads(row[7])))
+
+
 def token_user(db: sqlite3.Connection, user_id: int) -> TokenUser | None:
     """The user behind a token, with their active subscriptions, or None when no such user."""
-    row = db.execute("SELECT id, username, tier, status, is_moderator, browsing_level, deleted_at IS NOT NULL"
-                     " FROM users WHERE id = ?", (user_id,)).fetchone()
+    row = db.execute(f"{_USER_SQL} FROM users u WHERE u.id = ?", (user_id,)).fetchone()
+    return None if row is None else _token_user(tuple(row))
+
+
+def lookup_token_and_user(db: sqlite3.Connection, raw: str) -> tuple[AccessToken, TokenUser | None] | None:
+    """The token row for a raw token (revoked and expired ones too) and its user, in one statement
+    (so one snapshot with no transaction to open); None when no such token."""
+    columns = ", ".join(f"t.{name}" for name in _COLUMNS.split(", "))
+    row = db.execute(f"SELECT {columns}, {_USER_SQL.removeprefix('SELECT ')} FROM oauth_access_tokens t"
+                     " LEFT JOIN users u ON u.id = t.user_id WHERE t.token_hash = ?", (hash_token(raw),)).fetchone()
     if row is None:
         return None
-    products = tuple(r[0] for r in db.execute(
-        "SELECT product FROM subscriptions WHERE user_id = ? AND status = 'active' ORDER BY id", (user_id,)))
-    return TokenUser(row[0], row[1], row[2], row[3], bool(row[4]), int(row[5]), bool(row[6]), products)
+    values = tuple(row)
+    width = len(_COLUMNS.split(", "))
+    return AccessToken(*values[:width]), (None if values[width] is None else _token_user(values[width:]))
