@@ -14,7 +14,8 @@ number of operations (``plan``: the same list for the same seed), each one of ``
 - reads: the catalogue (``/api/v1/models``, ``/models/{id}``, ``/images``), OAuth ``userinfo``,
   the block's Buzz balance, its app storage (read-your-writes), its workflows;
 - writes: OAuth tokens (client_credentials, and authorization codes with PKCE on a remembered
-  consent), app-storage sets, goods purchases and workflow submissions (the orchestration
+  consent), app-storage sets and deletes, shared-storage appends and votes (on any client's
+  entries), goods purchases and workflow submissions (the orchestration
   origin with an API key, the block route with a block token), each plain, retried with the same
   idempotency key, or (purchases and orchestration submissions) sent twice at once with one key,
   and workflow cancels (a refund).
@@ -49,7 +50,7 @@ APP = "mixed-app"
 BLOCK = "mixed-block"
 INSTANCE = "mixed-instance"
 SCOPES = ["goods:purchase:self", "goods:read:self", "apps:storage:read", "apps:storage:write",
-          "ai:write:budgeted", "buzz:read:self"]
+          "apps:storage:shared:read", "apps:storage:shared:write", "ai:write:budgeted", "buzz:read:self"]
 REDIRECT = "http://127.0.0.1:9/callback"
 START_BUZZ = 100_000          # blue Buzz each client is given before the run (a ledger entry, before the baseline)
 TOKENS_PER_CLIENT = 15        # the provider allows 20 token requests a minute per OAuth client
@@ -62,7 +63,8 @@ TIMEOUT = httpx.Timeout(60.0)
 KINDS: dict[str, int] = {
     "models list": 10, "model detail": 10, "images list": 8, "userinfo": 5, "buzz balance": 4,
     "storage get": 5, "workflow get": 4,
-    "token client_credentials": 4, "token authorization_code": 2, "storage set": 8,
+    "token client_credentials": 4, "token authorization_code": 2, "storage set": 8, "storage delete": 2,
+    "shared append": 3, "shared vote": 3,
     "purchase": 4, "purchase keyed retry": 4, "purchase keyed twin": 3,
     "orch submit": 4, "orch submit keyed retry": 4, "orch submit keyed twin": 3,
     "block submit": 4, "block submit keyed retry": 4, "orch cancel": 4,
@@ -105,7 +107,11 @@ class World:
     baseline_workflows: set[str] = field(default_factory=set)       # the clients' workflows before the run
     baseline_purchases: set[str] = field(default_factory=set)       # the app's purchases before the run
     baseline_tokens: set[str] = field(default_factory=set)          # hashes of the clients' tokens before the run
+    baseline_entry: int = 0                                         # the last shared entry before the run
     run: int = 0                                                    # which run (names keys and goods apart)
+    # Shared entries appended so far in this run, by any client (the others vote on them).
+    entries: list[str] = field(default_factory=list)
+    entries_lock: threading.Lock = field(default_factory=threading.Lock)
 
 
 def _store(data: Path) -> Any:
@@ -240,7 +246,9 @@ def baseline(world: World) -> None:
     """Start a run: what the store holds before it (the ledger's last row, every client's and the owner's
     total, the workflows, purchases and tokens already there)."""
     world.run += 1
+    world.entries = []
     with _readonly(world.data) as db:
+        world.baseline_entry = db.execute("SELECT coalesce(max(id), 0) FROM shared_entries").fetchone()[0]
         world.baseline_purchases = {r[0] for r in db.execute("SELECT id FROM goods_purchases WHERE app_id = ?",
                                                              (APP,))}
         world.baseline_tokens = set(_token_hashes(db, world.actors))
@@ -291,6 +299,8 @@ class Told:
     canceled: set[str] = field(default_factory=set)              # 204 to a cancel
     purchases: dict[str, str] = field(default_factory=dict)      # purchase id -> good id
     storage: dict[str, Any] = field(default_factory=dict)        # key -> last acknowledged value
+    entries: dict[str, Any] = field(default_factory=dict)        # shared entry key -> the value appended
+    votes: set[str] = field(default_factory=set)                 # shared entry keys it voted for
     tokens: list[str] = field(default_factory=list)              # access tokens issued to it
     problems: list[str] = field(default_factory=list)
     timings: list[tuple[str, float]] = field(default_factory=list)
@@ -508,6 +518,47 @@ class Client:
                 self.told.storage[key] = value
             else:
                 self.malformed("storage set", body)
+
+    def op_storage_delete(self) -> None:
+        key = f"{self.tag}-k{self.rng.randrange(STORAGE_KEYS)}"
+        body = self.expect(self.request(self.http, "storage delete", "POST",
+                                        f"{self.world.base_url}/api/v1/blocks/app-storage/delete", json={"key": key},
+                                        headers=self.block()), "storage delete")
+        if body is not None:
+            if body == {"ok": True, "deleted": key in self.told.storage}:
+                self.told.storage.pop(key, None)
+            else:
+                self.told.problems.append(f"storage delete {key}: {body!r}, holding {self.told.storage.get(key)!r}")
+
+    def op_shared_append(self) -> None:
+        value = {"title": f"entry {self.actor.index}.{self.n}", "data": {"n": self.n}}
+        body = self.expect(self.request(self.http, "shared append", "POST",
+                                        f"{self.world.base_url}/api/v1/blocks/shared-storage/append",
+                                        json={"value": value}, headers=self.block()), "shared append")
+        if body is not None:
+            if isinstance(body.get("key"), str) and body["key"] not in self.told.entries:
+                self.told.entries[body["key"]] = value
+                with self.world.entries_lock:
+                    self.world.entries.append(body["key"])
+            else:
+                self.malformed("shared append", body)
+
+    def op_shared_vote(self) -> str | None:
+        with self.world.entries_lock:
+            choices = [e for e in self.world.entries if e not in self.told.votes]
+        if not choices:
+            self.op_shared_append()
+            return "shared append"
+        key = self.rng.choice(choices)
+        body = self.expect(self.request(self.http, "shared vote", "POST",
+                                        f"{self.world.base_url}/api/v1/blocks/shared-storage/vote", json={"key": key},
+                                        headers=self.block()), "shared vote")
+        if body is not None:
+            if isinstance(body.get("count"), int) and body["count"] >= 1:
+                self.told.votes.add(key)
+            else:
+                self.malformed("shared vote", body)
+        return None
 
     def _good(self) -> str:
         return f"a{self.actor.index}-{self.tag}-g{self.n}"
@@ -774,6 +825,23 @@ def verify(world: World, told: list[Told]) -> dict[str, list[Any]]:
             counts[h] += 1
         problems["issued tokens not stored exactly once"] = [h[:12] for h in issued if counts.get(h) != 1]
         problems["stored tokens no one received"] = [h[:12] for h in set(stored_tokens) - set(issued)]
+    # Shared storage: the entries appended in this run are exactly the acknowledged ones, each with its value,
+    # and each carries exactly the acknowledged votes.
+    from blockkit.emulator.appstorage import entry_key
+
+    with _readonly(world.data) as db:
+        rows = db.execute("SELECT id, created_at, user_id, value FROM shared_entries WHERE block_id = ? AND id > ?",
+                          (BLOCK, world.baseline_entry)).fetchall()
+        entries = {entry_key(i, created): (user, json.loads(value)) for i, created, user, value in rows}
+        voted = {(entry_key(i, created), user) for i, created, user in db.execute(
+            "SELECT e.id, e.created_at, v.user_id FROM shared_votes v JOIN shared_entries e ON e.id = v.entry_id"
+            " WHERE e.block_id = ? AND e.id > ?", (BLOCK, world.baseline_entry))}
+    appended = {k: (a.user_id, v) for a, r in zip(actors, told) for k, v in r.entries.items()}
+    problems["shared entries missing or changed"] = [k for k, v in appended.items() if entries.get(k) != v]
+    problems["shared entries no one was told about"] = sorted(set(entries) - set(appended))
+    cast = {(k, a.user_id) for a, r in zip(actors, told) for k in r.votes}
+    problems["votes missing"] = sorted(cast - voted)
+    problems["votes no one cast"] = sorted(voted - cast)
     # Over HTTP: every token answers userinfo for its user; every balance the block reads is the store's.
     with httpx.Client(timeout=TIMEOUT) as http:
         for actor, record in zip(actors, told):
@@ -794,7 +862,8 @@ def acknowledged(told: list[Told]) -> dict[str, int]:
     """How many writes of each family were acknowledged (for a report, and to show the run did something)."""
     return {"workflows": sum(len(r.workflows) for r in told), "cancels": sum(len(r.canceled) for r in told),
             "purchases": sum(len(r.purchases) for r in told), "tokens": sum(len(r.tokens) for r in told),
-            "storage keys": sum(len(r.storage) for r in told),
+            "storage keys": sum(len(r.storage) for r in told), "shared entries": sum(len(r.entries) for r in told),
+            "votes": sum(len(r.votes) for r in told),
             "keyed workflows": sum(len(r.keyed_workflows) for r in told)}
 
 

@@ -4,7 +4,7 @@ A real ``blockkit emulator start`` (small seed, ephemeral ports, an access key) 
 clients at once, each a seeded user on its own connections running a fixed list of
 operations (``mixed_workload.plan``): catalogue reads checked against the OpenAPI document,
 OAuth tokens (client_credentials and authorization codes), userinfo, app-storage reads and
-writes, goods purchases and workflow submissions (plain, retried with one key, sent twice at
+writes, shared-storage appends and votes, goods purchases and workflow submissions (plain, retried with one key, sent twice at
 once with one key) and cancels. ``mixed_workload.verify`` then checks from the server's own
 view that every acknowledged write is there exactly once and nothing else is, that retries
 with one key were applied once, that no Buzz was made or lost, and that nothing answered 5xx
