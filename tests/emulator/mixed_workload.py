@@ -308,10 +308,15 @@ class Told:
 
 
 def plan(index: int, ops: int, seed: int = 27) -> list[str]:
-    """Client ``index``'s operations: ``ops`` kinds drawn by weight, the same for the same seed."""
-    rng = random.Random(seed * 1000 + index)
-    kinds, weights = list(KINDS), list(KINDS.values())
-    chosen = rng.choices(kinds, weights, k=ops)
+    """Client ``index``'s operations: each kind its share of ``ops`` by weight (largest remainders round),
+    in an order shuffled by the seed. Every client runs the same mix, so 1 and 16 clients compare."""
+    total = sum(KINDS.values())
+    shares = {kind: ops * weight / total for kind, weight in KINDS.items()}
+    counts = {kind: int(share) for kind, share in shares.items()}
+    for kind in sorted(shares, key=lambda k: counts[k] - shares[k])[:ops - sum(counts.values())]:
+        counts[kind] += 1
+    chosen = [kind for kind, count in counts.items() for _ in range(count)]
+    random.Random(seed * 1000 + index).shuffle(chosen)
     flows = 0
     for n, kind in enumerate(chosen):  # the provider's per-user authorization limit
         if kind == "token authorization_code":
