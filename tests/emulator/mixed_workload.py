@@ -56,6 +56,7 @@ START_BUZZ = 100_000          # blue Buzz each client is given before the run (a
 TOKENS_PER_CLIENT = 15        # the provider allows 20 token requests a minute per OAuth client
 CODE_FLOWS_MAX = 6            # and 10 authorization requests a minute per user (one is the setup's consent)
 STORAGE_KEYS = 4
+OWNER_PERCENT = 70            # a good's owner is paid 70% of its price, floored (docs/orchestration-and-goods.md)
 ACCESS_KEY_HEADER = "X-Blockkit-Access-Key"
 TIMEOUT = httpx.Timeout(60.0)
 
@@ -791,8 +792,11 @@ def verify(world: World, told: list[Told]) -> dict[str, list[Any]]:
                 expected[("refund", wid)] = cost
         for pid, good in purchases.items():
             expected[("good", pid)] = -world.prices[good]
-            if shares.get(pid):
-                expected[("good_sale", pid)] = shares[pid]
+            share = world.prices[good] * OWNER_PERCENT // 100  # the owner's 70%, floored; the platform keeps the rest
+            if share:
+                expected[("good_sale", pid)] = share
+            if shares.get(pid) != share:
+                problems["purchases whose owner's share is not 70% of the price"].append((pid, shares.get(pid), share))
         problems["acknowledged writes whose ledger rows are missing or wrong"] = [
             (k, v, legs.get(k)) for k, v in expected.items() if legs.get(k) != v]
         problems["ledger rows no write explains"].extend((k, v) for k, v in legs.items() if k not in expected)
@@ -807,7 +811,7 @@ def verify(world: World, told: list[Told]) -> dict[str, list[Any]]:
             moved[actor.user_id] -= sum(record.workflows.values())
             moved[actor.user_id] += sum(record.workflows[w] for w in record.canceled)
             moved[actor.user_id] -= sum(world.prices[g] for g in record.purchases.values())
-        moved[world.owner_id] += sum(shares.get(p, 0) for p in purchases)
+        moved[world.owner_id] += sum(world.prices[g] * OWNER_PERCENT // 100 for g in purchases.values())
         problems["balances that moved by other than the acknowledged writes"] = [
             (u, world.baseline_balances[u], after[u], moved[u]) for u in after
             if after[u] - world.baseline_balances[u] != moved[u]]
