@@ -14,7 +14,7 @@ import httpx
 import pytest
 from inproc import URLS
 from joserfc import jwt
-from orch_env import FREE, MEMBER, make
+from orch_env import FREE, MEMBER, OWNER, make
 
 from blockkit.dev import bridge
 from blockkit.emulator import appstorage, blocktokens, buzz, goods
@@ -262,6 +262,8 @@ def test_workflows_of_another_viewer_or_app_are_403(o) -> None:
 @pytest.mark.parametrize(("path", "body"), [
     ("workflows/submit", {}), ("workflows/submit", {"body": "text"}), ("workflows/submit", [T2I]),
     ("workflows/submit", {"body": T2I, "idempotencyKey": "has space"}),
+    ("workflows/submit", {"body": T2I, "idempotencyKey": "dotted.key"}),  # the platform's charset: A-Z a-z 0-9 _ -
+    ("workflows/submit", {"body": T2I, "idempotencyKey": "k" * 65}),       # and at most 64
     ("workflows/submit", {"body": {"kind": "textToImage", "params": {"prompt": ""}}}),
     ("workflows/submit", {"body": {"kind": "textToImage", "params": {"prompt": "x", "width": 9999}}}),
     ("workflows/estimate", {"body": {"kind": "customComfy", "params": {}}}),
@@ -275,6 +277,31 @@ def test_workflow_bad_bodies_are_400(o, path: str, body: Any) -> None:
     before = buzz.balance(o.store, o.clock, MEMBER)
     invalid_body(b.post(path, body))
     assert buzz.balance(o.store, o.clock, MEMBER) == before
+
+
+def test_a_submission_retried_with_its_idempotency_key_is_one_workflow_charged_once(o) -> None:
+    # Found by tests/emulator/test_concurrency_mixed.py: the route checked the key's shape, then dropped it, so
+    # every retry was a second workflow and a second charge. The platform threads the key into the
+    # orchestrator's externalId per viewer and app block (blocks.router.ts, composeBlockExternalId).
+    b = Block(o, ALL, MEMBER, budget=100)
+    before = sum(buzz.balance(o.store, o.clock, MEMBER).values())
+    first = ok(b.post("workflows/submit", {"body": T2I, "idempotencyKey": "gen-1"}))["snapshot"]
+    again = ok(b.post("workflows/submit", {"body": T2I, "idempotencyKey": "gen-1"}))["snapshot"]
+    bridged = b.bridge("SUBMIT_WORKFLOW", {"requestId": "r1", "body": T2I, "idempotencyKey": "gen-1"})["snapshot"]
+    assert first["workflowId"] == again["workflowId"] == bridged["workflowId"]
+    cost = first["cost"]["total"]
+    assert sum(buzz.balance(o.store, o.clock, MEMBER).values()) == before - cost
+    # Another key, no key, another app or another viewer: each its own workflow.
+    other_key = ok(b.post("workflows/submit", {"body": T2I, "idempotencyKey": "gen-2"}))["snapshot"]
+    no_key = ok(b.post("workflows/submit", {"body": T2I}))["snapshot"]
+    other_app = Block(o, ALL, MEMBER, app="app2", budget=100)
+    elsewhere = ok(other_app.post("workflows/submit", {"body": T2I, "idempotencyKey": "gen-1"}))["snapshot"]
+    owner = Block(o, ALL, OWNER, budget=100)
+    someone_else = ok(owner.post("workflows/submit", {"body": T2I, "idempotencyKey": "gen-1"}))["snapshot"]
+    ids = [first["workflowId"], other_key["workflowId"], no_key["workflowId"], elsewhere["workflowId"],
+           someone_else["workflowId"]]
+    assert len(set(ids)) == 5
+    assert sum(buzz.balance(o.store, o.clock, MEMBER).values()) == before - 4 * cost
 
 
 def test_short_of_buzz_is_a_thrown_refusal(o) -> None:

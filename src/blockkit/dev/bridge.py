@@ -415,8 +415,10 @@ def _submit(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[
     from blockkit.emulator import workflows
 
     p = b.platform
-    return _snapshot_reply(lambda: workflows.submit(p.store, p.clock, p.urls, _workflow_caller(claims),
-                                                    workflows.template_of(_workflow_body(payload), p.store)))
+    # The platform's host passes a non-empty string idempotencyKey on to the submission (IframeHost.tsx).
+    key = payload.get("idempotencyKey") if isinstance(payload.get("idempotencyKey"), str) else None
+    return _snapshot_reply(lambda: workflows.submit(p.store, p.clock, p.urls, _workflow_caller(claims), workflows.keyed(
+        workflows.template_of(_workflow_body(payload), p.store), claims.get("appBlockId"), key or None)))
 
 
 def _estimate(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:

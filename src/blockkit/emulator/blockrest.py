@@ -22,7 +22,6 @@ The platform's error contract, kept here:
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -48,9 +47,6 @@ APP_WORKFLOWS_DEFAULT, APP_WORKFLOWS_MAX = 20, 50
 WORKFLOW_ID_MAX = 64
 WAIT_SECONDS_MAX = 60
 QUERY_CURSOR_MAX = 256
-# The platform bounds an idempotency key by a charset regex it does not publish with the route; ours:
-# 1-128 characters of letters, digits, '_', '-' and '.' (no control characters, newlines or colons).
-IDEMPOTENCY_KEY = re.compile(r"[A-Za-z0-9_.-]{1,128}")
 COMPENSATION_SOURCES = ("compensation", "licenseFee")
 
 # Service sentences that are size refusals (the platform's PAYLOAD_TOO_LARGE, 413).
@@ -268,9 +264,11 @@ def workflow_submit(request: Request, claims: dict[str, Any], body: Any) -> dict
     state = emulator(request)
     template = _workflow_body(request, body)
     key = body.get("idempotencyKey")
-    if key is not None and (not isinstance(key, str) or not IDEMPOTENCY_KEY.fullmatch(key)):
+    if key is not None and (not isinstance(key, str) or not workflows.BLOCK_IDEMPOTENCY_KEY.fullmatch(key)):
         raise _invalid("idempotencyKey", "Invalid")
     caller = _caller(claims)
+    # A retry with the same key answers the first workflow, charged once (the platform's externalId dedupe).
+    template = workflows.keyed(template, claims.get("appBlockId"), key)
     return _run_snapshot(lambda: workflows.submit(state.store, state.clock, state.urls, caller, template))
 
 

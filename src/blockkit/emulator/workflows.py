@@ -55,6 +55,7 @@ Callback events are delivered by ``orchestration.callbacks``.
 from __future__ import annotations
 
 import base64
+import hashlib
 import re
 import secrets
 import uuid
@@ -92,6 +93,8 @@ MAX_TAGS = 10          # WorkflowTemplate.tags: "At most 10 tags ... each at mos
 MAX_TAG_LENGTH = 200
 MAX_EXTERNAL_ID = 128  # WorkflowTemplate.externalId: "Max 128 chars, [A-Za-z0-9_-]+"
 EXTERNAL_ID = re.compile(r"[A-Za-z0-9_-]{1,128}", re.ASCII)
+# A block's idempotency key (civitai/civitai src/server/utils/block-gen-idempotency.ts, BLOCK_IDEMPOTENCY_KEY_REGEX)
+BLOCK_IDEMPOTENCY_KEY = re.compile(r"[A-Za-z0-9_-]{1,64}", re.ASCII)
 CURRENCIES = ("yellow", "blue", "green", "fakeRed")  # BuzzClientAccount
 PRIORITIES = ("high", "normal", "low")               # Priority
 MAX_RETRIES = 10        # our bound on WorkflowStepTemplate.retries
@@ -976,6 +979,26 @@ def check_block_text_to_image(body: dict[str, Any]) -> dict[str, Any]:
     if account is not None and account not in BLOCK_ACCOUNT_TYPES:
         raise bad_request("bad_body", "accountType: Invalid option: expected one of \"blue\"|\"green\"|\"yellow\"")
     return params
+
+
+def keyed(template: object, app_block_id: object, key: object) -> object:
+    """The WorkflowTemplate of a block's submission carrying ``idempotencyKey``: its ``externalId`` names the key.
+
+    The platform threads a block's key into the orchestrator's ``externalId``, namespaced by the
+    app block (civitai/civitai ``blocks.router.ts`` submitWorkflow, ``composeBlockExternalId``), so
+    a retry with the same key from the same viewer and app answers the first workflow and charges
+    nothing (``submit``'s dedupe on owner + externalId). The platform composes ``blk`` + the app
+    block id's length + the id + the key; the emulator's app block id (``<appId>/<blockId>``) holds
+    a ``/`` the orchestrator's charset refuses, so ours is ``blk`` + 16 hex digits of its sha256 +
+    the key (at most 83 characters of ``[A-Za-z0-9_-]``). A key that is not a string of
+    ``BLOCK_IDEMPOTENCY_KEY`` is 400; without a key the template is unchanged.
+    """
+    if key is None or not isinstance(template, dict):
+        return template
+    if not isinstance(key, str) or not BLOCK_IDEMPOTENCY_KEY.fullmatch(key):
+        raise bad_request("bad_idempotency_key", "idempotencyKey must be 1-64 characters of A-Z a-z 0-9 _ -")
+    digest = hashlib.sha256(str(app_block_id).encode()).hexdigest()[:16]
+    return {**template, "externalId": f"blk{digest}{key}"}
 
 
 def template_of(body: object, store: Store | None = None) -> object:
