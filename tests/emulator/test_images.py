@@ -505,3 +505,38 @@ def test_urls_are_on_the_origin_the_client_used(media: MediaEnv) -> None:
     assert item["thumbnail"]["url"].startswith("http://localhost:4321/__emulator/media/")
     page = media.client.get("/api/v1/images", params={"limit": 1}, headers={"Host": "localhost:4321"}).json()
     assert page["metadata"]["nextPage"].startswith("http://localhost:4321/api/v1/images?")
+
+
+def test_the_rating_names_rendered_in_sql_follow_the_highest_bit() -> None:
+    """The SQL that renders an image's nsfwLevel names a rating by its highest bit (facts' table;
+    a bit above the table's is X, 0 is None), checked for every level up to 2**10."""
+    import sqlite3
+
+    from blockkit.emulator import facts
+    from blockkit.emulator.catalogue.images import _nsfw_name_sql
+
+    db = sqlite3.connect(":memory:")
+    for level in range(0, 1025):
+        expected = "None" if level == 0 else facts.NSFW_LEVEL_NAMES.get(1 << (level.bit_length() - 1), "X")
+        got = db.execute(f"SELECT {_nsfw_name_sql('?1')}", (level,)).fetchone()[0]
+        assert got == expected, level
+
+
+def test_the_frame_of_a_video_is_its_url_without_the_extension() -> None:
+    import sqlite3
+
+    from blockkit.emulator.catalogue.images import _frame_url_sql
+
+    db = sqlite3.connect(":memory:")
+    cases = {
+        "/media/v/clip.mp4": "/media/v/clip.frame.jpeg",
+        "/media/v.d/clip": "/media/v.d/clip.frame.jpeg",          # a dot in a folder is not an extension
+        "/media/clip.tar.webm": "/media/clip.tar.frame.jpeg",     # only the last extension goes
+        "https://cdn.example/x/y.mov": "https://cdn.example/x/y.frame.jpeg",
+        "clip.": "clip.frame.jpeg",
+        "/media/.hidden": "/media/.frame.jpeg",
+        "noslash": "noslash.frame.jpeg",
+        "/": "/.frame.jpeg",
+    }
+    for url, frame in cases.items():
+        assert db.execute(f"SELECT {_frame_url_sql('?1')}", (url,)).fetchone()[0] == frame, url

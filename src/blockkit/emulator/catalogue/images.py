@@ -192,51 +192,100 @@ class ImageItem(TypedDict):
 
 
 class ImagesPage(TypedDict):
-    items: list[ImageItem]
+    items: orjson.Fragment   # the JSON array of the page's ImageItems, rendered by SQLite (render_items)
     metadata: CursorMetadata
 
 
-# --- shaping one image --------------------------------------------------------------------
-
-def nsfw_name(level: int) -> str:
-    """The legacy string form of a rating: its highest bit's name (0, unrated, is None)."""
-    return facts.NSFW_LEVEL_NAMES.get(1 << (level.bit_length() - 1), "X") if level > 0 else "None"
-
-
-def frame_url(video_url: str) -> str:
-    """The still frame (JPEG) served for a video whose custom thumbnail may not be shown."""
-    stem = video_url.rsplit(".", 1)[0] if "." in video_url.rsplit("/", 1)[-1] else video_url
-    return f"{stem}.frame.jpeg"
+# --- shaping the images of a page --------------------------------------------------------------
+#
+# SQLite renders a page's items: one statement gives the JSON array, in the order of the ids asked
+# for, that the response embeds as it is (an orjson.Fragment). Building a hundred dicts in Python
+# and serialising them was most of a page's time, and under load every row read one at a time
+# waited for the interpreter lock again (issue 27); SQLite builds the text with the lock free.
 
 
-def thumbnail_of(row: store.ImageRow, level: int, base_url: str) -> Thumbnail | None:
-    """Videos only: the custom WebP when its rating is within ``level``, else a JPEG frame."""
-    if row.type != "video":
-        return None
-    if row.thumbnail_url is not None and (row.thumbnail_nsfw_level or 0) & level:
-        return {"url": links.absolute(base_url, row.thumbnail_url) or "", "width": row.thumbnail_width,
-                "height": row.thumbnail_height}
-    return {"url": links.absolute(base_url, frame_url(row.url)) or "", "width": row.width, "height": row.height}
+def _nsfw_name_sql(column: str) -> str:
+    """The legacy string form of the rating ``column``, in SQL: its highest bit's name in
+    facts.NSFW_LEVEL_NAMES (a bit above the table's is X; 0, unrated, is None)."""
+    top = max(facts.NSFW_LEVEL_NAMES)
+    cases = [f"WHEN {column} >= {top * 2} THEN 'X'"]
+    cases += [f"WHEN {column} >= {bit} THEN '{facts.NSFW_LEVEL_NAMES[bit]}'"
+              for bit in sorted(facts.NSFW_LEVEL_NAMES, reverse=True) if bit > 0]
+    return f"(CASE {' '.join(cases)} ELSE 'None' END)"
 
 
-def image_out(row: store.ImageRow, *, level: int, base_url: str, meta: Literal["omit", "null", "stored"]) -> ImageItem:
-    """One Image (spec, "Image"); ``meta``: leave it out, send null, or send what the uploader gave."""
-    s = row.stats
-    name = nsfw_name(row.nsfw_level)
-    item: ImageItem = {
-        "id": row.id, "url": links.absolute(base_url, row.url) or "", "hash": row.blurhash or "",
-        "width": row.width or 0, "height": row.height or 0, "type": row.type, "nsfw": name != "None",
-        "nsfwLevel": name, "browsingLevel": row.nsfw_level, "createdAt": row.created_at, "postId": row.post_id,
-        "thumbnail": thumbnail_of(row, level, base_url), "username": row.username,
-        "baseModel": row.base_model or "", "modelVersionIds": row.version_ids,
-        "stats": {"cryCount": s.cry, "laughCount": s.laugh, "likeCount": s.like, "dislikeCount": s.dislike,
-                  "heartCount": s.heart, "commentCount": s.comment},
-    }
-    if meta == "null":
-        item["meta"] = None
-    elif meta == "stored":
-        item["meta"] = orjson.loads(row.meta) if row.meta else None
-    return item
+def _absolute_sql(column: str) -> str:
+    """``links.absolute`` in SQL: a stored path starting with '/' is under :base (the request's origin)."""
+    return f"(CASE WHEN substr({column}, 1, 1) = '/' THEN :base || {column} ELSE {column} END)"
+
+
+def _frame_url_sql(column: str) -> str:
+    """The still frame (JPEG) of a video: its URL without the last path segment's extension, plus
+    ``.frame.jpeg``. rtrim(x, <every character of x but '/'>) keeps x up to its last '/'."""
+    folder = f"rtrim({column}, replace({column}, '/', ''))"
+    segment = f"substr({column}, length({folder}) + 1)"
+    upto_dot = f"rtrim({segment}, replace({segment}, '.', ''))"
+    stem = f"(CASE WHEN instr({segment}, '.') > 0 THEN substr({upto_dot}, 1, length({upto_dot}) - 1) ELSE {segment} END)"
+    return f"({folder} || {stem} || '.frame.jpeg')"
+
+
+_STORED_META = "(CASE WHEN i.meta IS NULL OR i.meta = '' THEN NULL ELSE json(i.meta) END)"
+_META_SQL = {"null": "NULL", "stored": _STORED_META, "wrapped": f"json_object('id', i.id, 'meta', {_STORED_META})"}
+
+
+def _items_sql(meta: Literal["omit", "null", "stored", "wrapped"], with_tags: bool, filtered: bool) -> str:
+    """One Image (spec, "Image") per id of :ids, in that order. ``meta``: left out, null, what the uploader
+    gave, or {id, meta} (a page lookup without flatMeta). Thumbnails are for videos only: the custom
+    WebP when its rating is within :level, else a frame of the video. ``filtered``: only images whose
+    post may be shown (one of :visible availabilities, published by :now, scanned, not blocked)."""
+    name = _nsfw_name_sql("i.nsfw_level")
+    thumbnail = (
+        "(CASE WHEN i.type <> 'video' THEN NULL"
+        " WHEN i.thumbnail_url IS NOT NULL AND (coalesce(i.thumbnail_nsfw_level, 0) & :level) <> 0 THEN"
+        f" json_object('url', {_absolute_sql('i.thumbnail_url')}, 'width', i.thumbnail_width,"
+        " 'height', i.thumbnail_height)"
+        f" ELSE json_object('url', {_absolute_sql(_frame_url_sql('i.url'))}, 'width', i.width, 'height', i.height)"
+        " END)")
+    fields = [
+        "'id', i.id", f"'url', {_absolute_sql('i.url')}", "'hash', coalesce(i.blurhash, '')",
+        "'width', coalesce(i.width, 0)", "'height', coalesce(i.height, 0)", "'type', i.type",
+        f"'nsfw', json(CASE WHEN {name} <> 'None' THEN 'true' ELSE 'false' END)", f"'nsfwLevel', {name}",
+        "'browsingLevel', i.nsfw_level", "'createdAt', i.created_at", "'postId', i.post_id",
+        f"'thumbnail', {thumbnail}", "'username', u.username", "'baseModel', coalesce(i.base_model, '')",
+        "'modelVersionIds', json((SELECT json_group_array(v) FROM (SELECT DISTINCT r.model_version_id AS v"
+        " FROM image_resources r WHERE r.image_id = i.id ORDER BY v)))",
+        "'stats', json_object('cryCount', coalesce(m.cry_count, 0), 'laughCount', coalesce(m.laugh_count, 0),"
+        " 'likeCount', coalesce(m.like_count, 0), 'dislikeCount', coalesce(m.dislike_count, 0),"
+        " 'heartCount', coalesce(m.heart_count, 0), 'commentCount', coalesce(m.comment_count, 0))",
+    ]
+    if meta != "omit":
+        fields.append(f"'meta', {_META_SQL[meta]}")
+    if with_tags:
+        fields.append("'tags', json((SELECT json_group_array(json_object('id', tid, 'name', tname)) FROM"
+                      " (SELECT t.id AS tid, t.name AS tname FROM image_tags it JOIN tags t ON t.id = it.tag_id"
+                      " WHERE it.image_id = i.id ORDER BY t.name)))")
+    shown = (" AND p.availability IN (SELECT value FROM json_each(:visible)) AND p.published_at IS NOT NULL"
+             " AND p.published_at <= :now AND p.scanned AND NOT p.blocked") if filtered else ""
+    return (f"SELECT json_group_array(json(item)) FROM (SELECT json_object({', '.join(fields)}) AS item"
+            " FROM json_each(:ids) AS j JOIN images i ON i.id = j.value JOIN users u ON u.id = i.user_id"
+            " JOIN posts p ON p.id = i.post_id"
+            " LEFT JOIN image_metrics m ON m.image_id = i.id AND m.period = 'AllTime'"
+            f" WHERE 1{shown} ORDER BY j.key)")
+
+
+def render_items(db: Any, ids: list[int], *, level: int, base_url: str,
+                 meta: Literal["omit", "null", "stored", "wrapped"], with_tags: bool = False,
+                 visible: tuple[str, ...] | None = None, now: str = "") -> orjson.Fragment:
+    """The JSON array of the images ``ids`` (in that order; an id with no image in a post is left out),
+    each an Image; with ``visible``, only those whose post may be shown by ``now``."""
+    if not ids:
+        return orjson.Fragment(b"[]")
+    params = {"ids": orjson.dumps(ids).decode(), "level": level, "base": base_url.rstrip("/"),
+              "visible": orjson.dumps(list(visible or ())).decode(), "now": now}
+    cursor = db.cursor()
+    cursor.row_factory = None
+    row = cursor.execute(_items_sql(meta, with_tags, visible is not None), params).fetchone()
+    return orjson.Fragment(row[0].encode() if row and row[0] else b"[]")
 
 
 # --- service -----------------------------------------------------------------------------
@@ -330,24 +379,19 @@ def list_images(state: EmulatorState, request: FeedRequest) -> ImagesPage:
             candidates = store.feed_candidates(db, spec, after=after, limit=query.limit + 1, offset=offset)
         window = candidates[:query.limit]
         more = len(candidates) > query.limit
-        rows = store.image_rows(db, [c.id for c in window], with_meta=query.with_meta)
-    # Stage 2: drop the candidates whose post may not be shown (the legacy query applied
-    # the same rules in SQL already).
-    visible = EXEMPT_AVAILABILITY if exempt or legacy else PUBLIC_AVAILABILITY
-    shown = [row for c in window if (row := rows.get(c.id)) is not None and row.post_shown(now, visible)]
+        # Stage 2: the window's images, rendered, without those whose post may not be shown (the
+        # legacy query applied the same rules in SQL already).
+        if query.with_meta:
+            meta: Literal["omit", "null", "stored", "wrapped"] = (
+                "wrapped" if query.page_lookup and not query.flat_meta else "stored")
+        else:
+            meta = "null"
+        # meta is always sent: null unless withMeta (image-search.service.ts:245); a lookup by imageId, or by
+        # modelId without modelVersionId, wraps it as {id, meta} unless flatMeta (:248).
+        items = render_items(db, [c.id for c in window], level=level, base_url=request.base_url, meta=meta,
+                             with_tags=query.with_tags,
+                             visible=EXEMPT_AVAILABILITY if exempt or legacy else PUBLIC_AVAILABILITY, now=now)
     base_url = request.base_url
-    # meta is always sent: null unless withMeta (image-search.service.ts:245); a lookup by imageId, or by
-    # modelId without modelVersionId, wraps it as {id, meta} unless flatMeta (:248).
-    items = [image_out(row, level=level, base_url=base_url, meta="stored" if query.with_meta else "null")
-             for row in shown]
-    if query.with_meta and query.page_lookup and not query.flat_meta:
-        for item in items:
-            item["meta"] = {"id": item["id"], "meta": item["meta"]}  # type: ignore[typeddict-item]
-    if query.with_tags:
-        with state.store.read() as db:
-            tags = store.tags_of_images(db, [item["id"] for item in items])
-        for item in items:
-            item["tags"] = tags.get(item["id"], [])  # type: ignore[typeddict-unknown-key]
     metadata: CursorMetadata = {}
     if more:
         if isinstance(position, feed_cursor.LegacyPosition):

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -25,7 +26,7 @@ from typing_extensions import TypedDict
 
 from blockkit.emulator.catalogue import links
 from blockkit.emulator.catalogue.errors import json_response, not_found
-from blockkit.emulator.catalogue.images import ImageItem, image_out
+from blockkit.emulator.catalogue.images import render_items
 from blockkit.emulator.catalogue.query import path_id
 from blockkit.emulator.catalogue.viewer import ALL_LEVELS, SFW_LEVEL, carries_token
 from blockkit.emulator.region import region_restricted
@@ -61,7 +62,7 @@ class PostOut(TypedDict):
     modelVersionId: Optional[int]
     user: PostUser
     tags: list[PostTag]
-    images: list[ImageItem]   # meta always null
+    images: orjson.Fragment   # the JSON array of the post's ImageItems (images.render_items), meta always null
 
 
 # --- service -----------------------------------------------------------------------------
@@ -78,14 +79,14 @@ def get_post(state: EmulatorState, post_id: int, *, restricted: bool, base_url: 
             raise not_found(NOT_FOUND)
         tags = store.post_tags(db, post_id)
         ids = image_store.post_image_ids(db, post_id, level, MAX_POST_IMAGES)
-        rows = image_store.image_rows(db, ids, with_meta=False)
+        images = render_items(db, ids, level=level, base_url=base_url, meta="null")
     return {
         "id": post.id, "title": post.title, "detail": post.detail, "nsfwLevel": post.nsfw_level,
         "publishedAt": post.published_at,
         "modelVersionId": post.model_version_id if post.version_published else None,
         "user": {"id": post.user_id, "username": post.username},
         "tags": [{"id": tag_id, "name": name} for tag_id, name in tags],
-        "images": [image_out(rows[i], level=level, base_url=base_url, meta="null") for i in ids if i in rows],
+        "images": images,
     }
 
 

@@ -7,10 +7,10 @@ database):
    (never an OFFSET scan, except for the legacy offset cursors and page lookups),
    applying what an index knows about an image: rating, scan, type, base model,
    uploader, post, tags, resources.
-2. :func:`image_rows` reads the page's rows in one query (uploader, AllTime stats,
-   resources and the post's state); the service drops the candidates whose post may
-   not be shown (public, published, scanned, not blocked). A page can thus hold
-   fewer items than asked, or none, and still not be the end.
+2. The catalogue renders the window's images in one statement
+   (``catalogue.images.render_items``), leaving out those whose post may not be shown
+   (public, published, scanned, not blocked). A page can thus hold fewer items than
+   asked, or none, and still not be the end.
 
 Each sort walks its own index from the keyset position; a filter that leaves few
 images (:data:`NARROW_LIMIT`) reads those and sorts them instead. The plan is chosen
@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -291,77 +290,6 @@ def _all_at_once(db: sqlite3.Connection, sql: str, params: Any = ()) -> list[lis
     return orjson.loads(row[0]) if row and row[0] else []
 
 
-# Not frozen: a page makes a hundred of each, and a frozen dataclass sets every field through
-# object.__setattr__ (twice the cost). Nothing changes them after image_rows.
-@dataclass(slots=True)
-class ImageStats:
-    cry: int = 0
-    laugh: int = 0
-    like: int = 0
-    dislike: int = 0
-    heart: int = 0
-    comment: int = 0
-
-
-@dataclass(slots=True)
-class ImageRow:
-    """An image with what its page needs: uploader, AllTime stats, resources and its post's state."""
-
-    id: int
-    post_id: int
-    type: str
-    url: str
-    blurhash: str | None
-    width: int | None
-    height: int | None
-    nsfw_level: int
-    meta: str | None
-    base_model: str | None
-    thumbnail_url: str | None
-    thumbnail_nsfw_level: int | None
-    thumbnail_width: int | None
-    thumbnail_height: int | None
-    created_at: str
-    username: str
-    stats: ImageStats
-    version_ids: list[int]          # the model versions it was made with, ascending, once each
-    post_availability: str
-    post_published_at: str | None
-    post_scanned: bool
-    post_blocked: bool
-
-    def post_shown(self, now: str, availabilities: Iterable[str]) -> bool:
-        """Whether the image's post may be shown: one of ``availabilities``, published by ``now``,
-        scanned and not blocked."""
-        return (self.post_availability in availabilities and self.post_published_at is not None
-                and self.post_published_at <= now and self.post_scanned and not self.post_blocked)
-
-
-_PAGE_SQL = (
-    "SELECT json_group_array(json_array("
-    "i.id, i.post_id, i.type, i.url, i.blurhash, i.width, i.height, i.nsfw_level, {meta}, i.base_model,"
-    " i.thumbnail_url, i.thumbnail_nsfw_level, i.thumbnail_width, i.thumbnail_height, i.created_at, u.username,"
-    " m.cry_count, m.laugh_count, m.like_count, m.dislike_count, m.heart_count, m.comment_count,"
-    " json((SELECT json_group_array(v) FROM (SELECT DISTINCT r.model_version_id AS v FROM image_resources r"
-    " WHERE r.image_id = i.id ORDER BY v))),"
-    " p.availability, p.published_at, p.scanned, p.blocked))"
-    " FROM images i JOIN users u ON u.id = i.user_id JOIN posts p ON p.id = i.post_id"
-    " LEFT JOIN image_metrics m ON m.image_id = i.id AND m.period = 'AllTime'"
-    " WHERE i.id IN (SELECT value FROM json_each(?))"
-)
-
-
-def image_rows(db: sqlite3.Connection, ids: Sequence[int], *, with_meta: bool) -> dict[int, ImageRow]:
-    """The rows of images in posts, by id (ids not found, or not in a post, are absent)."""
-    if not ids:
-        return {}
-    out: dict[int, ImageRow] = {}
-    for r in _all_at_once(db, _PAGE_SQL.format(meta="i.meta" if with_meta else "NULL"), (json.dumps(list(ids)),)):
-        stats = ImageStats(*(value or 0 for value in r[16:22]))
-        out[r[0]] = ImageRow(*r[:16], stats, r[22], r[23], r[24], bool(r[25]), bool(r[26]))
-    return out
-
-
 def post_image_ids(db: sqlite3.Connection, post_id: int, level: int, limit: int) -> list[int]:
     """The first ``limit`` scanned images of a post within ``level``, in post order."""
     rows = db.execute("SELECT id FROM images WHERE post_id = ? AND scanned_at IS NOT NULL AND (nsfw_level & ?) != 0"
@@ -379,16 +307,3 @@ def data_identity(db: sqlite3.Connection) -> str:
     from blockkit.emulator.store import meta
 
     return f"{meta.get(db, meta.SEED)}/{meta.get(db, meta.SCALE)}"
-
-
-def tags_of_images(db: sqlite3.Connection, ids: Sequence[int]) -> dict[int, list[dict[str, Any]]]:
-    """Each image's tags as {id, name}, by tag name (GET /images?withTags=true)."""
-    out: dict[int, list[dict[str, Any]]] = {i: [] for i in ids}
-    if not ids:
-        return out
-    for image_id, tag_id, name in db.execute(
-            "SELECT it.image_id, t.id, t.name FROM image_tags it JOIN tags t ON t.id = it.tag_id"
-            " WHERE it.image_id IN (SELECT value FROM json_each(?)) ORDER BY it.image_id, t.name",
-            (json.dumps(list(ids)),)):
-        out[image_id].append({"id": tag_id, "name": name})
-    return out
