@@ -37,6 +37,25 @@ def _marks(values: Sized) -> str:
     return ",".join("?" * len(values))
 
 
+# --- derived columns -------------------------------------------------------------------------
+
+# models.published_version_count and models.image_count counted from scratch, for every model:
+# what migration 0009 fills and its triggers keep (the same conditions; see that file).
+COUNT_MODELS_SQL = (
+    "UPDATE models SET"
+    " published_version_count = (SELECT count(*) FROM model_versions v WHERE v.model_id = models.id"
+    " AND v.status = 'Published' AND v.availability <> 'Private'),"
+    " image_count = (SELECT count(*) FROM model_versions iv JOIN posts ip ON ip.model_version_id = iv.id"
+    " JOIN images ii ON ii.post_id = ip.id WHERE iv.model_id = models.id AND iv.status = 'Published'"
+    " AND ip.user_id = models.user_id AND ip.published_at IS NOT NULL AND ip.blocked = 0 AND ip.scanned = 1"
+    " AND ip.availability <> 'Private' AND ii.scanned_at IS NOT NULL AND ii.nsfw_level <> 0)")
+
+
+def count_models(db: sqlite3.Connection) -> None:
+    """Fill every model's derived counts (after a bulk insert made with the triggers dropped)."""
+    db.execute(COUNT_MODELS_SQL)
+
+
 # --- sorting ---------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -52,19 +71,16 @@ class SortSpec:
 # The sort values of GET /models. Highest Rated is the net rating (thumbs up minus down),
 # Most Liked the thumbs up alone; Newest and Oldest read the publication date and no metrics.
 SORTS: dict[str, SortSpec] = {
-    "Highest Rated": SortSpec("mm.thumbs_up_count - mm.thumbs_down_count"),
+    "Highest Rated": SortSpec("mm.net_rating"),  # thumbs up - down, a generated column (migration 0009)
     "Most Downloaded": SortSpec("mm.download_count"),
     "Most Liked": SortSpec("mm.thumbs_up_count"),
     "Most Discussed": SortSpec("mm.comment_count"),
     "Most Collected": SortSpec("mm.collected_count"),
-    "Most Images": SortSpec(
-        "(SELECT count(*) FROM model_versions iv JOIN posts ip ON ip.model_version_id = iv.id"
-        " JOIN images ii ON ii.post_id = ip.id WHERE iv.model_id = m.id AND iv.status = 'Published'"
-        " AND ip.user_id = m.user_id AND ip.published_at IS NOT NULL AND ip.blocked = 0 AND ip.scanned = 1"
-        " AND ip.availability <> 'Private' AND ii.scanned_at IS NOT NULL AND ii.nsfw_level <> 0)",
-        uses_metrics=False),
-    "Newest": SortSpec("coalesce(m.published_at, '')", numeric=False, uses_metrics=False),
-    "Oldest": SortSpec("coalesce(m.published_at, '')", descending=False, numeric=False, uses_metrics=False),
+    # models.image_count: kept exact by the triggers of migration 0009 (what it counts is there).
+    "Most Images": SortSpec("m.image_count", uses_metrics=False),
+    # published_sort: coalesce(published_at, ''), a generated column (migration 0009).
+    "Newest": SortSpec("m.published_sort", numeric=False, uses_metrics=False),
+    "Oldest": SortSpec("m.published_sort", descending=False, numeric=False, uses_metrics=False),
 }
 
 
@@ -96,8 +112,8 @@ def _like(term: str) -> str:
 
 
 def _where(f: ModelFilter) -> tuple[list[str], list[Any]]:
-    where = [MODEL_LISTED,
-             f"EXISTS (SELECT 1 FROM model_versions v WHERE v.model_id = m.id AND {VERSION_PUBLISHED})"]
+    # published_version_count: the model's versions with VERSION_PUBLISHED (migration 0009's triggers).
+    where = [MODEL_LISTED, "m.published_version_count > 0"]
     args: list[Any] = []
     # Maturity: the model shares a level with the caller's, and a model flagged NSFW needs a
     # level above PG-13 (R, X or XXX).
@@ -166,8 +182,9 @@ def list_model_ids(db: sqlite3.Connection, f: ModelFilter, sort: str, *, limit: 
         id_column = "m.id"
     if after is not None:
         op = "<" if spec.descending else ">"
-        where.append(f"(({spec.value}) {op} ? OR (({spec.value}) = ? AND {id_column} {op} ?))")
-        args.extend([after[0], after[0], after[1]])
+        # A row value: the planner starts the index walk at the cursor instead of filtering up to it.
+        where.append(f"({spec.value}, {id_column}) {op} (?, ?)")
+        args.extend([after[0], after[1]])
     direction = "DESC" if spec.descending else "ASC"
     sql = (f"SELECT {id_column}, {spec.value} FROM {source} WHERE {' AND '.join(where)}"
            f" ORDER BY {spec.value} {direction}, {id_column} {direction} LIMIT ? OFFSET ?")
