@@ -23,3 +23,6 @@ CREATE INDEX IF NOT EXISTS posts_version_user ON posts (model_version_id, user_i
 -- generated column published_sort of migration 0009).
 CREATE INDEX IF NOT EXISTS models_image_count ON models (image_count, id);
 CREATE INDEX IF NOT EXISTS models_published_sort ON models (published_sort, id);
+-- The baseModels filter asks, per model walked, for a published version of these base models:
+-- answered from this index alone (model_versions_model would read each version's row).
+CREATE INDEX IF NOT EXISTS model_versions_listing ON model_versions (model_id, base_model, status, availability);
