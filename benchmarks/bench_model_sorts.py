@@ -72,7 +72,13 @@ def _picks(db: Any) -> dict[str, str]:
             if len(word) > 3:
                 words[word] = words.get(word, 0) + 1
     word = max(sorted(words), key=lambda w: words[w])
-    return {"tag": tag, "base": base, "user": user, "word": word}
+    rare_word = min(sorted(words), key=lambda w: (words[w] < 3, words[w]))  # in a few names (3 or more)
+    rare_tag = db.execute("SELECT t.name FROM model_tags mt JOIN tags t ON t.id = mt.tag_id GROUP BY t.id"
+                          " ORDER BY count(*), t.id LIMIT 1").fetchone()[0]
+    rare_base = db.execute("SELECT base_model FROM model_versions GROUP BY base_model HAVING count(*) >= 20"
+                           " ORDER BY count(*), base_model LIMIT 1").fetchone()[0]
+    return {"tag": tag, "base": base, "user": user, "word": word, "rare_word": rare_word, "rare_tag": rare_tag,
+            "rare_base": rare_base}
 
 
 def _cases(picks: dict[str, str]) -> list[tuple[str, dict[str, str]]]:
@@ -86,6 +92,13 @@ def _cases(picks: dict[str, str]) -> list[tuple[str, dict[str, str]]]:
         ("nsfw=true", {"nsfw": "true"}),
         ("period=Month", {"period": "Month"}),
         ("types=Checkpoint&nsfw=true&period=Week", {"types": "Checkpoint", "nsfw": "true", "period": "Week"}),
+        # Selective filters: a walk in sort order would pass most of the catalogue before a page.
+        ("types=Poses", {"types": "Poses"}),
+        (f"tag={picks['rare_tag']}", {"tag": picks["rare_tag"]}),
+        (f"baseModels={picks['rare_base']}", {"baseModels": picks["rare_base"], "nsfw": "true"}),
+        (f"query={picks['rare_word']}", {"query": picks["rare_word"], "nsfw": "true"}),
+        ("query=zzqx (no match)", {"query": "zzqx"}),
+        (f"tag={picks['tag']}&types=LORA&nsfw", {"tag": picks["tag"], "types": "LORA", "nsfw": "true"}),
     ]
 
 

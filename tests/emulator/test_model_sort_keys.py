@@ -68,7 +68,16 @@ def old_where(f: store.ModelFilter) -> tuple[list[str], list[Any]]:
     for term in f.terms:
         where.append("m.name LIKE ? ESCAPE '\\'")
         args.append("%" + term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%")
-    assert f.ids is None and f.favorites_of is None and f.hidden_of is None and f.not_hidden_of is None
+    if f.ids is not None:
+        where.append(f"m.id IN ({','.join('?' * len(f.ids))})")
+        args.extend(f.ids)
+    if f.hidden_of is not None:
+        where.append("m.id IN (SELECT model_id FROM hidden_models WHERE user_id = ?)")
+        args.append(f.hidden_of)
+    if f.not_hidden_of is not None:
+        where.append("m.id NOT IN (SELECT model_id FROM hidden_models WHERE user_id = ?)")
+        args.append(f.not_hidden_of)
+    assert f.favorites_of is None
     return where, args
 
 
@@ -126,7 +135,10 @@ def _picks(db: sqlite3.Connection) -> dict[str, Any]:
                       " base_model LIMIT 1").fetchone()[0]
     user = db.execute("SELECT user_id FROM models GROUP BY user_id ORDER BY count(*) DESC, user_id"
                       " LIMIT 1").fetchone()[0]
-    return {"tag": tag, "base": base, "user": user}
+    ids = [r[0] for r in db.execute("SELECT id FROM models ORDER BY id DESC LIMIT 40")]
+    hider = db.execute("SELECT user_id FROM hidden_models GROUP BY user_id ORDER BY count(*) DESC, user_id"
+                       " LIMIT 1").fetchone()[0]
+    return {"tag": tag, "base": base, "user": user, "ids": ids, "hider": hider}
 
 
 def _filters(picks: dict[str, Any]) -> list[tuple[str, store.ModelFilter]]:
@@ -142,6 +154,12 @@ def _filters(picks: dict[str, Any]) -> list[tuple[str, store.ModelFilter]]:
         ("user", store.ModelFilter(user_ids=[picks["user"]], browsing_level=31)),
         ("query", store.ModelFilter(terms=("a",), browsing_level=31)),
         ("rare query", store.ModelFilter(terms=("zq-none",), browsing_level=31)),
+        ("two terms and a type", store.ModelFilter(terms=("e", "a"), types=["LORA"])),
+        ("tag and base model", store.ModelFilter(tag_id=picks["tag"], base_models=[picks["base"], "SDXL 1.0"],
+                                                 browsing_level=31, period="Year")),
+        ("ids", store.ModelFilter(ids=picks["ids"], browsing_level=31)),
+        ("hidden left out", store.ModelFilter(not_hidden_of=picks["hider"], browsing_level=31)),
+        ("hidden only", store.ModelFilter(hidden_of=picks["hider"], browsing_level=31)),
     ]
 
 
@@ -161,9 +179,14 @@ def _walk(list_ids: Any, db: sqlite3.Connection, f: store.ModelFilter, sort: str
 
 # --- pages ------------------------------------------------------------------------------------------
 
+# The page plan (walk the sort's index, or read what one filter lets through and sort it) is
+# chosen from counts: 0 makes every filtered page walk, 1e9 makes every one lead with a filter.
+@pytest.mark.parametrize("lead_factor", [store.LEAD_FACTOR, 0.0, 1e9])
 @pytest.mark.parametrize("sort", list(store.SORTS))
-def test_every_sort_gives_the_old_pages(seeded_store: Store, sort: str) -> None:
+def test_every_sort_gives_the_old_pages(seeded_store: Store, sort: str, lead_factor: float,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
     assert set(store.SORTS) == set(OLD_SORTS)
+    monkeypatch.setattr(store, "LEAD_FACTOR", lead_factor)
     with seeded_store.read() as db:
         picks = _picks(db)
         for label, f in _filters(picks):
@@ -183,12 +206,18 @@ def test_sort_values_in_cursors_are_the_old_values(seeded_store: Store) -> None:
             assert store.list_model_ids(db, f, sort, limit=500) == old_list_model_ids(db, f, sort, limit=500)
 
 
-def test_offset_pages_are_slices_of_the_walk(seeded_store: Store) -> None:
+@pytest.mark.parametrize("lead_factor", [0.0, 1e9])
+def test_offset_pages_are_slices_of_the_walk(seeded_store: Store, lead_factor: float,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(store, "LEAD_FACTOR", lead_factor)
     with seeded_store.read() as db:
-        f = store.ModelFilter(browsing_level=31)
-        for sort in store.SORTS:
-            whole = old_list_model_ids(db, f, sort, limit=1000)
-            assert store.list_model_ids(db, f, sort, limit=30, offset=60) == whole[60:90]
+        picks = _picks(db)
+        for f in (store.ModelFilter(browsing_level=31), store.ModelFilter(types=["LORA", "Checkpoint"]),
+                  store.ModelFilter(tag_id=picks["tag"], browsing_level=31)):
+            for sort in store.SORTS:
+                whole = old_list_model_ids(db, f, sort, limit=1000)
+                assert len(whole) > 12
+                assert store.list_model_ids(db, f, sort, limit=5, offset=7) == whole[7:12], (sort, f)
 
 
 # --- the counts stay exact under writes ---------------------------------------------------------------

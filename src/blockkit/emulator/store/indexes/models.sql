@@ -23,6 +23,8 @@ CREATE INDEX IF NOT EXISTS posts_version_user ON posts (model_version_id, user_i
 -- generated column published_sort of migration 0009).
 CREATE INDEX IF NOT EXISTS models_image_count ON models (image_count, id);
 CREATE INDEX IF NOT EXISTS models_published_sort ON models (published_sort, id);
--- The baseModels filter asks, per model walked, for a published version of these base models:
--- answered from this index alone (model_versions_model would read each version's row).
-CREATE INDEX IF NOT EXISTS model_versions_listing ON model_versions (model_id, base_model, status, availability);
+-- GET /models filters that can lead a page (store/models.py: list_model_ids) read these alone:
+-- the published versions of some base models, and the names (a query's LIKE scans this
+-- narrow index instead of the table).
+CREATE INDEX IF NOT EXISTS model_versions_base_model ON model_versions (base_model, status, availability, model_id);
+CREATE INDEX IF NOT EXISTS models_name ON models (name, id);
