@@ -98,6 +98,8 @@ def _cases(picks: dict[str, str]) -> list[tuple[str, dict[str, str]]]:
         (f"baseModels={picks['rare_base']}", {"baseModels": picks["rare_base"], "nsfw": "true"}),
         (f"query={picks['rare_word']}", {"query": picks["rare_word"], "nsfw": "true"}),
         ("query=zzqx (no match)", {"query": "zzqx"}),
+        ("checkpointType=Trained", {"checkpointType": "Trained", "nsfw": "true"}),
+        ("earlyAccess=true", {"earlyAccess": "true", "nsfw": "true"}),
         (f"tag={picks['tag']}&types=LORA&nsfw", {"tag": picks["tag"], "types": "LORA", "nsfw": "true"}),
     ]
 

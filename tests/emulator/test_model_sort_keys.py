@@ -65,6 +65,14 @@ def old_where(f: store.ModelFilter) -> tuple[list[str], list[Any]]:
         where.append("EXISTS (SELECT 1 FROM model_versions v WHERE v.model_id = m.id AND v.status = 'Published'"
                      f" AND v.availability <> 'Private' AND v.base_model IN ({','.join('?' * len(f.base_models))}))")
         args.extend(f.base_models)
+    if f.checkpoint_type is not None:
+        where.append("m.type = 'Checkpoint' AND m.checkpoint_type = ?")
+        args.append(f.checkpoint_type)
+    if f.early_access is not None:
+        where.append(("" if f.early_access else "NOT ") +
+                     "EXISTS (SELECT 1 FROM model_versions v WHERE v.model_id = m.id AND v.status = 'Published'"
+                     " AND v.availability <> 'Private' AND v.availability = 'EarlyAccess' AND v.early_access_ends_at > ?)")
+        args.append(f.now)
     for term in f.terms:
         where.append("m.name LIKE ? ESCAPE '\\'")
         args.append("%" + term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%")
@@ -138,7 +146,10 @@ def _picks(db: sqlite3.Connection) -> dict[str, Any]:
     ids = [r[0] for r in db.execute("SELECT id FROM models ORDER BY id DESC LIMIT 40")]
     hider = db.execute("SELECT user_id FROM hidden_models GROUP BY user_id ORDER BY count(*) DESC, user_id"
                        " LIMIT 1").fetchone()[0]
-    return {"tag": tag, "base": base, "user": user, "ids": ids, "hider": hider}
+    # a moment before which some early access windows are open, so that the filter keeps a few
+    now = db.execute("SELECT min(early_access_ends_at) FROM model_versions WHERE availability = 'EarlyAccess'"
+                     " AND status = 'Published'").fetchone()[0]
+    return {"tag": tag, "base": base, "user": user, "ids": ids, "hider": hider, "now": now}
 
 
 def _filters(picks: dict[str, Any]) -> list[tuple[str, store.ModelFilter]]:
@@ -160,6 +171,9 @@ def _filters(picks: dict[str, Any]) -> list[tuple[str, store.ModelFilter]]:
         ("ids", store.ModelFilter(ids=picks["ids"], browsing_level=31)),
         ("hidden left out", store.ModelFilter(not_hidden_of=picks["hider"], browsing_level=31)),
         ("hidden only", store.ModelFilter(hidden_of=picks["hider"], browsing_level=31)),
+        ("checkpoint type", store.ModelFilter(checkpoint_type="Merge", browsing_level=31)),
+        ("early access", store.ModelFilter(early_access=True, now=picks["now"], browsing_level=31)),
+        ("not early access", store.ModelFilter(early_access=False, now=picks["now"], browsing_level=31)),
     ]
 
 

@@ -166,14 +166,19 @@ def _terms(f: ModelFilter) -> list[_Term]:
         terms.append(_Term(f"{{plus}}m.id IN ({versions})", list(f.base_models), True,
                            f"SELECT count(*) FROM ({versions} LIMIT ?)"))
     if f.checkpoint_type is not None:
-        terms.append(_Term("m.type = 'Checkpoint' AND m.checkpoint_type = ?", [f.checkpoint_type]))
+        terms.append(_Term("m.type = 'Checkpoint' AND {plus}m.checkpoint_type = ?", [f.checkpoint_type], True,
+                           "SELECT count(*) FROM (SELECT 1 FROM models WHERE checkpoint_type = ? AND type = 'Checkpoint'"
+                           " LIMIT ?)"))
     if f.supports_generation is not None:
         terms.append(_Term("m.supports_generation = ?", [int(f.supports_generation)]))
     if f.from_platform is not None:
         terms.append(_Term("m.from_platform = ?", [int(f.from_platform)]))
-    if f.early_access is not None:
-        terms.append(_Term(("" if f.early_access else "NOT ") +
-                           f"EXISTS (SELECT 1 FROM model_versions v WHERE v.model_id = m.id AND {VERSION_PUBLISHED}"
+    if f.early_access:
+        early = ("SELECT v.model_id FROM model_versions v WHERE v.availability = 'EarlyAccess'"
+                 f" AND v.early_access_ends_at > ? AND {VERSION_PUBLISHED}")
+        terms.append(_Term(f"{{plus}}m.id IN ({early})", [f.now], True, f"SELECT count(*) FROM ({early} LIMIT ?)"))
+    elif f.early_access is not None:
+        terms.append(_Term(f"NOT EXISTS (SELECT 1 FROM model_versions v WHERE v.model_id = m.id AND {VERSION_PUBLISHED}"
                            " AND v.availability = 'EarlyAccess' AND v.early_access_ends_at > ?)", [f.now]))
     if f.terms:
         # Every term in the name. To lead, the matching ids are read from models_name (a covering

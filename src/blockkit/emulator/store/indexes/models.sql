@@ -28,3 +28,5 @@ CREATE INDEX IF NOT EXISTS models_published_sort ON models (published_sort, id);
 -- narrow index instead of the table).
 CREATE INDEX IF NOT EXISTS model_versions_base_model ON model_versions (base_model, status, availability, model_id);
 CREATE INDEX IF NOT EXISTS models_name ON models (name, id);
+CREATE INDEX IF NOT EXISTS models_checkpoint_type ON models (checkpoint_type, type);
+CREATE INDEX IF NOT EXISTS model_versions_early_access ON model_versions (availability, early_access_ends_at, status, model_id);
