@@ -368,3 +368,32 @@ def test_versions_and_new_models_keep_published_version_count(own_store: Store) 
                                 ).fetchone()) == (0, 0)
         db.execute("DELETE FROM models WHERE id = 8000001")
         assert reference_mismatches(db) == []
+
+
+def test_import_and_reset_keep_the_counts_and_the_triggers(own_store: Store, tmp_path: Path) -> None:
+    from blockkit.emulator import transfer
+
+    with own_store.write() as db:  # a store that differs from the seed, in its counts too
+        post_id, model_id, in_post = _counted_post(db)
+        db.execute("UPDATE posts SET blocked = 1 WHERE id = ?", (post_id,))
+        before = {r[0]: (r[1], r[2]) for r in db.execute("SELECT id, image_count, published_version_count FROM models")}
+    transfer.export(own_store, tmp_path / "export")
+    copy = Store.open(tmp_path / "copy")
+    try:
+        transfer.import_export(copy, tmp_path / "export")
+        with copy.read() as db:
+            assert reference_mismatches(db) == []
+            assert {r[0]: (r[1], r[2]) for r in db.execute(
+                "SELECT id, image_count, published_version_count FROM models")} == before
+            triggers = db.execute("SELECT count(*) FROM sqlite_master WHERE type = 'trigger'").fetchone()[0]
+        with copy.write() as db:  # the triggers are back: a write still moves the count
+            db.execute("UPDATE posts SET blocked = 0 WHERE id = ?", (post_id,))
+            assert _image_count(db, model_id) == before[model_id][0] + in_post
+        transfer.import_export(copy, tmp_path / "export", replace=True)
+        transfer.reset(copy, 1, "small")
+        with copy.read() as db:
+            assert reference_mismatches(db) == []
+            assert db.execute("SELECT count(*) FROM sqlite_master WHERE type = 'trigger'").fetchone()[0] == triggers
+            assert _image_count(db, model_id) == before[model_id][0] + in_post  # the seed's count again
+    finally:
+        copy.close()

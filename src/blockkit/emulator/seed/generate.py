@@ -1159,7 +1159,7 @@ def generate(store: Store, seed: int, scale: str) -> dict[str, int]:
             migrate.drop_indexes(store)  # bulk inserts go faster without them; rebuilt below
             # The triggers keeping models' derived columns (migration 0009) would run per row:
             # the columns are counted once below instead.
-            triggers = migrate.drop_triggers(store)
+            triggers = migrate.drop_triggers(db)
             db.executemany("INSERT INTO base_models (name, position, ecosystem, kind, active) VALUES (?, ?, ?, ?, ?)",
                            [(b.name, i, b.ecosystem, b.kind, int(b.active)) for i, b in enumerate(facts.BASE_MODELS)])
             # A larger page cache while bulk inserting and building indexes (restored after).
@@ -1174,7 +1174,7 @@ def generate(store: Store, seed: int, scale: str) -> dict[str, int]:
             meta.put(db, meta.LANDMARKS, landmarks)
             migrate.apply_indexes(store)
             model_store.count_models(db)
-            migrate.restore_triggers(store, triggers)
+            migrate.restore_triggers(db, triggers)
             db.execute("PRAGMA analysis_limit = 1000")  # planner statistics, sampled: fast on large data
             db.execute("ANALYZE")
             db.execute(f"PRAGMA cache_size = {int(cache_size)}")

@@ -140,21 +140,20 @@ def apply_indexes(store: Store) -> None:
                 conn.execute(statement)
 
 
-def drop_triggers(store: Store) -> list[str]:
-    """Drop every trigger (before a bulk insert) and return their SQL for restore_triggers()."""
-    with store.write() as conn:
-        found = [(row[0], row[1]) for row in conn.execute(
-            "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name")]
-        for name, _sql in found:
-            conn.execute(f'DROP TRIGGER "{name}"')
+def drop_triggers(conn: sqlite3.Connection) -> list[str]:
+    """Drop every trigger (inside the caller's write transaction, before a bulk insert or wipe)
+    and return their SQL for restore_triggers()."""
+    found = [(row[0], row[1]) for row in conn.execute(
+        "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name")]
+    for name, _sql in found:
+        conn.execute(f'DROP TRIGGER "{name}"')
     return [sql for _name, sql in found]
 
 
-def restore_triggers(store: Store, sqls: list[str]) -> None:
-    """Create again the triggers drop_triggers() returned."""
-    with store.write() as conn:
-        for sql in sqls:
-            conn.execute(sql)
+def restore_triggers(conn: sqlite3.Connection, sqls: list[str]) -> None:
+    """Create again the triggers drop_triggers() returned (same transaction)."""
+    for sql in sqls:
+        conn.execute(sql)
 
 
 def drop_indexes(store: Store) -> None:
