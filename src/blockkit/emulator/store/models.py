@@ -73,7 +73,8 @@ class SortSpec:
 # The sort values of GET /models. Highest Rated is the net rating (thumbs up minus down),
 # Most Liked the thumbs up alone; Newest and Oldest read the publication date and no metrics.
 SORTS: dict[str, SortSpec] = {
-    "Highest Rated": SortSpec("mm.net_rating", index="model_metrics_net_rating"),  # thumbs up - down, a generated column (migration 0009)
+    # net_rating: thumbs up - down, a generated column (migration 0009).
+    "Highest Rated": SortSpec("mm.net_rating", index="model_metrics_net_rating"),
     "Most Downloaded": SortSpec("mm.download_count", index="model_metrics_downloads"),
     "Most Liked": SortSpec("mm.thumbs_up_count", index="model_metrics_period"),
     "Most Discussed": SortSpec("mm.comment_count", index="model_metrics_comments"),
@@ -199,12 +200,6 @@ def _terms(f: ModelFilter) -> list[_Term]:
     if f.not_hidden_of is not None:
         terms.append(_Term("m.id NOT IN (SELECT model_id FROM hidden_models WHERE user_id = ?)", [f.not_hidden_of]))
     return terms
-
-
-def _where(f: ModelFilter) -> tuple[list[str], list[Any]]:
-    """The list's conditions and their arguments (no condition leads)."""
-    terms = _terms(f)
-    return [t.text(False) for t in terms], [a for t in terms for a in t.args]
 
 
 # How a page is read. A page either walks the sort's index from the cursor, testing each model
