@@ -36,7 +36,8 @@ import orjson
 
 from blockkit.emulator.clock import format_timestamp
 from blockkit.emulator.errors import EmulatorError
-from blockkit.emulator.store import Store, meta
+from blockkit.emulator.store import Store, meta, migrate
+from blockkit.emulator.store import models as model_store
 from blockkit.emulator.store.migrate import latest_version
 
 EXPORT_FORMAT = "blockkit-emulator-export"
@@ -295,6 +296,9 @@ def import_export(store: Store, source: Path, *, replace: bool = False) -> dict[
         try:
             with store.write() as db:
                 _wipe(db, keep_meta=())
+                # The rows bring their derived counts; the triggers that keep them (migration 0009)
+                # would run per row: they are dropped while loading and the counts made once after.
+                triggers = migrate.drop_triggers(db)
                 for table, entry in manifest["tables"].items():
                     allowed = set(columns(db, table))
                     batch: list[dict[str, Any]] = []
@@ -304,6 +308,8 @@ def import_export(store: Store, source: Path, *, replace: bool = False) -> dict[
                             _insert(db, table, batch)
                             batch = []
                     _insert(db, table, batch)
+                model_store.count_models(db)
+                migrate.restore_triggers(db, triggers)
                 problems = db.execute("PRAGMA foreign_key_check").fetchmany(1)
                 if problems:
                     table, rowid, parent, _ = tuple(problems[0])
@@ -349,6 +355,9 @@ def _insert(db: sqlite3.Connection, table: str, batch: list[dict[str, Any]]) -> 
 
 
 def _wipe(db: sqlite3.Connection, keep_meta: tuple[str, ...]) -> None:
+    # Without the triggers (migration 0009), which would update a model per deleted image; every
+    # table ends empty, so there is nothing for them to keep.
+    triggers = migrate.drop_triggers(db)
     for table in tables(db):
         if table == "meta":
             marks = ", ".join("?" for _ in keep_meta)
@@ -356,6 +365,7 @@ def _wipe(db: sqlite3.Connection, keep_meta: tuple[str, ...]) -> None:
                        keep_meta)
         else:
             db.execute(f'DELETE FROM "{table}"')
+    migrate.restore_triggers(db, triggers)
 
 
 # --- reset -------------------------------------------------------------------------------

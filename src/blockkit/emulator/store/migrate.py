@@ -8,7 +8,9 @@ never edited.
 Secondary indexes are not versioned: ``store/indexes/*.sql`` hold ``CREATE INDEX
 IF NOT EXISTS`` statements, one file per resource family, applied on every open
 (a no-op once they exist) and after a bulk seed, which drops them first so large
-inserts do not maintain them row by row.
+inserts do not maintain them row by row. Triggers are versioned (a migration makes
+them); the bulk seed drops them too, fills what they maintain in one statement at
+the end (store/models.py: count_models) and creates them again from their own SQL.
 """
 
 from __future__ import annotations
@@ -136,6 +138,22 @@ def apply_indexes(store: Store) -> None:
         for _family, script in index_scripts():
             for statement in statements(script):
                 conn.execute(statement)
+
+
+def drop_triggers(conn: sqlite3.Connection) -> list[str]:
+    """Drop every trigger (inside the caller's write transaction, before a bulk insert or wipe)
+    and return their SQL for restore_triggers()."""
+    found = [(row[0], row[1]) for row in conn.execute(
+        "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name")]
+    for name, _sql in found:
+        conn.execute(f'DROP TRIGGER "{name}"')
+    return [sql for _name, sql in found]
+
+
+def restore_triggers(conn: sqlite3.Connection, sqls: list[str]) -> None:
+    """Create again the triggers drop_triggers() returned (same transaction)."""
+    for sql in sqls:
+        conn.execute(sql)
 
 
 def drop_indexes(store: Store) -> None:

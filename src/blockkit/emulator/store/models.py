@@ -12,6 +12,7 @@ single model and the version routes apply the same ones.
 
 from __future__ import annotations
 
+import math
 import re
 import sqlite3
 import unicodedata
@@ -37,6 +38,25 @@ def _marks(values: Sized) -> str:
     return ",".join("?" * len(values))
 
 
+# --- derived columns -------------------------------------------------------------------------
+
+# models.published_version_count and models.image_count counted from scratch, for every model:
+# what migration 0009 fills and its triggers keep (the same conditions; see that file).
+COUNT_MODELS_SQL = (
+    "UPDATE models SET"
+    " published_version_count = (SELECT count(*) FROM model_versions v WHERE v.model_id = models.id"
+    " AND v.status = 'Published' AND v.availability <> 'Private'),"
+    " image_count = (SELECT count(*) FROM model_versions iv JOIN posts ip ON ip.model_version_id = iv.id"
+    " JOIN images ii ON ii.post_id = ip.id WHERE iv.model_id = models.id AND iv.status = 'Published'"
+    " AND ip.user_id = models.user_id AND ip.published_at IS NOT NULL AND ip.blocked = 0 AND ip.scanned = 1"
+    " AND ip.availability <> 'Private' AND ii.scanned_at IS NOT NULL AND ii.nsfw_level <> 0)")
+
+
+def count_models(db: sqlite3.Connection) -> None:
+    """Fill every model's derived counts (after a bulk insert made with the triggers dropped)."""
+    db.execute(COUNT_MODELS_SQL)
+
+
 # --- sorting ---------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -47,24 +67,24 @@ class SortSpec:
     descending: bool = True
     numeric: bool = True
     uses_metrics: bool = True
+    index: str = ""  # the index that holds the models in this order (store/indexes/models.sql)
 
 
 # The sort values of GET /models. Highest Rated is the net rating (thumbs up minus down),
 # Most Liked the thumbs up alone; Newest and Oldest read the publication date and no metrics.
 SORTS: dict[str, SortSpec] = {
-    "Highest Rated": SortSpec("mm.thumbs_up_count - mm.thumbs_down_count"),
-    "Most Downloaded": SortSpec("mm.download_count"),
-    "Most Liked": SortSpec("mm.thumbs_up_count"),
-    "Most Discussed": SortSpec("mm.comment_count"),
-    "Most Collected": SortSpec("mm.collected_count"),
-    "Most Images": SortSpec(
-        "(SELECT count(*) FROM model_versions iv JOIN posts ip ON ip.model_version_id = iv.id"
-        " JOIN images ii ON ii.post_id = ip.id WHERE iv.model_id = m.id AND iv.status = 'Published'"
-        " AND ip.user_id = m.user_id AND ip.published_at IS NOT NULL AND ip.blocked = 0 AND ip.scanned = 1"
-        " AND ip.availability <> 'Private' AND ii.scanned_at IS NOT NULL AND ii.nsfw_level <> 0)",
-        uses_metrics=False),
-    "Newest": SortSpec("coalesce(m.published_at, '')", numeric=False, uses_metrics=False),
-    "Oldest": SortSpec("coalesce(m.published_at, '')", descending=False, numeric=False, uses_metrics=False),
+    # net_rating: thumbs up - down, a generated column (migration 0009).
+    "Highest Rated": SortSpec("mm.net_rating", index="model_metrics_net_rating"),
+    "Most Downloaded": SortSpec("mm.download_count", index="model_metrics_downloads"),
+    "Most Liked": SortSpec("mm.thumbs_up_count", index="model_metrics_period"),
+    "Most Discussed": SortSpec("mm.comment_count", index="model_metrics_comments"),
+    "Most Collected": SortSpec("mm.collected_count", index="model_metrics_collected"),
+    # models.image_count: kept exact by the triggers of migration 0009 (what it counts is there).
+    "Most Images": SortSpec("m.image_count", uses_metrics=False, index="models_image_count"),
+    # published_sort: coalesce(published_at, ''), a generated column (migration 0009).
+    "Newest": SortSpec("m.published_sort", numeric=False, uses_metrics=False, index="models_published_sort"),
+    "Oldest": SortSpec("m.published_sort", descending=False, numeric=False, uses_metrics=False,
+                      index="models_published_sort"),
 }
 
 
@@ -95,82 +115,160 @@ def _like(term: str) -> str:
     return "%" + term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
-def _where(f: ModelFilter) -> tuple[list[str], list[Any]]:
-    where = [MODEL_LISTED,
-             f"EXISTS (SELECT 1 FROM model_versions v WHERE v.model_id = m.id AND {VERSION_PUBLISHED})"]
-    args: list[Any] = []
+@dataclass
+class _Term:
+    """One condition of the list. ``lead`` names a condition that can lead the read (it has an
+    index, and ``count_sql`` counts at most ``?`` of the models it lets through); written with
+    ``{plus}`` before the column, which becomes '+' (no index) unless the plan leads with it."""
+
+    sql: str
+    args: list[Any]
+    lead: bool = False
+    count_sql: str = ""
+    ids_sql: str = ""  # instead of count_sql: the ids themselves (at most ``?``), which then lead
+    ids: list[int] | None = None
+
+    def text(self, leading: bool) -> str:
+        if leading and self.ids is not None:
+            return "m.id IN (SELECT value FROM json_each(?))"
+        return self.sql.replace("{plus}", "" if leading else "+")
+
+    def values(self, leading: bool) -> list[Any]:
+        if leading and self.ids is not None:
+            import orjson
+
+            return [orjson.dumps(self.ids).decode()]
+        return self.args
+
+
+def _terms(f: ModelFilter) -> list[_Term]:
+    # published_version_count: the model's versions with VERSION_PUBLISHED (migration 0009's triggers).
+    terms = [_Term(MODEL_LISTED, []), _Term("m.published_version_count > 0", [])]
     # Maturity: the model shares a level with the caller's, and a model flagged NSFW needs a
     # level above PG-13 (R, X or XXX).
-    where.append("(m.nsfw_level & ?) <> 0")
-    args.append(f.browsing_level)
+    terms.append(_Term("(m.nsfw_level & ?) <> 0", [f.browsing_level]))
     if not f.browsing_level & 28:
-        where.append("m.nsfw = 0")
+        terms.append(_Term("m.nsfw = 0", []))
     if f.ids is not None:
-        where.append(f"m.id IN ({_marks(f.ids)})")
-        args.extend(f.ids)
+        terms.append(_Term(f"{{plus}}m.id IN ({_marks(f.ids)})", list(f.ids), True,
+                           f"SELECT count(*) FROM (SELECT 1 FROM models WHERE id IN ({_marks(f.ids)}) LIMIT ?)"))
     if f.tag_id is not None:
-        where.append("EXISTS (SELECT 1 FROM model_tags mt WHERE mt.model_id = m.id AND mt.tag_id = ?)")
-        args.append(f.tag_id)
+        terms.append(_Term("{plus}m.id IN (SELECT mt.model_id FROM model_tags mt WHERE mt.tag_id = ?)", [f.tag_id], True,
+                           "SELECT count(*) FROM (SELECT 1 FROM model_tags WHERE tag_id = ? LIMIT ?)"))
     if f.user_ids is not None:
-        where.append(f"m.user_id IN ({_marks(f.user_ids)})")
-        args.extend(f.user_ids)
+        terms.append(_Term(f"{{plus}}m.user_id IN ({_marks(f.user_ids)})", list(f.user_ids), True,
+                           f"SELECT count(*) FROM (SELECT 1 FROM models WHERE user_id IN ({_marks(f.user_ids)}) LIMIT ?)"))
     if f.types:
-        where.append(f"m.type IN ({_marks(f.types)})")
-        args.extend(f.types)
+        terms.append(_Term(f"{{plus}}m.type IN ({_marks(f.types)})", list(f.types), True,
+                           f"SELECT count(*) FROM (SELECT 1 FROM models WHERE type IN ({_marks(f.types)}) LIMIT ?)"))
     if f.base_models:
-        where.append(f"EXISTS (SELECT 1 FROM model_versions v WHERE v.model_id = m.id AND {VERSION_PUBLISHED}"
-                     f" AND v.base_model IN ({_marks(f.base_models)}))")
-        args.extend(f.base_models)
+        versions = (f"SELECT v.model_id FROM model_versions v WHERE v.base_model IN ({_marks(f.base_models)})"
+                    f" AND {VERSION_PUBLISHED}")
+        terms.append(_Term(f"{{plus}}m.id IN ({versions})", list(f.base_models), True,
+                           f"SELECT count(*) FROM (SELECT DISTINCT {versions[7:]} LIMIT ?)"))  # models, not versions
     if f.checkpoint_type is not None:
-        where.append("m.type = 'Checkpoint' AND m.checkpoint_type = ?")
-        args.append(f.checkpoint_type)
+        terms.append(_Term("m.type = 'Checkpoint' AND {plus}m.checkpoint_type = ?", [f.checkpoint_type], True,
+                           "SELECT count(*) FROM (SELECT 1 FROM models WHERE checkpoint_type = ? AND type = 'Checkpoint'"
+                           " LIMIT ?)"))
     if f.supports_generation is not None:
-        where.append("m.supports_generation = ?")
-        args.append(int(f.supports_generation))
+        terms.append(_Term("m.supports_generation = ?", [int(f.supports_generation)]))
     if f.from_platform is not None:
-        where.append("m.from_platform = ?")
-        args.append(int(f.from_platform))
-    if f.early_access is not None:
-        where.append(("" if f.early_access else "NOT ") +
-                     f"EXISTS (SELECT 1 FROM model_versions v WHERE v.model_id = m.id AND {VERSION_PUBLISHED}"
-                     " AND v.availability = 'EarlyAccess' AND v.early_access_ends_at > ?)")
-        args.append(f.now)
-    for term in f.terms:
-        where.append("m.name LIKE ? ESCAPE '\\'")
-        args.append(_like(term))
+        terms.append(_Term("m.from_platform = ?", [int(f.from_platform)]))
+    if f.early_access:
+        early = ("SELECT v.model_id FROM model_versions v WHERE v.availability = 'EarlyAccess'"
+                 f" AND v.early_access_ends_at > ? AND {VERSION_PUBLISHED}")
+        terms.append(_Term(f"{{plus}}m.id IN ({early})", [f.now], True, f"SELECT count(*) FROM ({early} LIMIT ?)"))
+    elif f.early_access is not None:
+        terms.append(_Term(f"NOT EXISTS (SELECT 1 FROM model_versions v WHERE v.model_id = m.id AND {VERSION_PUBLISHED}"
+                           " AND v.availability = 'EarlyAccess' AND v.early_access_ends_at > ?)", [f.now]))
+    if f.terms:
+        # Every term in the name. To lead, the matching ids are read from models_name (a covering
+        # index: one scan of the names, not of the table) and kept.
+        likes = [_like(term) for term in f.terms]
+        test = " AND ".join("{col} LIKE ? ESCAPE '\\'" for _ in likes)
+        terms.append(_Term(test.replace("{col}", "m.name"), likes, True,
+                           ids_sql=f"SELECT n.id FROM models n INDEXED BY models_name WHERE"
+                                   f" {test.replace('{col}', 'n.name')} LIMIT ?"))
     if f.favorites_of is not None:
-        where.append("m.id IN (SELECT ci.model_id FROM collections c JOIN collection_items ci ON ci.collection_id = c.id"
-                     " WHERE c.user_id = ? AND c.mode = 'Bookmark' AND ci.kind = 'model' AND ci.status = 'ACCEPTED')")
-        args.append(f.favorites_of)
+        favorites = ("SELECT ci.model_id FROM collections c JOIN collection_items ci ON ci.collection_id = c.id"
+                     " WHERE c.user_id = ? AND c.mode = 'Bookmark' AND ci.kind = 'model' AND ci.status = 'ACCEPTED'")
+        terms.append(_Term(f"{{plus}}m.id IN ({favorites})", [f.favorites_of], True,
+                           f"SELECT count(*) FROM ({favorites} LIMIT ?)"))
     if f.hidden_of is not None:
-        where.append("m.id IN (SELECT model_id FROM hidden_models WHERE user_id = ?)")
-        args.append(f.hidden_of)
+        hidden = "SELECT model_id FROM hidden_models WHERE user_id = ?"
+        terms.append(_Term(f"{{plus}}m.id IN ({hidden})", [f.hidden_of], True, f"SELECT count(*) FROM ({hidden} LIMIT ?)"))
     if f.not_hidden_of is not None:
-        where.append("m.id NOT IN (SELECT model_id FROM hidden_models WHERE user_id = ?)")
-        args.append(f.not_hidden_of)
-    return where, args
+        terms.append(_Term("m.id NOT IN (SELECT model_id FROM hidden_models WHERE user_id = ?)", [f.not_hidden_of]))
+    return terms
+
+
+# How a page is read. A page either walks the sort's index from the cursor, testing each model
+# against the filters until it has the page (cost: about limit / the share of models that pass),
+# or reads the models one filter lets through (through that filter's index) and sorts them
+# (cost: about the number of those models). With N models and a page of n, the walk wins while
+# the filter lets through more than about sqrt(n * N) models, times LEAD_FACTOR for the walk's
+# extra rows (it also passes models the listing or the browsing level leave out; on the large
+# seed 1.5 put LORA (4,463 models) and Checkpoint (1,874) on the walk, a 1,000-model tag or
+# query term on the lead, where each was faster). The counts that decide stop at the bound
+# (LIMIT), so deciding costs at most one short index range per filter (a query's terms: one
+# scan of the names index, whose matches then lead).
+LEAD_FACTOR = 1.5
 
 
 def list_model_ids(db: sqlite3.Connection, f: ModelFilter, sort: str, *, limit: int, offset: int = 0,
                    after: tuple[Any, int] | None = None) -> list[tuple[int, Any]]:
     """(id, sort value) of the models on one page: ``limit`` rows from ``offset``, or after a keyset cursor."""
     spec = SORTS[sort]
-    where, args = _where(f)
-    if spec.uses_metrics:
-        source = "model_metrics mm JOIN models m ON m.id = mm.model_id"
-        where.insert(0, "mm.period = ?")
-        args.insert(0, f.period)
-        id_column = "mm.model_id"  # the metrics index ends with it
-    else:
-        source = "models m"
-        id_column = "m.id"
-    if after is not None:
-        op = "<" if spec.descending else ">"
-        where.append(f"(({spec.value}) {op} ? OR (({spec.value}) = ? AND {id_column} {op} ?))")
-        args.extend([after[0], after[0], after[1]])
+    terms = _terms(f)
     direction = "DESC" if spec.descending else "ASC"
-    sql = (f"SELECT {id_column}, {spec.value} FROM {source} WHERE {' AND '.join(where)}"
-           f" ORDER BY {spec.value} {direction}, {id_column} {direction} LIMIT ? OFFSET ?")
+    op = "<" if spec.descending else ">"
+    id_column = "mm.model_id" if spec.uses_metrics else "m.id"  # the sort indexes end with it
+    need = offset + limit
+
+    lead: _Term | None = None
+    candidates = [t for t in terms if t.lead]
+    if candidates:
+        total = int(db.execute("SELECT max(id) FROM models").fetchone()[0] or 0)  # N, near enough
+        bound = max(1, int(LEAD_FACTOR * math.sqrt(need * max(total, 1))))
+        best = bound + 1
+        for term in candidates:
+            if term.ids_sql:
+                term.ids = [r[0] for r in db.execute(term.ids_sql, [*term.args, bound + 1])]
+                count = len(term.ids)
+            else:
+                count = int(db.execute(term.count_sql, [*term.args, bound + 1]).fetchone()[0])
+            if count < best:
+                lead, best = term, count
+    where = [t.text(t is lead) for t in terms]
+    args = [a for t in terms for a in t.values(t is lead)]
+
+    if lead is None:
+        # Walk the sort's index (named, so that the planner does not sort a scan instead) from
+        # the cursor: a row value, so that the walk starts at the cursor even inside a run of
+        # equal values.
+        if spec.uses_metrics:
+            source = f"model_metrics mm INDEXED BY {spec.index} CROSS JOIN models m ON m.id = mm.model_id"
+            where.insert(0, "mm.period = ?")
+            args.insert(0, f.period)
+        else:
+            source = f"models m INDEXED BY {spec.index}"
+        if after is not None:
+            where.append(f"({spec.value}, {id_column}) {op} (?, ?)")
+            args.extend([after[0], after[1]])
+        order = f"{spec.value} {direction}, {id_column} {direction}"
+    else:
+        # Read the models the lead filter lets through, then sort them ('+': no index for the
+        # order or the cursor, which would turn this back into a walk).
+        if spec.uses_metrics:
+            source = "models m CROSS JOIN model_metrics mm ON mm.model_id = m.id AND mm.period = ?"
+            args.insert(0, f.period)
+        else:
+            source = "models m"
+        if after is not None:
+            where.append(f"(+{spec.value}, +{id_column}) {op} (?, ?)")
+            args.extend([after[0], after[1]])
+        order = f"+{spec.value} {direction}, +{id_column} {direction}"
+    sql = f"SELECT {id_column}, {spec.value} FROM {source} WHERE {' AND '.join(where)} ORDER BY {order} LIMIT ? OFFSET ?"
     return [(r[0], r[1]) for r in db.execute(sql, [*args, limit, offset])]
 
 
