@@ -58,6 +58,7 @@ class Emulator:
         from blockkit.emulator import seed
         from blockkit.emulator.orchestration import video
         from blockkit.emulator.orchestration.callbacks import Background
+        from blockkit.emulator.store.checkpointer import Checkpointer
 
         # Sockets first: a busy port fails before any work, and port 0 knows its URLs.
         self.server = EmulatorServer(self.options)
@@ -78,6 +79,9 @@ class Emulator:
                 apps = (self._wrap_catalogue(apps[0]), *apps[1:])
             # Before serving: refund what a crash cut short; then the callback and expiry worker runs.
             self.background = Background(self.store, self.clock).start()
+            # Checkpoints off the request path (store/checkpointer.py), for the connections the
+            # request threads are about to make.
+            self.checkpointer = Checkpointer(self.store).start()
             self.server.start(apps)
         except BaseException:
             try:
@@ -124,6 +128,9 @@ class Emulator:
         if getattr(self, "background", None) is not None:
             self.background.stop()
             self.background = None
+        if getattr(self, "checkpointer", None) is not None:
+            self.checkpointer.stop()
+            self.checkpointer = None
         store, self.store = self.store, None  # once: a second stop() must not meet a closed store
         try:
             if store is not None:

@@ -247,7 +247,10 @@ async def userinfo(request: Request) -> Response:
         response = _error(405, "invalid_request", "userinfo answers GET only")
         response.headers["Allow"] = "GET, OPTIONS"
     else:
-        response = await run_in_threadpool(_userinfo, request)
+        # On the event loop, with no hop to a worker thread: two one-row reads by primary key, which
+        # WAL never makes wait for a writer, cost less than handing the request to a thread and
+        # back (issue 27: userinfo served fewer requests at 16 connections than at 1).
+        response = _userinfo(request)
     response.headers.update(web.wildcard_cors(USERINFO_CORS))
     return response
 

@@ -139,6 +139,9 @@ class Store:
         # Only the living threads' holders: a holder leaves this set when its thread ends.
         self._held: weakref.WeakSet[_Held] = weakref.WeakSet()
         self._closed = False
+        # SQLite's automatic checkpoint on the connections made from now on; a serving emulator
+        # turns it off and checkpoints from a thread of its own instead (store/checkpointer.py).
+        self.auto_checkpoint = True
 
     # --- opening ----------------------------------------------------------------------
 
@@ -262,6 +265,8 @@ class Store:
                 "PRAGMA cache_size = -16000",
             ):
                 conn.execute(pragma)
+            if not self.auto_checkpoint:
+                conn.execute("PRAGMA wal_autocheckpoint = 0")
         except sqlite3.Error as exc:
             conn.close()
             raise StoreError(describe_sqlite_error(self.path, exc, self.busy_timeout_ms)) from None
