@@ -4,8 +4,8 @@
                                             [--before REF]
 
 Each round runs every scenario against a real ``blockkit emulator start`` and, for the cached
-reads, against the baseline: a bare Starlette app serving the same bytes under the same uvicorn
-settings (same HTTP parser, same socket options), started the same way. Rounds alternate the
+reads, against the baseline: a bare Starlette app whose one async endpoint sends the same bytes,
+under the same uvicorn settings (same HTTP parser, same socket options), started the same way. Rounds alternate the
 two, and ratios are the medians of the per-round ratios, so a noisy machine moves both sides.
 
 ``--before REF`` (a git commit, e.g. 0f86161) also runs every scenario against that version of
@@ -94,24 +94,31 @@ def register_clients(data: Path, count: int, env: dict[str, str]) -> list[dict[s
     return list(json.loads(out))
 
 
-def rotating_lua(folder: Path, bodies: list[str]) -> Path:
-    """A wrk script that POSTs the bodies in turn (each thread from its own offset)."""
-    listed = ",\n".join(json.dumps(body) for body in bodies)
-    path = folder / "rotating.lua"
+def in_turn_lua(folder: Path, name: str, values: list[str], request: str, spread: int) -> Path:
+    """A wrk script whose ``request()`` (Lua, reading ``values[(i % #values) + 1]`` as ``v`` and a counter
+    ``i``) walks the values in turn, each wrk thread from its own offset (``spread`` apart)."""
+    listed = ",\n".join(json.dumps(value) for value in values)
+    path = folder / f"{name}.lua"
     path.write_text(textwrap.dedent('''
-        local bodies = {
+        local values = {
         %s
         }
         local n = 0
-        function setup(thread) n = n + 1; thread:set("offset", n * 97) end
+        function setup(thread) n = n + 1; thread:set("offset", n * %d) end
         function init(args) i = offset or 0 end
         function request()
           i = i + 1
-          return wrk.format("POST", nil, {["Content-Type"] = "application/x-www-form-urlencoded"},
-                            bodies[(i %% #bodies) + 1])
+          local v = values[(i %% #values) + 1]
+          return %s
         end
-    ''') % listed)
+    ''') % (listed, spread, request))
     return path
+
+
+def rotating_lua(folder: Path, bodies: list[str]) -> Path:
+    """A wrk script that POSTs the form bodies in turn."""
+    return in_turn_lua(folder, "rotating", bodies, 'wrk.format("POST", nil, {["Content-Type"] = '
+                       '"application/x-www-form-urlencoded"}, v)', 97)
 
 
 SORTS = ("Highest Rated", "Most Downloaded", "Most Liked", "Most Discussed", "Most Collected", "Most Images",
@@ -129,21 +136,7 @@ def sort_rotation_lua(folder: Path, base_path: str) -> Path:
             for kind in TYPES:
                 query = {"limit": "20", "sort": sort, "period": period, **({"types": kind} if kind else {})}
                 paths.append(base_path + "?" + urllib.parse.urlencode(query, quote_via=urllib.parse.quote))
-    listed = ",\n".join(json.dumps(path) for path in paths)
-    path = folder / "sorts.lua"
-    path.write_text(textwrap.dedent('''
-        local paths = {
-        %s
-        }
-        local n = 0
-        function setup(thread) n = n + 1; thread:set("offset", n * 1000000) end
-        function init(args) i = offset or 0 end
-        function request()
-          i = i + 1
-          return wrk.format("GET", paths[(i %% #paths) + 1] .. "&bench=" .. i)
-        end
-    ''') % listed)
-    return path
+    return in_turn_lua(folder, "sorts", paths, 'wrk.format("GET", v .. "&bench=" .. i)', 1000000)
 
 
 BARE_APP = textwrap.dedent('''
@@ -152,7 +145,7 @@ BARE_APP = textwrap.dedent('''
     from starlette.responses import Response
     from starlette.routing import Route
     body = open(sys.argv[1], "rb").read()
-    def answer(request):
+    async def answer(request):  # on the event loop: the least work Starlette can do to send the bytes
         return Response(body, media_type="application/json")
     app = Starlette(routes=[Route("/{path:path}", answer)])
     uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[2]), log_level="warning", access_log=False,

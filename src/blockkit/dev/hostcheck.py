@@ -194,6 +194,9 @@ class HostGuard:
         self.websocket_origins = websocket_origins or OriginPolicy((hosts,))
         self.write_origins = write_origins
         self.hint = hint
+        # Host values already judged: a server sees a handful of distinct ones (its names and
+        # ports), and parsing one is a regex match per request. Bounded: cleared when full.
+        self._judged: dict[tuple[HostAllowlist, str], bool] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -208,7 +211,7 @@ class HostGuard:
         """Why a request with these headers is refused, or None to let it through."""
         hosts = _values(headers, b"host")
         origins = _values(headers, b"origin")
-        if len(hosts) != 1 or not self.hosts.allows(hosts[0]):
+        if len(hosts) != 1 or not self._host_allowed(hosts[0]):
             shown = _show(hosts[0]) if len(hosts) == 1 else f"({len(hosts)} Host headers)"
             return (
                 f"Host {shown} is not a name of this server, which answers to "
@@ -224,6 +227,17 @@ class HostGuard:
             sent = "no Origin" if origin is None else f"Origin {_show(origin)}"
             return f"a {method.upper()} with {sent} is not taken here: only this server's own pages may write"
         return None
+
+
+    def _host_allowed(self, host: str) -> bool:
+        key = (self.hosts, host)  # the allowlist in the key: one assigned later is judged afresh
+        allowed = self._judged.get(key)
+        if allowed is None:
+            allowed = self.hosts.allows(host)
+            if len(self._judged) >= 256:
+                self._judged.clear()
+            self._judged[key] = allowed
+        return allowed
 
 
 def _values(headers: Iterable[tuple[bytes, bytes]], name: bytes) -> list[str]:

@@ -16,9 +16,33 @@ from urllib.parse import urlencode
 from blockkit.emulator.catalogue import API_PREFIX
 
 
+_ORIGINS: dict[tuple[Any, ...], str] = {}
+_ORIGINS_MAX = 256
+
+
 def request_origin(request: Any) -> str:
-    """``scheme://host:port`` as the client addressed this request."""
-    return f"{request.url.scheme}://{request.url.netloc}"
+    """``scheme://host:port`` as the client addressed this request (Starlette's ``request.url`` rules).
+
+    Building ``request.url`` parses and checks the Host header and joins a whole URL, a seventh of
+    a cached answer's time (issue 27); a request has only a few distinct (scheme, Host, server)
+    triples, so each one's origin is worked out once and kept.
+    """
+    scope = request.scope
+    host = None
+    for key, value in scope["headers"]:
+        if key == b"host":
+            host = value
+            break
+    server = scope.get("server")
+    triple = (scope.get("scheme", "http"), host, tuple(server) if server else None)
+    known = _ORIGINS.get(triple)
+    if known is None:
+        url = request.url
+        known = f"{url.scheme}://{url.netloc}"
+        if len(_ORIGINS) >= _ORIGINS_MAX:
+            _ORIGINS.clear()
+        _ORIGINS[triple] = known
+    return known
 
 
 def absolute(base_url: str, url: str | None) -> str | None:

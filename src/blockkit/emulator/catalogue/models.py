@@ -39,7 +39,7 @@ from starlette.routing import Route
 
 from blockkit.emulator import facts
 from blockkit.emulator.auth import ANONYMOUS, Caller, TokenRejected, caller_of
-from blockkit.emulator.catalogue import fragments
+from blockkit.emulator.catalogue import fragments, links
 from blockkit.emulator.catalogue.errors import ApiError, error_body, not_found
 from blockkit.emulator.catalogue.pagination import check_page_window
 from blockkit.emulator.catalogue.params import (
@@ -109,7 +109,7 @@ class ModelsQuery(QueryModel):
 
 def origin(request: Request) -> str:
     """The origin the client reached us on: every URL we answer with starts with it."""
-    return f"{request.url.scheme}://{request.url.netloc}"
+    return links.request_origin(request)
 
 
 def absolute(base_url: str, url: str | None) -> str | None:

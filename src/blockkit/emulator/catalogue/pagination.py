@@ -37,7 +37,9 @@ def absolute_url(request: Request, path_or_url: str | None) -> str | None:
     """A stored URL made absolute: paths ('/__emulator/media/...') are relative to this origin."""
     if path_or_url is None or not path_or_url.startswith("/"):
         return path_or_url
-    return f"{request.url.scheme}://{request.url.netloc}{path_or_url}"
+    from blockkit.emulator.catalogue.links import request_origin
+
+    return request_origin(request) + path_or_url
 
 
 def metadata(**fields: Any) -> dict[str, Any]:
