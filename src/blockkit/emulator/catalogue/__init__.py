@@ -49,6 +49,7 @@ def build_catalogue_app(state: EmulatorState) -> Starlette:
     from blockkit.emulator import control
     from blockkit.emulator.blockroutes import BlockScopeMiddleware
     from blockkit.emulator.catalogue import downloads
+    from blockkit.emulator.catalogue.edge import EdgeCache
     from blockkit.emulator.oauth import legacy
     from blockkit.emulator.orchestration.media import media_routes
 
@@ -60,7 +61,9 @@ def build_catalogue_app(state: EmulatorState) -> Starlette:
                 Mount(control.PREFIX, routes=[*control.routes, *media_routes, *downloads.file_routes]),
                 *downloads.routes,  # /api/download/models/{id}: outside /api/v1, as on the platform
                 *legacy.routes],
-        middleware=[Middleware(RegionMiddleware, sfw_only=state.options.sfw_only),
+        # The edge cache first: a repeat it answers skips the rest (catalogue/edge.py).
+        middleware=[Middleware(EdgeCache, store=state.store),
+                    Middleware(RegionMiddleware, sfw_only=state.options.sfw_only),
                     Middleware(BlockScopeMiddleware)],
         exception_handlers=EXCEPTION_HANDLERS,
     )

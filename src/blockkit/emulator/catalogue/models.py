@@ -39,7 +39,7 @@ from starlette.routing import Route
 
 from blockkit.emulator import facts
 from blockkit.emulator.auth import ANONYMOUS, Caller, TokenRejected, caller_of
-from blockkit.emulator.catalogue import fragments, links
+from blockkit.emulator.catalogue import edge, fragments, links
 from blockkit.emulator.catalogue.errors import ApiError, error_body, not_found
 from blockkit.emulator.catalogue.pagination import check_page_window
 from blockkit.emulator.catalogue.params import (
@@ -447,9 +447,10 @@ async def models_endpoint(request: Request) -> Response:
     key = ("models-page", request.scope.get("query_string", b""), restricted, origin(request))
     keep = "authorization" not in request.headers and not query.early_access
     if keep:
-        cache, _generation = fragments.cache_for(state.store)
+        cache, generation = fragments.cache_for(state.store)
         body = cache.get(key)
         if body is not None:
+            edge.mark(request, generation)
             return Response(body, media_type="application/json", headers=EDGE_CACHED)
     return await run_in_threadpool(_models_page, request, query, key, keep)
 
@@ -464,6 +465,7 @@ def _models_page(request: Request, query: ModelsQuery, key: Any, keep: bool) -> 
     body = page.render()
     if keep and caller.anonymous:
         cache.put(key, body, generation)
+        edge.mark(request, generation)
     return Response(body, media_type="application/json", headers=PRIVATE if not caller.anonymous else EDGE_CACHED)
 
 
@@ -478,9 +480,10 @@ async def anonymous_cached(request: Request, key: tuple[Any, ...], build: Callab
         return await run_in_threadpool(build)
     state = emulator(request)
     full_key = (*key, region_restricted(request), origin(request))
-    cache, _generation = fragments.cache_for(state.store)
+    cache, generation = fragments.cache_for(state.store)
     body = cache.get(full_key)
     if body is not None:
+        edge.mark(request, generation)
         return Response(body, media_type="application/json", headers=headers)
 
     def build_and_keep() -> Response:
@@ -488,6 +491,7 @@ async def anonymous_cached(request: Request, key: tuple[Any, ...], build: Callab
         response = build()
         if response.status_code == 200:
             cache.put(full_key, bytes(response.body), generation)
+            edge.mark(request, generation)
         return response
 
     return await run_in_threadpool(build_and_keep)
