@@ -540,3 +540,42 @@ def test_the_frame_of_a_video_is_its_url_without_the_extension() -> None:
     }
     for url, frame in cases.items():
         assert db.execute(f"SELECT {_frame_url_sql('?1')}", (url,)).fetchone()[0] == frame, url
+
+
+def test_candidates_read_at_once_keep_the_row_by_row_order(tmp_path) -> None:
+    """A page's candidates come back as one JSON array; for every sort, period and a few filters
+    they are exactly the rows, in the order, that the same query gives row by row."""
+    from blockkit.emulator.seed import ensure_seeded
+    from blockkit.emulator.store import Store
+    from blockkit.emulator.store import images as feed
+
+    store = Store.open(tmp_path / "data")
+    for _line in ensure_seeded(store, 1, "small"):
+        pass
+    queries: list[str] = []
+    at_once = feed._all_at_once
+
+    def row_by_row(db, sql, params=()):
+        prefix = "SELECT json_group_array(json_array(k, id, post_id)) FROM ("
+        assert sql.startswith(prefix) and sql.endswith(")")
+        queries.append(sql)
+        return [list(row) for row in feed._tuples(db, sql[len(prefix):-1], params)]
+
+    try:
+        with store.read() as db:
+            model_id = db.execute("SELECT id FROM models LIMIT 1").fetchone()[0]
+            for sort in (*feed.METRIC_COLUMNS, *feed.DATE_SORTS, feed.RANDOM):
+                for period in ("AllTime", "Week"):
+                    for extra in ({}, {"media_type": "video"}, {"model_id": model_id}):
+                        spec = feed.FeedSpec(sort=sort, period=period, level=31, salt=12345, **extra)
+                        fast = feed.feed_candidates(db, spec, after=None, limit=101, offset=0)
+                        feed._all_at_once = row_by_row
+                        try:
+                            slow = feed.feed_candidates(db, spec, after=None, limit=101, offset=0)
+                        finally:
+                            feed._all_at_once = at_once
+                        assert [(c.key, c.id, c.post_id) for c in fast] == \
+                               [(c.key, c.id, c.post_id) for c in slow], (sort, period, extra)
+        assert len(queries) >= 36
+    finally:
+        store.close()

@@ -22,7 +22,6 @@ a public client on its allowed origins.
 from __future__ import annotations
 
 import asyncio
-
 import hmac
 import sys
 import weakref

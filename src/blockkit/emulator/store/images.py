@@ -271,8 +271,8 @@ def _as_one_array(sql: str) -> str:
     """``sql`` (selecting k, id, post_id in order) as one JSON array of its rows, in its order.
 
     SQLite feeds an aggregate the rows of a FROM subquery in the subquery's ORDER BY order
-    (the order the LIMIT already depends on); the feed's tests check pages against the
-    row-by-row query.
+    (the order the LIMIT already depends on); test_images.py holds every sort's candidates
+    to the row-by-row query.
     """
     return f"SELECT json_group_array(json_array(k, id, post_id)) FROM ({sql})"
 
