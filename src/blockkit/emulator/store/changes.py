@@ -17,6 +17,18 @@ stays authoritative. So the statement runs once per write, not once per read.
 
 Where the file cannot be mapped (no ``-shm``: another journal mode, a VFS without one), every
 check asks ``PRAGMA data_version``, as before.
+
+**Never close a descriptor of the ``-shm`` under SQLite.** POSIX record locks belong to the
+process, not to the descriptor: closing *any* descriptor of a file drops every lock the process
+holds on it, SQLite's included. SQLite keeps a shared lock on byte 128 of the ``-shm`` ("this
+WAL-index is in use"); a process that sees no such lock believes it is the first user, truncates
+the file and rebuilds it, and every process that has it mapped dies of SIGBUS. So the mapping
+and its descriptor are shared per file (:class:`_SharedMaps`, keyed by device and inode), opened
+once, and kept while any watch uses them. When the last watch lets go they are kept a while
+longer (SQLite's own connections may still be open; SQLite itself defers closing its
+descriptors for the same reason) and only the oldest of those idle ones is closed, once there
+are more than :data:`IDLE_KEPT`. A file is never looked up by opening and closing it: ``os.stat``
+finds its identity.
 """
 
 from __future__ import annotations
@@ -32,6 +44,93 @@ from pathlib import Path
 # mxFrame, nPage, aFrameCksum[2], aSalt[2], aCksum[2] (48 bytes).
 HEADER_BYTES = 48
 
+# Idle shared mappings (no watch uses them) kept open before the oldest is closed.
+IDLE_KEPT = 32
+
+
+class _SharedMaps:
+    """One read-only mapping (and its descriptor) per ``-shm`` file in this process, counted by use."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._maps: dict[tuple[int, int], list] = {}  # (dev, ino) -> [fd, mmap, users]
+        self._idle: list[tuple[int, int]] = []        # keys with no user, oldest first
+
+    def acquire(self, shm_path: str) -> tuple[tuple[int, int], mmap.mmap] | None:
+        with self._lock:
+            try:
+                st = os.stat(shm_path)
+            except OSError:
+                return None
+            key = (st.st_dev, st.st_ino)
+            entry = self._maps.get(key)
+            if entry is None:
+                if st.st_size < HEADER_BYTES:
+                    return None
+                try:
+                    fd = os.open(shm_path, os.O_RDONLY)
+                except OSError:
+                    return None
+                # Whatever happens now, this descriptor is kept: closing it would drop SQLite's locks.
+                fst = os.fstat(fd)
+                key = (fst.st_dev, fst.st_ino)
+                entry = self._maps.get(key)
+                if entry is None:
+                    try:
+                        shm = mmap.mmap(fd, HEADER_BYTES, access=mmap.ACCESS_READ)
+                    except (OSError, ValueError):
+                        self._maps[key] = entry = [fd, None, 0]
+                    else:
+                        self._maps[key] = entry = [fd, shm, 0]
+                else:
+                    self._keep_spare(fd)
+            if entry[1] is None:
+                return None
+            entry[2] += 1
+            if key in self._idle:
+                self._idle.remove(key)
+            return key, entry[1]
+
+    def _keep_spare(self, fd: int) -> None:
+        # A second descriptor of a file already held (the path was replaced between stat and open):
+        # it is not closed while the file's entry lives; it is closed with the entry.
+        for entry in self._maps.values():
+            if os.path.samestat(os.fstat(entry[0]), os.fstat(fd)):
+                entry.append(fd)
+                return
+
+    def release(self, key: tuple[int, int]) -> None:
+        with self._lock:
+            entry = self._maps.get(key)
+            if entry is None:
+                return
+            entry[2] = max(0, entry[2] - 1)
+            if entry[2] == 0 and key not in self._idle:
+                self._idle.append(key)
+            while len(self._idle) > IDLE_KEPT:
+                self._close(self._idle.pop(0))
+
+    def _close(self, key: tuple[int, int]) -> None:
+        entry = self._maps.pop(key)
+        if entry[1] is not None:
+            try:
+                entry[1].close()
+            except (OSError, ValueError):
+                pass
+        for fd in [entry[0], *entry[3:]]:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+    def held(self) -> int:
+        """How many ``-shm`` files this process holds open (the tests read it)."""
+        with self._lock:
+            return len(self._maps)
+
+
+SHARED = _SharedMaps()
+
 
 class ChangeWatch:
     """Tells whether the database at ``path`` has had a commit since the previous :meth:`version`."""
@@ -42,26 +141,14 @@ class ChangeWatch:
         self._conn = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
         self._lock = threading.Lock()
         version = self._data_version()  # opening the connection also makes sure -shm exists
-        self._map: mmap.mmap | None = self._map_shm()
+        held = SHARED.acquire(f"{self.path}-shm")
+        self._key: tuple[int, int] | None = held[0] if held else None
+        self._map: mmap.mmap | None = held[1] if held else None
         # (the header as last read, the data_version read after it): one tuple, replaced whole, so a
         # reader never pairs a new header with an old version.
         self._seen: tuple[bytes | None, int] = (self._read_header(), version)
         self.statements = 1  # how many times data_version was asked (the tests read it)
-        weakref.finalize(self, ChangeWatch._release, self._conn, self._map)
-
-    def _map_shm(self) -> mmap.mmap | None:
-        try:
-            fd = os.open(f"{self.path}-shm", os.O_RDONLY)
-        except OSError:
-            return None
-        try:
-            if os.fstat(fd).st_size < HEADER_BYTES:
-                return None
-            return mmap.mmap(fd, HEADER_BYTES, access=mmap.ACCESS_READ)
-        except (OSError, ValueError):
-            return None
-        finally:
-            os.close(fd)
+        self._finalizer = weakref.finalize(self, ChangeWatch._release, self._conn, self._key)
 
     def _read_header(self) -> bytes | None:
         if self._map is None:
@@ -94,17 +181,14 @@ class ChangeWatch:
         return self._map is not None
 
     def close(self) -> None:
-        ChangeWatch._release(self._conn, self._map)
         self._map = None
+        self._finalizer()  # once: a later close or the collector does nothing
 
     @staticmethod
-    def _release(conn: sqlite3.Connection, shm: mmap.mmap | None) -> None:
+    def _release(conn: sqlite3.Connection, key: tuple[int, int] | None) -> None:
         try:
             conn.close()
         except sqlite3.Error:
             pass
-        if shm is not None:
-            try:
-                shm.close()
-            except (OSError, ValueError):
-                pass
+        if key is not None:
+            SHARED.release(key)
