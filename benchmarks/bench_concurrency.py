@@ -76,8 +76,8 @@ CLIENTS = 1500
 REGISTER = textwrap.dedent('''
     import json, sys
     from pathlib import Path
-    from blockkit.emulator.clock import Clock
-    from blockkit.emulator.oauth.clients import register_client
+    from blockkit.emulator.store.clock import Clock
+    from blockkit.emulator.services.oauth.clients import register_client
     from blockkit.emulator.store import Store
     with Store.open(Path(sys.argv[1]), check=False) as store:
         clock = Clock(store)

@@ -6,7 +6,7 @@ Lint reads the files of projects it does not trust (a pull request run by the
 pre-commit hook, say): source files of up to 2 MiB and index.html. A regex or a
 tokenizer that goes back over the text can turn one such file into hours of CI
 (review row 29: `useAppStorage<` repeated, 280 KB took 126 s). This script runs
-every project-scan pattern (blockkit.lint.project.SCAN_PATTERNS), the comment
+every project-scan pattern (blockkit.project.scan.SCAN_PATTERNS), the comment
 stripper, the #root finder and the whole source scan of a project on inputs of
 --size characters (default 1 MiB) built to hurt them:
 
@@ -34,9 +34,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
-from blockkit.lint.code import strip_comments
-from blockkit.lint.html import find_root
-from blockkit.lint.project import SCAN_PATTERNS, Project
+from blockkit.project.code import strip_comments
+from blockkit.project.html import find_root
+from blockkit.project.scan import SCAN_PATTERNS, Project
 from blockkit.platform import MANIFEST_FILENAME
 
 BUDGET_SECONDS = 1.0

@@ -37,9 +37,9 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from blockkit.emulator.auth import ANONYMOUS
-from blockkit.emulator.catalogue import fragments
-from blockkit.emulator.catalogue import models as catalogue
+from blockkit.emulator.http.auth import ANONYMOUS
+from blockkit.emulator.http.catalogue import fragments
+from blockkit.emulator.http.catalogue import models as catalogue
 from blockkit.emulator.seed import ensure_seeded
 from blockkit.emulator.store import Store
 from blockkit.emulator.store import models as store

@@ -80,8 +80,8 @@ def main() -> int:
     if shutil.which("wrk") is None:
         sys.exit("bench_oauth: wrk is not installed (apt-get install wrk)")
     sys.path.insert(0, str(HERE.parent / "src"))
-    from blockkit.emulator.clock import Clock
-    from blockkit.emulator.oauth.clients import register_client
+    from blockkit.emulator.store.clock import Clock
+    from blockkit.emulator.services.oauth.clients import register_client
     from blockkit.emulator.store import Store
     from blockkit.emulator.store import oauth as oauth_store
 

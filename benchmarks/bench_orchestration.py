@@ -19,8 +19,8 @@ from PIL import Image
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from blockkit.emulator.clock import Clock
-from blockkit.emulator.orchestration import imaging, upscaler
+from blockkit.emulator.store.clock import Clock
+from blockkit.emulator.services.orchestration import imaging, upscaler
 from blockkit.emulator.state import Urls
 from blockkit.emulator.store import Store
 

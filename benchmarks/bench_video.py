@@ -15,8 +15,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from blockkit.emulator.orchestration import imaging, video
-from blockkit.emulator.orchestration.media import read_media
+from blockkit.emulator.services.orchestration import imaging, video
+from blockkit.emulator.services.orchestration.media import read_media
 from blockkit.emulator.store import Store
 
 SEED_SIZES = ((720, 1280), (1280, 720), (512, 512), (848, 480))

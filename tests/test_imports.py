@@ -2,7 +2,7 @@
 
 An import cycle only breaks when the cycle is entered from a particular module (a name read
 from a half-imported module), so the suite, which imports in its own order, can pass while
-``python -c "import blockkit.emulator.workflows"`` fails. Each module is imported in a child
+``python -c "import blockkit.emulator.services.orchestration.workflows"`` fails. Each module is imported in a child
 forked from a fresh interpreter that has imported nothing of blockkit.
 """
 
@@ -52,7 +52,7 @@ def modules() -> list[str]:
 
 def test_every_module_imports_first() -> None:
     names = modules()
-    assert "blockkit.emulator.workflows" in names and len(names) > 100
+    assert "blockkit.emulator.services.orchestration.workflows" in names and len(names) > 100
     done = subprocess.run([sys.executable, "-c", _PROBE, *names], capture_output=True, text=True, timeout=600,
                           env={**os.environ, "PYTHONPATH": str(SRC)}, check=False)
     assert done.returncode == 0, done.stderr

@@ -6,6 +6,7 @@ It comes from command-line flags, ``blockkit.toml`` or ``[tool.blockkit]`` in
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -184,3 +185,37 @@ def merge_flags(
     return context.with_overrides(
         tier=tier, allowed_origins=origins, granted_scopes=granted, app_domain=app_domain, stage=stage
     )
+
+
+class ContextFlags:
+    """The context flags of one run, and the config each manifest's folder resolves to."""
+
+    __slots__ = ("tier", "allowed_origins", "granted_scopes", "app_domain", "stage", "config", "_cache")
+
+    def __init__(self, tier: Optional[str] = None, allowed_origins: tuple[str, ...] = (),
+                 granted_scopes: tuple[str, ...] = (), app_domain: Optional[str] = None,
+                 stage: Optional[str] = None, config: Optional[Path] = None) -> None:
+        self.tier = tier
+        self.allowed_origins = allowed_origins
+        self.granted_scopes = granted_scopes
+        self.app_domain = app_domain
+        self.stage = stage
+        self.config = config
+        self._cache: dict[str, Config] = {}
+
+    def config_for(self, manifest: Path) -> Config:
+        """The config nearest to ``manifest`` (or --config), with flags applied on top."""
+        # Keyed by the folder's name: a thousand files hash a string far faster than a Path.
+        key = os.path.dirname(manifest)
+        cached = self._cache.get(key)
+        if cached is None:
+            base = load_config(manifest.parent, self.config)
+            try:
+                context = merge_flags(base.context, tier=self.tier, allowed_origins=self.allowed_origins,
+                                      granted_scopes=self.granted_scopes, app_domain=self.app_domain,
+                                      stage=self.stage)
+            except ConfigError as exc:
+                raise ConfigError(f"invalid option: {exc}") from None
+            cached = Config(context=context, path=base.path, raw=base.raw)
+            self._cache[key] = cached
+        return cached

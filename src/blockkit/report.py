@@ -162,7 +162,7 @@ class Report:
         return 0 if self.ok else 1
 
     def to_json(self) -> dict[str, Any]:
-        from blockkit.schema import schema_identity
+        from blockkit.resources import schema_identity
 
         return {
             "version": REPORT_FORMAT_VERSION,

@@ -28,3 +28,13 @@ def schema_path() -> Path:
 
 def templates_dir() -> Path:
     return data_dir("templates")
+
+
+@lru_cache(maxsize=None)
+def schema_identity() -> dict[str, str]:
+    """The schema a verdict was made with: its ``$id`` and the sha256 of its bytes (report JSON's ``schema``)."""
+    import hashlib
+
+    from blockkit.platform import SCHEMA_ID
+
+    return {"id": SCHEMA_ID, "sha256": hashlib.sha256(schema_path().read_bytes()).hexdigest()}

@@ -43,12 +43,6 @@ def load_schema() -> dict[str, Any]:
     return json.loads(_schema_bytes())
 
 
-def schema_identity() -> dict[str, str]:
-    import hashlib
-
-    return {"id": SCHEMA_ID, "sha256": hashlib.sha256(_schema_bytes()).hexdigest()}
-
-
 @lru_cache(maxsize=512)
 def ecma_regex(pattern: str) -> Any:
     import regress

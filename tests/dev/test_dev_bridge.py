@@ -161,7 +161,7 @@ def test_a_good_is_bought_through_the_consent_dialog(b: Bridge) -> None:
 
 
 def test_the_dev_platform_registers_the_goods_for_the_purchase_route(b: Bridge) -> None:
-    from blockkit.emulator import goods
+    from blockkit.emulator.services import goods
 
     found = goods.catalogue(b.platform.store, b.platform.app_id)
     assert found is not None and [g["id"] for g in found[0]] == ["sticker"]

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from blockkit.emulator import buzz, goods
+from blockkit.emulator.services import buzz, goods
 
 pytestmark = pytest.mark.browser
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from blockkit.dev.hostcheck import (
+from blockkit.emulator.http.hostcheck import (
     HostAllowlist,
     HostGuard,
     OriginPolicy,

@@ -36,14 +36,14 @@ def test_a_block_uses_the_local_platform_end_to_end(host: Callable[..., Any], tm
     assert models and not models.startswith("failed"), models
 
     # A good: the host's consent dialog shows its title and price; confirming buys it.
-    balance = platform.state.store and __import__("blockkit.emulator.buzz", fromlist=["balance"]).balance(
+    balance = platform.state.store and __import__("blockkit.emulator.services.buzz", fromlist=["balance"]).balance(
         platform.store, platform.clock, viewer["id"])
     frame.click("#buy")
     dialog = run.page.wait_for_selector(".dialog-card[data-type=PURCHASE_GOOD]")
     assert "Sticker pack" in dialog.text_content() and "40 Buzz" in dialog.text_content()
     run.page.click(".dialog-confirm")
     assert "sticker-pack" in _text(frame, "#entitlements", "t !== 'none'").split(", ")
-    after = __import__("blockkit.emulator.buzz", fromlist=["balance"]).balance(platform.store, platform.clock, viewer["id"])
+    after = __import__("blockkit.emulator.services.buzz", fromlist=["balance"]).balance(platform.store, platform.clock, viewer["id"])
     assert sum(after.values()) == sum(balance.values()) - 40
 
     # An upscale: submitted, polled to completion, shown.

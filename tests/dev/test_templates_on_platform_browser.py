@@ -165,7 +165,7 @@ def test_the_block_shows_the_viewer_and_models_read_with_its_token(running: Runn
 
 
 def test_the_block_buys_a_good_once_the_viewer_confirms(running: Running) -> None:
-    from blockkit.emulator import buzz
+    from blockkit.emulator.services import buzz
 
     platform = running.platform
     before = sum(buzz.balance(platform.store, platform.clock, platform.viewer_id).values())
@@ -191,7 +191,7 @@ def test_the_block_buys_a_good_once_the_viewer_confirms(running: Running) -> Non
 
 
 def test_a_good_bought_over_the_bridge_asks_in_the_hosts_dialog(running: Running) -> None:
-    from blockkit.emulator import buzz
+    from blockkit.emulator.services import buzz
 
     platform = running.platform
     before = sum(buzz.balance(platform.store, platform.clock, platform.viewer_id).values())

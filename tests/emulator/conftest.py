@@ -201,7 +201,7 @@ def mint(emulator: dict[str, Any]) -> Iterator[Any]:
 
     Written into the running emulator's store (WAL lets it), dated by the emulator's clock.
     """
-    from blockkit.emulator.clock import Clock
+    from blockkit.emulator.store.clock import Clock
     from blockkit.emulator.store import Store
     from blockkit.emulator.store import tokens
 

@@ -98,9 +98,9 @@ def _post(url: str, body: Any, headers: dict[str, str], timeout: float = 15) -> 
 
 def prepare(data: Path) -> World:
     """Register the app's catalogue and block instance, an API key and plenty of Buzz (before the first start)."""
-    from blockkit.emulator import blocktokens, buzz, goods
-    from blockkit.emulator.clock import Clock
-    from blockkit.emulator.orchestration.funds import create_api_key
+    from blockkit.emulator.services import blocktokens, buzz, goods
+    from blockkit.emulator.store.clock import Clock
+    from blockkit.emulator.services.orchestration.funds import create_api_key
     from blockkit.emulator.seed import ensure_seeded, landmarks
     from blockkit.emulator.store import Store
 
@@ -121,8 +121,8 @@ def prepare(data: Path) -> World:
 
 
 def _mint(world: World) -> str:
-    from blockkit.emulator import blocktokens
-    from blockkit.emulator.clock import Clock
+    from blockkit.emulator.services import blocktokens
+    from blockkit.emulator.store.clock import Clock
     from blockkit.emulator.store import Store
 
     with Store.open(world.data, check=False) as store:
@@ -281,7 +281,7 @@ def verify(world: World, ledger: Ledger) -> dict[str, Any]:
     # Over HTTP: a few acknowledged keyed purchases replay their first answer after the restart.
     auth = {"Authorization": f"Bearer {world.token}"}
     # Only keys well inside their lifetime (goods.IDEMPOTENCY_TTL_SECONDS): an expired key is a new request.
-    from blockkit.emulator.goods import IDEMPOTENCY_TTL_SECONDS
+    from blockkit.emulator.services.goods import IDEMPOTENCY_TTL_SECONDS
 
     live = time.monotonic() - IDEMPOTENCY_TTL_SECONDS + 60
     keyed = [g for g in ledger.purchases if g in ledger.keys and ledger.keyed_at[g] > live]

@@ -14,9 +14,9 @@ from typing import Any
 from contract import conformance_hook
 from starlette.testclient import TestClient
 
-from blockkit.emulator.clock import Clock
+from blockkit.emulator.store.clock import Clock
 from blockkit.emulator.options import EmulatorOptions
-from blockkit.emulator.server import build_apps
+from blockkit.emulator.http.server import build_apps
 from blockkit.emulator.state import Urls
 from blockkit.emulator.store import Store
 

@@ -82,9 +82,9 @@ _ENV: MediaEnv | None = None
 
 def _make() -> MediaEnv:
     from blockkit.emulator import seed
-    from blockkit.emulator.clock import Clock
+    from blockkit.emulator.store.clock import Clock
     from blockkit.emulator.options import EmulatorOptions
-    from blockkit.emulator.server import build_apps
+    from blockkit.emulator.http.server import build_apps
     from blockkit.emulator.state import Urls
     from blockkit.emulator.store import Store
 

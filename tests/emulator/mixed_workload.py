@@ -130,10 +130,10 @@ def _goods_of(actor: int, ops: int, runs: int) -> list[dict[str, Any]]:
 def prepare(info: dict[str, Any], clients: int, ops: int, runs: int = 1) -> World:
     """Set up ``clients`` actors on a running emulator (``info``: its ready file) for ``runs`` runs of ``ops``
     operations each."""
-    from blockkit.emulator import blocktokens, buzz, goods
-    from blockkit.emulator.clock import Clock
-    from blockkit.emulator.oauth.clients import register_client
-    from blockkit.emulator.orchestration.funds import create_api_key
+    from blockkit.emulator.services import blocktokens, buzz, goods
+    from blockkit.emulator.store.clock import Clock
+    from blockkit.emulator.services.oauth.clients import register_client
+    from blockkit.emulator.services.orchestration.funds import create_api_key
     from blockkit.emulator.store import users as users_store
 
     data = Path(info["data"])
@@ -195,7 +195,7 @@ def _client_credentials(http: httpx.Client, world: World, client_id: str, secret
 
 
 def _sign_in(world: World, actor: Actor) -> str:
-    from blockkit.emulator.oauth.web import SESSION_COOKIE
+    from blockkit.emulator.http.oauth.web import SESSION_COOKIE
 
     headers = {ACCESS_KEY_HEADER: world.access_key} if world.access_key else {}
     with httpx.Client(timeout=TIMEOUT) as browser:
@@ -836,7 +836,7 @@ def verify(world: World, told: list[Told]) -> dict[str, list[Any]]:
         problems["stored tokens no one received"] = [h[:12] for h in set(stored_tokens) - set(issued)]
     # Shared storage: the entries appended in this run are exactly the acknowledged ones, each with its value,
     # and each carries exactly the acknowledged votes.
-    from blockkit.emulator.appstorage import entry_key
+    from blockkit.emulator.services.appstorage import entry_key
 
     with _readonly(world.data) as db:
         rows = db.execute("SELECT id, created_at, user_id, value FROM shared_entries WHERE block_id = ? AND id > ?",

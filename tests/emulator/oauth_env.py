@@ -71,8 +71,8 @@ class OAuthEnv:
     def client(self, *, confidential: bool = True, allowed_scopes: int | None = None,
                redirect_uris: list[str] | None = None, origins: list[str] | None = None,
                owner: str | None = None, name: str = "Test App") -> Client:
-        from blockkit.emulator.oauth import scopes
-        from blockkit.emulator.oauth.clients import register_client
+        from blockkit.emulator.services.oauth import scopes
+        from blockkit.emulator.services.oauth.clients import register_client
 
         uris = redirect_uris or [REDIRECT]
         reg = register_client(self.emu.store, self.emu.clock, name=name, redirect_uris=uris,

@@ -17,10 +17,10 @@ from inproc import URLS, add_user, new_store
 from PIL import Image
 from starlette.testclient import TestClient
 
-from blockkit.emulator.clock import Clock
+from blockkit.emulator.store.clock import Clock
 from blockkit.emulator.options import EmulatorOptions
-from blockkit.emulator.orchestration.funds import create_api_key
-from blockkit.emulator.server import build_apps
+from blockkit.emulator.services.orchestration.funds import create_api_key
+from blockkit.emulator.http.server import build_apps
 from blockkit.emulator.store import Store
 
 FREE, MEMBER, BANNED, MUTED, OWNER, POOR = 1, 2, 3, 4, 5, 6

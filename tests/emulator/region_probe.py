@@ -7,9 +7,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from blockkit.emulator.catalogue.errors import json_response, not_found
-from blockkit.emulator.catalogue.params import CommaList, QueryBool, QueryModel, parse_query
-from blockkit.emulator.region import clamp_browsing_level
+from blockkit.emulator.http.errors import json_response, not_found
+from blockkit.emulator.http.catalogue.params import CommaList, QueryBool, QueryModel, parse_query
+from blockkit.emulator.http.region import clamp_browsing_level
 
 
 class ProbeQuery(QueryModel):
@@ -40,7 +40,7 @@ routes = [Route("/probe", probe), Route("/probe/missing", missing), Route("/prob
 
 
 def paged(request: Request) -> Response:
-    from blockkit.emulator.catalogue.pagination import absolute_url, check_page_window, metadata, next_page_url
+    from blockkit.emulator.http.catalogue.pagination import absolute_url, check_page_window, metadata, next_page_url
 
     page = int(request.query_params.get("page", "1"))
     limit = int(request.query_params.get("limit", "100"))

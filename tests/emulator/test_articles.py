@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from blockkit.emulator.catalogue.articles import CACHE_CONTROL
+from blockkit.emulator.http.catalogue.articles import CACHE_CONTROL
 from media_env import MediaEnv
 
 RESTRICTED = {"X-Emulator-Region": "restricted"}

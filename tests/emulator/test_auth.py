@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from inproc import add_user, client, new_store
 
-from blockkit.emulator import auth
-from blockkit.emulator.clock import Clock, format_timestamp
+from blockkit.emulator.http import auth
+from blockkit.emulator.store.clock import Clock, format_timestamp
 from blockkit.emulator.store import Store, tokens
 
 

@@ -17,8 +17,8 @@ from joserfc import jwt
 from orch_env import FREE, MEMBER, OWNER, make
 
 from blockkit.dev import bridge
-from blockkit.emulator import appstorage, blocktokens, buzz, goods
-from blockkit.emulator.clock import Clock
+from blockkit.emulator.services import appstorage, blocktokens, buzz, goods
+from blockkit.emulator.store.clock import Clock
 from blockkit.emulator.options import EmulatorOptions
 from blockkit.emulator.state import EmulatorState
 from blockkit.emulator.store import Store
@@ -464,7 +464,7 @@ def test_shared_storage_bad_queries_are_400(o, path: str) -> None:
 # --- user-checkpoint/set ----------------------------------------------------------------------------------
 
 def test_user_checkpoint_set_records_what_the_bridge_records(o) -> None:
-    from blockkit.emulator import usersettings
+    from blockkit.emulator.services import usersettings
 
     data = o.store.path.parent
     b = Block(o, [READ], MEMBER)  # the route needs no scope: any valid block token

@@ -15,7 +15,8 @@ from joserfc import jwt
 from joserfc.jwk import KeySet
 from oauth_env import OAuthEnv
 
-from blockkit.emulator import blocktokens, facts
+from blockkit.emulator.services import blocktokens
+from blockkit.emulator import facts
 
 
 def _model_id(oauth: OAuthEnv, offset: int = 0) -> int:
@@ -229,7 +230,7 @@ def test_block_catalogue_is_clamped_by_max_browsing_level(oauth: OAuthEnv, route
 
 
 def test_a_registered_host_origin_may_mint(oauth: OAuthEnv) -> None:
-    from blockkit.emulator.blockroutes import add_host_origin
+    from blockkit.emulator.http.blocks.blockroutes import add_host_origin
 
     model_id = _install(oauth, "bki_host", ["models:read:self"])
     host = "http://127.0.0.1:4999"

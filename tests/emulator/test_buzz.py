@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from orch_env import FREE, MEMBER, make
 
-from blockkit.emulator import buzz
-from blockkit.emulator.orchestration.errors import ServiceError
+from blockkit.emulator.services import buzz
+from blockkit.emulator.services.errors import ServiceError
 
 
 @pytest.fixture

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from blockkit.emulator import buzz
-from blockkit.emulator.orchestration.funds import create_api_key
+from blockkit.emulator.services import buzz
+from blockkit.emulator.services.orchestration.funds import create_api_key
 
 pytestmark = pytest.mark.slow  # a real `npm install` (cached after the first run)
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from blockkit.emulator.catalogue.collections import CACHE_CONTROL, CURSOR_NEEDS_NEWEST
+from blockkit.emulator.http.catalogue.collections import CACHE_CONTROL, CURSOR_NEEDS_NEWEST
 from media_env import MediaEnv
 
 RESTRICTED = {"X-Emulator-Region": "restricted"}

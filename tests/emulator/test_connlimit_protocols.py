@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from blockkit.emulator import connlimit
+from blockkit.emulator.http import connlimit
 
 HEADER_TIMEOUT_S = 1.0
 

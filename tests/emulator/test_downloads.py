@@ -2,7 +2,7 @@
 and sizes the catalogue lists for those bytes.
 
 Before this route every ``downloadUrl`` the emulator handed out answered 404 (issue 20, item 4).
-Every test here fails on that code: the route, the file URL or ``blockkit.emulator.files`` is
+Every test here fails on that code: the route, the file URL or ``blockkit.emulator.services.files`` is
 missing.
 
 How each row maps to its test (review emulator-fidelity-2026-11-27 and the spec):
@@ -85,7 +85,7 @@ def fetch(http: httpx.Client, url: str, **kwargs: Any) -> httpx.Response:
 
 
 def independent_hashes(data: bytes, safetensors_file: bool) -> dict[str, str]:
-    """Each kind recomputed here, from its definition (not from blockkit.emulator.files)."""
+    """Each kind recomputed here, from its definition (not from blockkit.emulator.services.files)."""
     sha = hashlib.sha256(data).hexdigest().upper()
     out = {"SHA256": sha, "AutoV2": sha[:10], "BLAKE3": blake3.blake3(data).hexdigest().upper()}
     # .NET's Crc32.GetCurrentHash: the CRC's bytes, least significant first.
@@ -199,7 +199,7 @@ def test_listed_hashes_are_true_for_the_bytes(http: httpx.Client, landmarks: dic
 def test_crc32_is_written_as_the_platform_writes_it() -> None:
     """civitai/model-scanner's HashTaskTests: "hello world" hashes to CRC32 85114A0D, SHA256 B94D27B9...,
     AutoV2 B94D27B993, Blake3 D74981EF..., and no AutoV1 (under 2 MiB)."""
-    from blockkit.emulator.files import file_hashes
+    from blockkit.emulator.services.files import file_hashes
 
     hashes = file_hashes(b"hello world", safetensors=False)
     assert hashes == {
@@ -259,8 +259,8 @@ def test_other_formats_are_what_they_say(http: httpx.Client, store_of: Any) -> N
 def test_each_download_url_resolves_to_its_file(store_of: Any) -> None:
     """Over the whole seed: a version's downloadUrl (no query) picks the file listed as primary, and each
     file's downloadUrl query picks that file (the platform's scoring, then its misalignment check)."""
-    from blockkit.emulator.catalogue.downloads import best_file, file_metadata
-    from blockkit.emulator.catalogue.models import file_download_url
+    from blockkit.emulator.http.catalogue.downloads import best_file, file_metadata
+    from blockkit.emulator.http.catalogue.models import file_download_url
     from blockkit.emulator.store import models as store
 
     with store_of.read() as db:
@@ -306,7 +306,7 @@ def test_redirect_shape_and_content_disposition(http: httpx.Client, base_url: st
         model_type, model_name, version_name, file_name = db.execute(
             "SELECT m.type, m.name, v.name, f.name FROM model_files f JOIN model_versions v ON v.id = f.version_id"
             " JOIN models m ON m.id = v.model_id WHERE f.id = ?", (known["file_id"],)).fetchone()
-    from blockkit.emulator.catalogue.downloads import download_filename
+    from blockkit.emulator.http.catalogue.downloads import download_filename
 
     expected = download_filename(model_name, model_type, version_name, [], file_name, "Model")
     assert answer.headers["content-disposition"] == f'attachment; filename="{expected}"'
@@ -331,7 +331,7 @@ def test_redirect_shape_and_content_disposition(http: httpx.Client, base_url: st
 def test_download_filename_matches_lodash() -> None:
     """getDownloadFilename's filenamize (lodash camelCase and truncate): the vectors are what lodash-es 4
     gives for these names (run once with node)."""
-    from blockkit.emulator.catalogue.downloads import download_filename, filenamize
+    from blockkit.emulator.http.catalogue.downloads import download_filename, filenamize
 
     vectors = [("Neon Dreams XL", "v2.0", "neonDreamsXl", "v20"), ("Amber Portrait Mix", "v1.3", "amberPortraitMix", "v13"),
                ("SDXL Lightning Merge", "SDXL Lightning Merge v3", "sdxlLightningMerge", "sdxlLightningMergeV3"),
@@ -424,7 +424,7 @@ def test_early_access_that_ended_is_open(http: httpx.Client, landmarks: dict[str
 def test_clock_ends_early_access_and_file_links(start_emulator: Any) -> None:
     """On the emulator clock: the early access ends when the clock passes its deadline, and a file URL
     stops working 24 hours after it was given."""
-    from blockkit.emulator.clock import parse_timestamp
+    from blockkit.emulator.store.clock import parse_timestamp
     from blockkit.emulator.seed import landmarks as read_landmarks
     from blockkit.emulator.store import Store
     from blockkit.emulator.store import tokens
@@ -434,7 +434,7 @@ def test_clock_ends_early_access_and_file_links(start_emulator: Any) -> None:
     store = Store.open(Path(started.info["data"]), check=False)
     try:
         marks = read_landmarks(store)
-        from blockkit.emulator.clock import Clock
+        from blockkit.emulator.store.clock import Clock
 
         with store.write() as db:
             token = tokens.issue_access_token(db, user_id=marks["free_user"]["id"], scope=1, now=Clock(store).now(),
@@ -537,7 +537,7 @@ def test_access_rules(http: httpx.Client, landmarks: dict[str, Any], mint: Any) 
 
 
 def test_planned_lengths() -> None:
-    from blockkit.emulator import files
+    from blockkit.emulator.services import files
 
     lengths = [files.planned_length(7, i, "m.safetensors", "SafeTensor", kb) for i, kb in
                enumerate((4, 250, 9_000, 450_000, 7_200_000))]
@@ -552,8 +552,8 @@ def test_planned_lengths() -> None:
 def test_cache_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from types import SimpleNamespace
 
-    from blockkit.emulator import files
-    from blockkit.emulator.catalogue import downloads
+    from blockkit.emulator.services import files
+    from blockkit.emulator.http.catalogue import downloads
 
     monkeypatch.setattr(downloads, "CACHE_MAX_BYTES", 40_000)
     store = SimpleNamespace(path=tmp_path / "store.sqlite3")

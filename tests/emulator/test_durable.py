@@ -37,8 +37,8 @@ import httpx
 import pytest
 from emulator_helpers import blockkit, subprocess_env
 
-from blockkit.emulator import blocktokens, goods
-from blockkit.emulator.clock import Clock
+from blockkit.emulator.services import blocktokens, goods
+from blockkit.emulator.store.clock import Clock
 from blockkit.emulator.datadir import DataDirInUse
 from blockkit.emulator.options import EmulatorOptions
 from blockkit.emulator.runtime import Emulator
@@ -239,8 +239,8 @@ def _get(url: str, headers: dict[str, str] | None = None) -> tuple[int, bytes]:
 def test_an_imported_copy_answers_as_the_original(tmp_path: Path) -> None:
     from PIL import Image
 
-    from blockkit.emulator import usersettings
-    from blockkit.emulator.orchestration import media
+    from blockkit.emulator.services import usersettings
+    from blockkit.emulator.services.orchestration import media
 
     source, copy, export, again = tmp_path / "a", tmp_path / "b", tmp_path / "export", tmp_path / "export2"
     with Emulator(EmulatorOptions(data=source)) as emu:

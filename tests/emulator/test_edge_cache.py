@@ -8,15 +8,15 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from blockkit.emulator.catalogue.edge import EdgeCache
+from blockkit.emulator.http.catalogue.edge import EdgeCache
 
 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[tuple[TestClient, EdgeCache, object]]:
-    from blockkit.emulator.clock import Clock
+    from blockkit.emulator.store.clock import Clock
     from blockkit.emulator.options import EmulatorOptions
     from blockkit.emulator.seed import ensure_seeded
-    from blockkit.emulator.server import build_apps
+    from blockkit.emulator.http.server import build_apps
     from blockkit.emulator.store import Store
 
     store = Store.open(tmp_path / "data")

@@ -77,7 +77,7 @@ def test_data_persists_with_data_dir_and_nothing_is_lost(start_emulator: Callabl
     _, body = get_json(f"{second.info['base_url']}/__emulator/clock")
     from datetime import datetime, timezone
 
-    from blockkit.emulator.clock import parse_timestamp
+    from blockkit.emulator.store.clock import parse_timestamp
 
     ahead = (parse_timestamp(body["now"]) - datetime.now(timezone.utc)).total_seconds()
     assert 86_400 - 60 < ahead < 86_400 + 60

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from emulator_helpers import get_json, post_json
 
-from blockkit.emulator.clock import Clock, ClockError, format_timestamp, parse_timestamp
+from blockkit.emulator.store.clock import Clock, ClockError, format_timestamp, parse_timestamp
 from blockkit.emulator.store import Store
 
 
@@ -99,7 +99,7 @@ def test_post_clock_rejects_non_json_and_non_finite_numbers(clock_url: str, raw:
 
 def test_the_clock_is_shared_by_every_origin_in_process(live_emulator: Any) -> None:
     # The apps of all three origins hold the same clock object (and so the same time).
-    from blockkit.emulator.server import build_apps
+    from blockkit.emulator.http.server import build_apps
 
     apps = build_apps(live_emulator.store, live_emulator.clock, live_emulator.options, live_emulator.urls)
     clocks = {id(app.state.emulator.clock) for app in apps}

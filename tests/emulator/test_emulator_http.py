@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 from emulator_helpers import asgi_request, get_json
 
-from blockkit.emulator import catalogue
-from blockkit.emulator.catalogue import errors
-from blockkit.emulator.clock import Clock
+from blockkit.emulator.http import catalogue
+from blockkit.emulator.http import errors
+from blockkit.emulator.store.clock import Clock
 from blockkit.emulator.options import EmulatorOptions
-from blockkit.emulator.server import build_apps
+from blockkit.emulator.http.server import build_apps
 from blockkit.emulator.store import Store
 
 

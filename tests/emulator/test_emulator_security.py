@@ -44,7 +44,7 @@ def client(url: str, **headers: str) -> httpx.Client:
 
 
 def clock_now(emu: Emulator) -> float:
-    from blockkit.emulator.clock import parse_timestamp
+    from blockkit.emulator.store.clock import parse_timestamp
 
     return parse_timestamp(httpx.get(emu.urls.base_url + "/__emulator/clock").json()["now"]).timestamp()
 
@@ -166,7 +166,7 @@ def test_e04_a_path_the_store_does_not_hold_is_404_and_draws_nothing(emu: Emulat
 
 
 def test_e04_the_media_cache_stays_under_its_cap(emu: Emulator, monkeypatch: pytest.MonkeyPatch) -> None:
-    from blockkit.emulator.orchestration import media
+    from blockkit.emulator.services.orchestration import media
 
     assert emu.store is not None and emu.data_dir is not None
     monkeypatch.setattr(media, "MEDIA_CACHE_MAX_BYTES", 60_000)
@@ -203,7 +203,7 @@ def raw_post(url: str, path: str, headers: dict[str, str], body_start: bytes = b
 ])
 def test_e05_a_huge_declared_body_is_refused_before_it_is_read(emu: Emulator, origin: str, path: str,
                                                                 content_type: str) -> None:
-    from blockkit.emulator.orchestration.funds import create_api_key
+    from blockkit.emulator.services.orchestration.funds import create_api_key
 
     assert emu.store is not None and emu.clock is not None
     api_key = create_api_key(emu.store, emu.clock, a_username(emu))["api_key"]
@@ -301,7 +301,7 @@ def test_e08_data_dir_database_media_and_blobs_are_private(tmp_path: Path) -> No
         assert httpx.get(emulator.urls.base_url + url).status_code == 200
         from PIL import Image
 
-        from blockkit.emulator.orchestration import media
+        from blockkit.emulator.services.orchestration import media
 
         media.save_blob(emulator.store, "2025-01-01T00:00:00.000Z", None, Image.new("RGB", (4, 4)))
         assert stat.S_IMODE(data.stat().st_mode) == 0o700
@@ -396,8 +396,8 @@ def test_e20_an_over_long_media_path_is_404(emu: Emulator) -> None:
 
 @pytest.mark.parametrize("route", ["app-storage/list", "shared-storage/list"])
 def test_e20_a_malformed_cursor_is_400(route: str, tmp_path: Path) -> None:
-    from blockkit.emulator import appstorage
-    from blockkit.emulator.clock import Clock
+    from blockkit.emulator.services import appstorage
+    from blockkit.emulator.store.clock import Clock
     from blockkit.emulator.store import Store
 
     with Store.open(tmp_path) as store:

@@ -119,7 +119,7 @@ def test_blockkit_dev_servers_close_slow_headers_too(monkeypatch: pytest.MonkeyP
     from starlette.routing import Route
 
     from blockkit.dev.servers import ServerPair
-    from blockkit.emulator import connlimit
+    from blockkit.emulator.http import connlimit
 
     monkeypatch.setattr(connlimit, "_PROCESS_POOL", connlimit.ConnectionPool(cap=64, header_timeout=1.0))
     app = Starlette(routes=[Route("/", lambda request: PlainTextResponse("ok"))])

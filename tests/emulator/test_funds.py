@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from orch_env import BANNED, FREE, MEMBER, MUTED, make, problem
 
-from blockkit.emulator.clock import parse_timestamp
-from blockkit.emulator.orchestration import funds
+from blockkit.emulator.store.clock import parse_timestamp
+from blockkit.emulator.services.orchestration import funds
 
 
 @pytest.fixture
@@ -90,7 +90,7 @@ def test_deposit_moves_buzz(o) -> None:
     r = o.orch.post(f"/__emulator/funds/{fund['id']}/deposits", headers=o.auth(FREE),
                     json={"accountType": "green", "amount": 50})
     assert r.status_code == 201 and r.json()["balances"]["green"] == 50 and r.json()["balance"] == 50
-    from blockkit.emulator import buzz
+    from blockkit.emulator.services import buzz
     assert buzz.balance(o.store, o.clock, FREE)["green"] == 200 - 50
 
 

@@ -10,9 +10,9 @@ import pytest
 from inproc import URLS
 from orch_env import FREE, MEMBER, OWNER, make
 
-from blockkit.emulator import blocktokens, buzz, goods
+from blockkit.emulator.services import blocktokens, buzz, goods
 from blockkit.emulator.options import EmulatorOptions
-from blockkit.emulator.orchestration.errors import ServiceError
+from blockkit.emulator.services.errors import ServiceError
 from blockkit.emulator.state import EmulatorState
 from blockkit.emulator.store import tokens
 

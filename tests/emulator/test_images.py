@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from media_env import MediaEnv
 
-from blockkit.emulator.catalogue import feed_cursor
-from blockkit.emulator.catalogue import images as images_api
+from blockkit.emulator.http.catalogue import feed_cursor
+from blockkit.emulator.http.catalogue import images as images_api
 from blockkit.emulator.store import images as image_store
 
 PG, PG13, R, X, XXX, BLOCKED = 1, 2, 4, 8, 16, 32
@@ -513,7 +513,7 @@ def test_the_rating_names_rendered_in_sql_follow_the_highest_bit() -> None:
     import sqlite3
 
     from blockkit.emulator import facts
-    from blockkit.emulator.catalogue.images import _nsfw_name_sql
+    from blockkit.emulator.http.catalogue.images import _nsfw_name_sql
 
     db = sqlite3.connect(":memory:")
     for level in range(0, 1025):
@@ -525,7 +525,7 @@ def test_the_rating_names_rendered_in_sql_follow_the_highest_bit() -> None:
 def test_the_frame_of_a_video_is_its_url_without_the_extension() -> None:
     import sqlite3
 
-    from blockkit.emulator.catalogue.images import _frame_url_sql
+    from blockkit.emulator.http.catalogue.images import _frame_url_sql
 
     db = sqlite3.connect(":memory:")
     cases = {

@@ -8,7 +8,7 @@ import httpx
 import pytest
 from inproc import bearer
 
-from blockkit.emulator.clock import Clock
+from blockkit.emulator.store.clock import Clock
 from blockkit.emulator.store import tokens
 
 

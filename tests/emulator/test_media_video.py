@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from emulator_helpers import store_row, stored_media
 
-from blockkit.emulator.orchestration import imaging, video
+from blockkit.emulator.services.orchestration import imaging, video
 
 ROOT = Path(__file__).resolve().parents[2]
 H264_PROFILES = {66: "Baseline", 77: "Main", 100: "High"}  # what every browser's H.264 decoder plays
@@ -166,7 +166,7 @@ def test_chromium_plays_a_seeded_video(browser: Any, emulator: dict[str, Any], l
 
 def test_a_video_is_encoded_once_then_read_from_the_cache(tmp_path: Path) -> None:
     # A second read comes from <data>/media-cache, not a second encode.
-    from blockkit.emulator.orchestration import media
+    from blockkit.emulator.services.orchestration import media
     from blockkit.emulator.store import Store
 
     with Store.open(tmp_path) as store:
@@ -188,7 +188,7 @@ def without_pyav(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.usefixtures("without_pyav")
 def test_without_pyav_a_video_answers_501_naming_the_extra(media: Any) -> None:
-    from blockkit.emulator.orchestration import media as media_module
+    from blockkit.emulator.services.orchestration import media as media_module
 
     url = stored_media(media.store, f"no-extra-{uuid.uuid4().hex}.mp4")
     answer = media.raw.get(url)
@@ -283,8 +283,8 @@ def test_pyav_is_imported_only_when_a_video_is_drawn(tmp_path: Path) -> None:
     code = (
         "import sys\n"
         "from pathlib import Path\n"
-        "import blockkit.commands.dev, blockkit.emulator.server, blockkit.emulator.runtime\n"
-        "from blockkit.emulator.orchestration import media, video\n"
+        "import blockkit.commands.dev, blockkit.emulator.http.server, blockkit.emulator.runtime\n"
+        "from blockkit.emulator.http.orchestration import media, video\n"
         "from blockkit.emulator.store import Store\n"
         "video.missing_note()\n"
         f"store = Store.open(Path({str(tmp_path)!r}))\n"

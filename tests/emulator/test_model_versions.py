@@ -12,7 +12,7 @@ import pytest
 from inproc import bearer, client, seed_into
 from inproc import mint as mint_in
 
-from blockkit.emulator.clock import Clock
+from blockkit.emulator.store.clock import Clock
 
 HASH_KINDS = ("AutoV1", "AutoV2", "AutoV3", "SHA256", "CRC32", "BLAKE3")
 

@@ -45,9 +45,10 @@ from inproc import URLS
 from orch_env import FREE, MEMBER, b64, make, png
 from test_block_rest import ALL, Block, T2I, ok, refused
 
-from blockkit.emulator import blocktokens, buzz, workflows
-from blockkit.emulator.orchestration import imaging, upscaler
-from blockkit.emulator.orchestration.errors import ServiceError
+from blockkit.emulator.services import blocktokens, buzz
+from blockkit.emulator.services.orchestration import workflows
+from blockkit.emulator.services.orchestration import imaging, upscaler
+from blockkit.emulator.services.errors import ServiceError
 from blockkit.emulator.store import orchestration as orch_store
 
 WC = workflows.WorkflowCaller
@@ -306,7 +307,7 @@ def test_events_written_before_a_restart_are_delivered_by_the_next_worker(o) -> 
 
     from test_civitai_client_js import Receiver
 
-    from blockkit.emulator.orchestration.callbacks import Background
+    from blockkit.emulator.services.orchestration.callbacks import Background
 
     receiver = Receiver()
     try:

@@ -10,7 +10,7 @@ import httpx
 import pytest
 from inproc import bearer, client, seed_into
 
-from blockkit.emulator.clock import Clock
+from blockkit.emulator.store.clock import Clock
 
 
 def check(api: httpx.Client, ids: list[int], user: int | None = None, **kwargs: Any) -> Any:

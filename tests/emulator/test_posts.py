@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from blockkit.emulator.catalogue.posts import CACHE_ANONYMOUS
+from blockkit.emulator.http.catalogue.posts import CACHE_ANONYMOUS
 from media_env import MediaEnv
 
 RESTRICTED = {"X-Emulator-Region": "restricted"}

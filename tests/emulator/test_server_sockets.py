@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import socket
 
-from blockkit.emulator.server import bind_origins
+from blockkit.emulator.http.server import bind_origins
 
 
 def test_listening_sockets_are_tcp_so_accepted_ones_get_nodelay() -> None:

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from inproc import add_user, new_store
 
-from blockkit.emulator import appstorage as s
-from blockkit.emulator.clock import Clock
+from blockkit.emulator.services import appstorage as s
+from blockkit.emulator.store.clock import Clock
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ import pytest
 from emulator_helpers import stored_media
 from orch_env import FREE, MEMBER, POOR, b64, image_of, make, png, problem
 
-from blockkit.emulator import buzz
-from blockkit.emulator.orchestration import imaging
+from blockkit.emulator.services import buzz
+from blockkit.emulator.services.orchestration import imaging
 
 URL = "/v2/consumer/recipes/imageUpscaler"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from orch_env import FREE, MEMBER, make, problem
 
-from blockkit.emulator import buzz
+from blockkit.emulator.services import buzz
 
 URL = "/v2/consumer/workflows"
 PATCH = {"Content-Type": "application/json-patch+json"}

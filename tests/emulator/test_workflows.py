@@ -8,9 +8,10 @@ import pytest
 from inproc import URLS
 from orch_env import FREE, MEMBER, b64, image_of, make, png
 
-from blockkit.emulator import buzz, workflows
-from blockkit.emulator.orchestration.errors import ServiceError
-from blockkit.emulator.orchestration.media import read_blob
+from blockkit.emulator.services import buzz
+from blockkit.emulator.services.orchestration import workflows
+from blockkit.emulator.services.errors import ServiceError
+from blockkit.emulator.services.orchestration.media import read_blob
 
 WC = workflows.WorkflowCaller
 

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from orch_env import FREE, MEMBER, POOR, make, problem
 
-from blockkit.emulator import buzz, workflows
+from blockkit.emulator.services import buzz
+from blockkit.emulator.services.orchestration import workflows
 
 URL = "/v2/consumer/workflows"
 BIG = {"steps": [{"$type": "textToImage", "input": {"prompt": "a heron", "width": 2048, "height": 2048}}]}

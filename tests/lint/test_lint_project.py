@@ -14,8 +14,8 @@ import pytest
 from lint_helpers import READY_JS, clean, codes, write_project
 
 from blockkit.context import Context
-from blockkit.lint.code import strip_comments
-from blockkit.lint.project import MAX_FILE_BYTES, Project
+from blockkit.project.code import strip_comments
+from blockkit.project.scan import MAX_FILE_BYTES, Project
 
 INDEX = '<!doctype html><body><div id="root">Loading</div><script src="./app.js"></script></body>'
 QUIET = "document.title = 'hi';\n"

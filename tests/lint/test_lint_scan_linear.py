@@ -17,7 +17,7 @@ from types import ModuleType
 import pytest
 from lint_helpers import READY_JS, clean
 
-from blockkit.lint.project import SCAN_PATTERNS
+from blockkit.project.scan import SCAN_PATTERNS
 
 if sys.version_info >= (3, 11):
     from re import _parser as sre_parse

@@ -11,6 +11,7 @@ from pathlib import Path
 from stat import S_ISDIR
 from typing import TYPE_CHECKING, Any, Callable, Iterator, NoReturn, Optional
 
+from blockkit.context import ContextFlags  # noqa: F401 (the commands' name for it)
 from blockkit.platform import MANIFEST_FILENAME
 
 if TYPE_CHECKING:
@@ -76,42 +77,6 @@ def _walk(root: Path) -> Iterator[Path]:
         dirs[:] = [d for d in dirs if d not in _SKIP_DIRS and not d.startswith(".")]
         if MANIFEST_FILENAME in files:
             yield Path(folder) / MANIFEST_FILENAME
-
-
-class ContextFlags:
-    """The context flags of one run, and the config each manifest's folder resolves to."""
-
-    __slots__ = ("tier", "allowed_origins", "granted_scopes", "app_domain", "stage", "config", "_cache")
-
-    def __init__(self, tier: Optional[str] = None, allowed_origins: tuple[str, ...] = (),
-                 granted_scopes: tuple[str, ...] = (), app_domain: Optional[str] = None,
-                 stage: Optional[str] = None, config: Optional[Path] = None) -> None:
-        self.tier = tier
-        self.allowed_origins = allowed_origins
-        self.granted_scopes = granted_scopes
-        self.app_domain = app_domain
-        self.stage = stage
-        self.config = config
-        self._cache: dict[str, "Config"] = {}
-
-    def config_for(self, manifest: Path) -> "Config":
-        """The config nearest to ``manifest`` (or --config), with flags applied on top."""
-        # Keyed by the folder's name: a thousand files hash a string far faster than a Path.
-        key = os.path.dirname(manifest)
-        cached = self._cache.get(key)
-        if cached is None:
-            from blockkit.context import Config, ConfigError, load_config, merge_flags
-
-            base = load_config(manifest.parent, self.config)
-            try:
-                context = merge_flags(base.context, tier=self.tier, allowed_origins=self.allowed_origins,
-                                      granted_scopes=self.granted_scopes, app_domain=self.app_domain,
-                                      stage=self.stage)
-            except ConfigError as exc:
-                raise ConfigError(f"invalid option: {exc}") from None
-            cached = Config(context=context, path=base.path, raw=base.raw)
-            self._cache[key] = cached
-        return cached
 
 
 def context_options(func: Callable[..., Any]) -> Callable[..., Any]:

@@ -174,7 +174,7 @@ class _CheckProgress:
 
 
 def _serve(session: DevSession) -> None:
-    from blockkit.emulator.orchestration import video
+    from blockkit.emulator.services.orchestration import video
 
     for note in session.notes:
         _print_note(note)

@@ -62,7 +62,7 @@ def _start_options(command: Any) -> Any:
 def _emulator_options(data: Path | None, host: str, port: int, seed: int, scale: str, ready_file: Path | None,
                       sfw_only: bool, access_key: str | None, no_access_key: bool) -> EmulatorOptions:
     """The start options, checked (EmulatorError for a bad one); a new access key unless one is given or refused."""
-    from blockkit.emulator.access import new_access_key
+    from blockkit.emulator.http.access import new_access_key
     from blockkit.emulator.options import EmulatorOptions
 
     if access_key is not None and no_access_key:
@@ -266,7 +266,7 @@ def token_command(username: str, scope: int, data: Path) -> None:
     """
     import orjson
 
-    from blockkit.emulator.clock import Clock
+    from blockkit.emulator.store.clock import Clock
     from blockkit.emulator.store import DB_FILENAME, Store
     from blockkit.emulator.store import tokens as tokens_store
     from blockkit.emulator.store import users as users_store
@@ -313,9 +313,9 @@ def client_add(name: str, redirect_uris: tuple[str, ...], confidential: bool, al
     """Register a client and print {"client_id", "client_secret"?} as JSON (works while the emulator runs)."""
     import orjson
 
-    from blockkit.emulator.clock import Clock
-    from blockkit.emulator.oauth import scopes
-    from blockkit.emulator.oauth.clients import register_client
+    from blockkit.emulator.store.clock import Clock
+    from blockkit.emulator.services.oauth import scopes
+    from blockkit.emulator.services.oauth.clients import register_client
 
     try:
         with _open_store(data) as store, store.guard():
@@ -346,9 +346,9 @@ def apikey_add(username: str, data: Path) -> None:
     """
     import orjson
 
-    from blockkit.emulator.clock import Clock
-    from blockkit.emulator.orchestration.errors import ServiceError
-    from blockkit.emulator.orchestration.funds import create_api_key
+    from blockkit.emulator.store.clock import Clock
+    from blockkit.emulator.services.errors import ServiceError
+    from blockkit.emulator.services.orchestration.funds import create_api_key
     from blockkit.emulator.store import DB_FILENAME, Store
 
     if not (data / DB_FILENAME).is_file():

@@ -8,6 +8,8 @@ from typing import Any, Optional
 
 import click
 
+from blockkit.ruleinfo import describe  # noqa: F401 (explain's JSON; rules.py reads it from here too)
+
 
 def find_rule(query: str) -> tuple[Optional[Any], list[str]]:
     """The rule a code or name names (case-insensitive), or None and the closest codes."""
@@ -31,28 +33,6 @@ def find_rule(query: str) -> tuple[Optional[Any], list[str]]:
     for name in get_close_matches(wanted.lower(), list(names), n=3, cutoff=0.6):
         close += names[name]
     return None, list(dict.fromkeys(close))
-
-
-def describe(rule: Any) -> dict[str, Any]:
-    """Everything there is to say about a rule, as the JSON of ``explain`` and ``rules`` shows it."""
-    from blockkit.fix import FIXERS, fixability
-
-    safety = fixability(rule.code)
-    fixer = FIXERS.get(rule.code)
-    return {
-        "code": rule.code,
-        "name": rule.name,
-        "layer": rule.layer,
-        "severity": rule.severity,
-        "stage": rule.stage,
-        "fixable": safety,
-        "autofix": fixer.description if fixer is not None else None,
-        "summary": rule.doc.summary,
-        "what": rule.doc.what,
-        "why": rule.doc.why,
-        "example": rule.doc.example,
-        "fix": rule.doc.fix,
-    }
 
 
 def render_text(info: dict[str, Any]) -> str:

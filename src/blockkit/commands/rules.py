@@ -9,7 +9,7 @@ import click
 
 
 def all_rules() -> list[dict[str, Any]]:
-    from blockkit.commands.explain import describe
+    from blockkit.ruleinfo import describe
     from blockkit.rules import load_all
 
     return [describe(rule) for _, rule in sorted(load_all().items())]

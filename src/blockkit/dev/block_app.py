@@ -11,7 +11,7 @@ Behind ``--proxy``, the dev server's own CORS answers pass through untouched:
 Vite (since 6.0.9, CVE-2025-24010) allows only local origins, so a page on
 another site cannot read the source or the hot-reload token. Both kinds answer
 only their own host names and take WebSockets only from the host page and the
-frame (:mod:`blockkit.dev.hostcheck`).
+frame (:mod:`blockkit.emulator.http.hostcheck`).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from pathlib import Path
 from typing import Any
 
-from blockkit.dev.hostcheck import HostAllowlist, HostGuard, OriginPolicy
+from blockkit.emulator.http.hostcheck import HostAllowlist, HostGuard, OriginPolicy
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]

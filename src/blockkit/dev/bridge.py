@@ -202,7 +202,7 @@ class Bridge:
         if not scopes_satisfied(spec, self.declared_scopes):
             needed = " or ".join(sorted(spec.scopes))
             return {"ok": False, "error": f"{SCOPE_ERROR}: {type_} needs {needed}"}
-        from blockkit.emulator.orchestration.errors import ServiceError
+        from blockkit.emulator.services.errors import ServiceError
 
         try:
             claims = self._claims(instance_id)
@@ -238,7 +238,7 @@ class Bridge:
         claims = self._claims(instance_id)
         if type_ == "OPEN_BUZZ_PURCHASE":
             user = _user(claims)
-            from blockkit.emulator import buzz
+            from blockkit.emulator.services import buzz
 
             return {"title": "Buy Buzz", "packs": list(BUZZ_PACKS),
                     "balance": buzz.balance(self.platform.store, self.platform.clock, user)}
@@ -262,11 +262,11 @@ class Bridge:
             return {"purchased": False} if type_ == "OPEN_BUZZ_PURCHASE" else {"ok": False, "error": CANCELED}
         claims = self._claims(instance_id)
         platform = self.platform
-        from blockkit.emulator.orchestration.errors import ServiceError
+        from blockkit.emulator.services.errors import ServiceError
 
         try:
             if type_ == "OPEN_BUZZ_PURCHASE":
-                from blockkit.emulator import buzz
+                from blockkit.emulator.services import buzz
 
                 amount = choice.get("amount")
                 if amount not in BUZZ_PACKS:
@@ -275,7 +275,7 @@ class Bridge:
                 # {purchased} is the platform's reply; amount and balance are blockkit dev's additions.
                 return {"purchased": True, "amount": amount, "balance": balance}
             if type_ == "PURCHASE_GOOD":
-                from blockkit.emulator import goods
+                from blockkit.emulator.services import goods
 
                 # What the developer confirmed is what is charged: the Buy names the good and the price
                 # the dialog showed, and the purchase is refused if the catalogue's price moved since.
@@ -358,7 +358,7 @@ def _get_viewer(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> d
 
 
 def _buzz_balance(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
-    from blockkit.emulator import buzz
+    from blockkit.emulator.services import buzz
 
     # The platform's BUZZ_BALANCE_RESULT: {balance: {blue, green, yellow}}.
     return {"balance": buzz.balance(b.platform.store, b.platform.clock, _user(claims))}
@@ -371,7 +371,7 @@ def _buzz_accounts(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -
 
 
 def _buzz_transactions(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
-    from blockkit.emulator import buzz
+    from blockkit.emulator.services import buzz
 
     # The platform's request carries {params: {limit?, cursor?, ...}} and its reply {result: {cursor,
     # transactions}}; the transaction rows are ours (buzz.transactions), not the platform's ledger rows.
@@ -385,7 +385,7 @@ def _buzz_transactions(b: Bridge, claims: dict[str, Any], payload: dict[str, Any
 
 
 def _daily_compensation(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
-    from blockkit.emulator import buzz
+    from blockkit.emulator.services import buzz
 
     # The platform's DAILY_COMPENSATION_RESULT: {result: {resources, hasPublishedResources}}, its per-model-version
     # generation earnings (always empty here), plus blockkit's `goodsSales` (see buzz.daily_compensation).
@@ -393,7 +393,7 @@ def _daily_compensation(b: Bridge, claims: dict[str, Any], payload: dict[str, An
 
 
 def _workflow_caller(claims: dict[str, Any]) -> Any:
-    from blockkit.emulator.workflows import WorkflowCaller
+    from blockkit.emulator.services.orchestration.workflows import WorkflowCaller
 
     return WorkflowCaller.from_claims(claims)
 
@@ -401,8 +401,8 @@ def _workflow_caller(claims: dict[str, Any]) -> Any:
 def _snapshot_reply(run: Callable[[], dict[str, Any]], *, quote: bool = False) -> dict[str, Any]:
     # The platform's WORKFLOW_SUBMITTED / ESTIMATE_RESULT / WORKFLOW_STATUS / WORKFLOW_CANCELED:
     # {snapshot}; every refusal is a failed snapshot, never an error field beside it.
-    from blockkit.emulator import workflows
-    from blockkit.emulator.orchestration.errors import ServiceError
+    from blockkit.emulator.services.orchestration import workflows
+    from blockkit.emulator.services.errors import ServiceError
 
     try:
         result = run()
@@ -412,7 +412,7 @@ def _snapshot_reply(run: Callable[[], dict[str, Any]], *, quote: bool = False) -
 
 
 def _submit(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
-    from blockkit.emulator import workflows
+    from blockkit.emulator.services.orchestration import workflows
 
     p = b.platform
     # The platform's host passes a non-empty string idempotencyKey on to the submission (IframeHost.tsx).
@@ -422,7 +422,7 @@ def _submit(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[
 
 
 def _estimate(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
-    from blockkit.emulator import workflows
+    from blockkit.emulator.services.orchestration import workflows
 
     p = b.platform
     return _snapshot_reply(lambda: workflows.estimate(p.store, p.clock, p.urls, _workflow_caller(claims),
@@ -430,7 +430,7 @@ def _estimate(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dic
 
 
 def _poll(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
-    from blockkit.emulator import workflows
+    from blockkit.emulator.services.orchestration import workflows
 
     p = b.platform
     return _snapshot_reply(lambda: workflows.poll(p.store, p.clock, p.urls, _workflow_caller(claims),
@@ -438,7 +438,7 @@ def _poll(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[st
 
 
 def _cancel(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
-    from blockkit.emulator import workflows
+    from blockkit.emulator.services.orchestration import workflows
 
     p = b.platform
     return _snapshot_reply(lambda: workflows.cancel(p.store, p.clock, p.urls, _workflow_caller(claims),
@@ -446,7 +446,7 @@ def _cancel(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[
 
 
 def _cancel_app_workflow(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
-    from blockkit.emulator import workflows
+    from blockkit.emulator.services.orchestration import workflows
 
     # The platform's CANCEL_APP_WORKFLOW_RESULT: {result: {workflow: AppWorkflow}}, the canceled workflow re-read.
     p = b.platform
@@ -455,7 +455,7 @@ def _cancel_app_workflow(b: Bridge, claims: dict[str, Any], payload: dict[str, A
 
 
 def _query(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
-    from blockkit.emulator import workflows
+    from blockkit.emulator.services.orchestration import workflows
 
     # The platform's APP_WORKFLOWS_RESULT: {result: {workflows: [AppWorkflow], cursor}}. Its request carries
     # {params: {limit? (1-50, default 20), cursor?}}; the emulator gives one page, so `cursor` is null.
@@ -481,7 +481,7 @@ def _publish(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict
     # or those at `imageIndexes`, in AppWorkflow order; deduplicated, at most 20) into bare images with no post.
     # blockkit dev keeps them in PUBLISHED_FILE, per block, for GET_IMAGES_BY_IDS; their rating is the output's
     # own (the platform scans them again). The platform's host asks the viewer first; blockkit dev does not.
-    from blockkit.emulator import workflows
+    from blockkit.emulator.services.orchestration import workflows
 
     p = b.platform
     user = _user(claims)
@@ -590,7 +590,7 @@ def _wildcard_pack(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -
 
 
 def _set_user_checkpoint(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
-    from blockkit.emulator import usersettings
+    from blockkit.emulator.services import usersettings
 
     user = _user(claims)
     version = payload.get("modelVersionId")
@@ -601,14 +601,14 @@ def _set_user_checkpoint(b: Bridge, claims: dict[str, Any], payload: dict[str, A
 
 
 def _entitlements(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
-    from blockkit.emulator import goods
+    from blockkit.emulator.services import goods
 
     return goods.entitlements(b.platform.store, b.platform.clock, _user(claims), str(claims.get("appId")))
 
 
 def _storage(name: str, *keys: str) -> Callable[[Bridge, dict[str, Any], dict[str, Any]], dict[str, Any]]:
     def handler(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
-        from blockkit.emulator import appstorage
+        from blockkit.emulator.services import appstorage
 
         args = [payload.get(k) for k in keys]
         function = getattr(appstorage, name)
@@ -620,7 +620,7 @@ def _storage(name: str, *keys: str) -> Callable[[Bridge, dict[str, Any], dict[st
 
 def _shared(name: str, *keys: str) -> Callable[[Bridge, dict[str, Any], dict[str, Any]], dict[str, Any]]:
     def handler(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
-        from blockkit.emulator import appstorage
+        from blockkit.emulator.services import appstorage
 
         args = [payload.get(k) for k in keys]
         function = getattr(appstorage, name)

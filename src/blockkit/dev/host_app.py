@@ -6,7 +6,7 @@ judged against the contract, requests are answered by :class:`Bridge`, and
 everything is written to the trace.
 
 The API takes JSON from the host page only: the server answers its own host
-names, and writes must come from its own origin (:mod:`blockkit.dev.hostcheck`),
+names, and writes must come from its own origin (:mod:`blockkit.emulator.http.hostcheck`),
 as ``application/json`` of at most :data:`API_BODY_LIMIT` bytes. Anything else
 is a 4xx with a one-line reason, never a traceback.
 """
@@ -24,7 +24,7 @@ from typing import Any
 from blockkit.dev import contract, trace
 from blockkit.dev.bridge import CANCELED, Bridge
 from blockkit.dev.errors import DevError
-from blockkit.dev.hostcheck import HostAllowlist, HostGuard, OriginPolicy
+from blockkit.emulator.http.hostcheck import HostAllowlist, HostGuard, OriginPolicy
 from blockkit.dev.init_payload import (
     HostIdentity,
     build_init_payload,
@@ -327,7 +327,7 @@ async def _json_body(request: Any) -> dict[str, Any]:
     if media_type != JSON_MEDIA_TYPE:
         # Also stops a cross-site form or text/plain fetch from any browser that sends no Origin.
         raise BadRequest(f"send the body as {JSON_MEDIA_TYPE}", status=415)
-    from blockkit.emulator.bodies import BodyTooLarge, read_limited
+    from blockkit.emulator.http.bodies import BodyTooLarge, read_limited
 
     try:
         raw = await read_limited(request, API_BODY_LIMIT)  # the emulator's one reader with a limit

@@ -19,7 +19,7 @@ from typing import Any
 from blockkit.dev.errors import DevError
 from blockkit.dev.manifest import DevManifest
 from blockkit.dev.surface import Surface
-from blockkit.emulator.access import new_access_key, sign_in_url
+from blockkit.emulator.http.access import new_access_key, sign_in_url
 
 DATA_DIR = Path(".blockkit") / "emulator"
 # Set: the local platform's data lives here instead of <block>/.blockkit/emulator/ (a shared
@@ -161,8 +161,8 @@ class DevPlatform:
 
     # --- instances and tokens -------------------------------------------------------------------
     def register(self, instance_id: str) -> None:
-        from blockkit.emulator import goods
-        from blockkit.emulator.blocktokens import KNOWN_SCOPES, register_block_instance
+        from blockkit.emulator.services import goods
+        from blockkit.emulator.services.blocktokens import KNOWN_SCOPES, register_block_instance
 
         # The app's goods, so POST /api/v1/blocks/goods/purchase prices from the server side.
         goods.register_catalogue(self.store, self.clock, self.app_id, self.manifest.block_id, list(self.manifest.goods))
@@ -178,7 +178,7 @@ class DevPlatform:
 
     def mint(self, instance_id: str) -> dict[str, Any]:
         """BLOCK_INIT's ``token``: ``{raw, scopes, expiresAt, buzzBudget?, kind: "block"}``."""
-        from blockkit.emulator.blocktokens import MintRefused, mint_block_token
+        from blockkit.emulator.services.blocktokens import MintRefused, mint_block_token
 
         try:
             minted = mint_block_token(self.state, instance_id=instance_id, user_id=self.viewer_id)
@@ -195,7 +195,7 @@ class DevPlatform:
 
     def claims(self, instance_id: str | None) -> dict[str, Any] | None:
         """The verified claims of the block token the instance holds; None when it holds no block JWT."""
-        from blockkit.emulator.blocktokens import looks_like_jwt, verify
+        from blockkit.emulator.services.blocktokens import looks_like_jwt, verify
 
         raw = self.tokens.get(instance_id or "")
         if raw is None or not looks_like_jwt(raw):

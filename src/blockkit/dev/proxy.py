@@ -6,7 +6,7 @@ it, Vite's client cannot connect through the block origin and says so in the
 console, which ``--check`` reports.
 
 Requests get here only past the block origin's Host and Origin checks
-(:mod:`blockkit.dev.hostcheck`). The dev server then sees the path as the
+(:mod:`blockkit.emulator.http.hostcheck`). The dev server then sees the path as the
 browser sent it and the page's own ``Origin``, and its answers, CORS headers
 included, come back untouched: its own protections (Vite's, CVE-2025-24010) stand.
 """
@@ -22,7 +22,7 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 from blockkit.dev.errors import DevError
-from blockkit.dev.hostcheck import OriginPolicy
+from blockkit.emulator.http.hostcheck import OriginPolicy
 
 # Headers that describe one hop, not the message (RFC 9110 §7.6.1), plus the
 # ones the proxy sets itself.

@@ -80,7 +80,7 @@ class ServerPair:
     def start(self, block_app: Any, host_app: Any) -> None:
         import uvicorn
 
-        from blockkit.emulator import connlimit
+        from blockkit.emulator.http import connlimit
 
         # A header deadline and a cap on open connections, shared with the emulator's origins.
         pool = connlimit.process_pool()

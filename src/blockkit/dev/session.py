@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from blockkit.dev.contract import Violation
 from blockkit.dev.errors import DevError
 from blockkit.dev.host_app import HostSetup, build_host_app
-from blockkit.dev.hostcheck import HostAllowlist, OriginPolicy, check_entry
+from blockkit.emulator.http.hostcheck import HostAllowlist, OriginPolicy, check_entry
 from blockkit.dev.init_payload import build_identity
 from blockkit.dev.manifest import DevManifest, load_dev_manifest
 from blockkit.dev.platform import DevPlatform

@@ -102,7 +102,7 @@ def check_data_dir(data_dir: Path, store: Store) -> None:
 def _check_signing_key(data_dir: Path) -> None:
     from joserfc.jwk import RSAKey
 
-    from blockkit.emulator.blocktokens import KEY_FILENAME
+    from blockkit.emulator.services.blocktokens import KEY_FILENAME
 
     path = data_dir / KEY_FILENAME
     if not path.exists():

@@ -247,6 +247,6 @@ def run_exec(options: EmulatorOptions, command: list[str], *, export_on_exit: Pa
 
 
 def _full_scope() -> int:
-    from blockkit.emulator.oauth import scopes
+    from blockkit.emulator.services.oauth import scopes
 
     return scopes.FULL

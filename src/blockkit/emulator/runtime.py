@@ -21,11 +21,11 @@ from typing import Any, Callable, TextIO
 
 import orjson
 
-from blockkit.emulator import access
-from blockkit.emulator.clock import Clock
+from blockkit.emulator.http import access
+from blockkit.emulator.store.clock import Clock
 from blockkit.emulator.errors import EmulatorError
 from blockkit.emulator.options import EmulatorOptions
-from blockkit.emulator.server import EmulatorServer, build_apps
+from blockkit.emulator.http.server import EmulatorServer, build_apps
 from blockkit.emulator.state import Urls
 from blockkit.emulator.store import Store
 
@@ -56,8 +56,8 @@ class Emulator:
 
     def start(self) -> Emulator:
         from blockkit.emulator import seed
-        from blockkit.emulator.orchestration import video
-        from blockkit.emulator.orchestration.callbacks import Background
+        from blockkit.emulator.services.orchestration import video
+        from blockkit.emulator.services.orchestration.callbacks import Background
         from blockkit.emulator.store.checkpointer import Checkpointer
 
         # Sockets first: a busy port fails before any work, and port 0 knows its URLs.
@@ -161,7 +161,7 @@ class Emulator:
                     snapshot.backup(target)
             finally:
                 target.close()
-        from blockkit.emulator.orchestration.callbacks import Background
+        from blockkit.emulator.services.orchestration.callbacks import Background
 
         if getattr(self, "background", None) is not None:
             self.background.stop()

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from starlette.requests import Request
 
-    from blockkit.emulator.clock import Clock
+    from blockkit.emulator.store.clock import Clock
     from blockkit.emulator.options import EmulatorOptions
     from blockkit.emulator.store import Store
 

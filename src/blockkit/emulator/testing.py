@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from blockkit.emulator.errors import EmulatorError
 
 if TYPE_CHECKING:
-    from blockkit.emulator.clock import Clock
+    from blockkit.emulator.store.clock import Clock
     from blockkit.emulator.runtime import Emulator
     from blockkit.emulator.state import Urls
     from blockkit.emulator.store import Store
@@ -196,7 +196,7 @@ class LocalPlatform:
 
     def sign_in(self, username: str) -> dict[str, str]:
         """A signed-in session on auth_url for ``username``: the cookies to send (``{"bk_session": ...}``)."""
-        from blockkit.emulator.oauth.web import SESSION_COOKIE
+        from blockkit.emulator.http.oauth.web import SESSION_COOKIE
         from blockkit.emulator.store import oauth as oauth_store
 
         user = self.user(username)
@@ -216,8 +216,8 @@ class LocalPlatform:
                         confidential: bool = False, allowed_scopes: int | None = None,
                         allowed_origins: list[str] | None = None, owner: str | None = None) -> dict[str, Any]:
         """Register an OAuth client; returns ``{"client_id", "client_secret"?}``."""
-        from blockkit.emulator.oauth import scopes
-        from blockkit.emulator.oauth.clients import register_client
+        from blockkit.emulator.services.oauth import scopes
+        from blockkit.emulator.services.oauth.clients import register_client
 
         registered = register_client(
             self.store, self.clock, name=name, redirect_uris=redirect_uris or ["http://127.0.0.1:9000/callback"],
@@ -227,7 +227,7 @@ class LocalPlatform:
 
     def api_key(self, username: str) -> str:
         """An orchestration API key for ``username``."""
-        from blockkit.emulator.orchestration.funds import create_api_key
+        from blockkit.emulator.services.orchestration.funds import create_api_key
 
         return str(create_api_key(self.store, self.clock, username)["api_key"])
 
@@ -239,7 +239,7 @@ class LocalPlatform:
 
         The block instance is installed first (by ``installer``, default the viewer), as the host would.
         """
-        from blockkit.emulator import blocktokens
+        from blockkit.emulator.services import blocktokens
         from blockkit.emulator.state import EmulatorState
 
         viewer = None if username is None else self.user(username)
@@ -264,13 +264,13 @@ class LocalPlatform:
 
     def balance(self, username: str) -> dict[str, int]:
         """The user's Buzz pools, ``{"blue": N, "green": N, "yellow": N}``."""
-        from blockkit.emulator import buzz
+        from blockkit.emulator.services import buzz
 
         return buzz.balance(self.store, self.clock, self.user(username).id)
 
     def set_balance(self, username: str, pool: str, amount: int) -> None:
         """Set one pool to ``amount``; the change is a ledger entry (kind ``adjustment``), so the ledger still adds up."""
-        from blockkit.emulator import buzz
+        from blockkit.emulator.services import buzz
         from blockkit.emulator.store import buzz as buzz_store
 
         if pool not in buzz_store.POOLS:

@@ -34,7 +34,7 @@ from typing import Any
 
 import orjson
 
-from blockkit.emulator.clock import format_timestamp
+from blockkit.emulator.store.clock import format_timestamp
 from blockkit.emulator.errors import EmulatorError
 from blockkit.emulator.store import Store, meta, migrate
 from blockkit.emulator.store import models as model_store

@@ -18,7 +18,7 @@ from typing import Any, Optional
 from blockkit.report import FileReport, Finding
 from blockkit.source import Source
 
-# Where lint's project rules find the project in RuleContext.cache (blockkit.lint.project.project_of).
+# Where lint's project rules find the project in RuleContext.cache (blockkit.project.scan.project_of).
 PROJECT_KEY = "lint.project"
 
 # Flags the editor may pass as initialization options: option name -> ContextFlags argument.
@@ -72,7 +72,7 @@ class Settings:
         return cls(**values)
 
     def flags(self) -> Any:
-        from blockkit.commands._common import ContextFlags
+        from blockkit.context import ContextFlags
 
         return ContextFlags(tier=self.tier, allowed_origins=self.allowed_origins,
                             granted_scopes=self.granted_scopes, app_domain=self.app_domain,
@@ -112,7 +112,7 @@ def project_fingerprint(root: Path) -> Optional[tuple[Any, ...]]:
     """What a project's files look like from their metadata: every file and folder below
     ``root`` that lint's project scan may read (the folders it skips are skipped here too),
     with its size and modification time. None when there are too many to count cheaply."""
-    from blockkit.lint.project import SKIPPED_DIRS
+    from blockkit.project.scan import SKIPPED_DIRS
 
     seen: list[tuple[str, int, int]] = []
     visited: set[str] = set()
@@ -152,7 +152,7 @@ class Projects:
         self._kept: dict[Path, tuple[tuple[Any, ...], Any]] = {}
 
     def project(self, root: Path) -> Any:
-        from blockkit.lint.project import Project
+        from blockkit.project.scan import Project
 
         fingerprint = project_fingerprint(root)
         kept = self._kept.get(root)

@@ -308,7 +308,7 @@ def sandbox_tokens() -> list[tuple[str, list[str]]]:
 
 def explain_markdown(code: str) -> Optional[str]:
     """``blockkit explain CODE`` as Markdown."""
-    from blockkit.commands.explain import describe
+    from blockkit.ruleinfo import describe
     from blockkit.rules import load_all
 
     rule = load_all().get(code)

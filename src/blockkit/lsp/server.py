@@ -339,7 +339,7 @@ class BlockkitServer(LanguageServer):
 def watched_globs() -> list[str]:
     """The files whose change may change a finding: the config, and the block project lint reads
     (package.json, the lockfiles, the source files)."""
-    from blockkit.lint.code import SOURCE_SUFFIXES
+    from blockkit.project.code import SOURCE_SUFFIXES
     from blockkit.platform import LOCKFILES
 
     names = sorted({*CONFIG_NAMES, "package.json", *LOCKFILES.values()})

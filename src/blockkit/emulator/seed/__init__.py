@@ -14,7 +14,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from blockkit.emulator.clock import format_timestamp
+from blockkit.emulator.store.clock import format_timestamp
 from blockkit.emulator.options import SCALES
 from blockkit.emulator.store import Store
 from blockkit.emulator.store import meta

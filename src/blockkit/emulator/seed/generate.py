@@ -28,7 +28,8 @@ from typing import Any
 
 import orjson
 
-from blockkit.emulator import facts, files
+from blockkit.emulator import facts
+from blockkit.emulator.services import files
 from blockkit.emulator.seed import words
 from blockkit.emulator.seed.sink import Sink
 from blockkit.emulator.store import Store, meta
@@ -736,7 +737,7 @@ class Generator:
 
     def _file_content(self, file_id: int, version: dict[str, Any],
                       spec: dict[str, Any]) -> tuple[float, dict[str, str]]:
-        """The file's size in KB and its hashes, from the bytes a download serves (blockkit.emulator.files).
+        """The file's size in KB and its hashes, from the bytes a download serves (blockkit.emulator.services.files).
 
         The first listed primary safetensors file is made a little over 2 MiB, so that the
         ``known_hashes`` landmark has all six kinds (AutoV1 needs 2 MiB); every other file is a few KiB.
@@ -1167,7 +1168,7 @@ def generate(store: Store, seed: int, scale: str) -> dict[str, int]:
             db.execute("PRAGMA cache_size = -65536")
             sink = Sink(db)
             generator = Generator(sink, Random(seed), spec)
-            generator.file_seed = seed  # model files' bytes are made from it (blockkit.emulator.files)
+            generator.file_seed = seed  # model files' bytes are made from it (blockkit.emulator.services.files)
             landmarks = generator.run()
             meta.put(db, meta.SEED, seed)
             meta.put(db, meta.SCALE, scale)

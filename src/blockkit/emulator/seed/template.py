@@ -28,7 +28,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from blockkit.emulator.clock import format_timestamp
+from blockkit.emulator.store.clock import format_timestamp
 
 if TYPE_CHECKING:
     from blockkit.emulator.store import Store

@@ -1,4 +1,4 @@
-"""Buzz pools and their ledger. SQL only; the rules are in ``emulator/buzz.py``."""
+"""Buzz pools and their ledger. SQL only; the rules are in ``emulator/services/buzz.py``."""
 
 from __future__ import annotations
 

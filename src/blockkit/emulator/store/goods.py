@@ -1,4 +1,4 @@
-"""Goods purchases: the sales ledger and entitlements. SQL only; rules in ``emulator/goods.py``."""
+"""Goods purchases: the sales ledger and entitlements. SQL only; rules in ``emulator/services/goods.py``."""
 
 from __future__ import annotations
 

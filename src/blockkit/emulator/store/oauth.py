@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-from blockkit.emulator.clock import format_timestamp
+from blockkit.emulator.store.clock import format_timestamp
 from blockkit.emulator.store.tokens import DEFAULT_TTL_SECONDS, hash_token
 
 CODE_TTL_SECONDS = 600            # the spec: 10 minutes, single use

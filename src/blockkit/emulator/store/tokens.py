@@ -17,7 +17,7 @@ from typing import Any
 
 import orjson
 
-from blockkit.emulator.clock import format_timestamp
+from blockkit.emulator.store.clock import format_timestamp
 
 DEFAULT_TTL_SECONDS = 3600  # the spec's access token lifetime
 

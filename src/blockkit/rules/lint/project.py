@@ -9,10 +9,10 @@ guess about files we could not see.
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator
+from typing import Any, Iterator, Optional
 
-from blockkit.lint.html import ROOT_ID, find_root
-from blockkit.lint.project import project_of
+from blockkit.project.html import ROOT_ID, find_root
+from blockkit.project.scan import Project
 from blockkit.platform import (
     LOCKFILES,
     READY_MESSAGE,
@@ -23,6 +23,16 @@ from blockkit.platform import (
 from blockkit.rules.base import Hit, RuleContext, rule
 
 INDEX_HTML = "index.html"
+
+
+def project_of(ctx: RuleContext) -> Optional[Project]:
+    """The project of the manifest being checked, or None when lint runs without one."""
+    if ctx.project_dir is None:
+        return None
+    project = ctx.cache.get("lint.project")
+    if project is None:
+        project = ctx.cache["lint.project"] = Project(ctx.project_dir)
+    return project
 
 
 @rule("BK316", "boot-skeleton-empty-root", layer="lint", severity="warning")

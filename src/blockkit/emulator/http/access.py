@@ -1,0 +1,211 @@
+"""Who may use a running emulator: Host names, the access key, and cross-site writes.
+
+The emulator listens on loopback, which keeps other machines out but not the web pages the
+developer's browser opens, nor the other accounts and processes of the machine. Each origin
+is therefore served behind two layers of ASGI middleware (``guard``; the in-process
+TestClient apps of the tests are left bare):
+
+- :class:`~blockkit.emulator.http.hostcheck.HostGuard`: every request must name the origin itself in
+  ``Host`` (its own port on 127.0.0.1, localhost or [::1], the bound address, and any
+  ``allowed_hosts``): a page that rebinds its own name to 127.0.0.1 gets 403.
+- :class:`LocalGuard`, per origin:
+
+  - ``/__emulator/*`` writes (the control routes): ``Content-Type: application/json`` only
+    (415 otherwise), so no CORS "simple request" (a form post, a ``no-cors`` fetch) can
+    change state, and an ``Origin``, when sent, must be one of the emulator's own (403).
+  - ``POST /login`` and ``POST /logout`` (auth origin): an ``Origin`` other than auth_url,
+    or a ``Sec-Fetch-Site`` other than same-origin or none, is refused (403): no page on
+    another origin signs the developer in as someone else, or out.
+  - With an access key (``EmulatorOptions.access_key``; ``blockkit emulator start`` makes
+    one per run unless ``--no-access-key``): ``/login`` (GET and POST), the catalogue's
+    ``/__emulator/*`` writes and ``POST /api/v1/block-tokens`` ask for it (401 otherwise).
+    The key travels as the ``X-Blockkit-Access-Key`` header (scripts), or as the
+    ``bk_access`` cookie, which the sign-in link ``{auth_url}/login?key=KEY`` sets (the
+    browser). The design follows Jupyter's per-run token; see docs/platform-shapes.md.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+from collections.abc import Iterable
+from http.cookies import SimpleCookie
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qsl, urlencode, urlsplit
+
+from blockkit.emulator.http.hostcheck import SAFE_METHODS, HostAllowlist, HostGuard
+
+if TYPE_CHECKING:
+    from blockkit.emulator.http.hostcheck import ASGIApp, Receive, Scope, Send
+    from blockkit.emulator.state import Urls
+
+KEY_HEADER = b"x-blockkit-access-key"
+KEY_COOKIE = "bk_access"
+KEY_PARAM = "key"
+CONTROL_PREFIX = "/__emulator/"
+MINT_PATH = "/api/v1/block-tokens"
+JSON_TYPE = "application/json"
+# The methods a route of the emulator can change state with. Any other method (a made-up one such as
+# QUERY, TRACE) reaches the app, which answers 405: the checks guard writes, not the method table.
+WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+# Sec-Fetch-Site values a sign-in or sign-out may come with: the auth origin's own page, or
+# the user typing or bookmarking (no initiator).
+OWN_FETCH_SITES = ("same-origin", "none")
+HOST_HINT = "; name the origin as the emulator printed it (blockkit dev: add --allowed-host NAME)"
+
+
+def new_access_key() -> str:
+    return secrets.token_urlsafe(24)
+
+
+def sign_in_url(auth_url: str, key: str) -> str:
+    return f"{auth_url}/login?{urlencode({KEY_PARAM: key})}"
+
+
+def origin_of(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}".lower()
+
+
+def guard(app: ASGIApp, role: str, port: int, urls: Urls, *, access_key: str | None,
+          allowed_hosts: Iterable[str] = (), bound: str | None = None) -> ASGIApp:
+    """``app`` (the origin ``role``: catalogue, auth or orchestration, on ``port``) behind both layers."""
+    extra = list(allowed_hosts)
+    if bound is not None and bound not in ("127.0.0.1", "::1", "localhost"):
+        extra.append(f"{bound}:{port}")  # another loopback address (127.0.0.2): its own name
+    hosts = HostAllowlist(port, tuple(extra))
+    inner = LocalGuard(app, role, urls, access_key=access_key)
+    return HostGuard(inner, hosts, hint=HOST_HINT)
+
+
+class LocalGuard:
+    """ASGI middleware: control-route, sign-in and access-key checks for one origin (see the module)."""
+
+    def __init__(self, app: ASGIApp, role: str, urls: Urls, *, access_key: str | None) -> None:
+        self.app = app
+        self.role = role
+        self.access_key = access_key
+        self.own_origins = {origin_of(url) for url in urls.as_dict().values()}
+        self.auth_origin = origin_of(urls.auth_url)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        method = str(scope.get("method", "GET")).upper()
+        path = str(scope.get("path", ""))
+        headers: list[tuple[bytes, bytes]] = list(scope.get("headers") or [])
+        refusal: tuple[int, str] | None = None
+        if path.startswith(CONTROL_PREFIX) and method in WRITE_METHODS:
+            refusal = self._control(headers)
+        elif self.role == "auth" and path in ("/login", "/logout") and method == "POST":
+            refusal = self._same_origin_form(headers)
+        if refusal is None and self.access_key is not None:
+            if self.role == "auth" and path == "/login":
+                if method == "GET" and KEY_PARAM in _query(scope):
+                    await self._sign_in_link(scope, send)
+                    return
+                refusal = self._key(headers)
+            elif self.role == "catalogue" and method in WRITE_METHODS and (
+                    path.startswith(CONTROL_PREFIX) or path.rstrip("/") == MINT_PATH):
+                refusal = self._key(headers)
+        if refusal is not None:
+            # The API origins answer in their own error shape ({"error": ...}); sign-in pages in text.
+            await _answer(send, refusal[0], refusal[1], as_json=self.role != "auth")
+            return
+        await self.app(scope, receive, send)
+
+    # --- the checks ---------------------------------------------------------------------------
+    def _control(self, headers: list[tuple[bytes, bytes]]) -> tuple[int, str] | None:
+        origin = _header(headers, b"origin")
+        if origin is not None and origin.lower() not in self.own_origins:
+            return 403, f"a control route takes writes from the emulator's own origins only, not from {origin!r}"
+        content_type = (_header(headers, b"content-type") or "").split(";")[0].strip().lower()
+        if content_type != JSON_TYPE:
+            return 415, f"send the control request as {JSON_TYPE}"
+        return None
+
+    def _same_origin_form(self, headers: list[tuple[bytes, bytes]]) -> tuple[int, str] | None:
+        origin = _header(headers, b"origin")
+        site = _header(headers, b"sec-fetch-site")
+        if origin is not None and origin != "null":
+            if origin.lower() != self.auth_origin:
+                return 403, f"sign-in and sign-out take forms from {self.auth_origin} only, not from {origin!r}"
+            return None
+        # No Origin (not a browser page), or "null": a page with Referrer-Policy no-referrer sends
+        # that even to its own origin, so Sec-Fetch-Site decides (it must then be present).
+        if (site is None and origin == "null") or (site is not None and site.lower() not in OWN_FETCH_SITES):
+            return 403, f"sign-in and sign-out take forms from {self.auth_origin} only (Sec-Fetch-Site: {site})"
+        return None
+
+    def _key(self, headers: list[tuple[bytes, bytes]]) -> tuple[int, str] | None:
+        assert self.access_key is not None
+        offered = _header(headers, KEY_HEADER)
+        if offered is None:
+            offered = _cookie(headers, KEY_COOKIE)
+        if offered is not None and hmac.compare_digest(offered.encode(), self.access_key.encode()):
+            return None
+        return 401, ("this emulator asks for its access key: open the sign-in link it printed at start"
+                     " (sign_in_url in the ready file), or send the key (access_key in the ready file) as"
+                     " X-Blockkit-Access-Key; start it with --no-access-key to turn this off")
+
+    async def _sign_in_link(self, scope: Scope, send: Send) -> None:
+        """``GET /login?key=KEY``: keep the key in a cookie and show the sign-in page without it in the URL."""
+        assert self.access_key is not None
+        pairs = parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
+        offered = next((value for name, value in pairs if name == KEY_PARAM), "")
+        if not hmac.compare_digest(offered.encode(), self.access_key.encode()):
+            await _answer(send, 401, "this sign-in link holds another run's access key: use the link the emulator"
+                                     " printed at this start (sign_in_url in the ready file)")
+            return
+        rest = urlencode([(name, value) for name, value in pairs if name != KEY_PARAM])
+        location = "/login" + (f"?{rest}" if rest else "")
+        # HttpOnly: no script reads it. SameSite=Lax: a top-level navigation (an OAuth client
+        # sending the browser to /authorize, then /login) carries it; no cross-site POST does.
+        cookie = f"{KEY_COOKIE}={self.access_key}; Path=/; HttpOnly; SameSite=Lax"
+        await send({"type": "http.response.start", "status": 303,
+                    "headers": [(b"location", location.encode()), (b"set-cookie", cookie.encode()),
+                                (b"cache-control", b"no-store"), (b"referrer-policy", b"no-referrer"),
+                                (b"content-length", b"0")]})
+        await send({"type": "http.response.body", "body": b""})
+
+
+def _header(headers: list[tuple[bytes, bytes]], name: bytes) -> str | None:
+    for key, value in headers:
+        if key.lower() == name:
+            return value.decode("latin-1")
+    return None
+
+
+def _cookie(headers: list[tuple[bytes, bytes]], name: str) -> str | None:
+    for key, value in headers:
+        if key.lower() == b"cookie":
+            jar: SimpleCookie = SimpleCookie()
+            try:
+                jar.load(value.decode("latin-1"))
+            except Exception:  # noqa: BLE001 - a malformed Cookie header carries no key
+                continue
+            if name in jar:
+                return jar[name].value
+    return None
+
+
+def _query(scope: Scope) -> set[str]:
+    return {name for name, _value in parse_qsl(scope.get("query_string", b"").decode("latin-1"),
+                                               keep_blank_values=True)}
+
+
+async def _answer(send: Send, status: int, message: str, *, as_json: bool = False) -> None:
+    if as_json:
+        import orjson
+
+        body: Any = orjson.dumps({"error": message})
+        content_type = b"application/json"
+    else:
+        body = (message + "\n").encode("utf-8", "backslashreplace")
+        content_type = b"text/plain; charset=utf-8"
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", content_type),
+                            (b"content-length", str(len(body)).encode()),
+                            (b"x-content-type-options", b"nosniff"), (b"cache-control", b"no-store")]})
+    await send({"type": "http.response.body", "body": body})

@@ -1,0 +1,129 @@
+"""GET /api/v1/tags: model tags (spec, "Tags").
+
+Model tags only, most used first (published models carrying them), then by name;
+page pagination; ``query`` is a case-insensitive substring of the name. Each item
+links to the models list filtered by the tag.
+
+Totals: exact without ``query``; with ``query`` they are 0 (the spec allows 0 "when an
+exact count is not cheap": a substring search is where the platform stops counting),
+so clients page by items and nextPage, which is present whenever another page
+follows.
+
+Answers are cached server-side for 60 seconds of the emulator clock, per (limit,
+page, query, origin): a tag added meanwhile shows once the entry expires (advance the clock
+to see it at once).
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections import OrderedDict
+from typing import Any
+
+from pydantic import Field
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+from typing_extensions import TypedDict
+
+from blockkit.emulator.http.catalogue import links
+from blockkit.emulator.http.errors import json_response
+from blockkit.emulator.http.catalogue.models import EDGE_CACHED
+from blockkit.emulator.http.catalogue.pages import PageMetadata, page_metadata
+from blockkit.emulator.http.catalogue.params import MAX_SAFE_INTEGER, QueryModel
+from blockkit.emulator.http.catalogue.query import Int, Shape, Text, read_query
+from blockkit.emulator.state import EmulatorState, emulator
+from blockkit.emulator.store import Store
+from blockkit.emulator.store import tags as store
+
+CACHE_SECONDS = 60.0
+CACHE_ENTRIES = 512
+
+
+class TagsQuery(QueryModel):
+    limit: Int = Field(20, ge=1, le=200)
+    page: Int = Field(1, ge=1, le=MAX_SAFE_INTEGER)
+    query: Text = None
+
+
+class TagOut(TypedDict):
+    name: str
+    link: str
+
+
+class TagsPage(TypedDict):
+    items: list[TagOut]
+    metadata: PageMetadata
+
+
+class ResponseCache:
+    """Answers kept for ``seconds`` of the emulator clock, least recently used dropped first."""
+
+    def __init__(self, seconds: float = CACHE_SECONDS, entries: int = CACHE_ENTRIES) -> None:
+        self.seconds = seconds
+        self.entries = entries
+        self._lock = threading.Lock()
+        self._items: OrderedDict[Any, tuple[float, Any]] = OrderedDict()
+
+    def get(self, key: Any, now: float) -> Any | None:
+        with self._lock:
+            found = self._items.get(key)
+            if found is None:
+                return None
+            made, value = found
+            if not 0 <= now - made < self.seconds:
+                del self._items[key]
+                return None
+            self._items.move_to_end(key)
+            return value
+
+    def put(self, key: Any, value: Any, now: float) -> None:
+        with self._lock:
+            self._items[key] = (now, value)
+            self._items.move_to_end(key)
+            while len(self._items) > self.entries:
+                self._items.popitem(last=False)
+
+
+# One cache per store (the emulator's data), made on first use.
+_caches: weakref.WeakKeyDictionary[Store, ResponseCache] = weakref.WeakKeyDictionary()
+_caches_lock = threading.Lock()
+
+
+def cache_for(store_: Store) -> ResponseCache:
+    with _caches_lock:
+        cache = _caches.get(store_)
+        if cache is None:
+            cache = _caches[store_] = ResponseCache()
+        return cache
+
+
+def list_tags(state: EmulatorState, query: TagsQuery, *, base_url: str) -> TagsPage:
+    cache = cache_for(state.store)
+    now = state.clock.timestamp()
+    key = (query.limit, query.page, query.query, base_url)
+    cached = cache.get(key, now)
+    if cached is not None:
+        return cached  # type: ignore[no-any-return]
+    offset = (query.page - 1) * query.limit
+    with state.store.read() as db:
+        names = store.list_model_tags(db, query=query.query, limit=query.limit + 1, offset=offset)
+        total = 0 if query.query else store.count_model_tags(db)
+    more = len(names) > query.limit
+    page: TagsPage = {
+        "items": [{"name": name, "link": links.api_url(base_url, "/models", [("tag", name)])}
+                  for name in names[:query.limit]],
+        "metadata": page_metadata(base_url, "/tags", page=query.page, limit=query.limit, total=total, more=more,
+                                  query=query.query),
+    }
+    cache.put(key, page, now)
+    return page
+
+
+def tags_endpoint(request: Request) -> Response:
+    query = read_query(request, TagsQuery, Shape.ISSUES)
+    return json_response(list_tags(emulator(request), query, base_url=links.request_origin(request)), headers=EDGE_CACHED)
+
+
+routes = [Route("/tags", tags_endpoint, methods=["GET"])]

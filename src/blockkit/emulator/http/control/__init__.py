@@ -1,0 +1,5 @@
+"""``/__emulator`` on the catalogue origin: the emulator's own controls and the files it serves.
+
+- ``clock.py``: ``/__emulator/clock`` (GET the time, POST an advance)
+- ``media.py``: ``/__emulator/media/<path>`` and the orchestration origin's ``/__emulator/blobs/<name>``
+"""
