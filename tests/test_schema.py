@@ -10,7 +10,8 @@ from jsonschema import Draft202012Validator
 import blockkit
 from blockkit import platform
 from blockkit.resources import schema_path
-from blockkit.schema import load_schema, registry, schema_identity, validator
+from blockkit.resources import schema_identity
+from blockkit.schema import load_schema, registry, validator
 from tests.conftest import codes
 
 SCHEMA = json.loads(schema_path().read_text())
