@@ -284,7 +284,7 @@ def test_pyav_is_imported_only_when_a_video_is_drawn(tmp_path: Path) -> None:
         "import sys\n"
         "from pathlib import Path\n"
         "import blockkit.commands.dev, blockkit.emulator.http.server, blockkit.emulator.runtime\n"
-        "from blockkit.emulator.http.orchestration import media, video\n"
+        "from blockkit.emulator.services.orchestration import media, video\n"
         "from blockkit.emulator.store import Store\n"
         "video.missing_note()\n"
         f"store = Store.open(Path({str(tmp_path)!r}))\n"
