@@ -225,6 +225,12 @@ DECISIONS: dict[str, str] = {
         "/__emulator/clock: GET answers {now}; POST takes {advance: seconds >= 0} and answers {now}; "
         "a bad body is a 400 {error}."
     ),
+    "D-faults": (
+        "/__emulator/faults: the local platform's failure switches (services/faults.py). GET answers {faults: "
+        "[{kind, userId, times}]}; POST {kind, times? (default 1, 0 disarms), userId? (null: anyone)} arms the next "
+        "`times` uses of `kind` to fail (workflow-fails, storage-write-fails) and answers the list; DELETE disarms "
+        "all; a bad body is a 400 {error}."
+    ),
     "D-openapi-route": "The catalogue origin serves this document at /api/v1/openapi.json (Public).",
     "D-method": "A method a path does not define is a 405 {error: 'Method not allowed'}.",
     # The models family's behaviour where the spec is silent (catalogue/models.py, model_versions.py,
@@ -962,6 +968,10 @@ def schemas() -> dict[str, Any]:
     )
     s["ValidationEnvelope"] = obj({"error": ref("ValidationError")}, **decision("D-error-validation"))
     s["Clock"] = obj({"now": ref("Timestamp")})
+    s["Fault"] = obj({"kind": {"type": "string", "enum": ["workflow-fails", "storage-write-fails"]},
+                      "userId": {"type": ["integer", "null"]},
+                      "times": {"type": "integer", "minimum": 1, "maximum": 1000}})
+    s["Faults"] = obj({"faults": array(ref("Fault"))})
     return s
 
 
@@ -1778,6 +1788,39 @@ def paths() -> dict[str, Any]:
             decisions=("D-clock",),
             tags=("emulator",),
         ),
+    }
+    p["/__emulator/faults"] = {
+        "get": operation("getFaults", "The armed failure switches.", "Public", [], {"200": ok(ref("Faults"))},
+                         decisions=("D-faults",), tags=("emulator",)),
+        "post": operation(
+            "armFault",
+            "Make the next uses of a service fail (the next workflow, the next app-storage write).",
+            "Public",
+            [],
+            {"200": ok(ref("Faults")), "400": bad("An unknown kind, a bad count or user.", "Error"),
+             "415": json_response("Not sent as application/json (the browser-origin guard).", ref("Error"))},
+            body={
+                "required": True,
+                "content": {
+                    "application/json": {
+                        "schema": {
+                            "type": "object",
+                            "properties": {"kind": {"type": "string", "enum": ["workflow-fails", "storage-write-fails"]},
+                                           "times": {"type": "integer", "minimum": 0, "maximum": 1000},
+                                           "userId": {"type": ["integer", "null"], "minimum": 1}},
+                            "required": ["kind"],
+                        }
+                    }
+                },
+            },
+            decisions=("D-faults",),
+            tags=("emulator",),
+        ),
+        "delete": operation("disarmFaults", "Disarm every failure switch.", "Public", [],
+                            {"200": ok(ref("Faults")),
+                             "415": json_response("Not sent as application/json (the browser-origin guard).",
+                                                  ref("Error"))},
+                            decisions=("D-faults",), tags=("emulator",)),
     }
     return p
 

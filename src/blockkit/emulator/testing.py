@@ -285,6 +285,17 @@ class LocalPlatform:
                 buzz_store.move(db, user.id, pool, amount - current, "adjustment", None, "set by a test",
                                 self.clock.iso())
 
+    def fail_next(self, kind: str, *, times: int = 1, username: str | None = None) -> None:
+        """Make the next ``times`` uses of a service fail (``services/faults.py``): ``"workflow-fails"``
+        (the next workflow fails in its first step and is refunded) or ``"storage-write-fails"`` (the
+        next app-storage write is refused). For ``username`` only, or anyone; ``times=0`` disarms."""
+        from blockkit.emulator.services import faults
+
+        try:
+            faults.arm(self.store, kind, times, self.user(username).id if username is not None else None)
+        except faults.FaultError as exc:
+            raise EmulatorError(str(exc)) from None
+
     def ledger(self, username: str, *, limit: int = 100, pool: str | None = None) -> list[dict[str, Any]]:
         """The user's Buzz ledger, newest first: ``{id, pool, amount, kind, reference, description, created_at}``."""
         from blockkit.emulator.store import buzz as buzz_store

@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from blockkit.emulator.services import faults
 from blockkit.emulator.store.clock import parse_timestamp
 
 if TYPE_CHECKING:
@@ -158,6 +159,8 @@ def storage_set(store: Store, clock: Clock, block_id: str, user_id: int | None, 
     if size > VALUE_LIMIT_BYTES:
         return {"ok": False, "error": TOO_LARGE}
     with store.write() as db:
+        if faults.take(db, "storage-write-fails", user_id):  # committed: the refusal uses the switch up
+            return {"ok": False, "error": faults.STORAGE_FAILED}
         used, rows = db.execute("SELECT coalesce(sum(size), 0), count(*) FROM app_storage WHERE block_id = ?",
                                 (block_id,)).fetchone()
         old = db.execute("SELECT size FROM app_storage WHERE block_id = ? AND user_id = ? AND key = ?",
@@ -180,6 +183,8 @@ def storage_delete(store: Store, clock: Clock, block_id: str, user_id: int | Non
     if user_id is None:
         return {"ok": False, "deleted": False, "error": SIGNED_OUT}
     with store.write() as db:
+        if faults.take(db, "storage-write-fails", user_id):
+            return {"ok": False, "deleted": False, "error": faults.STORAGE_FAILED}
         cursor = db.execute("DELETE FROM app_storage WHERE block_id = ? AND user_id = ? AND key = ?",
                             (block_id, user_id, key))
     return {"ok": True, "deleted": cursor.rowcount > 0}

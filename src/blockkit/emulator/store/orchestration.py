@@ -104,10 +104,10 @@ def find_by_external_id(db: sqlite3.Connection, user_id: int, external_id: str) 
 
 
 def expiring_workflows(db: sqlite3.Connection, limit: int) -> list[str]:
-    """Ids of workflows that will expire (a step timed out) and are not refunded yet."""
+    """Ids of workflows that will expire (a step timed out) or fail, and are not refunded yet."""
     return [r[0] for r in db.execute(
         "SELECT id FROM workflows WHERE status = 'timed' AND canceled_at IS NULL"
-        " AND json_extract(document, '$.outcome') = 'expired' AND json_extract(document, '$.refunded') = 0"
+        " AND json_extract(document, '$.outcome') IN ('expired', 'failed') AND json_extract(document, '$.refunded') = 0"
         " ORDER BY created_at LIMIT ?", (limit,))]
 
 

@@ -66,7 +66,7 @@ from urllib.parse import urlsplit
 
 import orjson
 
-from blockkit.emulator.services import buzz
+from blockkit.emulator.services import buzz, faults
 from blockkit.emulator import facts
 from blockkit.emulator.store.clock import format_timestamp, parse_timestamp
 from blockkit.emulator.services.orchestration import imaging, media, upscaler
@@ -529,24 +529,35 @@ def submit(store: Store, clock: Clock, urls: Urls, caller: WorkflowCaller, paylo
     workflow_id = new_workflow_id(clock, caller.user_id)
     blobs: list[orch_store.BlobRow] = []
     outputs: list[Any] = []
+    step_blobs: list[list[orch_store.BlobRow]] = []
     try:
         for step in prep["plan"]:
             if step["outcome"] != "succeeded":
                 outputs.append(None)
+                step_blobs.append([])
             elif step["type"] == "imageUpscaler":
                 row = media.write_blob_file(store, now, caller.user_id, imaging.upscale(step["image"], step["repeats"]))
                 blobs.append(row)
+                step_blobs.append([row])
                 outputs.append({"blob": _blob(urls, row)})
             else:
                 rows = [media.write_blob_file(store, now, caller.user_id, imaging.procedural(
                     f"{step['prompt']}\x00{step['seed']}\x00{i}", w, h)) for i, (w, h) in enumerate(step["outputs"])]
                 blobs.extend(rows)
+                step_blobs.append(rows)
                 outputs.append({"images": [_blob(urls, r) for r in rows], "note": PLACEHOLDER_NOTE})
         with store.write() as db:
             found = _existing(db, caller, external_id)  # a concurrent twin may have committed meanwhile
             if found is not None:
                 media.remove_blob_files(store, blobs)
                 return render(found, clock)
+            if faults.take(db, "workflow-fails", caller.user_id):  # committed with the workflow it fails
+                dropped = _fail_first_step(prep)
+                for index in dropped:
+                    outputs[index] = None
+                unused = [b for index in dropped for b in step_blobs[index]]
+                blobs = [b for b in blobs if b not in unused]
+                media.remove_blob_files(store, unused)
             debits = buzz.charge(db, now, caller.user_id, total, prep["order"], kind="workflow",
                                  reference=workflow_id, description=f"workflow {workflow_id} ({len(prep['plan'])}"
                                                                     " step(s))")
@@ -566,6 +577,31 @@ def submit(store: Store, clock: Clock, urls: Urls, caller: WorkflowCaller, paylo
         raise
     assert row is not None
     return render(row, clock)
+
+
+FAIL_AFTER_SECONDS = 1.0  # how long a failing step runs before it fails (faults.py: workflow-fails)
+
+
+def _fail_first_step(prep: dict[str, Any]) -> list[int]:
+    """Make the workflow fail in its first step that runs (``faults.py``); the steps that will show no
+    output now (their indexes). The step's one job fails ``FAIL_AFTER_SECONDS`` after it starts; the
+    steps after it never start."""
+    plan = prep["plan"]
+    dropped: list[int] = []
+    failing = True
+    for index, step in enumerate(plan):
+        if step["start"] is None:
+            continue
+        if failing:
+            end = step["start"] + FAIL_AFTER_SECONDS
+            job = step["jobs"][0]
+            step.update(end=end, outcome="failed", jobs=[{**job, "end": end, "status": "failed"}])
+            failing = False
+        else:
+            step.update(start=None, end=None, outcome="skipped", jobs=[])
+        dropped.append(index)
+    prep["outcome"] = "failed"
+    return dropped
 
 
 def _status_at(step: dict[str, Any], elapsed: float, canceled: bool, finished: bool) -> str:
@@ -600,7 +636,8 @@ def render(row: dict[str, Any], clock: Clock, at: datetime | None = None) -> dic
                                "status": status, "metadata": step.get("metadata") or {}, "input": step["input"],
                                "startedAt": stamp(step["start"]) if step["start"] is not None
                                and elapsed >= step["start"] else None,
-                               "completedAt": stamp(step["end"]) if status in ("succeeded", "expired") else None}
+                               "completedAt": stamp(step["end"]) if status in ("succeeded", "expired", "failed")
+                               else None}
         if step.get("timeout") is not None:
             out["timeout"] = step["timeout"]
         if step.get("retries"):
@@ -639,7 +676,7 @@ def render(row: dict[str, Any], clock: Clock, at: datetime | None = None) -> dic
     out_workflow = {
         "id": row["id"], "createdAt": row["created_at"], "status": status,
         "startedAt": stamp(QUEUE_SECONDS) if elapsed >= QUEUE_SECONDS else None,
-        "completedAt": stamp(last_end) if status in ("succeeded", "expired") else (
+        "completedAt": stamp(last_end) if status in ("succeeded", "expired", "failed") else (
             row["canceled_at"] if status == "canceled" else None),
         "transactions": {"list": transactions}, "spentAccountType": buzz.largest_debit(debits),
         "metadata": document["metadata"], "tags": document["tags"], "arguments": document.get("arguments") or {},
@@ -653,18 +690,23 @@ def render(row: dict[str, Any], clock: Clock, at: datetime | None = None) -> dic
     return out_workflow
 
 
+# Outcomes whose charge comes back once the moment is due: a step expired, or failed (faults.py).
+REFUNDED_OUTCOMES = ("expired", "failed")
+
+
 def settle(db: Any, clock: Clock, row: dict[str, Any]) -> dict[str, Any]:
-    """Refund a workflow whose step expired once that moment has passed on the clock (inside ``db``'s
+    """Refund a workflow whose step expired (or failed) once that moment has passed on the clock (inside ``db``'s
     write transaction); the ledger's refund rows name the workflow. Returns the (fresh) row."""
     document = orjson.loads(row["document"])
-    if document.get("outcome") != "expired" or document["refunded"] or row["canceled_at"]:
+    outcome = document.get("outcome")
+    if outcome not in REFUNDED_OUTCOMES or document["refunded"] or row["canceled_at"]:
         return row
-    if render(row, clock)["status"] != "expired":
+    if render(row, clock)["status"] != outcome:
         return row
     buzz.refund(db, clock.iso(), row["user_id"], document["debits"], reference=row["id"],
-                description=f"workflow {row['id']} expired")
+                description=f"workflow {row['id']} {outcome}")
     document["refunded"] = True
-    orch_store.update_workflow_document(db, row["id"], orjson.dumps(document).decode(), status="expired")
+    orch_store.update_workflow_document(db, row["id"], orjson.dumps(document).decode(), status=outcome)
     found = orch_store.find_workflow(db, row["id"])
     assert found is not None
     return found
