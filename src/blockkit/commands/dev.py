@@ -34,6 +34,11 @@ def _parse_context(values: tuple[str, ...]) -> dict[str, str]:
 @click.option("--proxy", metavar="URL", help="Serve the block through a running dev server (e.g. Vite's http://localhost:5173).")
 @click.option("--theme", type=click.Choice(THEMES), default=THEMES[0], show_default=True, help="The viewer's theme.")
 @click.option("--anonymous", is_flag=True, help="A signed-out viewer (viewer: null).")
+@click.option("--scenario", "scenarios", metavar="NAME", multiple=True,
+              help="Switch on an unhappy path in the local platform for this run (--check too). Repeatable. "
+                   "anonymous; insufficient-buzz (the viewer's Buzz emptied for the run); workflow-fails (the next "
+                   "workflow fails and is refunded); storage-write-fails (the next app-storage write is refused). "
+                   "docs/dev.md, Scenarios.")
 @click.option("--context", "context_values", metavar="KEY=VALUE", multiple=True, help="Set a context member, e.g. slug=my-app or modelId=42. Repeatable.")
 @click.option("--trace", "trace_path", type=click.Path(path_type=Path), help="Protocol trace file (JSONL). Default: DIR/.blockkit/dev-trace.jsonl.")
 @click.option("--block-port", type=click.IntRange(0, 65535), default=0, help="Port of the block origin (default: any free port).")
@@ -50,6 +55,7 @@ def dev(
     proxy: str | None,
     theme: str,
     anonymous: bool,
+    scenarios: tuple[str, ...],
     context_values: tuple[str, ...],
     trace_path: Path | None,
     block_port: int,
@@ -83,6 +89,7 @@ def dev(
             proxy=proxy,
             theme=theme,
             anonymous=anonymous,
+            scenarios=scenarios,
             context=_parse_context(context_values),
             timings=PLATFORM_TIMINGS.scaled(time_scale),
             trace_path=trace_path,

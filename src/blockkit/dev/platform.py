@@ -77,6 +77,8 @@ class DevPlatform:
         self._state: Any = None
         # The newest token handed to each block instance: the bridge's procedures run with it.
         self.tokens: dict[str, str] = {}
+        # The run's --scenario names (dev/scenarios.py): insufficient-buzz follows the viewer.
+        self.scenarios: tuple[str, ...] = ()
 
     # --- lifecycle -------------------------------------------------------------------------
     def start(self) -> DevPlatform:
@@ -153,6 +155,10 @@ class DevPlatform:
             raise DevError(f"no seeded user with id {user_id}")
         with self._lock:
             self.viewer_id = user_id
+        if user_id is not None and "insufficient-buzz" in self.scenarios:
+            from blockkit.emulator.services import buzz
+
+            buzz.set_aside(self.store, self.clock, user_id)
 
     def viewer(self) -> dict[str, Any] | None:
         """BLOCK_INIT's viewer: ``{id, username, signedIn: true}`` or None (PLATFORM.md §8)."""

@@ -16,6 +16,9 @@ from blockkit.dev.init_payload import build_identity
 from blockkit.dev.manifest import DevManifest, load_dev_manifest
 from blockkit.dev.platform import DevPlatform
 from blockkit.dev.protocol import THEMES
+from blockkit.dev.scenarios import apply as apply_scenarios
+from blockkit.dev.scenarios import clear as clear_scenarios
+from blockkit.dev.scenarios import parse_scenarios
 from blockkit.dev.surface import Surface, choose_surface
 from blockkit.dev.timings import PLATFORM_TIMINGS, HostTimings
 from blockkit.dev.trace import TraceLog
@@ -50,6 +53,8 @@ class DevOptions:
     platform_dir: Path | None = None
     # Told each brokered call that failed (a cancelled dialog is none), as it happens.
     on_failed_call: Callable[[dict[str, Any]], None] | None = None
+    # Unhappy paths switched on for the run (--scenario; dev/scenarios.py), checked names.
+    scenarios: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -106,8 +111,10 @@ class DevSession:
         self.manifest = load_dev_manifest(options.block_dir)
         self.surface: Surface
         self.surface, surface_notes = choose_surface(self.manifest, options.surface)
+        self.scenarios = parse_scenarios(options.scenarios)
+        self.anonymous = options.anonymous or "anonymous" in self.scenarios
         self.identity = build_identity(
-            self.manifest, self.surface, options.context, anonymous=options.anonymous
+            self.manifest, self.surface, options.context, anonymous=self.anonymous
         )
         self.source = resolve_source(self.manifest, options.proxy)
         self.allowed_hosts = _check_allowed_hosts(options.allowed_hosts)
@@ -160,10 +167,15 @@ class DevSession:
                 tell(call)
 
         try:
-            self.platform = DevPlatform(self.manifest, self.surface, anonymous=self.options.anonymous,
+            self.platform = DevPlatform(self.manifest, self.surface, anonymous=self.anonymous,
                                         data_dir=self.options.platform_dir, block_origins=block_origins,
                                         on_call=on_call, allowed_hosts=self.allowed_hosts).start()
+            self.platform.scenarios = self.scenarios
+            self.notes = [*self.notes, *apply_scenarios(self.platform, self.scenarios)]
         except BaseException:
+            if self.platform is not None:
+                self.platform.stop()
+                self.platform = None
             servers.stop()
             self.trace.close()
             raise
@@ -209,8 +221,11 @@ class DevSession:
             self._servers.stop()
             self._servers = None
         if self.platform is not None:
-            self.platform.stop()
-            self.platform = None
+            try:
+                clear_scenarios(self.platform)  # nothing a scenario armed or set aside outlives the run
+            finally:
+                self.platform.stop()
+                self.platform = None
         if self.trace is not None:
             self.trace.close()
 

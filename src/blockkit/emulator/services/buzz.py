@@ -6,7 +6,11 @@ Python API (``blockkit dev`` calls these in-process; every function takes the st
 - ``purchase(store, clock, user_id, amount, pool="blue") -> balance`` (what OPEN_BUZZ_PURCHASE confirms);
 - ``transactions(store, clock, user_id, limit=50, cursor=None) -> {"items", "nextCursor"}``;
 - ``charge(db, now, user_id, amount, order, ...) -> {pool: amount}`` and ``refund(...)``: used by
-  workflows and goods inside their own write transaction.
+  workflows and goods inside their own write transaction;
+- ``set_aside(store, clock, user_id)`` and ``give_back(store, clock)``: empty a viewer's pools for a
+  while (``blockkit dev --scenario insufficient-buzz``) and return what was set aside; both are
+  ledger entries (kind ``adjustment``), and what is set aside is remembered in the store, so a run
+  that dies gives it back at the next ``give_back``.
 
 Pools open lazily with a deterministic balance derived from the user's tier (``OPENING``), so
 every seeded user has Buzz without the seed knowing about it. ``pool_order`` applies the
@@ -20,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from blockkit.emulator.services.errors import ServiceError, bad_request
 from blockkit.emulator.store import buzz as buzz_store
+from blockkit.emulator.store import meta
 from blockkit.emulator.store.buzz import POOLS
 
 if TYPE_CHECKING:
@@ -52,6 +57,40 @@ def balance(store: Store, clock: Clock, user_id: int) -> dict[str, int]:
     with store.write() as db:
         open_accounts(db, user_id, clock.iso())
         return buzz_store.balances(db, user_id)
+
+
+SET_ASIDE_PREFIX = "buzz.set_aside."
+
+
+def set_aside(store: Store, clock: Clock, user_id: int) -> dict[str, int]:
+    """Move every pool of ``user_id`` to 0 and remember what was moved; the pools as they were."""
+    now = clock.iso()
+    with store.write() as db:
+        open_accounts(db, user_id, now)
+        held = buzz_store.balances(db, user_id)
+        key = f"{SET_ASIDE_PREFIX}{int(user_id)}"
+        kept = meta.get(db, key) or {}
+        for pool, amount in held.items():
+            if amount:
+                buzz_store.move(db, user_id, pool, -amount, "adjustment", None, "set aside (insufficient-buzz)", now)
+                kept[pool] = int(kept.get(pool, 0)) + amount
+        meta.put(db, key, kept)
+    return held
+
+
+def give_back(store: Store, clock: Clock) -> int:
+    """Return everything :func:`set_aside` moved, for every user; how many users got theirs back."""
+    now = clock.iso()
+    with store.write() as db:
+        keys = [r[0] for r in db.execute("SELECT key FROM meta WHERE key LIKE 'buzz.set_aside.%'")]
+        for key in keys:
+            user_id = int(key[len(SET_ASIDE_PREFIX):])
+            for pool, amount in (meta.get(db, key) or {}).items():
+                if pool in POOLS and isinstance(amount, int) and amount > 0:
+                    buzz_store.move(db, user_id, pool, amount, "adjustment", None, "given back (insufficient-buzz)",
+                                    now)
+            db.execute("DELETE FROM meta WHERE key = ?", (key,))
+    return len(keys)
 
 
 def purchase(store: Store, clock: Clock, user_id: int, amount: int, pool: str = "blue") -> dict[str, int]:
