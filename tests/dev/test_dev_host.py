@@ -183,6 +183,11 @@ def test_resize_is_ignored_on_a_slot_that_is_not_resizable(host: Any, make_block
 
 def test_a_silent_page_is_retried_on_schedule_then_shows_the_failure_card(host: Any, make_block: Any) -> None:
     run = host(make_block(behaviour={"ready": False}), timings=FAST)
+    # During each backoff the card is up and the frame gone (the old frame used to stay up).
+    run.page.wait_for_function(
+        "() => document.querySelector('#failure-retrying').textContent.includes('attempt 1 of 2')", timeout=10_000)
+    assert run.page.query_selector("#block-frame") is None
+    assert "didn't load in time" in run.page.inner_text("#failure-card")
     run.wait_outcome("failed")
     events = run.events()
     mounts, give_ups = times(events, "mount"), times(events, "give-up")

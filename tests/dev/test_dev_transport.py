@@ -166,3 +166,33 @@ def test_drops_fail_the_check_and_a_flood_reads_as_one_line() -> None:
     assert "70" in flood.rsplit("(", 1)[-1]
     assert any(line.startswith(f"  - {transport.DUPLICATE_REQUEST_ID} APP_STORAGE_GET:") and "'r1'" in line
                for line in lines)
+
+
+def _get(url: str) -> tuple[int, dict[str, str], str]:
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.status, dict(response.headers), response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers), error.read().decode()
+
+
+def _config(html: str) -> dict[str, Any]:
+    start = html.index('id="blockkit-config">') + len('id="blockkit-config">')
+    return json.loads(html[start : html.index("</script>", start)])  # type: ignore[no-any-return]
+
+
+def test_the_host_page_serves_the_apps_run_urls_a_navigate_leaves(session: DevSession) -> None:
+    status, headers, html = _get(session.host_url)
+    assert status == 200 and headers["x-frame-options"] == "DENY"
+    root = _config(html)
+    assert root["initPayload"]["context"]["subPath"] == ""
+    assert "fragment" not in root and root["iframe"]["sandbox"] == "allow-scripts allow-forms"
+    status, _, html = _get(session.host_url + "apps/run/handshake-demo/gallery/item%201/")
+    assert status == 200 and _config(html)["initPayload"]["context"]["subPath"] == "gallery/item 1"
+    status, _, html = _get(session.host_url + "apps/run/handshake-demo")
+    assert status == 200 and _config(html)["initPayload"]["context"]["subPath"] == ""
+    status, _, text = _get(session.host_url + "apps/run/another-app/x")
+    assert status == 404 and "/apps/run/handshake-demo" in text

@@ -147,6 +147,7 @@ class HostSetup:
             "initPayload": init,
             "timings": self.timings.as_json(),
             "transport": transport.as_json(self.surface.kind),
+            "apiBodyLimit": API_BODY_LIMIT,
             "notes": list(self.notes) + _sandbox_notes(manifest.iframe.sandbox),
             "traceFile": str(self.trace.path) if self.trace.path else None,
         }

@@ -394,6 +394,13 @@
     var payload = isObject && data.payload && typeof data.payload === "object" ? data.payload : null;
 
     var verdict = transportVerdict(isObject ? data : {}, type, payload, Date.now());
+    if (verdict && described.chars + 4096 > config.apiBodyLimit) {
+      // Too large for the host server to take: shown, neither traced nor awaited (as a passed one).
+      panel.add({ kind: "lifecycle", event: "message-not-traced", reason: "larger than the host API's limit", t: t });
+      console.warn("blockkit dev: a message from the block is too large to trace (" + described.chars + " characters)");
+      if (verdict.reply) send(verdict.reply.type, verdict.reply.payload, "before-ready");
+      return;
+    }
     if (verdict) {
       var dropped = { kind: "message", dir: "in", type: type, jsType: described.jsType, data: data,
                       origin: event.origin, dropped: verdict.reason, t: t };
