@@ -37,7 +37,9 @@ def wait_received(run: Any, type_: str, count: int = 1, timeout: float = WAIT_MS
     return received(run, type_)
 
 
-def wait_events(run: Any, condition: Callable[[list[dict[str, Any]]], bool], timeout_s: float = 15) -> list[dict[str, Any]]:
+def wait_events(
+    run: Any, condition: Callable[[list[dict[str, Any]]], bool], timeout_s: float = 15
+) -> list[dict[str, Any]]:
     """The trace, once ``condition`` holds of it (bounded)."""
     deadline = time.monotonic() + timeout_s
     while True:
@@ -80,7 +82,7 @@ def test_a_burst_of_100_gets_at_most_30_replies_in_its_second(host: Any, make_bl
     passed = [e for e in trace.messages(events, "in", "GET_BUZZ_BALANCE") if "dropped" not in e]
     assert len(passed) == transport.RATE_LIMIT_MAX_MESSAGES
     assert len(dropped(events, transport.RATE_LIMITED)) == 70
-    replies = wait_received(run, "BUZZ_BALANCE_RESULT", 30)
+    wait_received(run, "BUZZ_BALANCE_RESULT", 30)
     run.page.wait_for_timeout(300)
     replies = received(run, "BUZZ_BALANCE_RESULT")
     # The first 30 are answered, the other 70 never.
@@ -319,7 +321,8 @@ def test_navigate_moves_the_host_url_and_the_block_hears_route_changed(host: Any
     assert run.page.evaluate("location.pathname") == "/apps/run/scripted-block/gallery/item%201"
     assert run.page.inner_text("#page-path") == "/apps/run/scripted-block/gallery/item 1"
     # Sanitized: no way out of the app's page.
-    post(run, {"type": "NAVIGATE", "payload": {"path": "../admin"}}, {"type": "NAVIGATE", "payload": {"path": "https://evil.example/"}},
+    post(run, {"type": "NAVIGATE", "payload": {"path": "../admin"}},
+         {"type": "NAVIGATE", "payload": {"path": "https://evil.example/"}},
          {"type": "NAVIGATE", "payload": {"path": 5}})
     events = wait_events(run, lambda ev: len(trace.lifecycle(ev, "navigate-ignored")) == 3)
     assert len(trace.lifecycle(events, "navigate-ignored")) == 3
