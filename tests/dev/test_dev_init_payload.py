@@ -8,12 +8,13 @@ import pytest
 
 from blockkit.dev.errors import DevError
 from blockkit.dev.init_payload import (
+    block_instance_id,
     build_context,
     build_identity,
     build_init_payload,
+    normalize_sub_path,
 )
 from blockkit.dev.manifest import DevManifest, load_dev_manifest
-from blockkit.dev.protocol import init_fragment
 from blockkit.dev.surface import Surface
 
 PAGE = Surface("page", "app.page")
@@ -27,8 +28,11 @@ def load(tmp_path: Path, document: dict[str, Any]) -> DevManifest:
 
 def test_page_and_slot_contexts(tmp_path: Path, manifest: dict[str, Any]) -> None:
     dev = load(tmp_path, manifest)
-    page = build_context(dev, PAGE, {"subPath": "/gallery"}, {"userId": 3})
-    assert page == {"slotId": "app.page", "slug": "demo-block", "subPath": "/gallery", "viewerUserId": 3}
+    # The platform's page context (PageBlockHost.tsx buildContext): subPath without its slashes.
+    page = build_context(dev, PAGE, {"subPath": "/gallery/"}, {"userId": 3, "username": "ada"})
+    assert page == {"slotId": "app.page", "entityType": "none", "slug": "demo-block", "subPath": "gallery",
+                    "viewerUserId": 3, "viewerUsername": "ada"}
+    assert build_context(dev, PAGE, {}, None)["subPath"] == ""
     slot = build_context(dev, SLOT, {"modelId": "42", "modelName": "My LoRA"}, None)
     assert slot["slotId"] == "model.sidebar_top" and slot["modelId"] == 42 and slot["modelName"] == "My LoRA"
     assert set(slot) == {"slotId", "modelId", "modelVersionId", "modelName", "modelType", "modelNsfwLevel"}
@@ -54,5 +58,30 @@ def test_the_init_payload_has_every_member_of_the_bridge(tmp_path: Path, manifes
     assert (payload["theme"], payload["renderMode"], payload["blockInstanceId"]) == ("light", "iframe", "bi_1")
 
 
-def test_the_fragment_hint_has_the_wire_format() -> None:
-    assert init_fragment("dark", "iframe", "bi_x") == "civitai-block=v1&theme=dark&renderMode=iframe&blockInstanceId=bi_x"
+@pytest.mark.parametrize("text, expected", [("", ""), ("/", ""), ("//a//b/", "a/b"), ("a/b", "a/b")])
+def test_a_sub_path_has_no_slashes_at_its_ends(text: str, expected: str) -> None:
+    assert normalize_sub_path(text) == expected
+
+
+def test_the_init_payload_adds_the_platforms_members(tmp_path: Path, manifest: dict[str, Any]) -> None:
+    dev = load(tmp_path, manifest)
+    page = build_init_payload(dev, build_identity(dev, PAGE, {}, anonymous=False), token={"raw": "t"},
+                              theme="dark", block_instance_id="page_x", max_browsing_level=31)
+    # projectBlockInit.ts's maturity members at the top level, and the theme in the context.
+    assert (page["domain"], page["maxBrowsingLevel"], page["context"]["theme"]) == (None, 31, "dark")
+    slot = build_init_payload(dev, build_identity(dev, SLOT, {}, anonymous=True), token={"raw": "t"},
+                              theme="light", block_instance_id="mbi_x")
+    context = slot["context"]
+    assert (context["theme"], context["showcaseImages"]) == ("light", [])
+    assert context["checkpoint"] == {"versionId": 1, "modelId": 1, "modelName": "Dev Model",
+                                     "versionName": "Dev Version", "baseModel": "SDXL 1.0"}
+    assert "maxBrowsingLevel" not in slot
+    lora = build_init_payload(dev, build_identity(dev, SLOT, {"modelType": "LORA"}, anonymous=True),
+                              token={"raw": "t"}, theme="light", block_instance_id="mbi_x")
+    assert lora["context"]["checkpoint"] is None
+
+
+def test_instance_ids_have_the_platforms_prefixes() -> None:
+    assert block_instance_id(PAGE, "demo") == "page_apb_dev_demo"
+    assert block_instance_id(SLOT, "demo") == "mbi_dev_demo"
+    assert len(block_instance_id(PAGE, "x" * 80)) == 64

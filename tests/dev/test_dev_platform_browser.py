@@ -66,7 +66,7 @@ def test_a_block_uses_the_local_platform_end_to_end(host: Callable[..., Any], tm
     run.session.stop()
     again = host(block)
     again.wait_outcome("ready")
-    assert _text(again.frame, "#stored", "t !== '?'").startswith('"kept bi_dev_')
+    assert _text(again.frame, "#stored", "t !== '?'").startswith('"kept page_apb_dev_')  # the platform's page_<appBlockId>
 
 
 def test_the_viewer_switcher_signs_out_and_in(host: Callable[..., Any], tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from blockkit.dev import transport
 from blockkit.dev.protocol import (
     ENVELOPE_KEYS,
     HOST_TO_BLOCK,
@@ -25,6 +26,11 @@ UNKNOWN_TYPE = "unknown-type"
 PAYLOAD = "payload"
 UNDECLARED_SCOPE = "undeclared-scope"
 UNANSWERED_REQUEST = "unanswered-request"
+# Messages the host dropped (blockkit.dev.transport): each kind is the drop's reason.
+RATE_LIMITED = transport.RATE_LIMITED
+DUPLICATE_REQUEST_ID = transport.DUPLICATE_REQUEST_ID
+NO_REQUEST_ID = transport.NO_REQUEST_ID
+BEFORE_READY = transport.BEFORE_READY
 
 # How the host page names the JavaScript type of what arrived.
 JS_OBJECT = "object"
@@ -44,12 +50,16 @@ class Violation:
         return f"{self.kind}{subject}: {self.explanation}"
 
 
-def check_inbound(js_type: str, data: Any, declared_scopes: Iterable[str]) -> list[Violation]:
+def check_inbound(
+    js_type: str, data: Any, declared_scopes: Iterable[str], *, skip_fields: Iterable[str] = ()
+) -> list[Violation]:
     """Judge one message the block posted to the host.
 
     ``js_type`` is what JavaScript's ``typeof`` made of it on the host page
-    (``array`` and ``null`` told apart), ``data`` its JSON form.
+    (``array`` and ``null`` told apart), ``data`` its JSON form. ``skip_fields`` are payload
+    members not to report missing (a drop already says so: :func:`dropped_message`).
     """
+    skipped = frozenset(skip_fields)
     if js_type != JS_OBJECT or not isinstance(data, dict):
         return [_not_an_object(js_type, data)]
     type_ = data.get("type")
@@ -86,7 +96,7 @@ def check_inbound(js_type: str, data: Any, declared_scopes: Iterable[str]) -> li
     missing = [
         f"`{name}` ({js})"
         for name, js in spec.fields.items()
-        if not _has_js_type((payload or {}).get(name), js)
+        if name not in skipped and not _has_js_type((payload or {}).get(name), js)
     ]
     if missing:
         why = (
@@ -131,6 +141,57 @@ def unanswered_request(type_: str | None, request_id: str, waited_ms: float) -> 
         f"request {request_id!r} got no reply within {waited_ms:.0f} ms: {reason}. A block that "
         "awaits it hangs until its own timeout",
     )
+
+
+def dropped_message(reason: str, type_: str | None, data: Any, detail: dict[str, Any] | None = None) -> Violation:
+    """Why the host dropped (or refused unheard) a message: ``reason`` is one of transport.DROP_REASONS.
+
+    The explanations name no count or time, so that a flood of the same drop reads as one line
+    with a count in the verdict.
+    """
+    detail = detail or {}
+    if reason == RATE_LIMITED:
+        why = (
+            f"the platform's host takes at most {transport.RATE_LIMIT_MAX_MESSAGES} messages a second from a "
+            "block (every type it handles counts, BLOCK_READY and RESIZE_IFRAME included) and drops the rest "
+            "without a reply or a word. Space the messages out, or ask for less at once"
+        )
+    elif reason == DUPLICATE_REQUEST_ID:
+        why = (
+            f"requestId {detail.get('requestId')!r} was used again within "
+            f"{transport.DEDUP_WINDOW_MS // 1000} s; the platform's host drops a repeated requestId for that "
+            "long, so this request gets no reply. Give every request, a retry included, a fresh id"
+        )
+    elif reason == NO_REQUEST_ID:
+        payload = data.get("payload") if isinstance(data, dict) else None
+        request_id = payload.get("requestId") if isinstance(payload, dict) else None
+        if request_id == "":
+            what = "an empty `payload.requestId`, which this handler refuses"
+        elif isinstance(data, dict) and "requestId" in data:
+            what = "its `requestId` at the top level, where the handler does not look"
+        elif isinstance(data, dict) and data.get("payload") is not None and not isinstance(payload, dict):
+            what = "a `payload` that is not an object, so no `payload.requestId`"
+        else:
+            what = "no string `payload.requestId`"
+        why = (
+            f"{type_} is a request, and it came with {what}: the platform's host drops it and sends no "
+            "reply. Put a fresh string id in `payload.requestId`"
+        )
+    elif reason == BEFORE_READY:
+        answered = detail.get("reply")
+        if answered:
+            why = (
+                f"{type_} came before BLOCK_READY: the platform's host opens nothing then and answers "
+                f"{answered} {json.dumps(detail.get('payload') or {}, sort_keys=True)} at once. Send BLOCK_READY first"
+            )
+        else:
+            why = (
+                f"{type_} came before BLOCK_READY: the platform's host drops it until the block is ready. "
+                "Send BLOCK_READY first"
+            )
+    else:
+        raise ValueError(f"not a drop reason: {reason!r}")
+    return Violation(reason, type_, why)
 
 
 def _not_an_object(js_type: str, data: Any) -> Violation:

@@ -21,18 +21,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from blockkit.dev import contract, trace
+from blockkit.dev import contract, trace, transport
 from blockkit.dev.bridge import CANCELED, Bridge
 from blockkit.dev.errors import DevError
 from blockkit.emulator.http.hostcheck import HostAllowlist, HostGuard, OriginPolicy
 from blockkit.dev.init_payload import (
     HostIdentity,
+    block_instance_id as platform_instance_id,
     build_init_payload,
-    new_block_instance_id,
+    normalize_sub_path,
 )
 from blockkit.dev.manifest import DevManifest
 from blockkit.dev.platform import DevPlatform
-from blockkit.dev.protocol import FRAGMENT_KEY, FRAGMENT_VERSION
 from blockkit.dev.surface import Surface
 from blockkit.dev.timings import HostTimings
 
@@ -41,6 +41,8 @@ CONFIG_PLACEHOLDER = "__BLOCKKIT_CONFIG__"
 # Events the host page may report besides inbound messages.
 PAGE_EVENT_KINDS = frozenset({trace.MESSAGE, trace.LIFECYCLE})
 UNANSWERED = "unanswered"
+# What a dropped inbound message may say about why (blockkit.dev.transport).
+_DROPPED = (transport.NOT_HANDLED, *transport.DROP_REASONS)
 # One report from the host page. A block message is rarely more than a few KB;
 # the cap keeps a block that posts megabytes from filling memory and the trace.
 API_BODY_LIMIT = 1 << 20
@@ -88,11 +90,15 @@ class HostSetup:
     def viewer(self) -> dict[str, Any] | None:
         return self._platform().viewer()
 
-    def page_config(self) -> dict[str, Any]:
-        """Everything the host page needs, fresh for each page load."""
-        block_instance_id = new_block_instance_id()
-        page_id = secrets.token_hex(4)
+    def page_config(self, sub_path: str | None = None) -> dict[str, Any]:
+        """Everything the host page needs, fresh for each page load.
+
+        ``sub_path``: the page's sub-path when the host page was loaded at
+        ``/apps/run/<slug>/<sub_path>`` (after a NAVIGATE and a reload); None at ``/``.
+        """
         manifest = self.manifest
+        block_instance_id = platform_instance_id(self.surface, manifest.block_id)
+        page_id = secrets.token_hex(4)
         identity = self.identity
         platform = self._platform()
         platform.register(block_instance_id)
@@ -101,14 +107,21 @@ class HostSetup:
         context = dict(identity.context)
         if "viewerUserId" in context:
             context["viewerUserId"] = viewer["id"] if viewer else None
+            context["viewerUsername"] = viewer["username"] if viewer else None
+        if sub_path is not None and "subPath" in context:
+            context["subPath"] = normalize_sub_path(sub_path)
         identity = HostIdentity(viewer=viewer, context=context)
         local = {
             "apiBaseUrl": platform.base_url,
             "viewerId": platform.viewer_id,
             "users": [u.as_json() for u in platform.users],
         }
-        init = build_init_payload(manifest, identity, token=self.mint_token(block_instance_id),
-                                  theme=self.theme, block_instance_id=block_instance_id)
+        token = self.mint_token(block_instance_id)
+        claims = platform.claims(block_instance_id) or {}
+        ceiling = claims.get("maxBrowsingLevel")
+        init = build_init_payload(manifest, identity, token=token, theme=self.theme,
+                                  block_instance_id=block_instance_id,
+                                  max_browsing_level=ceiling if isinstance(ceiling, int) else None)
         # blockkit dev only (the platform sends no such member): where the emulated API answers.
         init["apiBaseUrl"] = local["apiBaseUrl"]
         return {
@@ -119,10 +132,13 @@ class HostSetup:
             "surface": {"kind": self.surface.kind, "slotId": self.surface.slot_id, "label": self.surface.label},
             "page": _page_chrome(manifest),
             "iframe": {
-                "sandbox": manifest.iframe.sandbox,
+                # The platform's sandbox for the manifest's (transport.effective_sandbox).
+                "sandbox": transport.effective_sandbox(manifest.iframe.sandbox),
+                "declaredSandbox": manifest.iframe.sandbox,
                 "minHeight": manifest.iframe.min_height,
                 "maxHeight": manifest.iframe.max_height,
                 "resizable": manifest.iframe.resizable,
+                "bootSkeleton": manifest.boot_skeleton,
             },
             "blockUrl": self.block_url,
             "theme": self.theme,
@@ -130,8 +146,9 @@ class HostSetup:
             "blockInstanceId": block_instance_id,
             "initPayload": init,
             "timings": self.timings.as_json(),
-            "fragment": {"key": FRAGMENT_KEY, "version": FRAGMENT_VERSION},
-            "notes": list(self.notes),
+            "transport": transport.as_json(self.surface.kind),
+            "apiBodyLimit": API_BODY_LIMIT,
+            "notes": list(self.notes) + _sandbox_notes(manifest.iframe.sandbox),
             "traceFile": str(self.trace.path) if self.trace.path else None,
         }
 
@@ -163,14 +180,26 @@ def build_host_app(setup: HostSetup, *, hosts: HostAllowlist, hint: str = "") ->
         return endpoint
 
     async def host_page(request: Request) -> Response:
-        html = template.replace(CONFIG_PLACEHOLDER, _script_json(setup.page_config()))
-        return HTMLResponse(html, headers={"cache-control": "no-store"})
+        # /apps/run/<slug>/<path>: where a NAVIGATE took the page, so a reload lands there again.
+        slug = request.path_params.get("slug")
+        sub_path = None
+        if slug is not None:
+            own = setup.identity.context.get("slug")
+            if setup.surface.kind != "page" or slug != own:
+                return Response(f"not found: this dev host runs /apps/run/{own}\n" if own else "not found\n",
+                                status_code=404, media_type="text/plain")
+            sub_path = request.path_params.get("path", "")
+        html = template.replace(CONFIG_PLACEHOLDER, _script_json(setup.page_config(sub_path)))
+        # The platform's pages refuse to be framed (next.config.mjs); the block never sees it.
+        return HTMLResponse(html, headers={"cache-control": "no-store", "x-frame-options": "DENY"})
 
     def inbound(body: dict[str, Any]) -> dict[str, Any]:
         before = body.get("before")
+        earlier: list[dict[str, Any]] = []
         if isinstance(before, list) and before:
-            # What the host posted to the block before this message arrived (host.js's outbox).
-            page_events({"events": before})
+            # What happened before this message arrived (host.js's outbox: what the host posted
+            # to the block, messages it dropped, requests that went unanswered).
+            earlier = page_events({"events": before})["violations"]
         data = body.get("data")
         js_type = str(body.get("jsType"))
         base = {k: body.get(k) for k in ("t", "attempt", "pageId")}
@@ -190,7 +219,7 @@ def build_host_app(setup: HostSetup, *, hosts: HostAllowlist, hint: str = "") ->
         for violation in found:
             _record_violation(setup, violation, base, recorded["seq"])
         if js_type != contract.JS_OBJECT:
-            return {"violations": [v.as_json() for v in found], "reply": None}
+            return {"violations": earlier + [v.as_json() for v in found], "reply": None}
         outcome = bridge.handle(data, setup.instances.get(str(body.get("pageId"))))
         if outcome.note is not None:
             setup.trace.append({"kind": trace.LIFECYCLE, "event": "not-bridged", "type": message_type,
@@ -202,8 +231,34 @@ def build_host_app(setup: HostSetup, *, hosts: HostAllowlist, hint: str = "") ->
         if outcome.dialog is not None:
             setup.trace.append({"kind": trace.LIFECYCLE, "event": "dialog-opened", "type": message_type,
                                 "causeSeq": recorded["seq"], **base})
-        return {"violations": [v.as_json() for v in found], "reply": outcome.reply, "dialog": outcome.dialog,
-                "note": outcome.note}
+        return {"violations": earlier + [v.as_json() for v in found], "reply": outcome.reply,
+                "dialog": outcome.dialog, "note": outcome.note}
+
+    def dropped(event: dict[str, Any], base: dict[str, Any]) -> list[contract.Violation]:
+        """A message the host page dropped before any handler (blockkit.dev.transport), into the trace."""
+        reason = event.get("dropped")
+        data = event.get("data")
+        js_type = str(event.get("jsType"))
+        message_type = data.get("type") if isinstance(data, dict) and isinstance(data.get("type"), str) else None
+        detail = event.get("detail") if isinstance(event.get("detail"), dict) else {}
+        recorded = setup.trace.append({"kind": trace.MESSAGE, "dir": "in", "type": message_type, "jsType": js_type,
+                                       "origin": event.get("origin"), "data": data, "dropped": reason,
+                                       **({"detail": detail} if detail else {}), **base})
+        skip = ("requestId",) if reason == transport.NO_REQUEST_ID else ()
+        found = contract.check_inbound(js_type, data, setup.manifest.scopes, skip_fields=skip)
+        if reason != transport.NOT_HANDLED:
+            found.append(contract.dropped_message(reason, message_type, data, detail))
+        elif js_type == contract.JS_OBJECT:
+            # No handler on this surface: the bridge says why when the type is not bridged here.
+            note = bridge.handle(data).note
+            if note is not None:
+                setup.trace.append({"kind": trace.LIFECYCLE, "event": "not-bridged", "type": message_type,
+                                    "reason": note, "causeSeq": recorded["seq"], **base})
+                if setup.on_note is not None:
+                    setup.on_note(note)
+        for violation in found:
+            _record_violation(setup, violation, base, recorded["seq"])
+        return found
 
     def dialog(body: dict[str, Any]) -> dict[str, Any]:
         # dialogId: the id the host gave the dialog; requestId: accepted when one open dialog has it.
@@ -237,12 +292,16 @@ def build_host_app(setup: HostSetup, *, hosts: HostAllowlist, hint: str = "") ->
         for event in events:
             if isinstance(event, dict) and event.get("kind") == UNANSWERED:
                 _finite_number(event.get("waitedMs"), "waitedMs")
+            if isinstance(event, dict) and "dropped" in event and event.get("dropped") not in _DROPPED:
+                raise BadRequest(f"dropped must be one of {', '.join(_DROPPED)}")
         found: list[contract.Violation] = []
         for event in events:
             if not isinstance(event, dict):
                 continue
             base = {k: event.get(k) for k in ("t", "attempt", "pageId")}
-            if event.get("kind") == UNANSWERED:
+            if event.get("kind") == trace.MESSAGE and event.get("dir") == "in" and "dropped" in event:
+                found.extend(dropped(event, base))
+            elif event.get("kind") == UNANSWERED:
                 violation = contract.unanswered_request(
                     event.get("type"), str(event.get("requestId")), _finite_number(event.get("waitedMs"), "waitedMs")
                 )
@@ -272,6 +331,8 @@ def build_host_app(setup: HostSetup, *, hosts: HostAllowlist, hint: str = "") ->
     app = Starlette(
         routes=[
             Route("/", host_page),
+            Route("/apps/run/{slug}", host_page),
+            Route("/apps/run/{slug}/{path:path}", host_page),
             Route("/favicon.ico", no_favicon),
             Route("/api/inbound", api(inbound), methods=["POST"]),
             Route("/api/events", api(page_events), methods=["POST"]),
@@ -283,6 +344,17 @@ def build_host_app(setup: HostSetup, *, hosts: HostAllowlist, hint: str = "") ->
         ]
     )
     return HostGuard(app, hosts, write_origins=OriginPolicy((hosts,)), hint=hint)
+
+
+def _sandbox_notes(declared: str) -> list[str]:
+    dropped = transport.dropped_sandbox_tokens(declared)
+    notes = []
+    if dropped:
+        notes.append(f"iframe.sandbox: {', '.join(dropped)} left out, as the platform leaves out every token "
+                     "outside its allowlist (allow-same-origin is never given beside allow-scripts)")
+    if "allow-scripts" not in declared.split():
+        notes.append("iframe.sandbox has no allow-scripts: the platform adds it, and so does the dev host")
+    return notes
 
 
 class BadRequest(Exception):

@@ -55,6 +55,8 @@ class DevManifest:
     notes: tuple[str, ...]
     # The goods catalogue (entries that are objects with a string id), as the manifest gives it.
     goods: tuple[dict[str, Any], ...] = ()
+    # bootSkeleton: index.html paints its own loading state, so the page host shows the frame from mount.
+    boot_skeleton: bool = False
 
     @property
     def block_dir(self) -> Path:
@@ -121,6 +123,7 @@ def _interpret(path: Path, doc: dict[str, Any]) -> DevManifest:
         notes=tuple(notes),
         goods=tuple(g for g in (doc.get("goods") if isinstance(doc.get("goods"), list) else [])
                     if isinstance(g, dict) and isinstance(g.get("id"), str)),
+        boot_skeleton=doc.get("bootSkeleton") is True,
     )
 
 

@@ -263,7 +263,10 @@ def _check_allowed_hosts(names: tuple[str, ...]) -> tuple[str, ...]:
 
 def _opaque_frame(sandbox: str) -> bool:
     # Without allow-same-origin a sandboxed document has an opaque origin, "null" on the wire.
-    return "allow-same-origin" not in sandbox.lower().split()
+    # The frame gets the platform's sandbox for the manifest's, which never holds it.
+    from blockkit.dev.transport import effective_sandbox
+
+    return "allow-same-origin" not in effective_sandbox(sandbox).split()
 
 
 def _proxy_notes(source: BlockSource) -> list[str]:

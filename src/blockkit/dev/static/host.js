@@ -26,6 +26,10 @@
     firstMountAt: null,
     handshakeMs: null,
     height: null,
+    initSent: false, // a BLOCK_INIT went to this mount's frame
+    helloHandled: false, // BLOCK_HELLO speeds up the first BLOCK_INIT of a mount only
+    autoRetries: 0, // the page's automatic retries spent (a manual one spends none)
+    subPath: config.initPayload.context.subPath, // the page's; undefined on a slot
     timers: {},
     pending: {}, // requestId -> {type, timer}
     violations: []
@@ -72,10 +76,13 @@
   function record(event) {
     stamp(event);
     panel.add(event);
-    if (event.kind === "message" && event.dir === "out") {
+    // What the host posted, what it dropped and what went unanswered wait in the outbox: a flood
+    // of dropped messages costs one POST, and never delays the answer to the next request.
+    if ((event.kind === "message" && event.dir === "out") || event.dropped || event.kind === "unanswered") {
       outbox.push(event);
       outboxChars += JSON.stringify(event).length;
-      if (outboxTimer === null) outboxTimer = setTimeout(sendOutbox, OUTBOX_MS);
+      if (outboxChars > OUTBOX_PIGGYBACK_CHARS) sendOutbox();
+      else if (outboxTimer === null) outboxTimer = setTimeout(sendOutbox, OUTBOX_MS);
       return Promise.resolve();
     }
     return post("/api/events", { events: takeOutbox().concat([event]) }).then(showViolations, reportFailure);
@@ -118,6 +125,7 @@
     // A sandbox without allow-same-origin gives the block an opaque origin,
     // which no targetOrigin but "*" can name.
     frame.contentWindow.postMessage(message, "*");
+    if (type === "BLOCK_INIT") state.initSent = true;
     if (payload && typeof payload.requestId === "string") settle(payload.requestId);
     var event = { kind: "message", dir: "out", type: type, data: message };
     if (why) event.why = why;
@@ -127,22 +135,14 @@
   function initPayload() {
     var payload = JSON.parse(JSON.stringify(config.initPayload));
     payload.theme = state.theme;
+    // Each post is built afresh, as the platform's is: the current theme and sub-path.
+    payload.context.theme = state.theme;
+    if (!isSlot) payload.context.subPath = state.subPath;
     return payload;
   }
 
   function postInit(why) {
     if (!state.ready && state.waiting) send("BLOCK_INIT", initPayload(), why);
-  }
-
-  function fragment() {
-    var params = new URLSearchParams();
-    params.set(config.fragment.key, config.fragment.version);
-    params.set("theme", state.theme);
-    params.set("renderMode", config.renderMode);
-    params.set("blockInstanceId", config.blockInstanceId);
-    // blockkit dev only: where the emulated API answers (the platform sends no such hint).
-    if (config.apiBaseUrl) params.set("apiBaseUrl", config.apiBaseUrl);
-    return params.toString();
   }
 
   // ---- mounting, give-up, retry --------------------------------------------
@@ -159,46 +159,56 @@
     delete state.timers.repost;
   }
 
+  // Whether the frame shows from mount (the spec's bootSkeleton, full-page host only). It stays
+  // inert until BLOCK_READY either way, as the platform's always is.
+  var showFromMount = !isSlot && config.iframe.bootSkeleton === true;
+
   function mount() {
     clearTimers();
     state.attempt += 1;
     state.ready = false;
     state.waiting = true;
+    state.initSent = false;
+    state.helloHandled = false;
     state.outcome = "pending";
     state.height = null;
     stage.reset();
 
     var frame = document.createElement("iframe");
-    // The attribute is set before the frame navigates: sandbox flags apply per navigation.
+    // The attributes are set before the frame navigates: sandbox flags apply per navigation.
     frame.setAttribute("sandbox", config.iframe.sandbox);
+    frame.setAttribute("referrerpolicy", "no-referrer");
     frame.setAttribute("title", config.name);
     frame.id = "block-frame";
-    frame.style.minHeight = config.iframe.minHeight + "px";
-    if (config.iframe.maxHeight !== null) frame.style.maxHeight = config.iframe.maxHeight + "px";
+    // Invisible and inert until BLOCK_READY (the platform's opacity 0, pointer-events none).
+    frame.className = showFromMount ? "booting boot-skeleton" : "booting";
     if (isSlot) {
       frame.style.height = config.iframe.minHeight + "px";
       state.height = config.iframe.minHeight;
     }
-    frame.src = config.blockUrl + "#" + fragment();
-    var loaded = false;
+    // The bare URL: the platform puts no init fragment on it.
+    frame.src = config.blockUrl;
+    var loads = 0;
     frame.addEventListener("load", function () {
       if (state.iframe !== frame) return;
-      var reloaded = loaded;
-      loaded = true;
-      // Only a second load is a new document: a block may well answer the
-      // BLOCK_INIT its BLOCK_HELLO brought before its first load event (an
-      // image still on its way), and then it is ready, not reloaded.
-      if (state.ready && reloaded) {
-        rehandshake();
+      loads += 1;
+      if (loads === 1) {
+        record({ kind: "lifecycle", event: "iframe-load" });
         return;
       }
-      if (!state.waiting && !state.ready) return;
-      record({ kind: "lifecycle", event: "iframe-load" });
-      if (state.ready) return;
-      postInit("load");
-      startRepost();
+      // A new document in the same frame (the block navigated or reloaded itself, or a dev
+      // server's full reload): the platform's host has no load handler, so nothing follows.
+      record({
+        kind: "lifecycle",
+        event: "frame-navigated",
+        afterReady: state.ready,
+        note: state.ready
+          ? "the platform sends the new document no BLOCK_INIT; press Reload block to remount it"
+          : "BLOCK_INIT re-posts go on until BLOCK_READY"
+      });
     });
     stage.frameHost.appendChild(frame);
+    stage.showOverlay(!showFromMount, state.attempt > 1);
     state.iframe = frame;
     state.mountAt = now();
     if (state.firstMountAt === null) state.firstMountAt = state.mountAt;
@@ -209,6 +219,10 @@
       src: frame.src,
       sandbox: frame.getAttribute("sandbox")
     });
+    // As the platform's init controller: one BLOCK_INIT at once (without waiting for the
+    // frame's load), then one every re-post interval, and the give-up armed from now.
+    postInit("mount");
+    startRepost();
     state.timers.giveUp = setTimeout(giveUp, T.ready_timeout_ms);
     setStatus("pending", "waiting for BLOCK_READY (attempt " + state.attempt + ")");
   }
@@ -220,54 +234,136 @@
     }, T.init_repost_ms);
   }
 
-  // A ready block's frame loaded a new document: a dev server's full reload,
-  // or the block navigating itself. The new document knows nothing yet, so it
-  // gets a handshake of its own (not a platform retry: the mount is the same).
-  function rehandshake() {
-    clearTimers();
-    state.ready = false;
-    state.waiting = true;
-    state.outcome = "pending";
-    state.mountAt = now();
-    state.firstMountAt = state.mountAt;
-    state.handshakeMs = null;
-    record({ kind: "lifecycle", event: "block-reloaded", t: state.mountAt });
-    state.timers.giveUp = setTimeout(giveUp, T.ready_timeout_ms);
-    setStatus("pending", "the block reloaded: waiting for BLOCK_READY");
-    postInit("load");
-    startRepost();
+  function onHello() {
+    // An accelerator, honoured once per mount: a chatty frame cannot make the host post more.
+    if (state.helloHandled) {
+      record({ kind: "lifecycle", event: "hello-ignored", reason: "only a mount's first BLOCK_HELLO brings a BLOCK_INIT" });
+      return;
+    }
+    state.helloHandled = true;
+    postInit("hello");
   }
 
   function giveUp() {
-    stopRepost();
-    state.waiting = false;
-    record({ kind: "lifecycle", event: "give-up", waitedMs: round(now() - state.mountAt) });
-    if (isSlot) {
-      stage.collapse();
-      state.outcome = "collapsed";
-      record({ kind: "lifecycle", event: "collapse" });
-      setStatus("failed", "no BLOCK_READY within " + seconds(T.ready_timeout_ms) + ": the slot collapsed");
-      return;
-    }
-    var retry = state.attempt - 1;
-    if (retry < T.page_retry_delays_ms.length) {
-      var delay = T.page_retry_delays_ms[retry];
-      record({ kind: "lifecycle", event: "retry-scheduled", delayMs: delay });
-      setStatus("pending", "no BLOCK_READY; retrying in " + seconds(delay));
-      state.timers.retry = setTimeout(mount, delay);
-      return;
-    }
-    stage.showFailureCard(state.attempt);
-    state.outcome = "failed";
-    record({ kind: "lifecycle", event: "failure-card", attempts: state.attempt });
-    setStatus("failed", "no BLOCK_READY after " + state.attempt + " attempts: failure card");
+    fail("timeout");
   }
 
+  // The mount failed: no BLOCK_READY in time ("timeout"), or BLOCK_ERROR {fatal: true} ("fatal",
+  // before or after READY). A slot collapses. A page shows its failure card and, while its
+  // automatic retries last, remounts the frame after each backoff with the card up meanwhile.
+  function fail(reason, message) {
+    clearTimers();
+    state.waiting = false;
+    state.ready = false;
+    if (reason === "fatal") {
+      record({ kind: "lifecycle", event: "fatal-error", message: message === undefined ? null : message });
+    } else {
+      record({ kind: "lifecycle", event: "give-up", waitedMs: round(now() - state.mountAt) });
+    }
+    var why = reason === "fatal"
+      ? "the block sent BLOCK_ERROR {fatal: true}"
+      : "no BLOCK_READY within " + seconds(T.ready_timeout_ms);
+    if (isSlot) {
+      stage.collapse(why);
+      state.outcome = "collapsed";
+      record({ kind: "lifecycle", event: "collapse", reason: reason });
+      setStatus("failed", why + ": the slot collapsed");
+      return;
+    }
+    var delays = T.page_retry_delays_ms;
+    if (state.autoRetries < delays.length) {
+      var delay = delays[state.autoRetries];
+      stage.showFailureCard(reason, message, state.attempt, { attempt: state.autoRetries + 1, of: delays.length });
+      state.outcome = "pending";
+      record({ kind: "lifecycle", event: "retry-scheduled", delayMs: delay, reason: reason });
+      setStatus("pending", why + "; retrying in " + seconds(delay));
+      state.timers.retry = setTimeout(function () {
+        state.autoRetries += 1;
+        mount();
+      }, delay);
+      return;
+    }
+    stage.showFailureCard(reason, message, state.attempt, null);
+    state.outcome = "failed";
+    record({ kind: "lifecycle", event: "failure-card", attempts: state.attempt, reason: reason });
+    setStatus("failed", why + " after " + state.attempt + " attempts: failure card");
+  }
+
+  // SUSPEND when the host unmounts a block it initialised (the platform's unmount effect).
+  function suspendOnUnmount() {
+    if (state.initSent && state.iframe) send("SUSPEND", undefined, "unmount");
+  }
+
+  // "Reload block": the host unmounts and mounts the block afresh, with a fresh retry budget.
   function restart() {
+    suspendOnUnmount();
     state.attempt = 0;
+    state.autoRetries = 0;
     state.firstMountAt = null;
     state.handshakeMs = null;
     mount();
+  }
+
+  // The failure card's button: one more attempt, which spends none of the automatic ones.
+  function manualRetry() {
+    mount();
+  }
+
+  // ---- the platform host's transport rules (blockkit/dev/transport.py) ----------
+  var rules = config.transport;
+  var handled = {};
+  rules.handled.forEach(function (type) { handled[type] = true; });
+  var recentTimes = [];
+  var seenIds = new Map(); // requestId -> when it was seen (Date.now())
+
+  // The id the host dedups on: payload.requestId when a non-empty string, else a top-level one.
+  function dedupKey(data) {
+    var payload = data.payload;
+    if (payload && typeof payload === "object" && typeof payload.requestId === "string" && payload.requestId) {
+      return payload.requestId;
+    }
+    return typeof data.requestId === "string" ? data.requestId : undefined;
+  }
+
+  // null: the message reaches its handler. Otherwise why the host dropped it ({reason, detail?}),
+  // and the reply it sends instead, if any. In the platform's order, every drop before any cost.
+  function transportVerdict(data, type, payload, atMs) {
+    if (type === null || !handled[type]) return { reason: "not-handled" };
+    var id = dedupKey(data);
+    if (typeof id === "string") {
+      var seenAt = seenIds.get(id);
+      if (seenAt !== undefined && atMs - seenAt < rules.dedupWindowMs) {
+        return { reason: "duplicate-request-id", detail: { requestId: id } };
+      }
+      if (seenIds.size >= rules.dedupMaxIds) seenIds.delete(seenIds.keys().next().value);
+      seenIds.set(id, atMs);
+      seenIds.forEach(function (when, key) {
+        if (atMs - when >= rules.dedupWindowMs) seenIds.delete(key);
+      });
+    }
+    recentTimes = recentTimes.filter(function (when) { return atMs - when < rules.rateWindowMs; });
+    if (recentTimes.length >= rules.rateMax) return { reason: "rate-limited" };
+    recentTimes.push(atMs);
+    return handlerVerdict(type, payload);
+  }
+
+  function handlerVerdict(type, payload) {
+    var requestId = payload && typeof payload.requestId === "string" ? payload.requestId : null;
+    var rule = rules.requests[type];
+    var gate = state.ready ? null : rules.beforeReady[type];
+    if (gate && gate.action === "reply") {
+      if (requestId === null || (gate.idNonEmpty && requestId === "")) return { reason: "no-request-id" };
+      var answer = { requestId: requestId };
+      Object.keys(gate.payload).forEach(function (key) { answer[key] = gate.payload[key]; });
+      return {
+        reason: "before-ready",
+        detail: { reply: gate.reply, payload: gate.payload },
+        reply: { type: gate.reply, payload: answer }
+      };
+    }
+    if (gate) return { reason: "before-ready" };
+    if (rule && (requestId === null || (rule.nonEmptyId && requestId === ""))) return { reason: "no-request-id" };
+    return null;
   }
 
   // ---- block -> host ---------------------------------------------------------
@@ -296,6 +392,28 @@
     var isObject = described.jsType === "object" && data !== null;
     var type = isObject && typeof data.type === "string" ? data.type : null;
     var payload = isObject && data.payload && typeof data.payload === "object" ? data.payload : null;
+
+    var verdict = transportVerdict(isObject ? data : {}, type, payload, Date.now());
+    if (verdict && described.chars + 4096 > config.apiBodyLimit) {
+      // Too large for the host server to take: shown, neither traced nor awaited (as a passed one).
+      panel.add({ kind: "lifecycle", event: "message-not-traced", reason: "larger than the host API's limit", t: t });
+      console.warn("blockkit dev: a message from the block is too large to trace (" + described.chars + " characters)");
+      if (verdict.reply) send(verdict.reply.type, verdict.reply.payload, "before-ready");
+      return;
+    }
+    if (verdict) {
+      var dropped = { kind: "message", dir: "in", type: type, jsType: described.jsType, data: data,
+                      origin: event.origin, dropped: verdict.reason, t: t };
+      if (verdict.detail) dropped.detail = verdict.detail;
+      record(dropped);
+      if (verdict.reason === "not-handled") {
+        // No handler here, so no reply: a request that awaits one is reported unanswered.
+        if (payload && typeof payload.requestId === "string") track(type, payload.requestId, t);
+        if (type === "RESIZE_IFRAME") onResize(payload);
+      }
+      if (verdict.reply) send(verdict.reply.type, verdict.reply.payload, "before-ready");
+      return;
+    }
 
     panel.add(stamp({ kind: "message", dir: "in", type: type, jsType: described.jsType, data: data, t: t }));
     post("/api/inbound", {
@@ -336,9 +454,11 @@
       }
     }, reportFailure);
 
-    if (type === "BLOCK_HELLO") postInit("hello");
+    if (type === "BLOCK_HELLO") onHello();
     else if (type === "BLOCK_READY") onReady(payload, t);
     else if (type === "RESIZE_IFRAME") onResize(payload);
+    else if (type === "BLOCK_ERROR") onBlockError(payload);
+    else if (type === "NAVIGATE") onNavigate(payload);
   });
 
   function track(type, requestId, receivedAt) {
@@ -380,6 +500,8 @@
     state.waiting = false;
     state.outcome = "ready";
     state.handshakeMs = round(t - state.firstMountAt);
+    state.iframe.classList.remove("booting", "boot-skeleton");
+    stage.hideOverlay();
     var height = payload && typeof payload.height === "number" && isFinite(payload.height) ? payload.height : null;
     var event = {
       kind: "lifecycle",
@@ -388,18 +510,97 @@
       attemptMs: round(t - state.mountAt),
       requestedHeight: height
     };
+    // The spec: the slot takes BLOCK_READY's height only when iframe.resizable (the platform always).
     if (isSlot && config.iframe.resizable && height !== null) event.appliedHeight = applyHeight(height);
     record(event);
     var retries = state.attempt > 1 ? " (attempt " + state.attempt + ")" : "";
     setStatus("ready", "BLOCK_READY after " + Math.round(state.handshakeMs) + " ms" + retries);
+    // The page host tells a block that just became ready where it is (its route effect runs
+    // on every change of status to ready, as on every change of subPath).
+    if (!isSlot) send("ROUTE_CHANGED", { subPath: state.subPath }, "ready");
   }
+
+  function onBlockError(payload) {
+    // A non-fatal BLOCK_ERROR changes nothing on the platform; a fatal one ends a loading or ready mount.
+    if (!payload || payload.fatal !== true) return;
+    if (!state.waiting && !state.ready) return;
+    fail("fatal", typeof payload.message === "string" ? payload.message : undefined);
+  }
+
+  // ---- the page's route: NAVIGATE, ROUTE_CHANGED, the host URL ---------------------
+  var slug = isSlot ? null : String(config.initPayload.context.slug);
+  var routePrefix = isSlot ? null : "/apps/run/" + encodeURIComponent(slug);
+
+  function onNavigate(payload) {
+    // Only once ready (the before-ready gate dropped earlier ones); never on a slot (no handler).
+    var raw = payload ? payload.path : undefined;
+    var reason = null;
+    var cleaned = typeof raw === "string" ? raw.replace(/^\/+/, "") : null;
+    if (cleaned === null) reason = "payload.path is not a string";
+    else if (cleaned.indexOf("//") >= 0 || cleaned.split("/").indexOf("..") >= 0) {
+      reason = "the path has // or a .. segment: the platform navigates only within the app's page";
+    }
+    if (reason) {
+      record({ kind: "lifecycle", event: "navigate-ignored", path: raw === undefined ? null : raw, reason: reason });
+      return;
+    }
+    var target = routePrefix + (cleaned ? "/" + cleaned : "");
+    // A shallow push: the page stays mounted, the URL follows (a reload lands there again).
+    history.pushState({ blockkit: true }, "", target);
+    record({ kind: "lifecycle", event: "navigate", path: raw, url: location.pathname + location.search });
+    routeChanged();
+  }
+
+  function decodeSegment(segment) {
+    try {
+      return decodeURIComponent(segment);
+    } catch (error) {
+      return segment;
+    }
+  }
+
+  // The sub-path the host URL says: what follows /apps/run/<slug>/, without slashes at its ends.
+  function currentSubPath() {
+    var path = location.pathname;
+    if (path !== routePrefix && path.indexOf(routePrefix + "/") !== 0) return config.initPayload.context.subPath;
+    return path.slice(routePrefix.length).split("/").filter(Boolean).map(decodeSegment).join("/");
+  }
+
+  function routeChanged() {
+    var subPath = currentSubPath();
+    if (subPath === state.subPath) return;
+    state.subPath = subPath;
+    stage.showPath(subPath);
+    if (state.ready && state.initSent) send("ROUTE_CHANGED", { subPath: subPath });
+  }
+
+  if (!isSlot) window.addEventListener("popstate", routeChanged);
+
+  // ---- SUSPEND / RESUME ----------------------------------------------------------------
+  document.addEventListener("visibilitychange", function () {
+    if (!state.ready) return;
+    send(document.visibilityState === "visible" ? "RESUME" : "SUSPEND", undefined, "visibility");
+  });
+
+  window.addEventListener("pagehide", function () {
+    suspendOnUnmount();
+    // The trace gets it too, if the page lives long enough to send it.
+    var events = takeOutbox();
+    if (events.length) {
+      fetch("/api/events", { method: "POST", keepalive: true, headers: { "content-type": "application/json" },
+                             body: JSON.stringify({ events: events }) }).catch(function () {});
+    }
+  });
 
   function onResize(payload) {
     var requested = payload ? payload.height : undefined;
     var reason = null;
     if (!isSlot) reason = "the page host ignores RESIZE_IFRAME";
+    else if (!state.ready) reason = "before BLOCK_READY: the slot host ignores RESIZE_IFRAME until then";
+    // The spec: a slot resizes only when iframe.resizable (the platform does not read it).
     else if (!config.iframe.resizable) reason = "iframe.resizable is false";
     else if (typeof requested !== "number" || !isFinite(requested)) reason = "payload.height is not a number";
+    else if (requested <= 0) reason = "payload.height is 0 or less";
     if (reason) {
       record({ kind: "lifecycle", event: "resize-ignored", requestedHeight: requested, reason: reason });
       return;
@@ -408,12 +609,18 @@
     record({ kind: "lifecycle", event: "resize-applied", requestedHeight: requested, appliedHeight: applied });
   }
 
+  // The platform's slot: a height of 0 or less is ignored; the rest is clamped to the manifest's
+  // minimum and maximum, and to 8,000 px whatever the maximum (IframeHost's hard ceiling).
+  var HARD_HEIGHT_CEILING = 8000;
+
   function clampHeight(height) {
     var clamped = Math.max(config.iframe.minHeight, height);
-    return config.iframe.maxHeight === null ? clamped : Math.min(config.iframe.maxHeight, clamped);
+    if (config.iframe.maxHeight !== null) clamped = Math.min(config.iframe.maxHeight, clamped);
+    return Math.min(HARD_HEIGHT_CEILING, clamped);
   }
 
   function applyHeight(height) {
+    if (!(height > 0)) return null;
     var clamped = clampHeight(height);
     state.iframe.style.height = clamped + "px";
     state.height = clamped;
@@ -464,10 +671,14 @@
     var root = document.getElementById("stage");
     var frameHost = el("div", { id: "frame-host", class: "frame-host" });
     var card = el("div", { id: "failure-card", class: "failure-card", hidden: "" }, [
-      el("h3", { text: "This app couldn't load" }),
+      el("h3", { id: "failure-title", text: "This app couldn't load" }),
       el("p", { id: "failure-detail", class: "muted" }),
+      el("p", { id: "failure-retrying", class: "muted" }),
       el("button", { type: "button", id: "failure-retry", text: "Try again" })
     ]);
+    // The platform's launch state over the frame until BLOCK_READY.
+    var overlay = el("div", { id: "boot-overlay", class: "boot-overlay", role: "status", hidden: "" });
+    var pathText = null;
     var collapsedNote = el("p", { id: "collapsed-note", class: "dev-note", hidden: "" });
     var slotBox = null;
     var context = config.initPayload.context;
@@ -500,16 +711,23 @@
     } else {
       root.className = "stage stage-page";
       var page = config.page || { title: config.name, path: "/" };
+      pathText = el("span", { id: "page-path", class: "muted" });
       root.appendChild(el("div", { class: "page-bar" }, [
         el("span", { class: "page-title", text: page.title }),
-        el("span", { class: "muted", text: "/apps/run/" + context.slug + (context.subPath && context.subPath !== "/" ? context.subPath : "") })
+        pathText
       ]));
       root.appendChild(frameHost);
     }
     root.appendChild(card);
 
+    function showPath(subPath) {
+      if (pathText) pathText.textContent = "/apps/run/" + context.slug + (subPath ? "/" + subPath : "");
+    }
+    showPath(state.subPath);
+
     return {
       frameHost: frameHost,
+      showPath: showPath,
       reset: function () {
         frameHost.textContent = "";
         card.hidden = true;
@@ -517,18 +735,33 @@
         if (slotBox) slotBox.hidden = false;
         frameHost.hidden = false;
       },
-      collapse: function () {
+      showOverlay: function (shown, retrying) {
+        overlay.textContent = (retrying ? "Retrying " : "Starting ") + config.name + "…";
+        overlay.hidden = !shown;
+        frameHost.appendChild(overlay);
+      },
+      hideOverlay: function () {
+        overlay.hidden = true;
+      },
+      collapse: function (why) {
         if (slotBox) slotBox.hidden = true;
-        collapsedNote.textContent =
-          "dev: " + config.surface.slotId + " collapsed: the block sent no BLOCK_READY within " +
-          seconds(T.ready_timeout_ms) + ".";
+        collapsedNote.textContent = "dev: " + config.surface.slotId + " collapsed: " + why + ".";
         collapsedNote.hidden = false;
       },
-      showFailureCard: function (attempts) {
+      // reason "timeout" or "fatal"; retry: {attempt, of} while an automatic retry is pending.
+      showFailureCard: function (reason, message, attempts, retry) {
         frameHost.textContent = "";
         frameHost.hidden = true;
-        document.getElementById("failure-detail").textContent =
-          "The block never sent BLOCK_READY (" + attempts + " attempts).";
+        var plural = attempts === 1 ? " attempt" : " attempts";
+        document.getElementById("failure-title").textContent =
+          reason === "fatal" ? config.name + " failed to load" : "This app didn't load in time";
+        document.getElementById("failure-detail").textContent = reason === "fatal"
+          ? "The block sent BLOCK_ERROR {fatal: true}" + (message ? ": " + message : "") + " (" + attempts + plural + ")."
+          : "The block never sent BLOCK_READY (" + attempts + plural + ").";
+        var spent = state.autoRetries;
+        document.getElementById("failure-retrying").textContent = retry
+          ? "Retrying automatically… (attempt " + retry.attempt + " of " + retry.of + ")"
+          : spent > 0 ? "We already retried " + (spent === 1 ? "once" : spent + " times") + " automatically." : "";
         card.hidden = false;
       }
     };
@@ -578,7 +811,10 @@
       if (event.why === "repost") return "re-post: no BLOCK_READY yet (every " + Math.round(T.init_repost_ms) + " ms)";
       var data = event.data;
       if (event.type && data && typeof data === "object" && "payload" in data) data = data.payload;
-      return JSON.stringify(data, shortenRaw);
+      var prefix = !event.dropped ? ""
+        : event.dropped === "not-handled" ? "no handler on this surface, dropped: "
+        : "dropped (" + event.dropped + "): ";
+      return prefix + JSON.stringify(data, shortenRaw);
     }
 
     // A token's raw JWT is long and says nothing at a glance.
@@ -613,7 +849,7 @@
         el("span", { class: "summary", text: text })
       ]);
       if (event.why === "repost") row.classList.add("repost");
-      if (event.kind === "unanswered") row.classList.add("row-bad");
+      if (event.kind === "unanswered" || (event.dropped && event.dropped !== "not-handled")) row.classList.add("row-bad");
       list.appendChild(row);
       while (list.childElementCount > MAX_PANEL_ROWS) list.removeChild(list.firstChild);
       follow();
@@ -644,7 +880,8 @@
         ["surface", config.surface.label + (isSlot ? "" : " (" + config.surface.slotId + ")")],
         ["host origin", location.origin],
         ["block origin", blockOrigin],
-        ["sandbox", JSON.stringify(config.iframe.sandbox)],
+        ["sandbox", JSON.stringify(config.iframe.sandbox) + (config.iframe.sandbox === config.iframe.declaredSandbox
+          ? "" : " (the manifest says " + JSON.stringify(config.iframe.declaredSandbox) + ")")],
         ["height", config.iframe.minHeight + "–" + (config.iframe.maxHeight === null ? "∞" : config.iframe.maxHeight) +
           " px, resizable: " + config.iframe.resizable],
         ["scopes", config.initPayload.token.scopes.join(", ") || "none"],
@@ -799,7 +1036,7 @@
   document.getElementById("theme-toggle").addEventListener("click", toggleTheme);
   document.getElementById("token-refresh").addEventListener("click", function () { pushToken("control"); });
   document.getElementById("reload").addEventListener("click", restart);
-  document.getElementById("failure-retry").addEventListener("click", restart);
+  document.getElementById("failure-retry").addEventListener("click", manualRetry);
   setInterval(function () { pushToken("interval"); }, T.token_refresh_interval_ms);
   panel.facts();
   mount();
