@@ -168,6 +168,11 @@
  * @property {(type: string, payload?: Record<string, unknown>, options?: RequestOptions) => Promise<Record<string, any>>} request
  *   send any request message of the host's inventory; resolves with its reply's payload
  * @property {() => Promise<Viewer | null>} getViewer GET_VIEWER's viewer; null when the viewer is signed out
+ *   (BLOCK_INIT's viewer while the token lacks user:read:self, before the viewer's consent)
+ * @property {(scope: string) => boolean} hasScope whether the token held now carries the scope
+ * @property {(scopes?: string[]) => void} requestConsent REQUEST_CONSENT: the host's consent step; on Allow a
+ *   TOKEN_REFRESH brings the withheld scopes, on "Not now" nothing comes (no reply either way)
+ * @property {(returnUrl?: string) => void} requestSignIn REQUEST_SIGN_IN: the host's sign-in step (no reply)
  * @property {() => string} apiBaseUrl where the platform's API answers, without a trailing slash
  * @property {(path: string, init?: RequestInit) => Promise<Response>} fetchApi fetch(apiBaseUrl + path) with the block's token
  * @property {(goodId: string, options?: PurchaseOptions) => Promise<Purchase>} purchaseGood
@@ -225,6 +230,8 @@ export const FINISHED_STATUSES = ['succeeded', 'failed', 'canceled', 'expired'];
 const REFUSED_WORKFLOW_ID = 'failed';
 // GET_VIEWER's error for a signed-out viewer (the platform's words).
 const SIGNED_OUT_VIEWER = 'viewer read requires an authenticated viewer';
+// GET_VIEWER's scope: consent-gated, so a signed-in viewer's first token lacks it.
+const VIEWER_SCOPE = 'user:read:self';
 const PURCHASE_PATH = '/api/v1/blocks/goods/purchase';
 const ENTITLEMENTS_PATH = '/api/v1/blocks/entitlements';
 
@@ -509,6 +516,9 @@ export function connect(options = {}) {
     // The model-slot host does not bridge GET_VIEWER (it would never answer);
     // BLOCK_INIT's viewer, deprecated but still sent, says the same there.
     if (init.standalone || init.context?.slotId !== PAGE_SLOT) return /** @type {Viewer | null} */ (init.viewer ?? null);
+    // A signed-in viewer's first token lacks user:read:self until the viewer grants it (requestConsent):
+    // GET_VIEWER would be refused, and BLOCK_INIT's viewer says who it is meanwhile.
+    if (init.viewer && !hasScope(VIEWER_SCOPE)) return /** @type {Viewer | null} */ (init.viewer);
     try {
       const reply = await request('GET_VIEWER');
       return /** @type {Viewer | null} */ (reply.viewer ?? null);
@@ -519,6 +529,30 @@ export function connect(options = {}) {
       if (signedOut) return null;
       throw error;
     }
+  }
+
+  // ---- consent and sign-in (fire-and-forget: the host sends no reply) -------------------------------
+  /**
+   * Whether the token the block holds carries `scope` (a gated scope arrives once the viewer grants it).
+   * @param {string} scope
+   */
+  function hasScope(scope) {
+    return Boolean(state.token?.scopes?.includes(scope));
+  }
+
+  /**
+   * Ask the host to show its consent step for the scopes the token lacks (a signed-in viewer's first token
+   * holds only the consent-exempt ones). The host asks for what it withheld, whatever `scopes` names; on
+   * Allow a TOKEN_REFRESH brings them (subscribe, then retry); on "Not now" nothing comes.
+   * @param {string[]} [scopes]
+   */
+  function requestConsent(scopes) {
+    post('REQUEST_CONSENT', scopes ? { scopes } : {});
+  }
+
+  /** @param {string} [returnUrl] a same-origin path to come back to */
+  function requestSignIn(returnUrl) {
+    post('REQUEST_SIGN_IN', returnUrl ? { returnUrl } : {});
   }
 
   function apiBaseUrl() {
@@ -640,6 +674,9 @@ export function connect(options = {}) {
     },
     request,
     getViewer,
+    hasScope,
+    requestConsent,
+    requestSignIn,
     apiBaseUrl,
     fetchApi,
     purchaseGood,

@@ -115,13 +115,30 @@ def host(page: Any, tmp_path: Path) -> Iterator[Callable[..., HostRun]]:
     """Start a dev session for a block directory and open its host page."""
     sessions: list[DevSession] = []
 
-    def start(block_dir: Path, *, timings: HostTimings = PLATFORM_TIMINGS, **options: Any) -> HostRun:
+    def start(block_dir: Path, *, timings: HostTimings = PLATFORM_TIMINGS, consented: bool = False,
+              **options: Any) -> HostRun:
+        """``consented``: the viewer already granted the block every scope it declares (as an install or an
+        earlier Allow records), so the page load is no first visit."""
         options.setdefault("trace_path", tmp_path / f"trace-{len(sessions)}.jsonl")
         session = DevSession(DevOptions(block_dir=block_dir, timings=timings, **options))
         session.start()
         sessions.append(session)
+        if consented:
+            grant_every_declared_scope(session)
         return HostRun(session, page).open()
 
     yield start
     for session in sessions:
         session.stop()
+
+
+def grant_every_declared_scope(session: DevSession) -> None:
+    """Record the session viewer's consent to every consent-gated scope the block declares."""
+    from blockkit.emulator.services import consent
+
+    platform = session.platform
+    assert platform is not None
+    gated = consent.gated(platform.manifest.scopes)
+    if platform.viewer_id is not None and gated:
+        consent.grant(platform.store, platform.clock, platform.viewer_id, platform.app_block_id, gated,
+                      ceiling=platform.manifest.scopes)

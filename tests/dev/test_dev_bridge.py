@@ -22,6 +22,7 @@ from blockkit.dev.manifest import load_dev_manifest
 from blockkit.dev.platform import DevPlatform
 from blockkit.dev.protocol import BLOCK_TO_HOST
 from blockkit.dev.surface import choose_surface
+from blockkit.emulator.services import consent
 
 ALL_SCOPES = [
     "apps:storage:read", "apps:storage:write", "apps:storage:shared:read", "apps:storage:shared:write",
@@ -53,14 +54,18 @@ def started(tmp_path_factory: pytest.TempPathFactory, platform_dir: Path) -> Ite
     platforms: list[DevPlatform] = []
 
     def make(scopes: list[str] = ALL_SCOPES, surface: str | None = None, name: str = "wired",
-             anonymous: bool = False) -> Bridge:
+             anonymous: bool = False, granted: bool = True) -> Bridge:
+        """A bridge over a started platform; ``granted``: the viewer consented to every declared scope (as an
+        install records), else the viewer's first visit."""
         manifest = load_dev_manifest(_block(root, name, scopes, targets=[{"slotId": "model.below_images"}]))
         chosen, _ = choose_surface(manifest, surface)
         platform = DevPlatform(manifest, chosen, anonymous=anonymous, data_dir=platform_dir / name).start()
         platforms.append(platform)
         platform.register(INSTANCE)
+        if granted and platform.viewer_id is not None:
+            consent.grant_declared(platform.store, platform.clock, platform.viewer_id, INSTANCE)
         platform.mint(INSTANCE)
-        return Bridge(declared_scopes=frozenset(scopes), mint_token=lambda i: platform.mint(i or INSTANCE),
+        return Bridge(declared_scopes=frozenset(scopes), mint_token=lambda i: platform.current_token(i or INSTANCE),
                       platform=platform, surface_kind=chosen.kind, goods=list(manifest.goods))
 
     yield make
@@ -83,8 +88,10 @@ def ask(bridge: Bridge, type_: str, **payload: Any) -> dict[str, Any]:
 def test_the_token_is_the_emulators_rs256_block_jwt(b: Bridge) -> None:
     token = ask(b, "REQUEST_TOKEN")["token"]
     header = json.loads(base64.urlsafe_b64decode(token["raw"].split(".")[0] + "=="))
-    assert header["alg"] == "RS256" and token["kind"] == "block" and token["buzzBudget"] == 50
+    # The platform's page token is {raw, scopes, expiresAt}: no kind, and the budget only in the JWT.
+    assert header["alg"] == "RS256" and set(token) == {"raw", "scopes", "expiresAt"}
     claims = b.platform.claims(INSTANCE)
+    assert claims is not None and claims["buzzBudget"] == 50
     assert claims is not None and claims["sub"] == f"user:{b.platform.viewer_id}"
     assert claims["blockId"] == "wired" and claims["blockInstanceId"] == INSTANCE
 
@@ -400,3 +407,83 @@ def test_e02_e07_the_dev_platform_checks_host_and_asks_for_its_key(started: Call
     link = httpx.get(platform.sign_in_url)
     assert link.status_code == 303 and link.headers["set-cookie"].startswith(f"bk_access={platform.access_key};")
     assert httpx.post(platform.urls.base_url + "/__emulator/clock", json={"advance": 0}).status_code == 401
+
+
+# --- consent (rows 20, 21, 26, 44 of the 2026-12-02 fidelity review) --------------------------------------
+
+GATED = ["ai:write:budgeted", "buzz:read:self", "goods:purchase:self", "goods:read:self", "user:read:self"]
+
+
+def test_a_first_visit_token_holds_only_the_consent_exempt_scopes(started: Callable[..., Bridge]) -> None:
+    first = started(name="first-visit", granted=False)
+    token = ask(first, "REQUEST_TOKEN")["token"]
+    assert token["scopes"] == [s for s in ALL_SCOPES if s not in GATED]
+    assert first.platform.missing_scopes(INSTANCE) == [s for s in ALL_SCOPES if s in GATED]
+    claims = first.platform.claims(INSTANCE)
+    assert claims is not None and sorted(claims["scopes"]) == sorted(token["scopes"]) and "buzzBudget" not in claims
+    # The procedures answer as the platform's do for a token without the scope.
+    assert ask(first, "GET_VIEWER") == {"requestId": "r", "error": "block lacks user:read:self scope"}
+    assert ask(first, "GET_BUZZ_ACCOUNTS") == {"requestId": "r", "error": "block lacks buzz:read:self scope"}
+    assert ask(first, "SUBMIT_WORKFLOW", body={"steps": []})["snapshot"]["status"] == "failed"
+    # ... and the trace marks each as refused for want of consent.
+    outcome = first.handle({"type": "GET_VIEWER", "payload": {"requestId": "v"}}, INSTANCE)
+    assert outcome.call is not None and outcome.call["error"] == "consent_required"
+    assert outcome.call["consentScopes"] == ["user:read:self"]
+    assert "block lacks user:read:self scope" in outcome.call["message"]
+
+
+def test_request_consent_opens_the_step_and_allow_grants_what_the_mint_withheld(started: Callable[..., Bridge]) -> None:
+    first = started(name="consent-allow", granted=False)
+    # The block's hint is ignored: the step asks for what the mint withheld (requestConsentGate.ts).
+    outcome = first.handle({"type": "REQUEST_CONSENT", "payload": {"scopes": ["posts:write:self"]}}, INSTANCE)
+    assert outcome.reply is None and outcome.consent == {
+        "appName": "consent-allow", "missingScopes": [s for s in ALL_SCOPES if s in GATED]}
+    token = first.platform.grant_consent(INSTANCE)
+    assert token["scopes"] == ALL_SCOPES and first.platform.missing_scopes(INSTANCE) == []
+    assert first.platform.granted_scopes() == sorted(GATED)
+    assert ask(first, "GET_VIEWER")["viewer"]["id"] == first.platform.viewer_id
+    # Granted once, granted for the next page load (a new instance) too.
+    first.platform.register("bi_test_2")
+    assert first.platform.mint("bi_test_2")["scopes"] == ALL_SCOPES
+    # Nothing withheld any more: a repeat is dropped silently, a hint naming a scope no consent adds gets
+    # the platform's notice.
+    assert first.handle({"type": "REQUEST_CONSENT"}, INSTANCE).consent is None
+    assert first.handle({"type": "REQUEST_CONSENT", "payload": {"scopes": ["user:read:self"]}}, INSTANCE).notice is None
+    notice = first.handle({"type": "REQUEST_CONSENT", "payload": {"scopes": ["posts:write:self"]}}, INSTANCE).notice
+    assert notice == "This app requested a permission that isn\u2019t available in this preview."
+    # Reset: the next page load is a first visit again.
+    assert first.platform.reset_consent() is True
+    first.platform.register("bi_test_3")
+    assert first.platform.mint("bi_test_3")["scopes"] == [s for s in ALL_SCOPES if s not in GATED]
+
+
+def test_a_signed_out_viewer_is_told_every_declared_scope_and_asked_nothing(started: Callable[..., Bridge]) -> None:
+    # pageBlockHostLogic.grantedPageScopes: declared minus missing, and missing is [] signed out, though the
+    # JWT holds only the scopes that need no subject (block-tokens/index.ts:1044-1051).
+    anon = started(name="anon-consent", anonymous=True, granted=False)
+    token = ask(anon, "REQUEST_TOKEN")["token"]
+    assert token["scopes"] == ALL_SCOPES
+    claims = anon.platform.claims(INSTANCE)
+    assert claims is not None and claims["sub"] == "anon" and set(claims["scopes"]) < set(ALL_SCOPES)
+    assert anon.handle({"type": "REQUEST_CONSENT"}, INSTANCE).consent is None
+    with pytest.raises(Exception, match="signed-out"):
+        anon.platform.grant_consent(INSTANCE)
+
+
+def test_request_token_answers_the_current_token_not_a_new_one(b: Bridge) -> None:
+    # PageBlockHost.tsx:1038-1053: the reply wraps the token the host holds.
+    first = ask(b, "REQUEST_TOKEN")["token"]
+    again = ask(b, "REQUEST_TOKEN")["token"]
+    assert again == first
+    pushed = b.reply_to({"type": "REQUEST_TOKEN"}, INSTANCE)
+    assert pushed is not None and pushed["type"] == "TOKEN_REFRESH" and pushed["payload"]["token"] == first
+    # Once the held token is no longer valid, the host's refresh would have replaced it: a new one.
+    b.platform.clock.advance(16 * 60)
+    assert ask(b, "REQUEST_TOKEN")["token"]["raw"] != first["raw"]
+
+
+def test_the_model_slot_token_carries_the_buzz_budget(started: Callable[..., Bridge]) -> None:
+    # IframeHost.tsx:713-719 adds buzzBudget on the slot; the page's token has none (row 20).
+    slot = started(surface="model.below_images", name="slot-budget")
+    token = ask(slot, "REQUEST_TOKEN")["token"]
+    assert set(token) == {"raw", "scopes", "expiresAt", "buzzBudget"}

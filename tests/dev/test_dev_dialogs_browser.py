@@ -39,7 +39,7 @@ def wired(host: Callable[..., Any], tmp_path: Path, monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv("BLOCKKIT_DEV_DATA", str(tmp_path / "platform"))
     block = tmp_path / "wired"
     shutil.copytree(FIXTURE, block)
-    run = host(block)
+    run = host(block, consented=True)  # the viewer granted the block its scopes before
     run.wait_outcome("ready")
     _text(run.frame, "#balance", "t !== '?'")
     return run

@@ -66,3 +66,15 @@ def test_a_catalogue_call_of_the_frame_becomes_a_call_event() -> None:
     assert http_call(scope, None, b"")["status"] == 500
     [listed] = failed_calls([{"kind": "call", **failed}])
     assert listed["via"] == "http" and listed["status"] == 400 and listed["cause"] == REQUEST
+
+
+def test_a_call_refused_for_want_of_consent_fails_the_check_unless_the_block_asked() -> None:
+    refused = {"kind": "call", "type": "GET_VIEWER", "ok": False, "error": "consent_required", "seq": 3,
+               "consentScopes": ["user:read:self"], "message": "block lacks user:read:self scope: not granted",
+               "result": {"requestId": "r1", "error": "block lacks user:read:self scope"}}
+    [never_asked] = failed_calls([refused])
+    assert never_asked["cause"] == "consent" and never_asked["failsCheck"] is True
+    assert never_asked["consentScopes"] == ["user:read:self"]
+    asked = {"kind": "message", "dir": "in", "type": "REQUEST_CONSENT", "data": {"type": "REQUEST_CONSENT"}}
+    [coped] = failed_calls([refused, asked])
+    assert coped["cause"] == VIEWER and coped["failsCheck"] is False

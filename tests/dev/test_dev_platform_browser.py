@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from blockkit.emulator.services import consent
+
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "dev" / "wired"
 
 
@@ -26,7 +28,8 @@ def test_a_block_uses_the_local_platform_end_to_end(host: Callable[..., Any], tm
     monkeypatch.setenv("BLOCKKIT_DEV_DATA", str(tmp_path / "platform"))
     block = tmp_path / "wired"
     shutil.copytree(FIXTURE, block)
-    run = host(block)
+    # The viewer granted the block its scopes before (a first visit is test_dev_consent_browser.py's).
+    run = host(block, consented=True)
     run.wait_outcome("ready")
     platform = run.session.platform
     frame = run.frame
@@ -72,13 +75,16 @@ def test_a_block_uses_the_local_platform_end_to_end(host: Callable[..., Any], tm
 def test_the_viewer_switcher_signs_out_and_in(host: Callable[..., Any], tmp_path: Path) -> None:
     block = tmp_path / "wired"
     shutil.copytree(FIXTURE, block)
-    run = host(block)
+    run = host(block, consented=True)
     run.wait_outcome("ready")
     with run.page.expect_navigation():
         run.page.select_option("#viewer-switch", "")
     run.wait_outcome("ready")
     assert _text(run.frame, "#viewer", "t !== '?'") == "signed out"
     moderator = next(u for u in run.session.platform.users if u.is_moderator)
+    platform = run.session.platform  # the moderator, too, granted the block its scopes before
+    consent.grant(platform.store, platform.clock, moderator.id, platform.app_block_id,
+                  consent.gated(platform.manifest.scopes), ceiling=platform.manifest.scopes)
     with run.page.expect_navigation():
         run.page.select_option("#viewer-switch", str(moderator.id))
     run.wait_outcome("ready")

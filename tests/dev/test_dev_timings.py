@@ -22,3 +22,10 @@ def test_scaling_keeps_the_shape() -> None:
     assert fast.as_json()["page_retry_delays_ms"] == pytest.approx([200, 500])
     with pytest.raises(ValueError):
         PLATFORM_TIMINGS.scaled(0)
+
+
+def test_the_token_is_refreshed_two_minutes_before_it_expires_and_not_sooner_than_30_s() -> None:
+    # useBlockToken.ts: REFRESH_LEAD_MS 2 min, MIN_REFRESH_MS 30 s, delay = max(exp - now - lead, min).
+    assert PLATFORM_TIMINGS.token_refresh_in_ms(15 * 60_000) == 13 * 60_000
+    assert PLATFORM_TIMINGS.token_refresh_in_ms(5 * 60_000) == 3 * 60_000
+    assert PLATFORM_TIMINGS.token_refresh_in_ms(100_000) == 30_000

@@ -126,3 +126,22 @@ def test_a_repeated_error_is_listed_once_with_its_count() -> None:
     assert "  - envelope: the message is a string (2 times)" in lines
     # JSON keeps every error, as its contract promises.
     assert len(json.loads(render_json(checked))["consoleErrors"]) == 4
+
+
+def test_a_block_that_needs_consent_and_never_asks_gets_a_verdict_that_says_so() -> None:
+    consent_call = {"type": "GET_VIEWER", "via": "bridge", "error": "consent_required", "status": None,
+                    "message": "block lacks user:read:self scope: the viewer has not granted user:read:self",
+                    "requestId": "r1", "cause": "consent", "failsCheck": True, "seq": 4,
+                    "consentScopes": ["user:read:self"]}
+    failed = result(failed_calls=[consent_call])
+    assert verdict_code(failed) == "needs-consent" and exit_code(failed) == 1
+    text = render_text(failed)
+    first, advice = text.splitlines()[:2]
+    assert first == ("fail: the block needs the viewer's consent to user:read:self and never asks for it"
+                     " (b on page); handshake completed in 12 ms")
+    assert "REQUEST_CONSENT" in advice and "TOKEN_REFRESH" in advice
+    assert "[a scope the viewer has not granted; the block never sent REQUEST_CONSENT]" in text
+    assert json.loads(render_json(failed))["verdict"] == "needs-consent"
+    # Another failing call beside it: the general verdict.
+    other = {**consent_call, "cause": "request", "error": "BAD_REQUEST", "type": "SAVE_IMAGE"}
+    assert verdict_code(result(failed_calls=[consent_call, other])) == "failed-calls"

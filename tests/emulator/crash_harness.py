@@ -121,12 +121,13 @@ def prepare(data: Path) -> World:
 
 
 def _mint(world: World) -> str:
-    from blockkit.emulator.services import blocktokens
+    from blockkit.emulator.services import blocktokens, consent
     from blockkit.emulator.store.clock import Clock
     from blockkit.emulator.store import Store
 
     with Store.open(world.data, check=False) as store:
         state = types.SimpleNamespace(store=store, clock=Clock(store))
+        consent.grant_declared(store, state.clock, world.buyer, INSTANCE)  # the buyer consented (as an install does)
         minted = blocktokens.mint_block_token(state, instance_id=INSTANCE, user_id=world.buyer)  # type: ignore[arg-type]
         return minted.token
 

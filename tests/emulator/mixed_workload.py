@@ -130,7 +130,7 @@ def _goods_of(actor: int, ops: int, runs: int) -> list[dict[str, Any]]:
 def prepare(info: dict[str, Any], clients: int, ops: int, runs: int = 1) -> World:
     """Set up ``clients`` actors on a running emulator (``info``: its ready file) for ``runs`` runs of ``ops``
     operations each."""
-    from blockkit.emulator.services import blocktokens, buzz, goods
+    from blockkit.emulator.services import blocktokens, buzz, consent, goods
     from blockkit.emulator.store.clock import Clock
     from blockkit.emulator.services.oauth.clients import register_client
     from blockkit.emulator.services.orchestration.funds import create_api_key
@@ -154,6 +154,7 @@ def prepare(info: dict[str, Any], clients: int, ops: int, runs: int = 1) -> Worl
         state = _State(store, clock)
         for actor in actors:
             actor.api_key = str(create_api_key(store, clock, actor.username)["api_key"])
+            consent.grant_declared(store, clock, actor.user_id, INSTANCE)  # the actor consented (as an install does)
             actor.block_token = blocktokens.mint_block_token(state, instance_id=INSTANCE,  # type: ignore[arg-type]
                                                              user_id=actor.user_id).token
             buzz.purchase(store, clock, actor.user_id, START_BUZZ)

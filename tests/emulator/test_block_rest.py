@@ -17,7 +17,7 @@ from joserfc import jwt
 from orch_env import FREE, MEMBER, OWNER, make
 
 from blockkit.dev import bridge
-from blockkit.emulator.services import appstorage, blocktokens, buzz, goods
+from blockkit.emulator.services import appstorage, blocktokens, buzz, consent, goods
 from blockkit.emulator.store.clock import Clock
 from blockkit.emulator.options import EmulatorOptions
 from blockkit.emulator.state import EmulatorState
@@ -46,6 +46,8 @@ class Block:
         self.instance = instance or f"i-{block}-{app}-{user_id}-{'-'.join(s.split(':')[-1] for s in scopes)}"
         blocktokens.register_block_instance(o.store, o.clock.iso(), instance_id=self.instance, block_id=block,
                                             app_id=app, scopes=scopes, buzz_budget_per_gen=budget)
+        if user_id is not None:  # the viewer consented (as an install does): every declared scope is minted
+            consent.grant_declared(o.store, o.clock, user_id, self.instance)
         minted = blocktokens.mint_block_token(self.state, instance_id=self.instance, user_id=user_id)
         self.token, self.claims = minted.token, minted.claims
         self.headers = {"Authorization": f"Bearer {self.token}"}
@@ -504,6 +506,7 @@ def test_the_twins_over_http_on_a_running_emulator(start_emulator: Any, tmp_path
                                  " ORDER BY id LIMIT 1").fetchone()[0])
     blocktokens.register_block_instance(store, clock.iso(), instance_id="live-1", block_id="live-block",
                                         app_id="live-app", scopes=ALL, buzz_budget_per_gen=100)
+    consent.grant_declared(store, clock, user_id, "live-1")
     state = SimpleNamespace(store=store, clock=clock)
     token = blocktokens.mint_block_token(state, instance_id="live-1", user_id=user_id).token  # type: ignore[arg-type]
     base = info["base_url"] + "/api/v1/blocks/"

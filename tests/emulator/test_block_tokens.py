@@ -15,7 +15,7 @@ from joserfc import jwt
 from joserfc.jwk import KeySet
 from oauth_env import OAuthEnv
 
-from blockkit.emulator.services import blocktokens
+from blockkit.emulator.services import blocktokens, consent
 from blockkit.emulator import facts
 
 
@@ -24,12 +24,16 @@ def _model_id(oauth: OAuthEnv, offset: int = 0) -> int:
         return int(db.execute("SELECT id FROM models ORDER BY id LIMIT 1 OFFSET ?", (offset,)).fetchone()[0])
 
 
-def _install(oauth: OAuthEnv, instance: str, scopes: list[str], *, model: bool = True, **kwargs: Any) -> int | None:
+def _install(oauth: OAuthEnv, instance: str, scopes: list[str], *, model: bool = True,
+             granted_to: tuple[str, ...] = ("member",), **kwargs: Any) -> int | None:
+    """Install ``instance``; the users of ``granted_to`` (roles) consented to its scopes, as an install records."""
     model_id = _model_id(oauth) if model else None
     blocktokens.register_block_instance(oauth.emu.store, oauth.emu.clock.iso(), instance_id=instance,
                                         block_id="demo-block", app_id="app_demo", scopes=scopes,
                                         slot_id="model.sidebar_top" if model else "app.page", model_id=model_id,
                                         **kwargs)
+    for role in granted_to:
+        consent.grant_declared(oauth.emu.store, oauth.emu.clock, oauth.user(role)["id"], instance)
     return model_id
 
 
@@ -85,7 +89,8 @@ def member_level(oauth: OAuthEnv, user_id: int) -> int:
 
 def test_settings_scope_lifetime_is_5_minutes_and_installer_only(oauth: OAuthEnv) -> None:
     member = oauth.user("member")
-    _install(oauth, "bki_settings", ["block:settings:read"], model=False, installed_by=member["id"])
+    _install(oauth, "bki_settings", ["block:settings:read"], model=False, installed_by=member["id"],
+             granted_to=("member", "free_user"))
     minted = blocktokens.mint_block_token(oauth.emu, instance_id="bki_settings", user_id=member["id"])  # type: ignore[arg-type]
     assert minted.claims["exp"] - minted.claims["iat"] == 300
     with pytest.raises(blocktokens.MintRefused):

@@ -37,7 +37,7 @@ import httpx
 import pytest
 from emulator_helpers import blockkit, subprocess_env
 
-from blockkit.emulator.services import blocktokens, goods
+from blockkit.emulator.services import blocktokens, consent, goods
 from blockkit.emulator.store.clock import Clock
 from blockkit.emulator.datadir import DataDirInUse
 from blockkit.emulator.options import EmulatorOptions
@@ -72,6 +72,7 @@ def _setup_app(store: Store, clock: Clock, app: str = "app-d") -> tuple[int, str
     instance = f"inst-{app}"
     blocktokens.register_block_instance(store, clock.iso(), instance_id=instance, block_id="blk-d", app_id=app,
                                         scopes=SCOPES)
+    consent.grant_declared(store, clock, int(marks["member"]["id"]), instance)  # the buyer consented (an install)
     return int(marks["member"]["id"]), instance
 
 

@@ -10,7 +10,7 @@ import pytest
 from inproc import URLS
 from orch_env import FREE, MEMBER, OWNER, make
 
-from blockkit.emulator.services import blocktokens, buzz, goods
+from blockkit.emulator.services import blocktokens, buzz, consent, goods
 from blockkit.emulator.options import EmulatorOptions
 from blockkit.emulator.services.errors import ServiceError
 from blockkit.emulator.state import EmulatorState
@@ -157,6 +157,8 @@ def _block_token(o, scopes: list[str], user_id: int | None, app: str = "app1") -
     instance = f"inst-{app}-{len(scopes)}-{user_id}"
     blocktokens.register_block_instance(o.store, o.clock.iso(), instance_id=instance,
                                         block_id="blk", app_id=app, scopes=scopes)
+    if user_id is not None:  # the viewer consented (as an install does)
+        consent.grant_declared(o.store, o.clock, user_id, instance)
     return blocktokens.mint_block_token(state, instance_id=instance, user_id=user_id).token
 
 

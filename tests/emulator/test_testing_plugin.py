@@ -87,6 +87,11 @@ def test_sign_in_block_token_api_key_and_client_helpers(platform) -> None:
     block = platform.block_token(user.username, scopes=["user:read:self"])
     me = httpx.get(f"{platform.api_url}/blocks/me", headers={"Authorization": f"Bearer {block}"})
     assert me.status_code == 200, me.text
+    # A first visit (no consent recorded): the token holds only the consent-exempt scopes.
+    first = platform.block_token(user.username, scopes=["user:read:self", "apps:storage:read"], block_id="fresh",
+                                 consented=False)
+    me = httpx.get(f"{platform.api_url}/blocks/me", headers={"Authorization": f"Bearer {first}"})
+    assert me.status_code == 403 and "user:read:self" in me.text
     key = platform.api_key(user.username)
     workflows = httpx.get(f"{platform.orchestration_url}/v2/consumer/workflows",
                           headers={"Authorization": f"Bearer {key}"})

@@ -220,7 +220,7 @@ async function started(slotId = 'app.page', extra = {}) {
 
 test('getViewer sends GET_VIEWER {requestId} on the page and resolves VIEWER_RESULT.viewer', async () => {
   const viewer = { id: 7, username: 'ada', status: 'active', buzzBudget: 50 };
-  const { world, bridge } = await started('app.page', { viewer: { id: 7, username: 'ada', signedIn: true } });
+  const { world, bridge } = await started('app.page', { viewer: { id: 7, username: 'ada', signedIn: true }, token: GRANTED });
   const pending = bridge.getViewer();
   await tick();
   const request = answer(world, 'GET_VIEWER', 'VIEWER_RESULT', { viewer });
@@ -240,7 +240,7 @@ test('getViewer sends GET_VIEWER {requestId} on the page and resolves VIEWER_RES
 });
 
 test('a signed-out viewer is null: the platform\'s error for it, or any error while BLOCK_INIT.viewer is null', async () => {
-  let { world, bridge } = await started('app.page', { viewer: { id: 7, username: 'ada', signedIn: true } });
+  let { world, bridge } = await started('app.page', { viewer: { id: 7, username: 'ada', signedIn: true }, token: GRANTED });
   let pending = bridge.getViewer();
   await tick();
   answer(world, 'GET_VIEWER', 'VIEWER_RESULT', { error: 'viewer read requires an authenticated viewer' });
@@ -250,6 +250,30 @@ test('a signed-out viewer is null: the platform\'s error for it, or any error wh
   await tick();
   answer(world, 'GET_VIEWER', 'VIEWER_RESULT', { error: 'block lacks user:read:self scope' });
   assert.equal(await pending, null);
+});
+
+// A token that carries user:read:self: the viewer granted it (a first visit's token lacks it).
+const GRANTED = { raw: 'jwt-1', scopes: ['user:read:self'], expiresAt: new Date(Date.now() + 15 * 60000).toISOString() };
+
+test('before the viewer grants user:read:self, getViewer answers from BLOCK_INIT; requestConsent asks, with no reply', async () => {
+  const viewer = { id: 7, username: 'ada', signedIn: true };
+  const { world, bridge } = await started('app.page', { viewer });
+  assert.equal(bridge.hasScope('user:read:self'), false);
+  assert.deepEqual(await bridge.getViewer(), viewer);
+  assert.ok(!world.types().includes('GET_VIEWER'));
+  bridge.requestConsent(['user:read:self']);
+  bridge.requestSignIn('/after');
+  const asked = world.sent.filter((m) => m.type === 'REQUEST_CONSENT' || m.type === 'REQUEST_SIGN_IN');
+  assert.deepEqual(asked.map((m) => [m.type, m.payload]), [
+    ['REQUEST_CONSENT', { scopes: ['user:read:self'] }], ['REQUEST_SIGN_IN', { returnUrl: '/after' }]]);
+  // Allow: the host pushes TOKEN_REFRESH with the scope, and GET_VIEWER goes out from then on.
+  world.deliver('TOKEN_REFRESH', { token: GRANTED });
+  await tick();
+  assert.equal(bridge.hasScope('user:read:self'), true);
+  const pending = bridge.getViewer();
+  await tick();
+  answer(world, 'GET_VIEWER', 'VIEWER_RESULT', { viewer: { ...viewer, status: 'active', buzzBudget: null } });
+  assert.equal((await pending).status, 'active');
 });
 
 test('on a model slot getViewer answers from BLOCK_INIT: the slot host does not bridge GET_VIEWER', async () => {

@@ -24,6 +24,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+# CONSENT_REQUIRED: the trace's code for a call refused for a scope the viewer has not granted yet.
+from blockkit.dev.platform import CONSENT_REQUIRED
 from blockkit.dev.protocol import BLOCK_TO_HOST, BlockMessage, scopes_satisfied
 
 if TYPE_CHECKING:
@@ -41,6 +43,14 @@ CANCELED = "CANCELED"
 UNKNOWN_PAGE_ERROR = "UNKNOWN_BLOCK_INSTANCE"
 # The local platform refused to mint (the viewer's account, the install).
 TOKEN_REFUSED = "TOKEN_REFUSED"
+# The platform's notice when a block asks for a permission no consent can add (PageBlockHost.tsx:1321-1325).
+PERMISSION_UNAVAILABLE = "This app requested a permission that isn\u2019t available in this preview."
+# Requests whose handler does not look at the token's scopes: the bridge refuses them, as the platform's
+# procedures do, when a signed-in viewer's token lacks the scope (withheld for want of consent).
+_TOKEN_SCOPED = frozenset({"GET_BUZZ_ACCOUNTS", "GET_BUZZ_TRANSACTIONS", "GET_DAILY_COMPENSATION",
+                           "GET_ENTITLEMENTS"})
+# GET_VIEWER needs no declared scope to be asked, but its procedure needs this one in the token.
+_VIEWER_SCOPE = frozenset({"user:read:self"})
 # A handler failed where the platform would answer 500.
 PLATFORM_ERROR = "PLATFORM_ERROR"
 # Workflow statuses that end without outputs through no choice of the block's (the client OpenAPI's).
@@ -86,6 +96,10 @@ class Outcome:
     note: str | None = None
     # The brokered call, for the trace: {type, ok, error?}.
     call: dict[str, Any] | None = None
+    # REQUEST_CONSENT: the consent step the host page opens once ready ({appName, missingScopes}).
+    consent: dict[str, Any] | None = None
+    # A passive notice the host page shows (the platform's toast), e.g. a permission no consent can add.
+    notice: str | None = None
 
 
 class BridgeRefusal(Exception):
@@ -99,6 +113,7 @@ class Bridge:
     """Host-side request handling for one dev session."""
 
     declared_scopes: frozenset[str]
+    # The token the host holds for an instance (REQUEST_TOKEN answers it; it is not minted afresh).
     mint_token: Callable[[str | None], dict[str, Any]]
     platform: DevPlatform
     surface_kind: str = "page"
@@ -122,6 +137,8 @@ class Bridge:
         if self.surface_kind == "slot" and not spec.slot_bridged:
             return Outcome(note=f"{type_} is not bridged on model slots: the platform's model-slot host registers "
                                 "no handler for it, so the block gets no answer (PLATFORM.md §8)")
+        if type_ == "REQUEST_CONSENT":
+            return self.consent_request(data.get("payload"), instance_id)
         if spec.reply is None:
             return Outcome()
         raw_payload = data.get("payload")
@@ -144,7 +161,7 @@ class Bridge:
                 return Outcome(reply={"type": "TOKEN_REFRESH", "payload": answer})
             return self._wrap(spec, payload, answer, type_)
         answer = self._answer(type_, spec, payload, instance_id)
-        return self._wrap(spec, payload, answer, type_)
+        return self._consent_tagged(self._wrap(spec, payload, answer, type_), spec, instance_id)
 
     def finish_dialog(self, dialog_id: str, choice: dict[str, Any] | None) -> Outcome:
         """The reply once the developer confirmed (``choice``) or canceled (None) a dialog.
@@ -166,7 +183,7 @@ class Bridge:
             answer = {"ok": False, "error": exc.code, "message": str(exc)}
         except Exception as exc:  # noqa: BLE001 - the platform answers a 500; the block gets an error reply
             answer = _platform_error(exc)
-        return self._wrap(spec, payload, answer, type_)
+        return self._consent_tagged(self._wrap(spec, payload, answer, type_), spec, instance_id)
 
     def _wrap(self, spec: BlockMessage, payload: dict[str, Any], answer: dict[str, Any], type_: str) -> Outcome:
         # A failed snapshot's code and status travel beside the answer for the trace only.
@@ -206,6 +223,10 @@ class Bridge:
 
         try:
             claims = self._claims(instance_id)
+            withheld = _withheld_scope(type_, spec, claims)
+            if withheld is not None:
+                # The platform's procedure refuses a token without its scope (blocks.router.ts:381).
+                return {"error": f"block lacks {withheld} scope"}
             return _HANDLERS[type_](self, claims, payload)
         except BridgeRefusal as exc:
             return {"ok": False, "error": exc.code, "message": str(exc)}
@@ -226,6 +247,41 @@ class Bridge:
             return {"token": self.mint_token(instance_id)}
         except DevError as exc:
             return {"ok": False, "error": TOKEN_REFUSED, "message": str(exc)}
+
+    # --- consent ----------------------------------------------------------------------------------
+    def consent_request(self, raw_payload: Any, instance_id: str | None) -> Outcome:
+        """REQUEST_CONSENT (fire-and-forget, no reply; PageBlockHost.tsx:1229-1342). The host grants what the
+        mint withheld, never what the block names: with something withheld, the consent step opens (the host
+        page opens it only once the block is ready); with nothing withheld, a ``scopes`` hint naming a scope
+        the token neither holds nor could gain gets the platform's notice; otherwise nothing happens."""
+        missing = self.platform.missing_scopes(instance_id)
+        if missing:
+            return Outcome(consent={"appName": self.platform.manifest.name, "missingScopes": missing})
+        hint = raw_payload.get("scopes") if isinstance(raw_payload, dict) else None
+        if not isinstance(hint, list):
+            return Outcome()
+        held = set((self.platform.held.get(instance_id or "") or {}).get("scopes") or ())
+        ungrantable = sorted({s for s in hint if isinstance(s, str) and s} - held - set(missing))
+        if ungrantable:
+            return Outcome(notice=PERMISSION_UNAVAILABLE)
+        return Outcome()
+
+    def _consent_tagged(self, outcome: Outcome, spec: BlockMessage, instance_id: str | None) -> Outcome:
+        """A call refused because the token lacks a scope the viewer has not granted is marked so in the trace
+        (``--check`` fails a block that never asks for it); the block's reply is unchanged."""
+        call = outcome.call
+        needed = spec.scopes or (_VIEWER_SCOPE if call is not None and call.get("type") == "GET_VIEWER" else frozenset())
+        if call is None or call.get("ok") is not False or not needed:
+            return outcome
+        withheld = [s for s in self.platform.missing_scopes(instance_id) if s in needed]
+        held = set((self.platform.held.get(instance_id or "") or {}).get("scopes") or ())
+        if withheld and not (needed & held):
+            said = call.get("message") or call.get("error")
+            call["consentScopes"] = withheld
+            call["error"] = CONSENT_REQUIRED
+            call["message"] = (f"{said}: " if said else "") + \
+                f"the viewer has not granted {', '.join(withheld)}"
+        return outcome
 
     def _claims(self, instance_id: str | None) -> dict[str, Any]:
         claims = self.platform.claims(instance_id)
@@ -328,6 +384,15 @@ def _user(claims: dict[str, Any]) -> int:
 def _viewer(claims: dict[str, Any]) -> int | None:
     sub = str(claims.get("sub", ""))
     return int(sub.split(":", 1)[1]) if sub.startswith("user:") else None
+
+
+def _withheld_scope(type_: str, spec: BlockMessage, claims: dict[str, Any]) -> str | None:
+    """The scope a signed-in viewer's token lacks for a token-scoped request, or None."""
+    if type_ not in _TOKEN_SCOPED or not spec.scopes or claims.get("sub") == "anon":
+        return None
+    if spec.scopes & set(claims.get("scopes") or ()):
+        return None
+    return sorted(spec.scopes)[0]
 
 
 def _platform_error(exc: Exception) -> dict[str, Any]:

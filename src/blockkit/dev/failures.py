@@ -9,6 +9,7 @@ the block's own HTTP call to the emulated catalogue with its token); the trace h
 | ``viewer`` | the viewer's state or choice refused it (signed out, short of Buzz, a daily ceiling) | no: a real viewer meets these, and the block must cope |
 | ``request`` | the block asked for something malformed or not allowed (bad input, an undeclared scope, an unknown good, over its budget) | yes |
 | ``platform`` | the local platform failed (a 5xx, a failed or expired workflow, an error in a handler) | yes |
+| ``consent`` | the token lacks a scope the viewer has not granted yet (withheld at the mint, as on the platform) | yes, unless the block sent REQUEST_CONSENT: a block that needs a gated scope must ask for it |
 
 A dialog the developer cancelled is no failure at all: the viewer said no, and it is not listed.
 """
@@ -22,6 +23,8 @@ from blockkit.dev import trace
 VIEWER = "viewer"
 REQUEST = "request"
 PLATFORM = "platform"
+CONSENT = "consent"
+CONSENT_CODE = "consent_required"
 
 # The viewer cancelled a host dialog: not a failure.
 CANCELED_CODES = frozenset({"CANCELED"})
@@ -41,6 +44,8 @@ VIEWER_STATUSES = frozenset({402, 429})
 
 
 def cause_of(error: str | None, status: int | None) -> str:
+    if error == CONSENT_CODE:
+        return CONSENT
     if error in VIEWER_CODES:
         return VIEWER
     if error in PLATFORM_CODES or (status is not None and status >= 500):
@@ -53,9 +58,13 @@ def cause_of(error: str | None, status: int | None) -> str:
 def failed_calls(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each failed brokered call in the trace, in order, cancelled dialogs left out.
 
-    Each item is ``{type, via, error, status, message, requestId, cause, failsCheck, seq}``.
+    Each item is ``{type, via, error, status, message, requestId, cause, failsCheck, seq}``, plus
+    ``consentScopes`` for a call refused for want of consent.
     """
     found = []
+    # A block that asks for consent copes with a first visit: its refusals are the viewer's state then.
+    asked = any(event.get("kind") == trace.MESSAGE and event.get("dir") == "in"
+                and event.get("type") == "REQUEST_CONSENT" for event in events)
     for event in events:
         if event.get("kind") != trace.CALL or event.get("ok") is not False:
             continue
@@ -75,8 +84,9 @@ def failed_calls(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "status": status,
             "message": str(message) if message is not None else None,
             "requestId": result.get("requestId"),
-            "cause": cause,
-            "failsCheck": cause != VIEWER,
+            "cause": VIEWER if cause == CONSENT and asked else cause,
+            "failsCheck": cause != VIEWER and not (cause == CONSENT and asked),
             "seq": event.get("seq"),
+            **({"consentScopes": event["consentScopes"]} if isinstance(event.get("consentScopes"), list) else {}),
         })
     return found

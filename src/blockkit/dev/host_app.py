@@ -82,6 +82,16 @@ class HostSetup:
             raise DevError("no block instance: this host page was not loaded from this blockkit dev run")
         return self._platform().mint(instance_id)
 
+    def current_token(self, instance_id: str | None) -> dict[str, Any]:
+        """The token the host holds for a registered instance (REQUEST_TOKEN's answer); DevError otherwise."""
+        if instance_id is None:
+            raise DevError("no block instance: this host page was not loaded from this blockkit dev run")
+        return self._platform().current_token(instance_id)
+
+    def refresh_in_ms(self, token: dict[str, Any]) -> float:
+        """When the host mints again after handing out ``token``: 2 minutes before it expires."""
+        return self.timings.token_refresh_in_ms(self._platform().expires_in_ms(token))
+
     def _platform(self) -> DevPlatform:
         if self.platform is None:
             raise DevError("the dev host runs on the local platform; start it first")
@@ -150,6 +160,10 @@ class HostSetup:
             "apiBodyLimit": API_BODY_LIMIT,
             "notes": list(self.notes) + _sandbox_notes(manifest.iframe.sandbox),
             "traceFile": str(self.trace.path) if self.trace.path else None,
+            "tokenRefreshInMs": self.refresh_in_ms(token),
+            # What the viewer granted this block and what the first token withheld (the host's consent step).
+            "consent": {"granted": platform.granted_scopes(),
+                        "missingScopes": platform.missing_scopes(block_instance_id)},
         }
 
 
@@ -163,7 +177,7 @@ def build_host_app(setup: HostSetup, *, hosts: HostAllowlist, hint: str = "") ->
 
     bridge = Bridge(
         declared_scopes=frozenset(setup.manifest.scopes),
-        mint_token=setup.mint_token,
+        mint_token=setup.current_token,
         platform=setup.platform,  # type: ignore[arg-type]
         surface_kind=setup.surface.kind,
         goods=list(setup.manifest.goods),
@@ -231,8 +245,11 @@ def build_host_app(setup: HostSetup, *, hosts: HostAllowlist, hint: str = "") ->
         if outcome.dialog is not None:
             setup.trace.append({"kind": trace.LIFECYCLE, "event": "dialog-opened", "type": message_type,
                                 "causeSeq": recorded["seq"], **base})
+        if outcome.consent is not None:
+            setup.trace.append({"kind": trace.LIFECYCLE, "event": "consent-requested", "causeSeq": recorded["seq"],
+                                "missingScopes": outcome.consent["missingScopes"], **base})
         return {"violations": earlier + [v.as_json() for v in found], "reply": outcome.reply,
-                "dialog": outcome.dialog, "note": outcome.note}
+                "dialog": outcome.dialog, "note": outcome.note, "consent": outcome.consent, "notice": outcome.notice}
 
     def dropped(event: dict[str, Any], base: dict[str, Any]) -> list[contract.Violation]:
         """A message the host page dropped before any handler (blockkit.dev.transport), into the trace."""
@@ -311,6 +328,35 @@ def build_host_app(setup: HostSetup, *, hosts: HostAllowlist, hint: str = "") ->
                 setup.trace.append(event)
         return {"violations": [v.as_json() for v in found]}
 
+    def consent_answer(body: dict[str, Any]) -> dict[str, Any]:
+        # The viewer's answer to the consent step: Allow records the grant and mints again (the host pushes
+        # TOKEN_REFRESH with it); "Not now" sends the block nothing, as on the platform.
+        instance = setup.instances.get(str(body.get("pageId")))
+        allow = body.get("allow")
+        if instance is None:
+            raise BadRequest("this host page was loaded by another blockkit dev run: reload it", status=409)
+        if not isinstance(allow, bool):
+            raise BadRequest("expected {pageId, allow: true | false}")
+        base = {k: body.get(k) for k in ("t", "attempt", "pageId")}
+        missing = setup._platform().missing_scopes(instance)
+        if not allow:
+            setup.trace.append({"kind": trace.LIFECYCLE, "event": "consent-denied", "missingScopes": missing, **base})
+            return {}
+        try:
+            granted = setup._platform().grant_consent(instance)
+        except DevError as exc:
+            raise BadRequest(str(exc), status=403) from None
+        setup.trace.append({"kind": trace.LIFECYCLE, "event": "consent-granted", "scopes": missing, **base})
+        return {"token": granted, "refreshInMs": setup.refresh_in_ms(granted)}
+
+    def consent_reset(body: dict[str, Any]) -> dict[str, Any]:
+        # blockkit dev's viewer menu: forget the viewer's grant, so the next page load is a first visit.
+        platform = setup._platform()
+        was = platform.reset_consent()
+        setup.trace.append({"kind": trace.LIFECYCLE, "event": "consent-reset", "viewerId": platform.viewer_id,
+                            "hadGrant": was})
+        return {"reset": was}
+
     def token(body: dict[str, Any]) -> dict[str, Any]:
         # As the platform's token route refuses a block instance it does not know, so does this one:
         # a host tab left open across a restart names a page this run never registered.
@@ -318,9 +364,10 @@ def build_host_app(setup: HostSetup, *, hosts: HostAllowlist, hint: str = "") ->
         if instance is None:
             raise BadRequest("this host page was loaded by another blockkit dev run: reload it", status=409)
         try:
-            return {"token": setup.mint_token(instance)}
+            minted = setup.mint_token(instance)
         except DevError as exc:
             raise BadRequest(str(exc), status=403) from None
+        return {"token": minted, "refreshInMs": setup.refresh_in_ms(minted)}
 
     async def trace_dump(request: Request) -> Response:
         return JSONResponse({"events": setup.trace.events(), "dropped": setup.trace.dropped})
@@ -339,6 +386,8 @@ def build_host_app(setup: HostSetup, *, hosts: HostAllowlist, hint: str = "") ->
             Route("/api/token", api(token), methods=["POST"]),
             Route("/api/dialog", api(dialog), methods=["POST"]),
             Route("/api/viewer", api(choose_viewer), methods=["POST"]),
+            Route("/api/consent", api(consent_answer), methods=["POST"]),
+            Route("/api/consent/reset", api(consent_reset), methods=["POST"]),
             Route("/api/trace", trace_dump),
             Mount("/static", app=StaticFiles(directory=STATIC_DIR)),
         ]

@@ -25,10 +25,13 @@ DATA_DIR = Path(".blockkit") / "emulator"
 # Set: the local platform's data lives here instead of <block>/.blockkit/emulator/ (a shared
 # store for several blocks, or a scratch one; the tests set it so fixture folders stay clean).
 DATA_ENV = "BLOCKKIT_DEV_DATA"
-BLOCK_TOKEN_KIND = "block"
 # The catalogue routes a block calls with its token; only these get CORS for the block's origin.
 CORS_PREFIXES = ("/api/v1/blocks/", "/api/v1/models/", "/api/v1/models")
 CORS_MAX_AGE = "600"
+# The catalogue's words for a token without the route's scope (http/blocks/blockroutes.py), and the
+# trace's code for a call refused for a scope the viewer has not granted (bridge.CONSENT_REQUIRED).
+MISSING_SCOPE_PREFIX = "missing required scope: "
+CONSENT_REQUIRED = "consent_required"
 # How much of an error body the trace keeps to say why a catalogue call failed.
 ERROR_BODY_LIMIT = 2048
 
@@ -79,6 +82,9 @@ class DevPlatform:
         self.tokens: dict[str, str] = {}
         # The run's --scenario names (dev/scenarios.py): insufficient-buzz follows the viewer.
         self.scenarios: tuple[str, ...] = ()
+        # Per instance: the token the host holds (as it hands it to the block) and what its mint withheld.
+        self.held: dict[str, dict[str, Any]] = {}
+        self.missing: dict[str, list[str]] = {}
 
     # --- lifecycle -------------------------------------------------------------------------
     def start(self) -> DevPlatform:
@@ -92,7 +98,8 @@ class DevPlatform:
             self.data_dir.mkdir(parents=True, exist_ok=True)
             emulator = Emulator(EmulatorOptions(data=self.data_dir, scale="small", access_key=self.access_key,
                                                 allowed_hosts=self.allowed_hosts),
-                                wrap_catalogue=lambda app: BlockCors(app, self.block_origins, self.on_call))
+                                wrap_catalogue=lambda app: BlockCors(app, self.block_origins,
+                                                                    self._http_call if self.on_call else None))
             emulator.start()
         except (EmulatorError, OSError) as exc:
             raise DevError(f"cannot start the local platform in {self.data_dir}: {exc}") from None
@@ -108,6 +115,18 @@ class DevPlatform:
             plain = [u for u in active if not u.is_moderator]
             self.viewer_id = (plain or active)[0].id if active else None
         return self
+
+    def _http_call(self, call: dict[str, Any]) -> None:
+        """A catalogue call of the block's frame, for the trace: a 403 for a scope the viewer has not granted
+        (withheld at the mint) is marked as such, as the bridge marks its own calls."""
+        message = call.get("message")
+        if call.get("status") == 403 and isinstance(message, str) and message.startswith(MISSING_SCOPE_PREFIX):
+            scope = message[len(MISSING_SCOPE_PREFIX):].strip()
+            if any(scope in missing for missing in self.missing.values()):
+                call = {**call, "error": CONSENT_REQUIRED, "consentScopes": [scope],
+                        "message": f"{message}: the viewer has not granted {scope}"}
+        assert self.on_call is not None
+        self.on_call(call)
 
     def stop(self) -> None:
         if self._emulator is not None:
@@ -183,21 +202,88 @@ class DevPlatform:
             installed_by=self.viewer_id)
 
     def mint(self, instance_id: str) -> dict[str, Any]:
-        """BLOCK_INIT's ``token``: ``{raw, scopes, expiresAt, buzzBudget?, kind: "block"}``."""
-        from blockkit.emulator.services.blocktokens import MintRefused, mint_block_token
+        """A new token for the instance, as BLOCK_INIT and TOKEN_REFRESH carry it: ``{raw, scopes, expiresAt}``
+        on a page, plus ``buzzBudget`` on a model slot (PageBlockHost.tsx:792-801; IframeHost.tsx:713-719).
+
+        ``scopes`` is what the platform's host advertises: the declared scopes minus those the mint withheld
+        for want of consent (pageBlockHostLogic.ts grantedPageScopes). A signed-out viewer has nothing
+        withheld, so every declared scope is listed, though the JWT holds only the ones needing no subject."""
+        from blockkit.emulator.services.blocktokens import KNOWN_SCOPES, MintRefused, mint_block_token
 
         try:
             minted = mint_block_token(self.state, instance_id=instance_id, user_id=self.viewer_id)
         except MintRefused as exc:
             raise DevError(f"the local platform refused a block token: {exc}") from None
         self.tokens[instance_id] = minted.token
-        granted = set(minted.claims["scopes"])
-        # The manifest's order (the emulator signs them sorted): what the block declared, as held.
-        token: dict[str, Any] = {"raw": minted.token, "scopes": [s for s in self.manifest.scopes if s in granted],
-                                 "expiresAt": minted.expires_at, "kind": BLOCK_TOKEN_KIND}
-        if "buzzBudget" in minted.claims:
+        missing = set(minted.missing_scopes)
+        self.missing[instance_id] = [s for s in self.manifest.scopes if s in missing]
+        # The manifest's order (the emulator signs them sorted), the known vocabulary only.
+        token: dict[str, Any] = {"raw": minted.token,
+                                 "scopes": [s for s in dict.fromkeys(self.manifest.scopes)
+                                            if s in KNOWN_SCOPES and s not in missing],
+                                 "expiresAt": minted.expires_at}
+        if self.surface.kind == "slot" and "buzzBudget" in minted.claims:
             token["buzzBudget"] = minted.claims["buzzBudget"]
+        self.held[instance_id] = token
         return token
+
+    def current_token(self, instance_id: str) -> dict[str, Any]:
+        """The token the host holds for the instance (what REQUEST_TOKEN answers, PageBlockHost.tsx:1038-1053);
+        a new one only when none is held or the held one is no longer valid (the host's own refresh would
+        have replaced it by then)."""
+        from blockkit.emulator.services.blocktokens import verify
+
+        token = self.held.get(instance_id)
+        if token is None or verify(token["raw"], self.state) is None:
+            return self.mint(instance_id)
+        return token
+
+    def expires_in_ms(self, token: dict[str, Any]) -> float:
+        """How long until ``token`` expires, on the local platform's clock."""
+        from blockkit.emulator.store.clock import parse_timestamp
+
+        return (parse_timestamp(token["expiresAt"]).timestamp() - self.clock.timestamp()) * 1000
+
+    # --- consent (services/consent.py) ----------------------------------------------------------
+    @property
+    def app_block_id(self) -> str:
+        from blockkit.emulator.services.blocktokens import app_block_id
+
+        return app_block_id(self.app_id, self.manifest.block_id)
+
+    def missing_scopes(self, instance_id: str | None) -> list[str]:
+        """The declared scopes the instance's last token withheld for want of the viewer's consent."""
+        return list(self.missing.get(instance_id or "", []))
+
+    def grant_consent(self, instance_id: str) -> dict[str, Any]:
+        """The viewer allowed what the instance's token lacks: record the grant, mint again, return the token."""
+        from blockkit.emulator.services import consent
+        from blockkit.emulator.services.errors import ServiceError
+
+        if self.viewer_id is None:
+            raise DevError("a signed-out viewer cannot grant scopes")
+        try:
+            consent.grant(self.store, self.clock, self.viewer_id, self.app_block_id, self.missing_scopes(instance_id),
+                          ceiling=self.manifest.scopes)
+        except ServiceError as exc:
+            raise DevError(exc.detail) from None
+        return self.mint(instance_id)
+
+    def granted_scopes(self) -> list[str]:
+        """What the viewer has granted this block (sorted; empty signed out)."""
+        from blockkit.emulator.services import consent
+
+        if self.viewer_id is None:
+            return []
+        return sorted(consent.granted(self.store, self.viewer_id, self.app_block_id))
+
+    def reset_consent(self) -> bool:
+        """Forget the viewer's grant for this block, so the next page load is a first visit again."""
+        from blockkit.emulator.services import consent
+
+        if self.viewer_id is None:
+            return False
+        return consent.reset(self.store, self.viewer_id, self.app_block_id)
 
     def claims(self, instance_id: str | None) -> dict[str, Any] | None:
         """The verified claims of the block token the instance holds; None when it holds no block JWT."""

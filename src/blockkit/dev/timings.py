@@ -1,6 +1,6 @@
 """Host timings: every duration the dev host waits, in one table.
 
-The first four are the platform's (PLATFORM.md §6). The rest are blockkit's own
+The first five are the platform's (PLATFORM.md §6). The rest are blockkit's own
 choices for a local host, named as such. Tests scale the whole table with
 :meth:`HostTimings.scaled` so that a 37-second page failure schedule runs in a
 few seconds while keeping its shape.
@@ -19,8 +19,10 @@ class HostTimings:
     ready_timeout_ms: float = 10_000
     # Platform: a page host retries after each of these delays, then shows the failure card.
     page_retry_delays_ms: tuple[float, ...] = (2_000, 5_000)
-    # Platform: the host pushes TOKEN_REFRESH about this often.
-    token_refresh_interval_ms: float = 13 * 60_000
+    # Platform: the host mints again (and pushes TOKEN_REFRESH) this long before the token expires,
+    # but never sooner than token_refresh_min_ms after a mint (useBlockToken.ts:55,58,238).
+    token_refresh_lead_ms: float = 2 * 60_000
+    token_refresh_min_ms: float = 30_000
     # blockkit: the dev host answers every request it can at once, so a request
     # still unanswered after this long never will be.
     request_reply_timeout_ms: float = 1_000
@@ -37,7 +39,8 @@ class HostTimings:
             init_repost_ms=self.init_repost_ms * factor,
             ready_timeout_ms=self.ready_timeout_ms * factor,
             page_retry_delays_ms=tuple(d * factor for d in self.page_retry_delays_ms),
-            token_refresh_interval_ms=self.token_refresh_interval_ms * factor,
+            token_refresh_lead_ms=self.token_refresh_lead_ms * factor,
+            token_refresh_min_ms=self.token_refresh_min_ms * factor,
             request_reply_timeout_ms=self.request_reply_timeout_ms * factor,
             check_settle_ms=self.check_settle_ms * factor,
         )
@@ -48,6 +51,10 @@ class HostTimings:
             return self.ready_timeout_ms
         attempts = 1 + len(self.page_retry_delays_ms)
         return attempts * self.ready_timeout_ms + sum(self.page_retry_delays_ms)
+
+    def token_refresh_in_ms(self, expires_in_ms: float) -> float:
+        """How long after a mint the host mints again, for a token that expires ``expires_in_ms`` from now."""
+        return max(expires_in_ms - self.token_refresh_lead_ms, self.token_refresh_min_ms)
 
     def as_json(self) -> dict[str, object]:
         """The table as the host page reads it (snake_case keys, milliseconds)."""

@@ -13,12 +13,15 @@ NEVER_READY = "never-sent-block-ready"
 CONTRACT_VIOLATIONS = "contract-violations"
 CONSOLE_ERRORS = "console-errors"
 FAILED_CALLS = "failed-calls"
+# Every failing call was refused for a scope the viewer has not granted, and the block never asked.
+NEEDS_CONSENT = "needs-consent"
 JSON_VERSION = 1
 # How each cause of a failed call reads in the text verdict.
 CAUSE_WORDS = {
     "request": "the block's request",
     "platform": "a platform error",
     "viewer": "the viewer's state; reported, does not fail the check",
+    "consent": "a scope the viewer has not granted; the block never sent REQUEST_CONSENT",
 }
 
 
@@ -30,6 +33,8 @@ def verdict_code(result: CheckResult) -> str:
     if result.console_errors:
         return CONSOLE_ERRORS
     if result.failing_calls:
+        if all(c["cause"] == "consent" for c in result.failing_calls):
+            return NEEDS_CONSENT
         return FAILED_CALLS
     return HANDSHAKE_COMPLETED
 
@@ -57,6 +62,13 @@ def render_text(result: CheckResult) -> str:
         lines = [f"fail: contract violations ({len(result.violations)}) {where}; {handshake}"]
     elif code == CONSOLE_ERRORS:
         lines = [f"fail: console errors ({len(result.console_errors)}) {where}; {handshake}"]
+    elif code == NEEDS_CONSENT:
+        scopes = sorted({s for c in result.failing_calls for s in c.get("consentScopes") or ()})
+        lines = [f"fail: the block needs the viewer's consent to {printable(', '.join(scopes))} and never asks"
+                 f" for it {where}; {handshake}",
+                 "  on the platform a viewer's first token holds only the consent-exempt scopes: post"
+                 " REQUEST_CONSENT (on the action that needs the scope), then retry once TOKEN_REFRESH"
+                 " brings the scope; docs/dev.md \"Consent\""]
     else:
         lines = [f"fail: failed brokered calls ({len(result.failing_calls)}) {where}; {handshake}"]
     if result.violations:

@@ -234,12 +234,15 @@ class LocalPlatform:
     def block_token(self, username: str | None, *, scopes: list[str], block_id: str = "test-block",
                     app_id: str = "test-app", instance_id: str | None = None, slot_id: str = "app.page",
                     model_id: int | None = None, buzz_budget_per_gen: int | None = None,
-                    installer: str | None = None, max_browsing_level: int | None = None) -> str:
+                    installer: str | None = None, max_browsing_level: int | None = None,
+                    consented: bool = True) -> str:
         """A block token for ``username`` (None: a signed-out viewer) with the block scopes ``scopes``.
 
         The block instance is installed first (by ``installer``, default the viewer), as the host would.
+        ``consented``: the viewer granted the block its scopes (as an install records); False gives a
+        signed-in viewer's first-visit token, which holds only the consent-exempt scopes.
         """
-        from blockkit.emulator.services import blocktokens
+        from blockkit.emulator.services import blocktokens, consent
         from blockkit.emulator.state import EmulatorState
 
         viewer = None if username is None else self.user(username)
@@ -248,6 +251,8 @@ class LocalPlatform:
         blocktokens.register_block_instance(
             self.store, self.clock.iso(), instance_id=instance, block_id=block_id, app_id=app_id, scopes=scopes,
             slot_id=slot_id, model_id=model_id, buzz_budget_per_gen=buzz_budget_per_gen, installed_by=installed_by)
+        if consented and viewer is not None:
+            consent.grant_declared(self.store, self.clock, viewer.id, instance)
         state = EmulatorState(store=self.store, clock=self.clock, options=self._emulator.options, urls=self.urls)
         minted = blocktokens.mint_block_token(state, instance_id=instance, user_id=viewer.id if viewer else None,
                                               max_browsing_level=max_browsing_level)

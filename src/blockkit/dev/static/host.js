@@ -387,6 +387,7 @@
     var frame = state.iframe;
     if (!frame || event.source !== frame.contentWindow) return;
     var t = now();
+    var readyAtArrival = state.ready; // the platform's consent and sign-in steps open only once ready
     var described = describe(event.data);
     var data = described.data;
     var isObject = described.jsType === "object" && data !== null;
@@ -441,6 +442,7 @@
       if (result.note) {
         panel.add({ kind: "lifecycle", event: "not-bridged", type: type, reason: result.note, t: t });
       }
+      if ((result.consent || result.notice) && state.iframe === frame) consentStep(result, readyAtArrival);
       if (result.dialog && state.iframe === frame) {
         // The developer answers now: the request's wait is the developer's, not the host's.
         settle(result.dialog.requestId);
@@ -459,6 +461,7 @@
     else if (type === "RESIZE_IFRAME") onResize(payload);
     else if (type === "BLOCK_ERROR") onBlockError(payload);
     else if (type === "NAVIGATE") onNavigate(payload);
+    else if (type === "REQUEST_SIGN_IN") signInStep(readyAtArrival);
   });
 
   function track(type, requestId, receivedAt) {
@@ -650,7 +653,108 @@
       // A later BLOCK_INIT (a retry, a reload) carries the newest token too.
       config.initPayload.token = result.token;
       send("TOKEN_REFRESH", { token: result.token }, why);
+      scheduleTokenRefresh(result.refreshInMs);
     }, reportFailure);
+  }
+
+  // The platform's token hook mints again 2 minutes before the token expires (never sooner than
+  // 30 s after a mint) and the host pushes what it got: one timer, set again after every mint.
+  var tokenRefresh = { timer: null, inMs: null };
+  function scheduleTokenRefresh(inMs) {
+    clearTimeout(tokenRefresh.timer);
+    tokenRefresh.timer = null;
+    tokenRefresh.inMs = typeof inMs === "number" && isFinite(inMs) ? inMs : null;
+    if (tokenRefresh.inMs === null) return;
+    tokenRefresh.timer = setTimeout(function () { pushToken("expiry"); }, Math.max(0, tokenRefresh.inMs));
+  }
+
+  // ---- consent and sign-in: the platform's REQUEST_CONSENT and REQUEST_SIGN_IN steps ----------
+  // Both are fire-and-forget: the block gets no reply. Consent: Allow records the grant in the local
+  // platform and the host pushes TOKEN_REFRESH with the new token; "Not now" sends nothing.
+  var consent = { granted: (config.consent || {}).granted || [], missing: (config.consent || {}).missingScopes || [] };
+
+  function consentStep(result, ready) {
+    if (!ready) {
+      record({ kind: "lifecycle", event: "consent-dropped", reason: "before BLOCK_READY the platform opens no consent step" });
+      return;
+    }
+    if (result.notice) {
+      showNotice(result.notice);
+      return;
+    }
+    var step = result.consent;
+    var box = document.getElementById("host-dialog");
+    var error = el("p", { class: "consent-error", hidden: "" });
+    var allow = el("button", { type: "button", class: "consent-allow" }, ["Allow"]);
+    var deny = el("button", { type: "button", class: "consent-deny" }, ["Not now"]);
+    function close() { box.hidden = true; box.replaceChildren(); }
+    deny.addEventListener("click", function () {
+      close();
+      post("/api/consent", { pageId: config.pageId, allow: false, t: now(), attempt: state.attempt }).catch(reportFailure);
+    });
+    allow.addEventListener("click", function () {
+      allow.disabled = deny.disabled = true;
+      post("/api/consent", { pageId: config.pageId, allow: true, t: now(), attempt: state.attempt }).then(function (answer) {
+        if (!answer || answer.error || !answer.token) {
+          error.textContent = (answer && answer.error) || "the grant did not go through";
+          error.hidden = false;
+          allow.disabled = deny.disabled = false;
+          return;
+        }
+        close();
+        consent.granted = consent.granted.concat(step.missingScopes);
+        consent.missing = [];
+        config.initPayload.token = answer.token;
+        send("TOKEN_REFRESH", { token: answer.token }, "consent");
+        scheduleTokenRefresh(answer.refreshInMs);
+      }, reportFailure);
+    });
+    var name = step.appName || "This app";
+    box.replaceChildren(el("div", { class: "dialog-card", role: "dialog", "data-type": "REQUEST_CONSENT" }, [
+      el("h2", {}, [name + " needs permission"]),
+      el("p", {}, ["To do that, " + name + " needs your permission to:"]),
+      el("ul", { class: "consent-scopes" }, step.missingScopes.map(function (scope) {
+        return el("li", {}, [el("code", {}, [scope])]);
+      })),
+      error,
+      el("div", { class: "dialog-actions" }, [deny, allow])
+    ]));
+    box.hidden = false;
+  }
+
+  function showNotice(text) {
+    var notice = document.getElementById("host-notice");
+    notice.textContent = text;
+    notice.hidden = false;
+    clearTimeout(showNotice.timer);
+    showNotice.timer = setTimeout(function () { notice.hidden = true; }, 6000);
+  }
+
+  // REQUEST_SIGN_IN: the platform opens its login popup once the block is ready. Here the step lists
+  // the seeded users; signing in reloads the page with that viewer (a new instance, token and BLOCK_INIT).
+  function signInStep(ready) {
+    if (!ready) {
+      record({ kind: "lifecycle", event: "sign-in-dropped", reason: "before BLOCK_READY the platform opens no sign-in step" });
+      return;
+    }
+    var box = document.getElementById("host-dialog");
+    var users = (config.users || []).filter(function (user) { return user.status === "active"; });
+    var select = el("select", { id: "sign-in-user" }, users.map(function (user) {
+      return el("option", { value: String(user.id) }, [user.label]);
+    }));
+    var cancel = el("button", { type: "button", class: "sign-in-cancel" }, ["Cancel"]);
+    var go = el("button", { type: "button", class: "sign-in-confirm" }, ["Sign in"]);
+    cancel.addEventListener("click", function () { box.hidden = true; box.replaceChildren(); });
+    go.addEventListener("click", function () {
+      post("/api/viewer", { userId: Number(select.value) }).then(function () { window.location.reload(); }, reportFailure);
+    });
+    box.replaceChildren(el("div", { class: "dialog-card", role: "dialog", "data-type": "REQUEST_SIGN_IN" }, [
+      el("h2", {}, ["Sign in"]),
+      el("p", { class: "muted" }, ["The block asks the viewer to sign in (the platform's login popup). Sign in as:"]),
+      select,
+      el("div", { class: "dialog-actions" }, [cancel, go])
+    ]));
+    box.hidden = false;
   }
 
   // ---- the stage: what the platform page around the block looks like -------------
@@ -885,6 +989,9 @@
         ["height", config.iframe.minHeight + "–" + (config.iframe.maxHeight === null ? "∞" : config.iframe.maxHeight) +
           " px, resizable: " + config.iframe.resizable],
         ["scopes", config.initPayload.token.scopes.join(", ") || "none"],
+        ["consent", config.viewerId == null ? "signed out: no consent ledger" :
+          "granted: " + (((config.consent || {}).granted || []).join(", ") || "nothing") +
+          "; withheld: " + (((config.consent || {}).missingScopes || []).join(", ") || "nothing")],
         ["trace file", config.traceFile || "(none)"]
       ];
       rows.forEach(function (row) {
@@ -1020,6 +1127,9 @@
     get violations() { return state.violations.slice(); },
     // Requests still inside their reply timeout: each ends answered or reported.
     get pendingRequests() { return Object.keys(state.pending).length; },
+    // When the host mints again and pushes TOKEN_REFRESH (ms after the last mint), and the viewer's consent.
+    get tokenRefreshInMs() { return tokenRefresh.inMs; },
+    get consent() { return { granted: consent.granted.slice(), missingScopes: consent.missing.slice() }; },
     flush: function flush() {
       sendOutbox();
       var current = queue;
@@ -1037,7 +1147,16 @@
   document.getElementById("token-refresh").addEventListener("click", function () { pushToken("control"); });
   document.getElementById("reload").addEventListener("click", restart);
   document.getElementById("failure-retry").addEventListener("click", manualRetry);
-  setInterval(function () { pushToken("interval"); }, T.token_refresh_interval_ms);
+  scheduleTokenRefresh(config.tokenRefreshInMs);
+  (function () {
+    // The viewer menu's "Reset consent": forget this viewer's grant, then load the page again (a first visit).
+    var reset = document.getElementById("consent-reset");
+    if (!reset) return;
+    reset.hidden = config.viewerId == null;
+    reset.addEventListener("click", function () {
+      post("/api/consent/reset", {}).then(function () { window.location.reload(); }, reportFailure);
+    });
+  })();
   panel.facts();
   mount();
 })();

@@ -11,6 +11,8 @@
   only, a session optional, body ``{blockInstanceId, slotContext}`` up to 8 KB, 120 a
   minute per IP). Instances are registered with ``register_block_instance``;
   ``revoke_block_instance`` refuses every token of an instance issued until then.
+- Consent: a signed-in viewer's token holds the consent-exempt scopes and those the viewer granted
+  the app block (``services/consent.py``); the rest are withheld and reported as ``missingScopes``.
 - Claims: iss ``civitai``, aud ``civitai-app-block``, iat, nbf, exp (15 minutes, 5 with a
   ``block:settings:*`` scope), jti, sub (``user:<id>`` or ``anon``), blockId, appId, appBlockId (``<appId>/<blockId>``),
   blockInstanceId, ctx (only what a scope binds to: modelId and slotId, or slotId and
@@ -226,8 +228,15 @@ class Minted:
     jti: str
     claims: dict[str, Any]
 
+    # The declared scopes withheld because the viewer has not granted them (services/consent.py);
+    # always empty for a signed-out viewer, who has no consent ledger.
+    missing_scopes: tuple[str, ...] = ()
+
     def as_dict(self) -> dict[str, Any]:
-        return {"token": self.token, "expiresAt": self.expires_at, "needsConsent": False, "missingScopes": []}
+        # The platform's route (block-tokens/index.ts:1181-1192): needsConsent and missingScopes say what
+        # the host should ask the viewer for.
+        return {"token": self.token, "expiresAt": self.expires_at, "needsConsent": bool(self.missing_scopes),
+                "missingScopes": list(self.missing_scopes)}
 
 
 class MintRefused(EmulatorError):
@@ -265,6 +274,12 @@ def mint_block_token(state: EmulatorState, *, instance_id: str, user_id: int | N
     if user_id is not None and (user is None or user[3] is not None or user[1] == "banned"):
         raise MintRefused(403, "account unavailable")
     scopes = list(instance.scopes)
+    missing: list[str] = []
+    if user_id is not None:  # the viewer's consent: gated scopes wait for a grant (services/consent.py)
+        from blockkit.emulator.services import consent
+
+        scopes, missing = consent.partition(
+            scopes, consent.granted(store, user_id, app_block_id(instance.app_id, instance.block_id)))
     if user_id is None:  # a signed-out viewer holds only the scopes that need no subject
         scopes = [s for s in scopes if s not in SELF_SCOPES and s not in SETTINGS_SCOPES]
     if any(s in SETTINGS_SCOPES for s in scopes) and (user_id is None or user_id != instance.installed_by):
@@ -292,7 +307,8 @@ def mint_block_token(state: EmulatorState, *, instance_id: str, user_id: int | N
     token = jwt.encode({"alg": "RS256", "kid": key.kid, "typ": "JWT"}, claims, key.key, algorithms=["RS256"])
     from datetime import datetime, timezone
 
-    return Minted(token, format_timestamp(datetime.fromtimestamp(now + lifetime, tz=timezone.utc)), jti, claims)
+    return Minted(token, format_timestamp(datetime.fromtimestamp(now + lifetime, tz=timezone.utc)), jti, claims,
+                  tuple(missing))
 
 
 # --- verifying ------------------------------------------------------------------------------------
