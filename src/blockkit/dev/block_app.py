@@ -43,13 +43,15 @@ def build_block_app(
     websocket_origins: OriginPolicy,
     hint: str = "",
     on_note: Callable[[str], None] | None = None,
+    on_full_reload: Callable[[], None] | None = None,
 ) -> ASGIApp:
     """The block origin's app.
 
     ``hosts``: the names it answers to. ``frame_origins``: the origins the block's
     frame can have, which the static files allow by CORS. ``websocket_origins``:
     the pages whose WebSockets the proxy forwards. ``on_note`` is told once when
-    the dev server behind ``--proxy`` refuses the frame's origin.
+    the dev server behind ``--proxy`` refuses the frame's origin; ``on_full_reload`` each time
+    it tells the frame to reload itself (an edit Vite cannot hot-swap).
     """
     from starlette.applications import Starlette
     from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
@@ -65,7 +67,7 @@ def build_block_app(
         endpoint = build_proxy_endpoint(proxy_url, frame_origins=frame_origins, on_note=on_note)
         routes: list[BaseRoute] = [Route("/{path:path}", endpoint, methods=_ALL_METHODS)]
         if websockets_available():
-            routes.append(WebSocketRoute("/{path:path}", build_websocket_endpoint(proxy_url)))
+            routes.append(WebSocketRoute("/{path:path}", build_websocket_endpoint(proxy_url, on_full_reload)))
         app = _hide_dot_paths(Starlette(routes=routes))
     else:
         assert root is not None

@@ -71,6 +71,8 @@ class HostSetup:
     instances: dict[str, str] = field(default_factory=dict)
     # Told each brokered call that failed (a cancelled dialog is none).
     on_failed_call: Callable[[dict[str, Any]], None] | None = None
+    # Whether the dev server behind --proxy just told the frame to reload (used up when asked).
+    dev_reload_seen: Callable[[], bool] | None = None
 
     def mint_token(self, instance_id: str | None) -> dict[str, Any]:
         """The local platform's RS256 block token for a registered instance; DevError otherwise.
@@ -357,6 +359,13 @@ def build_host_app(setup: HostSetup, *, hosts: HostAllowlist, hint: str = "") ->
                             "hadGrant": was})
         return {"reset": was}
 
+    def frame_navigated(body: dict[str, Any]) -> dict[str, Any]:
+        # The frame loaded a new document after READY. On the platform nothing follows; but when the
+        # dev server behind --proxy caused it (an edit it could not hot-swap), there is no platform
+        # counterpart, and the host remounts the block, as a new version would be mounted.
+        seen = setup.dev_reload_seen is not None and setup.dev_reload_seen()
+        return {"devServer": seen}
+
     def token(body: dict[str, Any]) -> dict[str, Any]:
         # As the platform's token route refuses a block instance it does not know, so does this one:
         # a host tab left open across a restart names a page this run never registered.
@@ -388,6 +397,7 @@ def build_host_app(setup: HostSetup, *, hosts: HostAllowlist, hint: str = "") ->
             Route("/api/viewer", api(choose_viewer), methods=["POST"]),
             Route("/api/consent", api(consent_answer), methods=["POST"]),
             Route("/api/consent/reset", api(consent_reset), methods=["POST"]),
+            Route("/api/frame-navigated", api(frame_navigated), methods=["POST"]),
             Route("/api/trace", trace_dump),
             Mount("/static", app=StaticFiles(directory=STATIC_DIR)),
         ]

@@ -14,6 +14,7 @@ included, come back untouched: its own protections (Vite's, CVE-2025-24010) stan
 from __future__ import annotations
 
 import asyncio
+import json
 import http.client
 import socket
 from collections.abc import Awaitable, Callable
@@ -166,7 +167,19 @@ def websockets_available() -> bool:
     return find_spec("websockets") is not None
 
 
-def build_websocket_endpoint(url: str) -> Callable[[Any], Awaitable[None]]:
+def is_full_reload(data: str) -> bool:
+    """Whether a dev server's HMR message tells the page to reload itself (Vite's ``full-reload``)."""
+    if "full-reload" not in data:
+        return False
+    try:
+        message = json.loads(data)
+    except ValueError:
+        return False
+    return isinstance(message, dict) and message.get("type") == "full-reload"
+
+
+def build_websocket_endpoint(url: str, on_full_reload: Callable[[], None] | None = None
+                             ) -> Callable[[Any], Awaitable[None]]:
     from starlette.websockets import WebSocket, WebSocketDisconnect
     from websockets.asyncio.client import connect
     from websockets.exceptions import ConnectionClosed, WebSocketException
@@ -209,6 +222,8 @@ def build_websocket_endpoint(url: str) -> Callable[[Any], Awaitable[None]]:
                 try:
                     async for data in upstream:
                         if isinstance(data, str):
+                            if on_full_reload is not None and is_full_reload(data):
+                                on_full_reload()  # before the page hears it: the host must know first
                             await websocket.send_text(data)
                         else:
                             await websocket.send_bytes(data)

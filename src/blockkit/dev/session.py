@@ -179,6 +179,7 @@ class DevSession:
             servers.stop()
             self.trace.close()
             raise
+        reloads = _DevReloads()
         setup = HostSetup(
             manifest=self.manifest,
             surface=self.surface,
@@ -192,6 +193,7 @@ class DevSession:
             platform=self.platform,
             on_note=self.options.on_note,
             on_failed_call=self.options.on_failed_call,
+            dev_reload_seen=reloads.take,
         )
         # Each server answers its own port's loopback names and the --allowed-host names.
         block_hosts = HostAllowlist(servers.block_port, self.allowed_hosts)
@@ -208,6 +210,7 @@ class DevSession:
                 websocket_origins=OriginPolicy((block_hosts, host_hosts), opaque=frame_origins.opaque),
                 hint=ALLOWED_HOST_HINT,
                 on_note=self.options.on_note,
+                on_full_reload=reloads.mark,
             )
             servers.start(block_app, build_host_app(setup, hosts=host_hosts, hint=ALLOWED_HOST_HINT))
         except BaseException:
@@ -249,6 +252,32 @@ class DevSession:
 
     def events(self) -> list[dict[str, Any]]:
         return self.trace.events() if self.trace is not None else []
+
+
+class _DevReloads:
+    """The dev server's last full-reload order to the frame (proxy thread), asked by the host page."""
+
+    WINDOW_S = 30.0
+
+    def __init__(self) -> None:
+        import threading
+
+        self._lock = threading.Lock()
+        self._at: float | None = None
+
+    def mark(self) -> None:
+        import time
+
+        with self._lock:
+            self._at = time.monotonic()
+
+    def take(self) -> bool:
+        import time
+
+        with self._lock:
+            seen = self._at is not None and time.monotonic() - self._at <= self.WINDOW_S
+            self._at = None
+            return seen
 
 
 def _check_allowed_hosts(names: tuple[str, ...]) -> tuple[str, ...]:

@@ -206,6 +206,14 @@
           ? "the platform sends the new document no BLOCK_INIT; press Reload block to remount it"
           : "BLOCK_INIT re-posts go on until BLOCK_READY"
       });
+      if (!state.ready) return;
+      // A reload the dev server behind --proxy asked for (an edit it could not hot-swap) has no
+      // platform counterpart: remount the block, as a new version of it would be mounted.
+      post("/api/frame-navigated", {}).then(function (answer) {
+        if (!answer || !answer.devServer || state.iframe !== frame) return;
+        record({ kind: "lifecycle", event: "block-reloaded", reason: "the dev server reloaded the block" });
+        restart();
+      }, reportFailure);
     });
     stage.frameHost.appendChild(frame);
     stage.showOverlay(!showFromMount, state.attempt > 1);
