@@ -938,7 +938,7 @@ def _wildcard_pack(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -
     ceiling = level if isinstance(level, int) and level > 0 else 1
     pack_level = row[6] or 0
     if pack_level & ceiling != pack_level:
-        return refusal("WILDCARD_PACK_RESULT", "FORBIDDEN", "forbidden")
+        return refusal("WILDCARD_PACK_RESULT", "above_maturity", "forbidden")
     names = sorted(WILDCARD_PACKS)
     start = version_id % len(names)
     lists = {name: list(WILDCARD_PACKS[name]) for name in names[start:] + names[:start]}
