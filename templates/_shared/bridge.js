@@ -141,6 +141,57 @@
  */
 
 /**
+ * A checkpoint the viewer picked in the host's picker (CHECKPOINT_PICKER_RESULT.selected).
+ * @typedef {object} PickedCheckpoint
+ * @property {number} versionId the model version id
+ * @property {number} modelId
+ * @property {string} modelName
+ * @property {string} versionName
+ * @property {string} baseModel
+ */
+
+/**
+ * A resource the viewer picked (RESOURCE_PICKER_RESULT.selected): a checkpoint or a LoRA.
+ * @typedef {PickedCheckpoint & {modelType: string, strength: number, minStrength: number, maxStrength: number,
+ *   trainedWords: string[], clipSkip: number | null}} PickedResource
+ */
+
+/**
+ * An uploaded image (IMAGE_UPLOAD_RESULT.selected). A display upload (the default) is scanned:
+ * {imageId, nsfwLevel, contentRating, url}; with asyncScan it is {status: 'pending', imageId, url} and the
+ * verdict comes later (onImageScanResolved); a generationSource upload is {url, width, height}.
+ * @typedef {Record<string, any>} UploadedImage
+ */
+
+/**
+ * @typedef {object} UploadOptions
+ * @property {'display' | 'generationSource'} [purpose] 'display' (public, scanned) by default
+ * @property {boolean} [asyncScan] display only: resolve at once with a pending handle, the verdict later
+ */
+
+/**
+ * IMAGE_SCAN_RESOLVED: the verdict on an asyncScan upload.
+ * @typedef {object} ImageScanResolved
+ * @property {string} requestId the upload request's id
+ * @property {number} imageId
+ * @property {{status: 'scanned', image: UploadedImage} | {status: 'blocked', reason?: string} | {status: 'error', message?: string}} result
+ */
+
+/**
+ * A wildcard pack (WILDCARD_PACK_RESULT.pack).
+ * @typedef {object} WildcardPack
+ * @property {number} modelId
+ * @property {number} modelVersionId
+ * @property {string} modelName
+ * @property {string} versionName
+ * @property {string | null} creatorUsername
+ * @property {Record<string, string[]>} lists
+ * @property {boolean} truncated
+ * @property {string[]} truncatedLists
+ * @property {{browsingLevel: number, sfwOnly: boolean}} maturity
+ */
+
+/**
  * @typedef {object} BridgeState
  * @property {BlockInit | null} init
  * @property {BlockToken | null} token
@@ -187,14 +238,27 @@
  * @property {(key: string) => Promise<unknown>} storageGet the stored value, or null
  * @property {(key: string, value: unknown) => Promise<Record<string, any>>} storageSet
  * @property {(key: string) => Promise<Record<string, any>>} storageDelete
+ * @property {(options?: {baseModelGroup?: string}) => Promise<PickedCheckpoint | null>} pickCheckpoint
+ *   OPEN_CHECKPOINT_PICKER: checkpoints of the family (`baseModelGroup`, e.g. 'SDXL' or 'Flux.1 D'; none: an empty list)
+ * @property {(resourceType: 'Checkpoint' | 'LORA', options?: {baseModelGroup?: string}) => Promise<PickedResource | null>} pickResource
+ *   OPEN_RESOURCE_PICKER (page only): another type opens nothing, and the host never answers
+ * @property {(options?: UploadOptions) => Promise<UploadedImage | null>} uploadImage OPEN_IMAGE_UPLOAD (page only)
+ * @property {(listener: (push: ImageScanResolved) => void) => () => void} onImageScanResolved
+ * @property {(target: {url: string} | {imageId: number}, filename?: string) => Promise<void>} saveImage
+ *   SAVE_IMAGE (page only): an https URL on the platform's image hosts, or a published image's id; the host downloads it
+ * @property {(modelVersionId: number) => Promise<WildcardPack>} getWildcardPack GET_WILDCARD_PACK (page only)
+ * @property {(versionId: number | null) => Promise<void>} setUserCheckpoint
+ *   SET_USER_CHECKPOINT: model slots only (a page always refuses); null clears the choice
+ * @property {(workflowId: string, imageIndexes?: number[]) => Promise<number[]>} publishOutputs
+ *   PUBLISH_GENERATION_OUTPUTS (page only): the host asks the viewer first; Cancel rejects with code CANCELED
  */
 
 /**
- * A refused or unanswered request. `code` is the reply's error when it is a code
- * (e.g. "CANCELED", "already_owned", "banned"; "SCOPE_NOT_DECLARED" from
- * "SCOPE_NOT_DECLARED: …"), "REFUSED" when the host answered with a sentence,
- * "WORKFLOW_REFUSED" for a failed snapshot of a refused workflow request,
- * or "TIMEOUT", "NO_HOST", "HTTP_<status>". The message holds the host's words.
+ * A refused or unanswered request. The platform refuses with `{error: sentence}` (some replies add
+ * `ok: false`). `code` is the error itself when it is one word ("busy", "not-found", "already_owned",
+ * "banned"), "CANCELED" when the viewer declined a publish, "REFUSED" for any other sentence (the sentence
+ * is in `message`, the whole reply in `reply`), "WORKFLOW_REFUSED" for a failed snapshot of a refused
+ * workflow request, or "TIMEOUT", "NO_HOST", "HTTP_<status>".
  */
 export class BridgeError extends Error {
   /**
@@ -220,7 +284,8 @@ const REQUEST_TIMEOUT_MS = 10000;
 // A dialog waits for the viewer (confirm or cancel), so it gets much longer.
 const DIALOG_TIMEOUT_MS = 10 * 60000;
 // The host's requests that open a dialog (PURCHASE_GOOD is blockkit dev's own).
-const DIALOG_MESSAGES = new Set(['OPEN_BUZZ_PURCHASE', 'OPEN_CHECKPOINT_PICKER', 'OPEN_RESOURCE_PICKER', 'OPEN_IMAGE_UPLOAD', 'PURCHASE_GOOD']);
+const DIALOG_MESSAGES = new Set(['OPEN_BUZZ_PURCHASE', 'OPEN_CHECKPOINT_PICKER', 'OPEN_RESOURCE_PICKER', 'OPEN_IMAGE_UPLOAD',
+  'PUBLISH_GENERATION_OUTPUTS', 'PURCHASE_GOOD']);
 const POLL_INTERVAL_MS = 1000;
 // waitForWorkflow's default limit: a queue and a few steps, with room to spare.
 const WAIT_TIMEOUT_MS = 10 * 60000;
@@ -232,6 +297,8 @@ const REFUSED_WORKFLOW_ID = 'failed';
 const SIGNED_OUT_VIEWER = 'viewer read requires an authenticated viewer';
 // GET_VIEWER's scope: consent-gated, so a signed-in viewer's first token lacks it.
 const VIEWER_SCOPE = 'user:read:self';
+// What the host answers when the viewer cancels its publish dialog (the platform's words).
+const PUBLISH_CANCELED = 'publish canceled';
 const PURCHASE_PATH = '/api/v1/blocks/goods/purchase';
 const ENTITLEMENTS_PATH = '/api/v1/blocks/entitlements';
 
@@ -240,7 +307,8 @@ const ENTITLEMENTS_PATH = '/api/v1/blocks/entitlements';
  * @param {string} error
  */
 function refusalCode(error) {
-  if (/^[A-Za-z][A-Za-z0-9_]*$/.test(error)) return error;
+  if (error === PUBLISH_CANCELED) return 'CANCELED';
+  if (/^[A-Za-z][A-Za-z0-9_-]*$/.test(error)) return error;
   const prefix = /^([A-Z][A-Z0-9_]*):/.exec(error);
   return prefix ? prefix[1] : 'REFUSED';
 }
@@ -271,6 +339,15 @@ export function applyTheme(theme) {
   root.dataset.theme = theme;
   // Form controls and scrollbars follow the theme too.
   root.style.colorScheme = theme === 'dark' || theme === 'light' ? theme : '';
+}
+
+/**
+ * @param {Record<string, unknown>} payload
+ * @param {string} key
+ * @param {unknown} value added when it is a non-empty string
+ */
+function withString(payload, key, value) {
+  return typeof value === 'string' && value ? { ...payload, [key]: value } : payload;
 }
 
 function defaultHeight() {
@@ -309,6 +386,8 @@ export function connect(options = {}) {
   let state = { init: null, token: null, theme: null, subPath: null, suspended: false };
   /** @type {Set<() => void>} */
   const listeners = new Set();
+  /** @type {Set<(push: ImageScanResolved) => void>} */
+  const scanListeners = new Set();
   // Requests in flight, by requestId: the host's reply echoes it.
   /** @type {Map<string, (payload: Record<string, any>) => void>} */
   const pending = new Map();
@@ -433,6 +512,9 @@ export function connect(options = {}) {
         return update({ suspended: true });
       case 'RESUME':
         return update({ suspended: false });
+      case 'IMAGE_SCAN_RESOLVED':
+        // A push, not a reply: it carries the upload request's id, whose reply came already.
+        return scanListeners.forEach((listener) => listener(/** @type {ImageScanResolved} */ (payload)));
       default: {
         // A reply (TOKEN_REFRESH_RESPONSE, VIEWER_RESULT, ...): it echoes its request's id.
         const settle = typeof payload.requestId === 'string' ? pending.get(payload.requestId) : undefined;
@@ -689,6 +771,28 @@ export function connect(options = {}) {
     storageGet: (key) => request('APP_STORAGE_GET', { key }).then((reply) => reply.value ?? null),
     storageSet: (key, value) => request('APP_STORAGE_SET', { key, value }),
     storageDelete: (key) => request('APP_STORAGE_DELETE', { key }),
+    // The host's pickers and upload resolve the viewer's choice, or null when the viewer closed them
+    // (the platform answers a dismissal with a bare {requestId}).
+    pickCheckpoint: (options = {}) =>
+      request('OPEN_CHECKPOINT_PICKER', withString({}, 'baseModelGroup', options.baseModelGroup)).then((reply) => reply.selected ?? null),
+    pickResource: (resourceType, options = {}) =>
+      request('OPEN_RESOURCE_PICKER', withString({ resourceType }, 'baseModelGroup', options.baseModelGroup)).then((reply) => reply.selected ?? null),
+    uploadImage: (options = {}) =>
+      request('OPEN_IMAGE_UPLOAD', {
+        ...(options.purpose ? { purpose: options.purpose } : {}),
+        ...(options.asyncScan ? { asyncScan: true } : {}),
+      }).then((reply) => reply.selected ?? null),
+    onImageScanResolved(listener) {
+      scanListeners.add(listener);
+      return () => scanListeners.delete(listener);
+    },
+    saveImage: (target, filename) =>
+      request('SAVE_IMAGE', { ...target, ...(filename ? { filename } : {}) }).then(() => undefined),
+    getWildcardPack: (modelVersionId) => request('GET_WILDCARD_PACK', { modelVersionId }).then((reply) => reply.pack),
+    setUserCheckpoint: (versionId) => request('SET_USER_CHECKPOINT', { versionId }).then(() => undefined),
+    publishOutputs: (workflowId, imageIndexes) =>
+      request('PUBLISH_GENERATION_OUTPUTS', { workflowId, ...(imageIndexes ? { imageIndexes } : {}) })
+        .then((reply) => reply.result?.imageIds ?? []),
   };
   return bridge;
 }

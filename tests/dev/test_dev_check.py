@@ -132,9 +132,10 @@ SELLER = {"scopes": ["buzz:read:self", "goods:purchase:self"],
 
 
 def test_failed_brokered_calls_are_reported_and_fail_the_check(tmp_path: Path, make_block: Any) -> None:
-    # An unknown wildcard pack is the block's own mistake: it fails the check. A balance asked for
-    # while signed out is refused for the viewer's state: listed, and it would not fail the check alone.
-    behaviour = {"afterReady": [{"type": "GET_WILDCARD_PACK", "payload": {"requestId": "g1", "name": "no-such-pack"}},
+    # Saving a data: URL is the block's own mistake (the platform saves only its image hosts' URLs): it
+    # fails the check. A balance asked for while signed out is refused for the viewer's state: listed,
+    # and it would not fail the check alone.
+    behaviour = {"afterReady": [{"type": "SAVE_IMAGE", "payload": {"requestId": "g1", "url": "data:image/png;base64,AA=="}},
                                 {"type": "GET_BUZZ_BALANCE", "payload": {"requestId": "b1"}}]}
     block = make_block(manifest=SELLER, behaviour=behaviour)
     result = check(block, "--anonymous", "--format", "json", tmp_path=tmp_path)
@@ -142,16 +143,16 @@ def test_failed_brokered_calls_are_reported_and_fail_the_check(tmp_path: Path, m
     verdict = json.loads(result.stdout)
     assert verdict["verdict"] == "failed-calls" and verdict["ok"] is False and verdict["violations"] == []
     calls = {c["type"]: c for c in verdict["failedCalls"]}
-    pack = calls["GET_WILDCARD_PACK"]
-    assert pack["error"] == "NOT_FOUND" and pack["failsCheck"] is True
-    assert pack["requestId"] == "g1" and pack["cause"] == "request" and "colors" in pack["message"]
+    save = calls["SAVE_IMAGE"]
+    assert save["error"] == "url_not_allowed" and save["failsCheck"] is True
+    assert save["requestId"] == "g1" and save["cause"] == "request" and save["message"] == "image url is not allowed"
     assert calls["GET_BUZZ_BALANCE"]["error"] == "SIGN_IN_REQUIRED" and calls["GET_BUZZ_BALANCE"]["failsCheck"] is False
 
     text = check(block, "--anonymous", tmp_path=tmp_path)
     assert text.returncode == 1
     lines = text.stdout.splitlines()
     assert lines[0].startswith("fail: failed brokered calls (1) (scripted-block on page)")
-    assert any(line.startswith("  - GET_WILDCARD_PACK: NOT_FOUND: packs: ") for line in lines)
+    assert any(line.startswith("  - SAVE_IMAGE: url_not_allowed: image url is not allowed") for line in lines)
 
 
 def test_a_refusal_for_a_signed_out_viewer_alone_passes(tmp_path: Path, make_block: Any) -> None:
@@ -159,7 +160,8 @@ def test_a_refusal_for_a_signed_out_viewer_alone_passes(tmp_path: Path, make_blo
     result = check(make_block(manifest=SELLER, behaviour=behaviour), "--anonymous", tmp_path=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.startswith("ok: handshake completed")
-    assert "  - GET_BUZZ_BALANCE: SIGN_IN_REQUIRED: this needs a signed-in viewer [the viewer's state" in result.stdout
+    assert ("  - GET_BUZZ_BALANCE: SIGN_IN_REQUIRED: buzz balance requires an authenticated viewer [the viewer's state"
+            in result.stdout)
 
 
 def test_the_wait_for_block_ready_shows_progress(tmp_path: Path, make_block: Any) -> None:

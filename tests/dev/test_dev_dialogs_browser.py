@@ -2,12 +2,12 @@
 
 Each request opens a dialog in the host page (as the platform asks the viewer); what the
 developer chooses goes back to the block, and what confirming buys is in the local platform's
-store afterwards. Cancelling answers ``CANCELED`` and changes nothing.
+store afterwards. Cancelling changes nothing: a picker or upload answers the platform's bare
+``{requestId}``, Buy Buzz ``{purchased: false}``, a good ``CANCELED``.
 """
 
 from __future__ import annotations
 
-import base64
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -59,38 +59,55 @@ def _dialog(run: Any, type_: str) -> Any:
     return run.page.wait_for_selector(f".dialog-card[data-type={type_}]")
 
 
-@pytest.mark.parametrize("type_, button, key", [("OPEN_RESOURCE_PICKER", "#pick-resource", "resource"),
-                                                ("OPEN_CHECKPOINT_PICKER", "#pick-checkpoint", "checkpoint")])
+@pytest.mark.parametrize("type_, button, key, model_type", [
+    ("OPEN_RESOURCE_PICKER", "#pick-resource", "resource", "LORA"),
+    ("OPEN_CHECKPOINT_PICKER", "#pick-checkpoint", "checkpoint", "Checkpoint")])
 def test_a_picker_lists_the_emulated_catalogue_and_returns_the_choice(wired: Any, type_: str, button: str,
-                                                                     key: str) -> None:
+                                                                     key: str, model_type: str) -> None:
+    # The platform's reply: {selected: {versionId, ...}} (was {ok, checkpoint|resource: {modelVersionId}}).
     run = wired
     run.frame.click(button)
     _dialog(run, type_)
     options = run.page.eval_on_selector_all("#dialog-pick option", "os => os.map(o => [Number(o.value), o.textContent])")
     assert len(options) >= 2, options
     with run.session.platform.store.read() as db:
-        rows = {r[0]: (r[1], r[2]) for r in db.execute(
-            "SELECT v.id, m.name, m.type FROM model_versions v JOIN models m ON m.id = v.model_id")}
+        rows = {r[0]: (r[1], r[2], r[3]) for r in db.execute(
+            "SELECT v.id, m.name, m.type, v.base_model FROM model_versions v JOIN models m ON m.id = v.model_id")}
     for version, label in options:
-        name, model_type = rows[version]  # every option is a version the emulated catalogue holds
-        assert label.startswith(name + " · ")
-        if key == "checkpoint":
-            assert model_type == "Checkpoint"
+        name, found_type, base = rows[version]  # every option is a version the emulated catalogue holds
+        assert label.startswith(name + " · ") and found_type == model_type
+        if key == "checkpoint":  # narrowed to the SDXL family the block asked for
+            assert base in {"SDXL 0.9", "SDXL 1.0", "SDXL 1.0 LCM", "SDXL Lightning", "SDXL Hyper", "SDXL Turbo"}
     chosen, _ = options[1]
     run.page.select_option("#dialog-pick", str(chosen))
     run.page.click(".dialog-confirm")
     assert _text(run.frame, "#picked", "t !== 'none'") == f"{key} {chosen} {rows[chosen][0]}"
     assert not run.page.is_visible("#host-dialog .dialog-card")
+    # Closed without a pick: a bare {requestId}, which the block reads as a dismissal.
+    run.frame.click(button)
+    _dialog(run, type_)
+    run.page.click(".dialog-cancel")
+    assert _text(run.frame, "#picked", "t === 'dismissed'") == "dismissed"
 
 
-def test_the_upload_dialog_hands_the_file_to_the_block(wired: Any) -> None:
+def test_the_upload_dialog_gives_the_block_a_platform_url_not_the_file(wired: Any) -> None:
+    # The platform's display upload: {selected: {imageId, nsfwLevel, contentRating, url}} (was a data URL).
     run = wired
     run.frame.click("#upload-image")
     _dialog(run, "OPEN_IMAGE_UPLOAD")
     run.page.set_input_files("#dialog-file", files=[{"name": "dot.png", "mimeType": "image/png", "buffer": DOT_PNG}])
-    assert _text(run.frame, "#upload", "t !== 'none'") == "dot.png data:image/png;base64"
-    # The block holds the viewer's file, byte for byte.
-    assert base64.b64decode(run.frame.evaluate("window.__upload").split(",", 1)[1]) == DOT_PNG
+    text = _text(run.frame, "#upload", "t !== 'none'")
+    orchestration = run.session.platform.urls.orchestration_url
+    assert text.startswith(f"g {orchestration}/__emulator/blobs/"), text
+    # The block can show it: the URL serves the viewer's picture from the local platform.
+    url = run.frame.evaluate("window.__upload")
+    size = run.frame.evaluate("""url => new Promise(r => { const i = new Image(); i.onload = () => r([i.naturalWidth,
+        i.naturalHeight]); i.onerror = () => r(null); i.src = url; })""", url)
+    assert size == [1, 1]
+    run.frame.click("#upload-image")
+    _dialog(run, "OPEN_IMAGE_UPLOAD")
+    run.page.click(".dialog-cancel")
+    assert _text(run.frame, "#upload", "t === 'dismissed'") == "dismissed"
 
 
 def test_buy_buzz_confirm_adds_to_the_balance_and_cancel_does_not(wired: Any) -> None:

@@ -176,7 +176,7 @@ def test_the_command_serves_until_ctrl_c(tmp_path: Path) -> None:
         # A violation found while serving is said in the terminal as well.
         fetch(host_url.group(0) + "api/inbound", {"t": 1, "jsType": "string", "data": "hi"})
         # So is a brokered call that failed (here: a request from no page this run loaded).
-        pack = {"type": "GET_WILDCARD_PACK", "payload": {"requestId": "p", "name": "colors"}}
+        pack = {"type": "GET_BUZZ_BALANCE", "payload": {"requestId": "p"}}
         fetch(host_url.group(0) + "api/inbound", {"t": 2, "jsType": "object", "data": pack})
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=15)
@@ -186,7 +186,8 @@ def test_the_command_serves_until_ctrl_c(tmp_path: Path) -> None:
     assert process.returncode == 0
     assert "Traceback" not in err and "stopping" in out
     assert "violation: envelope: the message is a string" in err
-    assert "failed call: GET_WILDCARD_PACK: BLOCK_TOKEN_REQUIRED: the host's procedures take a block token" in err
+    # The trace and the terminal keep the code; the block got the platform's sentence.
+    assert "failed call: GET_BUZZ_BALANCE: BLOCK_TOKEN_REQUIRED: invalid block token" in err
 
 
 def test_the_frames_catalogue_calls_are_traced_with_their_status(session: DevSession) -> None:

@@ -50,7 +50,8 @@ def test_an_undeclared_scope_still_gets_an_error_reply_so_the_block_does_not_han
     events = run.settle(SETTLE_MS)
     assert [v["violation"] for v in trace.violations(events)] == ["undeclared-scope"]
     [reply] = trace.messages(events, "out", "APP_STORAGE_SET_RESULT")
-    assert reply["data"]["payload"]["requestId"] == "s1" and "SCOPE_NOT_DECLARED" in reply["data"]["payload"]["error"]
+    # The platform's sentence (was {ok: false, error: "SCOPE_NOT_DECLARED: ..."}).
+    assert reply["data"]["payload"] == {"requestId": "s1", "ok": False, "error": "block lacks apps:storage:write scope"}
 
 
 def test_a_well_behaved_block_using_storage_has_no_violations(host: Any, make_block: Any) -> None:

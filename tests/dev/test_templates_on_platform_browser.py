@@ -283,3 +283,24 @@ def test_a_signed_out_viewer_sees_signed_out_and_the_models(scaffold: Path, tmp_
         assert "GET_VIEWER" in [c["type"] for c in run.calls() if not c["ok"]]
     finally:
         run.close()
+
+
+def test_the_scaffolds_bridge_reads_picks_dismissals_and_sentence_refusals(running: Running) -> None:
+    # The scaffold's own bridge.js against blockkit dev's host: a pick resolves the platform's `selected`,
+    # a dismissal resolves null (it used to reject with CANCELED), a refusal is the platform's sentence.
+    running.frame.evaluate("() => { window.picked = blockkit.pickCheckpoint({ baseModelGroup: 'SDXL' }); }")
+    running.page.wait_for_selector(".dialog-card[data-type=OPEN_CHECKPOINT_PICKER]", timeout=WAIT_MS)
+    running.page.click(".dialog-confirm")
+    picked = running.frame.evaluate("() => window.picked")
+    assert set(picked) == {"versionId", "modelId", "modelName", "versionName", "baseModel"}, picked
+    running.frame.evaluate("() => { window.dismissedPick = blockkit.pickCheckpoint({ baseModelGroup: 'SDXL' }); }")
+    running.page.wait_for_selector(".dialog-card[data-type=OPEN_CHECKPOINT_PICKER]", timeout=WAIT_MS)
+    running.page.click(".dialog-cancel")
+    assert running.frame.evaluate("() => window.dismissedPick") is None
+    refused = running.frame.evaluate("""() => blockkit.setUserCheckpoint(11)
+        .then(() => "resolved", (e) => ({ code: e.code, message: e.message }))""")
+    assert refused == {"code": "REFUSED", "message": "SET_USER_CHECKPOINT refused: page blocks cannot persist a "
+                                                        "checkpoint override (no model binding)"}
+    saved = running.frame.evaluate("""() => blockkit.saveImage({ url: 'data:image/png;base64,AA==' })
+        .then(() => 'saved', (e) => e.message)""")
+    assert saved == "SAVE_IMAGE refused: image url is not allowed"

@@ -333,9 +333,11 @@ test('a refusal {ok: false, error} rejects with a BridgeError: a code as its cod
     && error.message === 'APP_STORAGE_SET refused: value exceeds 64KB cap' && error.reply.ok === false);
   const scoped = bridge.storageDelete('k');
   await tick();
+  // The platform's refusal of an undeclared scope is a sentence (was {error: 'SCOPE_NOT_DECLARED: ...'}).
   answer(world, 'APP_STORAGE_DELETE', 'APP_STORAGE_DELETE_RESULT',
-    { ok: false, error: 'SCOPE_NOT_DECLARED: APP_STORAGE_DELETE needs apps:storage:write' });
-  await assert.rejects(scoped, { code: 'SCOPE_NOT_DECLARED' });
+    { ok: false, deleted: false, error: 'block lacks apps:storage:write scope' });
+  await assert.rejects(scoped, (error) => error.code === 'REFUSED'
+    && error.message === 'APP_STORAGE_DELETE refused: block lacks apps:storage:write scope');
   const reading = bridge.storageGet('k');
   await tick();
   answer(world, 'APP_STORAGE_GET', 'APP_STORAGE_GET_RESULT', { value: null, error: 'storage unavailable' });
@@ -501,4 +503,81 @@ test('in a preview the helpers refuse at once with NO_HOST and post nothing', as
   await assert.rejects(bridge.fetchApi('/api/v1/blocks/models'), { code: 'NO_HOST' });
   assert.equal(await bridge.getViewer(), null);
   assert.equal(world.sent.length, 0);
+});
+
+test('the pickers and the upload resolve the selection, and null when the viewer closes them', async () => {
+  const { world, bridge } = await started();
+  const picked = { versionId: 11, modelId: 3, modelName: 'M', versionName: 'v1', baseModel: 'SDXL 1.0' };
+  const picking = bridge.pickCheckpoint({ baseModelGroup: 'SDXL' });
+  await tick();
+  const request = answer(world, 'OPEN_CHECKPOINT_PICKER', 'CHECKPOINT_PICKER_RESULT', { selected: picked });
+  assert.equal(request.payload.baseModelGroup, 'SDXL');
+  assert.deepEqual(await picking, picked);
+  const dismissed = bridge.pickCheckpoint();
+  await tick();
+  assert.equal('baseModelGroup' in answer(world, 'OPEN_CHECKPOINT_PICKER', 'CHECKPOINT_PICKER_RESULT', {}).payload, false);
+  assert.equal(await dismissed, null);
+  const lora = bridge.pickResource('LORA');
+  await tick();
+  assert.equal(answer(world, 'OPEN_RESOURCE_PICKER', 'RESOURCE_PICKER_RESULT', {}).payload.resourceType, 'LORA');
+  assert.equal(await lora, null);
+  const uploading = bridge.uploadImage({ purpose: 'generationSource' });
+  await tick();
+  const upload = answer(world, 'OPEN_IMAGE_UPLOAD', 'IMAGE_UPLOAD_RESULT', { selected: { url: 'https://x/a.png', width: 2, height: 3 } });
+  assert.equal(upload.payload.purpose, 'generationSource');
+  assert.deepEqual(await uploading, { url: 'https://x/a.png', width: 2, height: 3 });
+});
+
+test('an asyncScan upload resolves pending, and the verdict comes to onImageScanResolved', async () => {
+  const { world, bridge } = await started();
+  const heard = [];
+  const stop = bridge.onImageScanResolved((push) => heard.push(push));
+  const uploading = bridge.uploadImage({ asyncScan: true });
+  await tick();
+  const request = answer(world, 'OPEN_IMAGE_UPLOAD', 'IMAGE_UPLOAD_RESULT',
+    { selected: { status: 'pending', imageId: 5, url: 'https://x/5.png' } });
+  assert.equal(request.payload.asyncScan, true);
+  assert.deepEqual(await uploading, { status: 'pending', imageId: 5, url: 'https://x/5.png' });
+  const verdict = { requestId: request.payload.requestId, imageId: 5, result: { status: 'scanned', image: { imageId: 5 } } };
+  world.deliver('IMAGE_SCAN_RESOLVED', verdict);
+  assert.deepEqual(heard, [verdict]);
+  stop();
+  world.deliver('IMAGE_SCAN_RESOLVED', verdict);
+  assert.equal(heard.length, 1);
+});
+
+test('save, packs, checkpoints and publish read the platform shapes and its {error} refusals', async () => {
+  const { world, bridge } = await started();
+  const saving = bridge.saveImage({ url: 'https://image.civitai.com/a.png' }, 'a.png');
+  await tick();
+  assert.deepEqual(answer(world, 'SAVE_IMAGE', 'SAVE_IMAGE_RESULT', { ok: true }).payload.filename, 'a.png');
+  assert.equal(await saving, undefined);
+  const busy = bridge.saveImage({ imageId: 4 });
+  await tick();
+  answer(world, 'SAVE_IMAGE', 'SAVE_IMAGE_RESULT', { ok: false, error: 'busy' });
+  await assert.rejects(busy, { code: 'busy' });
+  const refused = bridge.saveImage({ url: 'data:image/png;base64,AA==' });
+  await tick();
+  answer(world, 'SAVE_IMAGE', 'SAVE_IMAGE_RESULT', { ok: false, error: 'image url is not allowed' });
+  await assert.rejects(refused, (error) => error.code === 'REFUSED' && error.message === 'SAVE_IMAGE refused: image url is not allowed');
+  const pack = bridge.getWildcardPack(12);
+  await tick();
+  assert.equal(answer(world, 'GET_WILDCARD_PACK', 'WILDCARD_PACK_RESULT', { pack: { lists: { a: ['b'] } } }).payload.modelVersionId, 12);
+  assert.deepEqual(await pack, { lists: { a: ['b'] } });
+  const missing = bridge.getWildcardPack(13);
+  await tick();
+  answer(world, 'GET_WILDCARD_PACK', 'WILDCARD_PACK_RESULT', { error: 'not-found' });
+  await assert.rejects(missing, { code: 'not-found' });
+  const setting = bridge.setUserCheckpoint(null);
+  await tick();
+  assert.equal(answer(world, 'SET_USER_CHECKPOINT', 'USER_CHECKPOINT_SET', { ok: true }).payload.versionId, null);
+  assert.equal(await setting, undefined);
+  const publishing = bridge.publishOutputs('wf1', [0]);
+  await tick();
+  answer(world, 'PUBLISH_GENERATION_OUTPUTS', 'PUBLISH_RESULT', { result: { imageIds: [9] } });
+  assert.deepEqual(await publishing, [9]);
+  const canceled = bridge.publishOutputs('wf1');
+  await tick();
+  answer(world, 'PUBLISH_GENERATION_OUTPUTS', 'PUBLISH_RESULT', { error: 'publish canceled' });
+  await assert.rejects(canceled, { code: 'CANCELED' });
 });

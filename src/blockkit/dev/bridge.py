@@ -14,15 +14,16 @@ from __future__ import annotations
 
 import base64
 import binascii
+import io
 import json
 import re
 import secrets
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 # CONSENT_REQUIRED: the trace's code for a call refused for a scope the viewer has not granted yet.
 from blockkit.dev.platform import CONSENT_REQUIRED
@@ -63,7 +64,6 @@ SIGNED_OUT_VIEWER_ERROR = "viewer read requires an authenticated viewer"
 BUZZ_PACKS = (1000, 5000, 25000)
 PICKER_LIMIT = 50
 IMAGES_BY_IDS_LIMIT = 100
-SAVED_DIR = Path(".blockkit") / "saved-images"
 # PUBLISH_GENERATION_OUTPUTS: the published images (GET_IMAGES_BY_IDS reads them back), and the platform's caps.
 PUBLISHED_FILE = "dev-published-images.json"
 PUBLISH_MAX_IMAGES = 20
@@ -71,16 +71,53 @@ PUBLISH_MAX_IMAGES = 20
 APP_WORKFLOWS_LIMIT_MAX, APP_WORKFLOWS_LIMIT_DEFAULT = 50, 20
 PUBLISH_MAX_INDEXES = 50
 _PUBLISH_LOCK = threading.Lock()
-# GET_WILDCARD_PACK: blockkit's built-in packs (the platform's packs are not public).
+# GET_WILDCARD_PACK: the lists a Wildcards version's pack holds here (the emulator's archives hold pictures,
+# not lists; docs/platform-shapes.md, "Pickers, uploads, saves and packs").
 WILDCARD_PACKS: dict[str, list[str]] = {
     "colors": ["crimson", "teal", "amber", "violet", "ivory", "charcoal", "cobalt", "sage"],
     "animals": ["fox", "owl", "otter", "heron", "lynx", "koi", "moth", "stag"],
     "styles": ["watercolor", "ink sketch", "oil painting", "pixel art", "low poly", "cel shaded"],
     "lighting": ["golden hour", "overcast", "neon", "candlelight", "moonlight", "studio softbox"],
 }
-# Requests that open a dialog in the host page.
+# Requests that open a dialog in the host page (SAVE_IMAGE: the host page's download, no dialog to see).
 DIALOG_TYPES = frozenset({"OPEN_BUZZ_PURCHASE", "PURCHASE_GOOD", "OPEN_CHECKPOINT_PICKER",
-                          "OPEN_RESOURCE_PICKER", "OPEN_IMAGE_UPLOAD"})
+                          "OPEN_RESOURCE_PICKER", "OPEN_IMAGE_UPLOAD", "PUBLISH_GENERATION_OUTPUTS", "SAVE_IMAGE"})
+# The page resource picker's types (pageBlockHostLogic.ts PAGE_RESOURCE_PICKER_TYPES), matched case-insensitively.
+RESOURCE_PICKER_TYPES = ("Checkpoint", "LORA")
+# The platform's recommended-setting defaults for a picked resource (generation-resource-projection.ts).
+RESOURCE_DEFAULTS = {"strength": 1, "minStrength": -1, "maxStrength": 2}
+# SAVE_IMAGE: the platform's image hosts (saveImageDownload.ts CIVITAI_IMAGE_HOSTS; the configured CDN is
+# image.civitai.com too), and how many saves the host runs at once (SAVE_IMAGE_MAX_CONCURRENT).
+SAVE_IMAGE_HOSTS = ("image.civitai.com", "orchestration.civitai.com")
+SAVE_IMAGE_MAX_CONCURRENT = 3
+# PUBLISH_GENERATION_OUTPUTS: what the viewer's Cancel answers (PageBlockHost).
+PUBLISH_CANCELED = "publish canceled"
+# The rating an upload gets here: the emulator runs no scan, so every upload reads as PG (our choice).
+UPLOAD_NSFW_LEVEL = 1
+# Replies whose refusal carries ok: false beside the error, and members a refusal keeps (PageBlockHost).
+_OK_REPLIES = frozenset({"SAVE_IMAGE_RESULT", "USER_CHECKPOINT_SET", "APP_STORAGE_SET_RESULT",
+                         "APP_STORAGE_DELETE_RESULT", "SHARED_UPDATE_RESULT", "SHARED_REPORT_RESULT"})
+_ERROR_MEMBERS: dict[str, dict[str, Any]] = {"APP_STORAGE_GET_RESULT": {"value": None},
+                                             "APP_STORAGE_DELETE_RESULT": {"deleted": False},
+                                             "SHARED_GET_RESULT": {"item": None}}
+_SNAPSHOT_REPLIES = frozenset({"WORKFLOW_SUBMITTED", "ESTIMATE_RESULT", "WORKFLOW_STATUS", "WORKFLOW_CANCELED"})
+# Answered in blockkit dev's own shapes: the goods messages (the purchase route's), Buy Buzz ({purchased}), the token.
+_OWN_SHAPES = frozenset({"PURCHASE_GOOD", "GET_ENTITLEMENTS", "OPEN_BUZZ_PURCHASE", "REQUEST_TOKEN"})
+# The platform's words for a signed-out viewer, by message (blocks.router); others get SIGNED_OUT_DEFAULT.
+SIGNED_OUT_SENTENCES = {
+    "GET_BUZZ_BALANCE": "buzz balance requires an authenticated viewer",
+    "GET_BUZZ_ACCOUNTS": "buzz read requires an authenticated viewer",
+    "GET_BUZZ_TRANSACTIONS": "buzz read requires an authenticated viewer",
+    "GET_DAILY_COMPENSATION": "buzz read requires an authenticated viewer",
+    "QUERY_APP_WORKFLOWS": "workflow query requires authenticated viewer",
+    "CANCEL_APP_WORKFLOW": "workflow cancel requires authenticated viewer",
+    "PUBLISH_GENERATION_OUTPUTS": "publishing requires an authenticated viewer",
+    "GET_IMAGES_BY_IDS": "gated image read requires an authenticated viewer",
+    "SAVE_IMAGE": "gated image read requires an authenticated viewer",
+}
+SIGNED_OUT_DEFAULT = "this needs an authenticated viewer"
+# The platform's answer to a request that carries no block token (blocks.router).
+NO_BLOCK_TOKEN = "invalid block token"
 
 Reply = dict[str, Any]
 
@@ -92,20 +129,45 @@ class Outcome:
     reply: Reply | None = None
     # A dialog the host page shows; its reply comes from finish_dialog.
     dialog: dict[str, Any] | None = None
-    # Why no answer comes (not bridged on this surface), for the panel and the terminal.
+    # Why no answer comes (not bridged on this surface, or dropped as the platform drops it), for the panel,
+    # the terminal and --check; `note_event` names it in the trace.
     note: str | None = None
+    note_event: str = "not-bridged"
     # The brokered call, for the trace: {type, ok, error?}.
     call: dict[str, Any] | None = None
     # REQUEST_CONSENT: the consent step the host page opens once ready ({appName, missingScopes}).
     consent: dict[str, Any] | None = None
     # A passive notice the host page shows (the platform's toast), e.g. a permission no consent can add.
     notice: str | None = None
+    # Host -> block pushes that follow the reply (IMAGE_SCAN_RESOLVED after an asyncScan upload).
+    pushes: list[Reply] = field(default_factory=list)
 
 
 class BridgeRefusal(Exception):
     def __init__(self, code: str, message: str = "") -> None:
         super().__init__(message or code)
         self.code = code
+
+
+class Dropped(Exception):
+    """A request the platform's host drops without a reply (the message says why)."""
+
+
+def refusal(reply_type: str | None, code: str, sentence: str, status: int | None = None) -> dict[str, Any]:
+    """A refusal in the platform's form for ``reply_type``: ``{error: sentence}`` (with ``ok: false`` or the
+    members the platform keeps beside it; a failed snapshot for a workflow reply). The code and status go to
+    the trace only."""
+    if reply_type in _SNAPSHOT_REPLIES:
+        from blockkit.emulator.services.orchestration import workflows
+
+        answer: dict[str, Any] = {"snapshot": workflows.failure_snapshot(BridgeRefusal(code, sentence))}
+    else:
+        answer = {"ok": False} if reply_type in _OK_REPLIES else {}
+        answer.update(_ERROR_MEMBERS.get(reply_type or "", {}))
+        answer["error"] = sentence
+    answer[_CODE] = code
+    answer[_STATUS] = status
+    return answer
 
 
 @dataclass
@@ -136,7 +198,8 @@ class Bridge:
             return Outcome()
         if self.surface_kind == "slot" and not spec.slot_bridged:
             return Outcome(note=f"{type_} is not bridged on model slots: the platform's model-slot host registers "
-                                "no handler for it, so the block gets no answer (PLATFORM.md §8)")
+                                "no handler for it, so the block gets no answer (PLATFORM.md §8; civitai "
+                                "hostHandlerParity.ts)")
         if type_ == "REQUEST_CONSENT":
             return self.consent_request(data.get("payload"), instance_id)
         if spec.reply is None:
@@ -144,13 +207,24 @@ class Bridge:
         raw_payload = data.get("payload")
         payload: dict[str, Any] = raw_payload if isinstance(raw_payload, dict) else {}
         request_id = payload.get("requestId")
-        if type_ in DIALOG_TYPES and scopes_satisfied(spec, self.declared_scopes):
+        try:
+            _check_drop(type_, payload, self.surface_kind)
+        except Dropped as exc:
+            return Outcome(note=f"{type_} dropped: {exc}; the platform's host drops it without a reply",
+                           note_event="dropped")
+        if type_ == "SET_USER_CHECKPOINT" and self.surface_kind == "page":
+            # PageBlockHost: a page has no model binding, so it always refuses (versionId is not read).
+            return self._wrap(spec, payload, refusal(spec.reply, "page_checkpoint", PAGE_CHECKPOINT_REFUSAL), type_)
+        dialog_scoped = type_ == "PUBLISH_GENERATION_OUTPUTS" or scopes_satisfied(spec, self.declared_scopes)
+        if type_ in DIALOG_TYPES and dialog_scoped:
             try:
                 dialog = self._dialog(type_, payload, instance_id)
             except BridgeRefusal as exc:
-                return self._wrap(spec, payload, {"ok": False, "error": exc.code, "message": str(exc)}, type_)
+                return self._wrap(spec, payload, self._refused(type_, spec, exc), type_)
             except Exception as exc:  # noqa: BLE001 - the platform answers a 500; the block gets an error reply
-                return self._wrap(spec, payload, _platform_error(exc), type_)
+                return self._wrap(spec, payload, self._refused(type_, spec, exc), type_)
+            if "answer" in dialog:  # decided at once, no dialog (SAVE_IMAGE busy)
+                return self._wrap(spec, payload, dialog["answer"], type_)
             dialog_id = secrets.token_urlsafe(12)
             self.dialogs[dialog_id] = (instance_id, type_, payload, dialog)
             return Outcome(dialog={"type": type_, "requestId": request_id, "dialogId": dialog_id, **dialog})
@@ -179,20 +253,38 @@ class Bridge:
         spec = BLOCK_TO_HOST[type_]
         try:
             answer = self._confirm(type_, payload, instance_id, choice, shown)
-        except BridgeRefusal as exc:
-            answer = {"ok": False, "error": exc.code, "message": str(exc)}
-        except Exception as exc:  # noqa: BLE001 - the platform answers a 500; the block gets an error reply
-            answer = _platform_error(exc)
-        return self._consent_tagged(self._wrap(spec, payload, answer, type_), spec, instance_id)
+        except Exception as exc:  # noqa: BLE001 - a refusal, or a 500 on the platform: the block gets an error reply
+            answer = self._refused(type_, spec, exc)
+        pushes = answer.pop(_PUSHES, [])
+        outcome = self._consent_tagged(self._wrap(spec, payload, answer, type_), spec, instance_id)
+        outcome.pushes = pushes
+        return outcome
+
+    def saves_in_flight(self) -> int:
+        return sum(1 for (_i, type_, _p, _s) in self.dialogs.values() if type_ == "SAVE_IMAGE")
+
+    def download(self, dialog_id: str) -> tuple[bytes, str] | None:
+        """The bytes of an open SAVE_IMAGE's image on the emulator's own origins (the host page saves them)."""
+        opened = self.dialogs.get(dialog_id)
+        if opened is None or opened[1] != "SAVE_IMAGE":
+            return None
+        from blockkit.emulator.services.orchestration import media
+
+        url = str(opened[3].get("url"))
+        data = media.resolve_local(self.platform.urls, self.platform.store, url)
+        if data is None:
+            return None
+        return data, _image_media_type(data)
 
     def _wrap(self, spec: BlockMessage, payload: dict[str, Any], answer: dict[str, Any], type_: str) -> Outcome:
-        # A failed snapshot's code and status travel beside the answer for the trace only.
+        # A refusal's code and status travel beside the answer for the trace only.
         code, status = answer.pop(_CODE, None), answer.pop(_STATUS, None)
         request_id = payload.get("requestId")
         if isinstance(request_id, str):
             answer = {"requestId": request_id, **answer}
         reply = {"type": spec.reply, "payload": answer}
-        failed = answer.get("ok") is False or "error" in answer
+        # A dismissal (a bare reply on the platform) is traced as CANCELED: no failure, but not a pick either.
+        failed = answer.get("ok") is False or "error" in answer or code == CANCELED
         if type_ == "REQUEST_TOKEN" and not failed:  # the host's own answer, not a call brokered to the platform
             return Outcome(reply=reply)
         call: dict[str, Any] = {"type": type_, "ok": not failed}
@@ -213,14 +305,34 @@ class Bridge:
                             message=f"workflow {snapshot.get('workflowId')} is {snapshot['status']}")
         return Outcome(reply=reply, call=call)
 
+    def _refused(self, type_: str, spec: BlockMessage, exc: BaseException) -> dict[str, Any]:
+        """A refusal raised while answering ``type_``, in the platform's form for its reply."""
+        from blockkit.emulator.services.errors import ServiceError
+
+        if isinstance(exc, BridgeRefusal):
+            code, sentence, status = exc.code, str(exc), None
+            if code == SIGN_IN_ERROR:
+                sentence = SIGNED_OUT_SENTENCES.get(type_, SIGNED_OUT_DEFAULT)
+            elif code == BLOCK_TOKEN_ERROR:
+                sentence = NO_BLOCK_TOKEN
+        elif isinstance(exc, ServiceError):
+            code, sentence, status = _service_code(exc), str(exc), exc.status
+        else:
+            code, sentence, status = PLATFORM_ERROR, f"{type(exc).__name__}: {exc}", 500
+        if type_ in _OWN_SHAPES:
+            answer: dict[str, Any] = {"ok": False, "error": code, "message": sentence}
+            if status is not None:
+                answer["status"] = status
+            return answer
+        return refusal(spec.reply, code, sentence, status)
+
     def _answer(self, type_: str, spec: BlockMessage, payload: dict[str, Any], instance_id: str | None) -> dict[str, Any]:
         if type_ == "REQUEST_TOKEN":
             return self._token(instance_id)
         if not scopes_satisfied(spec, self.declared_scopes):
-            needed = " or ".join(sorted(spec.scopes))
-            return {"ok": False, "error": f"{SCOPE_ERROR}: {type_} needs {needed}"}
-        from blockkit.emulator.services.errors import ServiceError
-
+            # The platform's procedures: "block lacks <scope> scope" (the token cannot hold an undeclared scope).
+            needed = sorted(spec.scopes)[0]
+            return self._refused(type_, spec, BridgeRefusal(SCOPE_ERROR, f"block lacks {needed} scope"))
         try:
             claims = self._claims(instance_id)
             withheld = _withheld_scope(type_, spec, claims)
@@ -228,12 +340,8 @@ class Bridge:
                 # The platform's procedure refuses a token without its scope (blocks.router.ts:381).
                 return {"error": f"block lacks {withheld} scope"}
             return _HANDLERS[type_](self, claims, payload)
-        except BridgeRefusal as exc:
-            return {"ok": False, "error": exc.code, "message": str(exc)}
-        except ServiceError as exc:
-            return {"ok": False, "error": _service_code(exc), "status": exc.status, "message": str(exc)}
-        except Exception as exc:  # noqa: BLE001 - the platform answers a 500; the block gets an error reply
-            return _platform_error(exc)
+        except Exception as exc:  # noqa: BLE001 - a refusal, or a 500 on the platform: the block gets an error reply
+            return self._refused(type_, spec, exc)
 
     def _token(self, instance_id: str | None) -> dict[str, Any]:
         """The emulator's RS256 block token for the instance the page load registered; never another kind."""
@@ -291,6 +399,28 @@ class Bridge:
 
     # --- dialogs -----------------------------------------------------------------------------
     def _dialog(self, type_: str, payload: dict[str, Any], instance_id: str | None) -> dict[str, Any]:
+        if type_ == "OPEN_CHECKPOINT_PICKER":
+            # No token needed: the platform's picker is host chrome over its own catalogue.
+            return {"title": "Choose a checkpoint",
+                    "items": self._catalogue(self.platform.claims(instance_id), ("Checkpoint",),
+                                             payload.get("baseModelGroup"), empty_group_lists_none=True)}
+        if type_ == "OPEN_RESOURCE_PICKER":
+            kind = _resource_type(payload.get("resourceType"))
+            return {"title": "Choose a checkpoint" if kind == "Checkpoint" else "Choose a resource",
+                    "items": self._catalogue(self.platform.claims(instance_id), (str(kind),),
+                                             payload.get("baseModelGroup"), empty_group_lists_none=False)}
+        if type_ == "OPEN_IMAGE_UPLOAD":
+            purpose = "generationSource" if payload.get("purpose") == "generationSource" else "display"
+            return {"title": "Upload an image", "purpose": purpose,
+                    "asyncScan": purpose == "display" and payload.get("asyncScan") is True}
+        if type_ == "PUBLISH_GENERATION_OUTPUTS":
+            indexes = _publish_indexes(payload.get("imageIndexes"))
+            noun = "these results" if indexes is None else f"{len(indexes)} result{'' if len(indexes) == 1 else 's'}"
+            return {"title": "Publish to the shared grid?", "indexes": indexes,
+                    "message": f"Publish {noun} to {self.platform.manifest.name or 'this app'}'s shared grid? "
+                               "Published images are scanned and become visible to other viewers of this app."}
+        if type_ == "SAVE_IMAGE":
+            return self._save_dialog(payload, instance_id)
         claims = self._claims(instance_id)
         if type_ == "OPEN_BUZZ_PURCHASE":
             user = _user(claims)
@@ -298,78 +428,297 @@ class Bridge:
 
             return {"title": "Buy Buzz", "packs": list(BUZZ_PACKS),
                     "balance": buzz.balance(self.platform.store, self.platform.clock, user)}
-        if type_ == "PURCHASE_GOOD":
-            _user(claims)
-            good = next((g for g in self.goods if g.get("id") == payload.get("goodId")), None)
-            if good is None:
-                raise BridgeRefusal("UNKNOWN_GOOD", f"no good {payload.get('goodId')!r} in the manifest's catalogue")
-            return {"title": "Confirm purchase", "good": {k: good.get(k) for k in ("id", "title", "priceBuzz",
-                                                                                    "description", "kind")}}
-        if type_ in ("OPEN_CHECKPOINT_PICKER", "OPEN_RESOURCE_PICKER"):
-            checkpoints = type_ == "OPEN_CHECKPOINT_PICKER"
-            return {"title": "Pick a checkpoint" if checkpoints else "Pick a resource",
-                    "items": self._catalogue(claims, checkpoints_only=checkpoints)}
-        return {"title": "Upload an image"}  # OPEN_IMAGE_UPLOAD
+        # PURCHASE_GOOD
+        _user(claims)
+        good = next((g for g in self.goods if g.get("id") == payload.get("goodId")), None)
+        if good is None:
+            raise BridgeRefusal("UNKNOWN_GOOD", f"no good {payload.get('goodId')!r} in the manifest's catalogue")
+        return {"title": "Confirm purchase", "good": {k: good.get(k) for k in ("id", "title", "priceBuzz",
+                                                                                "description", "kind")}}
+
+    def _save_dialog(self, payload: dict[str, Any], instance_id: str | None) -> dict[str, Any]:
+        # saveImageDownload.ts resolveSaveImageRequest: exactly one of a non-empty url or a positive whole imageId.
+        url, image_id = payload.get("url"), payload.get("imageId")
+        has_url = isinstance(url, str) and url != ""
+        has_id = isinstance(image_id, int) and not isinstance(image_id, bool) and image_id > 0
+        spec = BLOCK_TO_HOST["SAVE_IMAGE"]
+        if has_url == has_id:
+            return {"answer": refusal(spec.reply, "invalid_request", "invalid save-image request")}
+        if self.saves_in_flight() >= SAVE_IMAGE_MAX_CONCURRENT:
+            return {"answer": refusal(spec.reply, "busy", "busy")}
+        if has_id:
+            claims = self._claims(instance_id)
+            found = _images_by_ids(self, claims, {"imageIds": [image_id]})["result"]["images"]
+            image = next((i for i in found if i.get("imageId") == image_id), None)
+            if image is None or image.get("status") != "visible":
+                return {"answer": refusal(spec.reply, "image_unavailable", "image is not available")}
+            url = image["url"]
+        if not self._save_allowed(str(url)):
+            return {"answer": refusal(spec.reply, "url_not_allowed", "image url is not allowed")}
+        filename = payload.get("filename") if isinstance(payload.get("filename"), str) else None
+        local = self._is_local_media(str(url))
+        return {"title": "Save image", "url": url, "filename": _download_name(filename, str(url)), "local": local}
+
+    def _save_allowed(self, url: str) -> bool:
+        """https on the platform's image hosts; locally also the emulator's media and blob URLs, which stand for them."""
+        try:
+            parts = urlsplit(url)
+        except ValueError:
+            return False
+        if parts.scheme == "https" and parts.hostname in SAVE_IMAGE_HOSTS:
+            return True
+        return self._is_local_media(url)
+
+    def _is_local_media(self, url: str) -> bool:
+        from blockkit.emulator.services.orchestration.media import BLOB_PREFIX, MEDIA_PREFIX
+
+        try:
+            parts = urlsplit(url)
+        except ValueError:
+            return False
+        origin = f"{parts.scheme}://{parts.netloc}"
+        urls = self.platform.urls
+        return ((origin == str(urls.base_url) and parts.path.startswith(MEDIA_PREFIX))
+                or (origin == str(urls.orchestration_url) and parts.path.startswith(BLOB_PREFIX)))
 
     def _confirm(self, type_: str, payload: dict[str, Any], instance_id: str | None,
                  choice: dict[str, Any] | None, shown: dict[str, Any]) -> dict[str, Any]:
+        if type_ == "SAVE_IMAGE":
+            # The host page's download finished ({ok: true}) or failed ({error}); None: it never ran.
+            if choice is not None and choice.get("ok") is True:
+                return {"ok": True}
+            sentence = choice.get("error") if choice is not None and isinstance(choice.get("error"), str) else None
+            return refusal(BLOCK_TO_HOST[type_].reply, "download_failed", (sentence or "download failed")[:200])
         if choice is None:
-            # The platform's BUZZ_PURCHASE_RESULT says only whether Buzz was bought.
-            return {"purchased": False} if type_ == "OPEN_BUZZ_PURCHASE" else {"ok": False, "error": CANCELED}
-        claims = self._claims(instance_id)
-        platform = self.platform
-        from blockkit.emulator.services.errors import ServiceError
-
-        try:
             if type_ == "OPEN_BUZZ_PURCHASE":
-                from blockkit.emulator.services import buzz
-
-                amount = choice.get("amount")
-                if amount not in BUZZ_PACKS:
-                    raise BridgeRefusal("BAD_AMOUNT", f"choose one of {BUZZ_PACKS}")
-                balance = buzz.purchase(platform.store, platform.clock, _user(claims), amount)
-                # {purchased} is the platform's reply; amount and balance are blockkit dev's additions.
-                return {"purchased": True, "amount": amount, "balance": balance}
+                # The platform's BUZZ_PURCHASE_RESULT says only whether Buzz was bought.
+                return {"purchased": False}
+            if type_ == "PUBLISH_GENERATION_OUTPUTS":
+                return {"error": PUBLISH_CANCELED, _CODE: CANCELED}
             if type_ == "PURCHASE_GOOD":
-                from blockkit.emulator.services import goods
+                return {"ok": False, "error": CANCELED}
+            # A dismissed picker or upload: the platform's bare {requestId}.
+            return {_CODE: CANCELED}
+        platform = self.platform
+        if type_ in ("OPEN_CHECKPOINT_PICKER", "OPEN_RESOURCE_PICKER"):
+            # Only what this dialog listed can be picked, and only that one comes back.
+            picked = next((i for i in shown.get("items", []) if i["versionId"] == choice.get("versionId")), None)
+            if picked is None:
+                raise BridgeRefusal("NOT_FOUND", "the picked version is not one this picker listed")
+            if type_ == "OPEN_CHECKPOINT_PICKER":
+                return {"selected": {k: picked[k] for k in ("versionId", "modelId", "modelName", "versionName",
+                                                             "baseModel")}}
+            return {"selected": dict(picked)}
+        if type_ == "OPEN_IMAGE_UPLOAD":
+            return self._uploaded(payload, instance_id, choice, shown)
+        if type_ == "PUBLISH_GENERATION_OUTPUTS":
+            claims = self._claims(instance_id)
+            return _publish(self, claims, payload)
+        claims = self._claims(instance_id)
+        if type_ == "OPEN_BUZZ_PURCHASE":
+            from blockkit.emulator.services import buzz
 
-                # What the developer confirmed is what is charged: the Buy names the good and the price
-                # the dialog showed, and the purchase is refused if the catalogue's price moved since.
-                good = shown.get("good") or {}
-                if (choice.get("goodId"), choice.get("priceBuzz")) != (good.get("id"), good.get("priceBuzz")):
-                    raise BridgeRefusal("CONFIRMATION_MISMATCH",
-                                        f"the Buy confirmed {choice.get('goodId')!r} at {choice.get('priceBuzz')!r}"
-                                        f" Buzz, but this dialog showed {good.get('id')!r} at"
-                                        f" {good.get('priceBuzz')!r} Buzz")
-                bought = goods.purchase_good(platform.store, platform.clock, goods.GoodsCaller.from_claims(claims),
-                                             self.goods, good.get("id"), expected_price=good.get("priceBuzz"))
-                return {"ok": True, **bought}
-            if type_ in ("OPEN_CHECKPOINT_PICKER", "OPEN_RESOURCE_PICKER"):
-                items = self._catalogue(claims, checkpoints_only=type_ == "OPEN_CHECKPOINT_PICKER")
-                picked = next((i for i in items if i["modelVersionId"] == choice.get("modelVersionId")), None)
-                if picked is None:
-                    raise BridgeRefusal("NOT_FOUND", "the picked version is not in the catalogue")
-                key = "checkpoint" if type_ == "OPEN_CHECKPOINT_PICKER" else "resource"
-                return {"ok": True, key: picked}
-            # OPEN_IMAGE_UPLOAD: the file as a data URL (nothing leaves this machine).
-            data_url = choice.get("dataUrl")
-            if not isinstance(data_url, str) or not data_url.startswith("data:image/"):
-                raise BridgeRefusal("BAD_IMAGE", "expected an image file")
-            return {"ok": True, "image": {"url": data_url, "name": str(choice.get("name") or "upload"),
-                                          "width": choice.get("width"), "height": choice.get("height")}}
-        except ServiceError as exc:
-            return {"ok": False, "error": _service_code(exc), "status": exc.status, "message": str(exc)}
+            amount = choice.get("amount")
+            if amount not in BUZZ_PACKS:
+                raise BridgeRefusal("BAD_AMOUNT", f"choose one of {BUZZ_PACKS}")
+            balance = buzz.purchase(platform.store, platform.clock, _user(claims), amount)
+            # {purchased} is the platform's reply; amount and balance are blockkit dev's additions.
+            return {"purchased": True, "amount": amount, "balance": balance}
+        from blockkit.emulator.services import goods
 
-    def _catalogue(self, claims: dict[str, Any], *, checkpoints_only: bool) -> list[dict[str, Any]]:
-        level = claims.get("maxBrowsingLevel")
-        ceiling = level if isinstance(level, int) else 1
-        sql = ("SELECT m.id, m.name, m.type, v.id, v.name, v.base_model FROM models m JOIN model_versions v"
-               " ON v.model_id = m.id WHERE m.status = 'Published' AND (m.nsfw_level & ?) = m.nsfw_level"
-               + (" AND m.type = 'Checkpoint'" if checkpoints_only else "") + " ORDER BY m.id, v.id LIMIT ?")
+        # PURCHASE_GOOD. What the developer confirmed is what is charged: the Buy names the good and the price
+        # the dialog showed, and the purchase is refused if the catalogue's price moved since.
+        good = shown.get("good") or {}
+        if (choice.get("goodId"), choice.get("priceBuzz")) != (good.get("id"), good.get("priceBuzz")):
+            raise BridgeRefusal("CONFIRMATION_MISMATCH",
+                                f"the Buy confirmed {choice.get('goodId')!r} at {choice.get('priceBuzz')!r}"
+                                f" Buzz, but this dialog showed {good.get('id')!r} at"
+                                f" {good.get('priceBuzz')!r} Buzz")
+        bought = goods.purchase_good(platform.store, platform.clock, goods.GoodsCaller.from_claims(claims),
+                                     self.goods, good.get("id"), expected_price=good.get("priceBuzz"))
+        return {"ok": True, **bought}
+
+    def _uploaded(self, payload: dict[str, Any], instance_id: str | None, choice: dict[str, Any],
+                  shown: dict[str, Any]) -> dict[str, Any]:
+        """The viewer's file, stored on the local platform as the platform stores an upload: the block gets a
+        URL on the emulator's own origin (never a local path or the file's bytes)."""
+        from blockkit.emulator.services.orchestration import media
+
+        data_url = choice.get("dataUrl")
+        match = re.fullmatch(r"data:image/[a-z0-9.+-]+;base64,([A-Za-z0-9+/=]+)", data_url) if isinstance(
+            data_url, str) else None
+        if match is None:
+            raise BridgeRefusal("BAD_IMAGE", "the file is not an image")
+        picture = _decode_image(match.group(1))
+        claims = self.platform.claims(instance_id) or {}
+        platform = self.platform
+        # Kept as PNG (lossless): the platform stores the upload as given; the emulator's blobs are PNG, JPEG or WebP.
+        row = media.save_blob(platform.store, platform.clock.iso(), _viewer(claims), picture, "png")
+        url = media.blob_url(platform.urls, row)
+        if shown.get("purpose") == "generationSource":
+            return {"selected": {"url": url, "width": row.width, "height": row.height}}
+        image_id = _record_upload(self, claims, url, row.width, row.height)
+        scanned = {"imageId": image_id, "nsfwLevel": UPLOAD_NSFW_LEVEL,
+                   "contentRating": _content_rating(UPLOAD_NSFW_LEVEL), "url": url}
+        if not shown.get("asyncScan"):
+            return {"selected": scanned}
+        request_id = payload.get("requestId")
+        push = {"type": "IMAGE_SCAN_RESOLVED",
+                "payload": {"requestId": request_id, "imageId": image_id,
+                            "result": {"status": "scanned", "image": scanned}}}
+        return {"selected": {"status": "pending", "imageId": image_id, "url": url}, _PUSHES: [push]}
+
+    def _catalogue(self, claims: dict[str, Any] | None, types: tuple[str, ...], group: Any,
+                   *, empty_group_lists_none: bool) -> list[dict[str, Any]]:
+        """What the platform's picker lists: published versions of ``types`` within the viewer's maturity,
+        narrowed to the base models of ``group`` (getBaseModelGroup, then getBaseModelsByGroup). Without a
+        group the checkpoint picker lists nothing and the resource picker every base model (as each host does)."""
+        from blockkit.dev.basemodels import base_model_group, base_models_of_group
+
+        level = (claims or {}).get("maxBrowsingLevel")
+        ceiling = level if isinstance(level, int) and level > 0 else 1
+        base_models = base_models_of_group(base_model_group(group)) if isinstance(group, str) and group else None
+        if base_models is None and empty_group_lists_none:
+            base_models = []
+        if base_models is not None and not base_models:
+            return []
+        marks = ", ".join("?" for _ in types)
+        sql = ("SELECT m.id, m.name, m.type, v.id, v.name, v.base_model, v.trained_words, v.clip_skip"
+               " FROM models m JOIN model_versions v ON v.model_id = m.id"
+               " WHERE m.status = 'Published' AND v.status = 'Published' AND (m.nsfw_level & ?) = m.nsfw_level"
+               f" AND m.type IN ({marks})")
+        args: list[Any] = [ceiling, *types]
+        if base_models is not None:
+            sql += f" AND v.base_model IN ({', '.join('?' for _ in base_models)})"
+            args.extend(base_models)
+        sql += " ORDER BY m.id, v.id LIMIT ?"
+        args.append(PICKER_LIMIT)
         with self.platform.store.read() as db:
-            rows = db.execute(sql, (ceiling, PICKER_LIMIT)).fetchall()
-        return [{"modelId": r[0], "modelName": r[1], "modelType": r[2], "modelVersionId": r[3],
-                 "versionName": r[4], "baseModel": r[5]} for r in rows]
+            rows = db.execute(sql, args).fetchall()
+        items = []
+        for r in rows:
+            try:
+                words = json.loads(r[6])
+            except (TypeError, ValueError):
+                words = []
+            items.append({"versionId": r[3], "modelId": r[0], "modelName": r[1], "versionName": r[4],
+                          "baseModel": r[5], "modelType": r[2], **RESOURCE_DEFAULTS,
+                          "trainedWords": [w for w in words if isinstance(w, str)] if isinstance(words, list) else [],
+                          "clipSkip": r[7]})
+        return items
+
+
+# --- what the platform's host drops, and small helpers -------------------------------------------
+
+# A page refuses SET_USER_CHECKPOINT whatever it carries (PageBlockHost).
+PAGE_CHECKPOINT_REFUSAL = "page blocks cannot persist a checkpoint override (no model binding)"
+# The slot's refusal of a versionId that is neither a number nor null (IframeHost).
+SLOT_CHECKPOINT_TYPE_ERROR = "versionId must be a number or null"
+# Pushes a confirmation sends after its reply (the key never reaches the block).
+_PUSHES = "__pushes"
+# Messages whose handler needs a non-empty string requestId (the platform's resolve*Request functions), by surface.
+_NEEDS_ID = frozenset({"OPEN_RESOURCE_PICKER", "OPEN_IMAGE_UPLOAD", "SAVE_IMAGE", "GET_WILDCARD_PACK",
+                       "PUBLISH_GENERATION_OUTPUTS", "GET_IMAGES_BY_IDS"})
+_NEEDS_ID_ON_PAGE = frozenset({"OPEN_CHECKPOINT_PICKER", "SET_USER_CHECKPOINT"})
+# A string requestId, '' included, is enough for these.
+_NEEDS_STRING_ID = frozenset({"OPEN_CHECKPOINT_PICKER", "SET_USER_CHECKPOINT", "QUERY_APP_WORKFLOWS",
+                              "CANCEL_APP_WORKFLOW"})
+
+
+def _check_drop(type_: str, payload: dict[str, Any], surface: str) -> None:
+    """Raise :class:`Dropped` where the platform's host drops the request without a reply (row 41)."""
+    request_id = payload.get("requestId")
+    if type_ in _NEEDS_ID or (surface == "page" and type_ in _NEEDS_ID_ON_PAGE):
+        if not isinstance(request_id, str) or request_id == "":
+            raise Dropped("payload.requestId must be a non-empty string")
+    elif type_ in _NEEDS_STRING_ID and not isinstance(request_id, str):
+        raise Dropped("payload.requestId must be a string")
+    if type_ == "OPEN_RESOURCE_PICKER" and _resource_type(payload.get("resourceType")) is None:
+        raise Dropped(f"resourceType must be one of {', '.join(RESOURCE_PICKER_TYPES)} (any case); "
+                      "no picker opens for another type")
+    if type_ == "GET_WILDCARD_PACK" and _wildcard_version(payload.get("modelVersionId")) is None:
+        raise Dropped("modelVersionId must be a positive whole number (or a string of one)")
+    if type_ in ("PUBLISH_GENERATION_OUTPUTS", "CANCEL_APP_WORKFLOW"):
+        workflow_id = payload.get("workflowId")
+        if not isinstance(workflow_id, str) or workflow_id == "":
+            raise Dropped("workflowId must be a non-empty string")
+
+
+def _resource_type(value: Any) -> str | None:
+    if not isinstance(value, str):
+        return None
+    wanted = value.strip().lower()
+    return next((t for t in RESOURCE_PICKER_TYPES if t.lower() == wanted), None)
+
+
+def _wildcard_version(value: Any) -> int | None:
+    # resolveGetWildcardPackRequest: a number, or a non-blank string read as Number(); a positive integer.
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str) and value.strip():
+        try:
+            number: float = float(value.strip())
+        except ValueError:
+            return None
+    elif isinstance(value, (int, float)):
+        number = value
+    else:
+        return None
+    return int(number) if number == number and number > 0 and float(number).is_integer() else None
+
+
+def _publish_indexes(raw: Any) -> list[int] | None:
+    # resolvePublishGenerationOutputsRequest: whole numbers >= 0 kept; none left means "publish all".
+    if not isinstance(raw, list):
+        return None
+    kept = [i for i in raw if isinstance(i, int) and not isinstance(i, bool) and i >= 0]
+    return kept or None
+
+
+def _download_name(name: str | None, url: str) -> str:
+    # saveImageDownload.ts sanitizeDownloadFilename: no directories, query or fragment; a doubled extension once.
+    clean = name if name is not None else (url.split("/")[-1] or "download")
+    clean = re.split(r"[\\/]", clean)[-1].split("?")[0].split("#")[0]
+    ext = re.search(r"\.([a-zA-Z0-9]{2,5})$", clean)
+    if ext:
+        clean = re.sub(rf"(\.{re.escape(ext.group(1))})+$", f".{ext.group(1)}", clean)
+    clean = clean.strip()
+    return clean or "download"
+
+
+def _image_media_type(data: bytes) -> str:
+    if data.startswith(b"\x89PNG"):
+        return "image/png"
+    if data.startswith(b"\xff\xd8"):
+        return "image/jpeg"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    return "application/octet-stream"
+
+
+def _decode_image(b64: str) -> Any:
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        raw = base64.b64decode(b64, validate=True)
+        picture = Image.open(io.BytesIO(raw))
+        picture.load()
+    except (binascii.Error, UnidentifiedImageError, OSError, ValueError):
+        raise BridgeRefusal("BAD_IMAGE", "the file is not an image") from None
+    return picture if picture.mode in ("RGB", "RGBA") else picture.convert("RGBA")
+
+
+def _record_upload(b: Bridge, claims: dict[str, Any], url: str, width: int, height: int) -> int:
+    """An uploaded display image, kept with the published ones (GET_IMAGES_BY_IDS and SAVE_IMAGE read it)."""
+    with _PUBLISH_LOCK:
+        saved = _published(b)
+        image_id = saved["nextId"]
+        saved["nextId"] += 1
+        saved["images"][str(image_id)] = {"url": url, "width": width, "height": height, "nsfwLevel": UPLOAD_NSFW_LEVEL,
+                                          "blockId": claims.get("blockId"), "userId": _viewer(claims),
+                                          "uploadedAt": b.platform.clock.iso()}
+        _write_published(b, saved)
+    return image_id
 
 
 # --- handlers: (bridge, claims, payload) -> reply payload ------------------------------------------
@@ -542,25 +891,24 @@ def _workflow_body(payload: dict[str, Any]) -> Any:
 
 
 def _publish(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
-    # The platform's PUBLISH_RESULT: {result: {imageIds}}. It turns the workflow's available outputs (all of them,
-    # or those at `imageIndexes`, in AppWorkflow order; deduplicated, at most 20) into bare images with no post.
-    # blockkit dev keeps them in PUBLISHED_FILE, per block, for GET_IMAGES_BY_IDS; their rating is the output's
-    # own (the platform scans them again). The platform's host asks the viewer first; blockkit dev does not.
+    # The platform's PUBLISH_RESULT: {result: {imageIds}}, sent once the viewer confirmed the host's dialog. It
+    # turns the workflow's available outputs (all of them, or those at `imageIndexes`, in AppWorkflow order;
+    # deduplicated, at most 20) into bare images with no post. blockkit dev keeps them in PUBLISHED_FILE, per
+    # block, for GET_IMAGES_BY_IDS; their rating is the output's own (the platform scans them again).
     from blockkit.emulator.services.orchestration import workflows
 
+    if not scopes_satisfied(BLOCK_TO_HOST["PUBLISH_GENERATION_OUTPUTS"], b.declared_scopes):
+        raise BridgeRefusal(SCOPE_ERROR, "block lacks ai:write:budgeted scope")
     p = b.platform
     user = _user(claims)
     workflow = workflows.poll(p.store, p.clock, p.urls, _workflow_caller(claims), str(payload.get("workflowId")))
     outputs = workflows.app_workflow(workflow)["images"]
     if not outputs:
         raise BridgeRefusal("NO_OUTPUTS", "workflow has no available outputs to publish")
-    raw = payload.get("imageIndexes")
-    if raw is None:
-        indexes: list[Any] = list(range(len(outputs)))
-    elif isinstance(raw, list) and len(raw) <= PUBLISH_MAX_INDEXES and all(
-            isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in raw):
-        indexes = raw
-    else:
+    indexes = _publish_indexes(payload.get("imageIndexes"))
+    if indexes is None:
+        indexes = list(range(len(outputs)))
+    elif len(indexes) > PUBLISH_MAX_INDEXES:
         raise BridgeRefusal("BAD_REQUEST", f"imageIndexes must be at most {PUBLISH_MAX_INDEXES} whole numbers >= 0")
     chosen = [i for i in dict.fromkeys(indexes) if i < len(outputs)][:PUBLISH_MAX_IMAGES]
     if not chosen:
@@ -574,11 +922,15 @@ def _publish(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict
             saved["images"][str(image_id)] = {**outputs[index], "blockId": claims.get("blockId"), "userId": user,
                                               "workflowId": workflow.get("id"), "publishedAt": p.clock.iso()}
             ids.append(image_id)
-        path = b.platform.data_dir / PUBLISHED_FILE
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(saved, indent=1), encoding="utf-8")
-        tmp.replace(path)
+        _write_published(b, saved)
     return {"result": {"imageIds": ids}}
+
+
+def _write_published(b: Bridge, saved: dict[str, Any]) -> None:
+    path = b.platform.data_dir / PUBLISHED_FILE
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(saved, indent=1), encoding="utf-8")
+    tmp.replace(path)
 
 
 def _published(b: Bridge) -> dict[str, Any]:
@@ -629,40 +981,57 @@ def _images_by_ids(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -
     return {"result": {"images": images}}
 
 
-def _save_image(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
-    # The platform saves to the viewer's device; blockkit dev writes the file under .blockkit/saved-images/.
-    url = payload.get("url") or payload.get("dataUrl")
-    match = re.fullmatch(r"data:image/(png|jpeg|webp);base64,([A-Za-z0-9+/=]+)", url) if isinstance(url, str) else None
-    if match is None:
-        raise BridgeRefusal("BAD_IMAGE", "SAVE_IMAGE takes {url: data:image/png|jpeg|webp;base64,...}")
-    try:
-        data = base64.b64decode(match.group(2), validate=True)
-    except binascii.Error:
-        raise BridgeRefusal("BAD_IMAGE", "the data URL is not base64") from None
-    folder = b.platform.manifest.block_dir / SAVED_DIR
-    folder.mkdir(parents=True, exist_ok=True)
-    stem = re.sub(r"[^A-Za-z0-9_.-]", "_", str(payload.get("filename") or "image"))[:64].rsplit(".", 1)[0]
-    path = folder / f"{stem}-{datetime.now(timezone.utc).strftime('%Y%m%dT%H%M%S%f')}.{match.group(1)}"
-    path.write_bytes(data)
-    return {"ok": True, "savedTo": str(path), "bytes": len(data)}
-
-
 def _wildcard_pack(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
-    name = payload.get("name")
-    if name not in WILDCARD_PACKS:
-        raise BridgeRefusal("NOT_FOUND", f"packs: {', '.join(sorted(WILDCARD_PACKS))}")
-    return {"ok": True, "name": name, "entries": list(WILDCARD_PACKS[name])}
+    # The platform's WILDCARD_PACK_RESULT: {pack: {modelId, modelVersionId, modelName, versionName, creatorUsername,
+    # lists, truncated, truncatedLists, maturity: {browsingLevel, sfwOnly}}} or {error: discriminant}. Its host
+    # resolves the pack with the viewer's session (wildcard-pack.service.ts): a version that is missing, not of
+    # a Wildcards model or not downloadable is "not-found"; one above the viewer's ceiling is "forbidden"; a
+    # signed-out viewer's call fails (UNAUTHORIZED), which the host's classifier reads as "parse-failed".
+    from blockkit.emulator.store import models as models_store
+
+    version_id = _wildcard_version(payload.get("modelVersionId"))
+    if _viewer(claims) is None:
+        return refusal("WILDCARD_PACK_RESULT", SIGN_IN_ERROR, "parse-failed")
+    with b.platform.store.read() as db:
+        row = db.execute("SELECT m.id, m.name, m.type, m.status, v.name, v.status, v.nsfw_level, u.username"
+                         " FROM model_versions v JOIN models m ON m.id = v.model_id LEFT JOIN users u ON u.id = m.user_id"
+                         " WHERE v.id = ?", (version_id,)).fetchone()
+        files = models_store.files_of_versions(db, [version_id], public_only=True) if row is not None else []
+    if row is None or row[2] != "Wildcards" or row[3] != "Published" or row[5] != "Published" or not files:
+        return refusal("WILDCARD_PACK_RESULT", "NOT_FOUND", "not-found")
+    level = claims.get("maxBrowsingLevel")
+    ceiling = level if isinstance(level, int) and level > 0 else 1
+    pack_level = row[6] or 0
+    if pack_level & ceiling != pack_level:
+        return refusal("WILDCARD_PACK_RESULT", "above_maturity", "forbidden")
+    names = sorted(WILDCARD_PACKS)
+    start = version_id % len(names)
+    lists = {name: list(WILDCARD_PACKS[name]) for name in names[start:] + names[:start]}
+    return {"pack": {"modelId": row[0], "modelVersionId": version_id, "modelName": row[1], "versionName": row[4],
+                     "creatorUsername": row[7], "lists": lists, "truncated": False, "truncatedLists": [],
+                     "maturity": {"browsingLevel": ceiling, "sfwOnly": ceiling & ~SFW_LEVELS == 0}}}
+
+
+# The browsing levels that hold no mature content (PG, PG-13).
+SFW_LEVELS = 1 | 2
 
 
 def _set_user_checkpoint(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+    # The model slot's USER_CHECKPOINT_SET (IframeHost): `versionId`, a number or null (null clears), -> {ok: true};
+    # anything else -> {ok: false, error: "versionId must be a number or null"}. A page always refuses (handle).
     from blockkit.emulator.services import usersettings
 
+    version = payload.get("versionId")
+    absent = "versionId" not in payload  # undefined is neither a number nor null
+    if absent or (version is not None and (isinstance(version, bool) or not isinstance(version, (int, float)))):
+        return refusal("USER_CHECKPOINT_SET", "BAD_REQUEST", SLOT_CHECKPOINT_TYPE_ERROR)
     user = _user(claims)
-    version = payload.get("modelVersionId")
-    if not isinstance(version, int) or isinstance(version, bool):
-        raise BridgeRefusal("BAD_REQUEST", "modelVersionId must be a whole number")
+    if isinstance(version, float):
+        if not version.is_integer():
+            raise BridgeRefusal("BAD_REQUEST", "versionId must be a whole number")
+        version = int(version)
     usersettings.set_checkpoint(b.platform.data_dir, b.platform.clock, str(claims.get("blockId")), user, version)
-    return {"ok": True, "modelVersionId": version}
+    return {"ok": True}
 
 
 def _entitlements(b: Bridge, claims: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
@@ -709,7 +1078,6 @@ _HANDLERS: dict[str, Callable[[Bridge, dict[str, Any], dict[str, Any]], dict[str
     "CANCEL_APP_WORKFLOW": _cancel_app_workflow,
     "PUBLISH_GENERATION_OUTPUTS": _publish,
     "GET_IMAGES_BY_IDS": _images_by_ids,
-    "SAVE_IMAGE": _save_image,
     "GET_WILDCARD_PACK": _wildcard_pack,
     "SET_USER_CHECKPOINT": _set_user_checkpoint,
     "GET_ENTITLEMENTS": _entitlements,

@@ -123,10 +123,12 @@ def check_inbound(
     return violations
 
 
-def unanswered_request(type_: str | None, request_id: str, waited_ms: float) -> Violation:
-    """A request-style message that no reply echoed within ``waited_ms``."""
+def unanswered_request(type_: str | None, request_id: str, waited_ms: float, reason: str | None = None) -> Violation:
+    """A request-style message that no reply echoed within ``waited_ms`` (``reason``: why the host sent none)."""
     spec = block_message(type_) if type_ else None
-    if spec is None:
+    if reason is not None:
+        pass
+    elif spec is None:
         reason = "the platform host has no handler for this type, so no reply will ever come"
     elif spec.reply is None:
         reason = (

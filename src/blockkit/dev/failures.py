@@ -36,6 +36,7 @@ VIEWER_CODES = frozenset({
     "daily_ceiling",  # the viewer's daily goods ceiling
     "LIMIT_REACHED",  # the viewer's live entries on a shared board
     "already_finished",  # cancelling a workflow that finished meanwhile: a race the block cannot avoid
+    "above_maturity",  # a wildcard pack above the viewer's browsing level
 })
 # Refusals from the platform itself.
 PLATFORM_CODES = frozenset({"PLATFORM_ERROR", "workflow_failed", "workflow_expired"})

@@ -185,6 +185,8 @@ def build_host_app(setup: HostSetup, *, hosts: HostAllowlist, hint: str = "") ->
         goods=list(setup.manifest.goods),
     )
     template = (STATIC_DIR / "host.html").read_text(encoding="utf-8")
+    # (pageId, requestId) -> why the host sends no reply (not bridged here, or dropped as the platform drops it).
+    unanswered_why: dict[tuple[str, str], str] = {}
 
     def api(handler: Callable[[dict[str, Any]], dict[str, Any]]) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:
@@ -238,8 +240,12 @@ def build_host_app(setup: HostSetup, *, hosts: HostAllowlist, hint: str = "") ->
             return {"violations": earlier + [v.as_json() for v in found], "reply": None}
         outcome = bridge.handle(data, setup.instances.get(str(body.get("pageId"))))
         if outcome.note is not None:
-            setup.trace.append({"kind": trace.LIFECYCLE, "event": "not-bridged", "type": message_type,
+            setup.trace.append({"kind": trace.LIFECYCLE, "event": outcome.note_event, "type": message_type,
                                 "reason": outcome.note, "causeSeq": recorded["seq"], **base})
+            payload = data.get("payload") if isinstance(data, dict) else None
+            if isinstance(payload, dict) and isinstance(payload.get("requestId"), str):
+                # Why no reply will come, for the unanswered-request violation the host page reports later.
+                unanswered_why[(str(body.get("pageId")), payload["requestId"])] = outcome.note
             if setup.on_note is not None:
                 setup.on_note(outcome.note)
         if outcome.call is not None:
@@ -251,7 +257,8 @@ def build_host_app(setup: HostSetup, *, hosts: HostAllowlist, hint: str = "") ->
             setup.trace.append({"kind": trace.LIFECYCLE, "event": "consent-requested", "causeSeq": recorded["seq"],
                                 "missingScopes": outcome.consent["missingScopes"], **base})
         return {"violations": earlier + [v.as_json() for v in found], "reply": outcome.reply,
-                "dialog": outcome.dialog, "note": outcome.note, "consent": outcome.consent, "notice": outcome.notice}
+                "dialog": outcome.dialog, "note": outcome.note, "noteEvent": outcome.note_event if outcome.note else None,
+                "consent": outcome.consent, "notice": outcome.notice}
 
     def dropped(event: dict[str, Any], base: dict[str, Any]) -> list[contract.Violation]:
         """A message the host page dropped before any handler (blockkit.dev.transport), into the trace."""
@@ -289,7 +296,19 @@ def build_host_app(setup: HostSetup, *, hosts: HostAllowlist, hint: str = "") ->
         if outcome.call is not None:
             base = {k: body.get(k) for k in ("t", "attempt", "pageId")}
             _record_call(setup, outcome, base, None)
-        return {"reply": outcome.reply}
+        return {"reply": outcome.reply, "pushes": outcome.pushes}
+
+    async def download(request: Request) -> Response:
+        # SAVE_IMAGE: the bytes of an emulator media or blob URL, which the host page then saves (as the
+        # platform's host downloads the image in its own frame). Read from the store: no network.
+        try:
+            body = await _json_body(request)
+        except BadRequest as exc:
+            return JSONResponse({"error": str(exc)}, status_code=exc.status)
+        found = bridge.download(str(body.get("dialogId")))
+        if found is None:
+            return JSONResponse({"error": "no such image to save"}, status_code=404)
+        return Response(found[0], media_type=found[1], headers={"cache-control": "no-store"})
 
     def choose_viewer(body: dict[str, Any]) -> dict[str, Any]:
         if setup.platform is None:
@@ -322,7 +341,8 @@ def build_host_app(setup: HostSetup, *, hosts: HostAllowlist, hint: str = "") ->
                 found.extend(dropped(event, base))
             elif event.get("kind") == UNANSWERED:
                 violation = contract.unanswered_request(
-                    event.get("type"), str(event.get("requestId")), _finite_number(event.get("waitedMs"), "waitedMs")
+                    event.get("type"), str(event.get("requestId")), _finite_number(event.get("waitedMs"), "waitedMs"),
+                    reason=unanswered_why.pop((str(event.get("pageId")), str(event.get("requestId"))), None),
                 )
                 _record_violation(setup, violation, base, None)
                 found.append(violation)
@@ -394,6 +414,7 @@ def build_host_app(setup: HostSetup, *, hosts: HostAllowlist, hint: str = "") ->
             Route("/api/events", api(page_events), methods=["POST"]),
             Route("/api/token", api(token), methods=["POST"]),
             Route("/api/dialog", api(dialog), methods=["POST"]),
+            Route("/api/download", download, methods=["POST"]),
             Route("/api/viewer", api(choose_viewer), methods=["POST"]),
             Route("/api/consent", api(consent_answer), methods=["POST"]),
             Route("/api/consent/reset", api(consent_reset), methods=["POST"]),

@@ -87,19 +87,21 @@ BLOCK_TO_HOST: Mapping[str, BlockMessage] = MappingProxyType(
         "GET_BUZZ_BALANCE": _request("BUZZ_BALANCE_RESULT"),
         "OPEN_BUZZ_PURCHASE": _request("BUZZ_PURCHASE_RESULT"),
         "OPEN_CHECKPOINT_PICKER": _request("CHECKPOINT_PICKER_RESULT"),
-        "OPEN_RESOURCE_PICKER": _request("RESOURCE_PICKER_RESULT"),
-        "OPEN_IMAGE_UPLOAD": _request("IMAGE_UPLOAD_RESULT"),
+        # Page only: the model slot has the narrower checkpoint picker (civitai hostHandlerParity.ts).
+        "OPEN_RESOURCE_PICKER": _request("RESOURCE_PICKER_RESULT", slot=False, resourceType="string"),
+        "OPEN_IMAGE_UPLOAD": _request("IMAGE_UPLOAD_RESULT", slot=False),
         "SET_USER_CHECKPOINT": _request("USER_CHECKPOINT_SET"),
-        "SAVE_IMAGE": _request("SAVE_IMAGE_RESULT"),
+        "SAVE_IMAGE": _request("SAVE_IMAGE_RESULT", slot=False),
         "GET_VIEWER": _request("VIEWER_RESULT", slot=False),
         "GET_BUZZ_TRANSACTIONS": _request("BUZZ_TRANSACTIONS_RESULT", _BUZZ_READ, slot=False),
         "GET_BUZZ_ACCOUNTS": _request("BUZZ_ACCOUNTS_RESULT", _BUZZ_READ, slot=False),
         "GET_DAILY_COMPENSATION": _request("DAILY_COMPENSATION_RESULT", _BUZZ_READ, slot=False),
         "QUERY_APP_WORKFLOWS": _request("APP_WORKFLOWS_RESULT", _GENERATION, slot=False),
         "CANCEL_APP_WORKFLOW": _request("CANCEL_APP_WORKFLOW_RESULT", _GENERATION, slot=False, workflowId="string"),
-        "PUBLISH_GENERATION_OUTPUTS": _request("PUBLISH_RESULT", _GENERATION, workflowId="string"),
-        "GET_IMAGES_BY_IDS": _request("IMAGES_RESULT"),
-        "GET_WILDCARD_PACK": _request("WILDCARD_PACK_RESULT", name="string"),
+        "PUBLISH_GENERATION_OUTPUTS": _request("PUBLISH_RESULT", _GENERATION, slot=False, workflowId="string"),
+        "GET_IMAGES_BY_IDS": _request("IMAGES_RESULT", slot=False),
+        # modelVersionId: a number, or a string of one (the platform reads both).
+        "GET_WILDCARD_PACK": _request("WILDCARD_PACK_RESULT", slot=False),
         # Goods (our names: the monorepo's handler was not found; README "the dev host").
         "PURCHASE_GOOD": _request("GOOD_PURCHASE_RESULT", _GOODS_BUY, goodId="string"),
         "GET_ENTITLEMENTS": _request("ENTITLEMENTS_RESULT", _GOODS_READ),
@@ -108,7 +110,7 @@ BLOCK_TO_HOST: Mapping[str, BlockMessage] = MappingProxyType(
 
 # Host -> block messages that are not replies.
 HOST_PUSHES = frozenset(
-    {"BLOCK_INIT", "TOKEN_REFRESH", "THEME_CHANGE", "ROUTE_CHANGED", "SUSPEND", "RESUME"}
+    {"BLOCK_INIT", "TOKEN_REFRESH", "THEME_CHANGE", "ROUTE_CHANGED", "SUSPEND", "RESUME", "IMAGE_SCAN_RESOLVED"}
 )
 
 HOST_TO_BLOCK = HOST_PUSHES | frozenset(

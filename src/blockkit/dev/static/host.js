@@ -68,6 +68,7 @@
   // usually follows at once, carries it to the server in the same POST (in order, ahead of the
   // request), so a bridge round trip costs one POST instead of two. Anything else goes at once.
   var OUTBOX_MS = 30;
+  var UPLOAD_MAX_CHARS = 1000 * 1000; // a data URL, under the host API's 1 MiB body limit
   var OUTBOX_PIGGYBACK_CHARS = 256 * 1024; // well under the host API's 1 MiB body limit
   var outbox = [];
   var outboxChars = 0;
@@ -454,13 +455,19 @@
       if (result.dialog && state.iframe === frame) {
         // The developer answers now: the request's wait is the developer's, not the host's.
         settle(result.dialog.requestId);
-        dialogs.open(result.dialog, function (choice) {
+        var answerDialog = function (choice) {
           // The dialog's own id (the host's), not the block's requestId, names what is answered.
           post("/api/dialog", { dialogId: result.dialog.dialogId, choice: choice, pageId: config.pageId })
             .then(function (answer) {
               if (answer.reply && state.iframe === frame) send(answer.reply.type, answer.reply.payload);
+              // Pushes that follow the reply (IMAGE_SCAN_RESOLVED after an asyncScan upload).
+              (answer.pushes || []).forEach(function (push) {
+                if (state.iframe === frame) send(push.type, push.payload);
+              });
             }, reportFailure);
-        });
+        };
+        if (result.dialog.type === "SAVE_IMAGE") saveImage(result.dialog, answerDialog);
+        else dialogs.open(result.dialog, answerDialog);
       }
     }, reportFailure);
 
@@ -1037,7 +1044,36 @@
     return ms >= 1000 ? ms / 1000 + " s" : Math.round(ms) + " ms";
   }
 
-  // ---- dialogs: what the platform asks the viewer (buy Buzz, buy a good, pick, upload) ----
+  // ---- SAVE_IMAGE: the host page downloads the image in its own frame, as the platform's host does ----
+  // The emulator's media and blob URLs come from the host server (read from the local store); an
+  // image.civitai.com URL is fetched by this page. The block is told {ok: true} or the failure, never where
+  // the browser put the file.
+  function saveImage(dialog, answer) {
+    var bytes = dialog.local
+      ? fetch("/api/download", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ dialogId: dialog.dialogId })
+        })
+      : fetch(dialog.url);
+    bytes.then(function (response) {
+      if (!response.ok) throw new Error("download failed (" + response.status + ")");
+      return response.blob();
+    }).then(function (blob) {
+      var href = URL.createObjectURL(blob);
+      var link = el("a", { href: href, download: dialog.filename, hidden: "" });
+      document.body.appendChild(link);
+      link.click();
+      document.body.removeChild(link);
+      setTimeout(function () { URL.revokeObjectURL(href); }, 1000);
+      record({ kind: "lifecycle", event: "image-saved", filename: dialog.filename, bytes: blob.size });
+      answer({ ok: true });
+    }).catch(function (error) {
+      answer({ error: error && /^download failed/.test(error.message) ? error.message : "download failed" });
+    });
+  }
+
+  // ---- dialogs: what the platform asks the viewer (buy Buzz, buy a good, pick, upload, publish) ----
   var dialogs = (function () {
     var box = document.getElementById("host-dialog");
     function close() { box.hidden = true; box.replaceChildren(); }
@@ -1074,30 +1110,48 @@
           body.push(el("p", { class: "muted" }, ["The block asks to charge the viewer. Confirm to buy."]));
           // Buy names what this dialog showed: the host charges that, or nothing.
           confirm = function () { return { goodId: good.id, priceBuzz: good.priceBuzz }; };
+        } else if (dialog.type === "PUBLISH_GENERATION_OUTPUTS") {
+          body.push(el("p", { class: "dialog-message" }, [dialog.message]));
+          confirm = function () { return {}; };
         } else if (dialog.type === "OPEN_IMAGE_UPLOAD") {
           var input = el("input", { type: "file", accept: "image/*", id: "dialog-file" });
+          body.push(el("p", { class: "muted" }, [dialog.purpose === "generationSource"
+            ? "A private generation source: not scanned."
+            : "This image is public, so it is scanned (the local platform rates every upload PG)" +
+              (dialog.asyncScan ? "; the block hears the verdict after the upload." : ".")]));
           body.push(input);
           confirm = function () { return null; };
           input.addEventListener("change", function () {
             var file = input.files && input.files[0];
             if (!file) return;
             var reader = new FileReader();
-            reader.onload = function () { finish({ dataUrl: String(reader.result), name: file.name }); };
+            reader.onload = function () {
+              var dataUrl = String(reader.result);
+              // The host API takes at most 1 MiB a request: say so rather than fail the upload unseen.
+              if (dataUrl.length > UPLOAD_MAX_CHARS) {
+                input.value = "";
+                input.insertAdjacentElement("afterend", el("p", { class: "dialog-error" },
+                  ["blockkit dev takes files up to about 700 KB; pick a smaller one."]));
+                return;
+              }
+              finish({ dataUrl: dataUrl, name: file.name });
+            };
             reader.readAsDataURL(file);
           });
         } else {
           var list = el("select", { id: "dialog-pick", size: "8" }, dialog.items.map(function (item) {
-            return el("option", { value: String(item.modelVersionId) },
+            return el("option", { value: String(item.versionId) },
               [item.modelName + " · " + item.versionName + " (" + item.modelType + ", " + item.baseModel + ")"]);
           }));
           if (list.options.length) list.options[0].selected = true;
+          else body.push(el("p", { class: "muted dialog-empty" }, ["Nothing in the local catalogue matches."]));
           body.push(list);
-          confirm = function () { return { modelVersionId: Number(list.value) }; };
+          confirm = list.options.length ? function () { return { versionId: Number(list.value) }; } : null;
         }
         var actions = [button("Cancel", "dialog-cancel", function () { finish(null); })];
-        if (dialog.type !== "OPEN_IMAGE_UPLOAD") {
-          actions.push(button(dialog.type === "PURCHASE_GOOD" ? "Buy" : "Confirm", "dialog-confirm",
-            function () { finish(confirm()); }));
+        if (dialog.type !== "OPEN_IMAGE_UPLOAD" && confirm) {
+          var label = { PURCHASE_GOOD: "Buy", PUBLISH_GENERATION_OUTPUTS: "Publish" }[dialog.type] || "Confirm";
+          actions.push(button(label, "dialog-confirm", function () { finish(confirm()); }));
         }
         body.push(el("div", { class: "dialog-actions" }, actions));
         box.replaceChildren(el("div", { class: "dialog-card", role: "dialog", "data-type": dialog.type }, body));
