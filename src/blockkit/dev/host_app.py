@@ -280,6 +280,10 @@ def build_host_app(setup: HostSetup, *, hosts: HostAllowlist, hint: str = "") ->
             if note is not None:
                 setup.trace.append({"kind": trace.LIFECYCLE, "event": "not-bridged", "type": message_type,
                                     "reason": note, "causeSeq": recorded["seq"], **base})
+                payload = data.get("payload") if isinstance(data, dict) else None
+                if isinstance(payload, dict) and isinstance(payload.get("requestId"), str):
+                    # Why no reply will come, for the unanswered-request violation the page reports later.
+                    unanswered_why[(str(base.get("pageId")), payload["requestId"])] = note
                 if setup.on_note is not None:
                     setup.on_note(note)
         for violation in found:
