@@ -54,6 +54,13 @@ def _answer(status: int, error: str, description: str) -> Response:
 
 # --- the device's calls ----------------------------------------------------------------------------
 
+def _known_client(request: Request, client_id: str) -> bool:
+    """Whether ``client_id`` is registered: looked up before a request is counted, so made-up ids
+    (any page may post them, CORS is ``*``) never reach the rate-limit table (review 2, S01)."""
+    with emulator(request).store.read() as db:
+        return store.get_client(db, client_id) is not None
+
+
 async def device(request: Request) -> Response:
     if request.method == "OPTIONS":
         return web.preflight(CORS)
@@ -68,6 +75,8 @@ def _device(request: Request, pairs: list[tuple[str, str]]) -> Response:
     client_id = web.single(pairs, "client_id")
     if not client_id:
         return _answer(400, "invalid_request", "Missing client_id")
+    if not _known_client(request, client_id):
+        return _answer(400, "invalid_client", "Unknown client")
     limited = web.over_limit(request, "token", f"device:{client_id}:{web.client_ip(request)}")
     if limited is not None:
         limited.headers.update(web.wildcard_cors(CORS))
@@ -100,6 +109,8 @@ def _device_token(request: Request, pairs: list[tuple[str, str]]) -> Response:
     device_code, client_id = web.single(pairs, "device_code"), web.single(pairs, "client_id")
     if not device_code or not client_id:
         return _answer(400, "invalid_request", "device_code and client_id are required")
+    if not _known_client(request, client_id):
+        return _answer(400, "invalid_client", "Unknown client")
     limited = web.over_limit(request, "token", f"device:{client_id}:{web.client_ip(request)}")
     if limited is not None:
         limited.headers.update(web.wildcard_cors(CORS))
