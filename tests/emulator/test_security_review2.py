@@ -76,3 +76,149 @@ def test_s01_the_table_keeps_the_current_window_only_and_bounds_its_keys(emu: Em
         first, _ = store.hit(db, "token", "q" * 500, now=1_000_000.0 + 120, window=60)
         second, _ = store.hit(db, "token", "q" * 500, now=1_000_000.0 + 120, window=60)
         assert (first, second) == (1, 2)
+
+
+# --- S09, S10, S12: export and import -------------------------------------------------------------
+
+def _export(emu: Emulator, target: Any) -> dict[str, Any]:
+    from blockkit.emulator import transfer
+
+    assert emu.store is not None
+    return transfer.export(emu.store, target)
+
+
+def test_s12_an_export_is_private(emu: Emulator, tmp_path: Any) -> None:
+    import os
+    import stat
+
+    target = tmp_path / "export"
+    _export(emu, target)
+    assert stat.S_IMODE(target.stat().st_mode) == 0o700
+    for folder, dirs, files in os.walk(target):
+        for name in dirs:
+            assert stat.S_IMODE(os.stat(os.path.join(folder, name)).st_mode) == 0o700, name
+        for name in files:
+            assert stat.S_IMODE(os.stat(os.path.join(folder, name)).st_mode) == 0o600, name
+
+
+def test_s09_a_target_swapped_for_a_link_is_left_alone(emu: Emulator, tmp_path: Any) -> None:
+    from blockkit.emulator.errors import EmulatorError
+    from blockkit.emulator.execrun import check_export_target, export_replacing
+
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "precious.txt").write_text("keep me")
+    final = tmp_path / "shared" / "final"
+    final.mkdir(parents=True)
+    checked = check_export_target(final)
+    final.rmdir()  # what another account did while the command ran
+    final.symlink_to(victim)
+    assert emu.store is not None
+    with pytest.raises(EmulatorError, match="changed while the command ran"):
+        export_replacing(emu.store, checked)
+    assert (victim / "precious.txt").read_text() == "keep me"
+    assert sorted(p.name for p in victim.iterdir()) == ["precious.txt"]
+    assert final.is_symlink()
+
+
+def test_s09_an_earlier_export_replaced_by_another_directory_is_not_deleted(emu: Emulator, tmp_path: Any) -> None:
+    from blockkit.emulator.errors import EmulatorError
+    from blockkit.emulator.execrun import check_export_target, export_replacing
+
+    final = tmp_path / "final"
+    _export(emu, final)
+    checked = check_export_target(final)
+    final.rename(tmp_path / "moved")
+    final.mkdir()
+    (final / "precious.txt").write_text("keep me")
+    assert emu.store is not None
+    with pytest.raises(EmulatorError, match="changed while the command ran"):
+        export_replacing(emu.store, checked)
+    assert (final / "precious.txt").read_text() == "keep me"
+    # unchanged, an earlier export is replaced as before
+    again = check_export_target(tmp_path / "moved")
+    export_replacing(emu.store, again)
+    assert (tmp_path / "moved" / "manifest.json").is_file()
+
+
+def test_s09_a_target_in_a_folder_others_may_write_is_refused(tmp_path: Any) -> None:
+    import os
+
+    from blockkit.emulator.errors import EmulatorError
+    from blockkit.emulator.execrun import check_export_target
+
+    if os.geteuid() != 0:
+        pytest.skip("needs a folder owned by another account (run as root)")
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chown(shared, 65534, 65534)
+    os.chmod(shared, 0o1777)
+    with pytest.raises(EmulatorError, match="other accounts may write there"):
+        check_export_target(shared / "final")
+    with pytest.raises(EmulatorError, match="symbolic link"):
+        (tmp_path / "link").symlink_to(tmp_path)
+        check_export_target(tmp_path / "link")
+
+
+def _hostile_export(emu: Emulator, tmp_path: Any) -> tuple[Any, dict[str, Any]]:
+    import hashlib
+    import json
+
+    source = tmp_path / "export"
+    manifest = _export(emu, source)
+    data = b"\x89PNG-ten!!"
+    name = "blobs/00000000-0000-4000-8000-000000000000.png"
+    (source / "files" / "blobs").mkdir(parents=True, exist_ok=True)
+    manifest["files"][name] = {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    (source / "manifest.json").write_text(json.dumps(manifest))
+    outside = tmp_path / "outside.png"
+    outside.write_bytes(data)
+    return source, {"name": name, "data": data, "outside": outside}
+
+
+def _import_into(tmp_path: Any, source: Any) -> None:
+    from blockkit.emulator import transfer
+    from blockkit.emulator.store import Store
+
+    store = Store.open(tmp_path / f"data-{secrets.token_hex(4)}")
+    try:
+        transfer.import_export(store, source)
+    finally:
+        store.close()
+
+
+def test_s10_an_export_file_that_is_a_link_is_refused(emu: Emulator, tmp_path: Any) -> None:
+    from blockkit.emulator.transfer import TransferError
+
+    source, blob = _hostile_export(emu, tmp_path)
+    (source / "files" / blob["name"]).symlink_to(blob["outside"])
+    with pytest.raises(TransferError, match="symbolic link"):
+        _import_into(tmp_path, source)
+    (source / "files" / blob["name"]).unlink()
+    (source / "files" / blob["name"]).write_bytes(blob["data"])
+    _import_into(tmp_path, source)  # the same export with the file itself imports
+    users = source / "users.jsonl"
+    users.rename(tmp_path / "users.jsonl")
+    users.symlink_to(tmp_path / "users.jsonl")
+    with pytest.raises(TransferError, match="symbolic link"):
+        _import_into(tmp_path, source)
+
+
+def test_s10_devices_fifos_and_oversized_files_are_refused_unread(emu: Emulator, tmp_path: Any) -> None:
+    import os
+
+    from blockkit.emulator.transfer import TransferError
+
+    source, blob = _hostile_export(emu, tmp_path)
+    path = source / "files" / blob["name"]
+    os.mkfifo(path)  # read whole, a FIFO waits for ever
+    with pytest.raises(TransferError, match="not a regular file"):
+        _import_into(tmp_path, source)
+    path.unlink()
+    path.write_bytes(blob["data"] + b"\0" * 100_000)  # larger than the manifest says
+    with pytest.raises(TransferError, match="larger than the manifest says"):
+        _import_into(tmp_path, source)
+    path.unlink()
+    path.symlink_to("/dev/zero")
+    with pytest.raises(TransferError, match="symbolic link"):
+        _import_into(tmp_path, source)
