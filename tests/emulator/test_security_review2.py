@@ -222,3 +222,13 @@ def test_s10_devices_fifos_and_oversized_files_are_refused_unread(emu: Emulator,
     path.symlink_to("/dev/zero")
     with pytest.raises(TransferError, match="symbolic link"):
         _import_into(tmp_path, source)
+
+
+# --- S02 / R05: what failed is visible --------------------------------------------------------------
+
+def test_r05_the_failed_callbacks_are_listed_with_the_key_only(emu: Emulator) -> None:
+    url = emu.urls.base_url + "/__emulator/callbacks"
+    assert httpx.get(url).status_code == 401
+    listed = httpx.get(url, params={"state": "failed"}, headers={"X-Blockkit-Access-Key": KEY})
+    assert listed.status_code == 200 and listed.json() == {"events": []}
+    assert httpx.get(url, params={"state": "lost"}, headers={"X-Blockkit-Access-Key": KEY}).status_code == 400
