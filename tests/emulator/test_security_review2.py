@@ -232,3 +232,34 @@ def test_r05_the_failed_callbacks_are_listed_with_the_key_only(emu: Emulator) ->
     listed = httpx.get(url, params={"state": "failed"}, headers={"X-Blockkit-Access-Key": KEY})
     assert listed.status_code == 200 and listed.json() == {"events": []}
     assert httpx.get(url, params={"state": "lost"}, headers={"X-Blockkit-Access-Key": KEY}).status_code == 400
+
+
+# --- S18: the key need not be on the command line -------------------------------------------------
+
+def test_s18_the_key_comes_from_a_file_or_the_environment(tmp_path: Any) -> None:
+    import sys
+
+    from emulator_helpers import subprocess_env
+
+    key = "key-from-a-file-0123456789"
+    key_file = tmp_path / "key"
+    key_file.write_text(key + "\n")
+    script = "import os; print(os.environ['BLOCKKIT_ACCESS_KEY'])"
+    import subprocess
+
+    def run(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "blockkit", "emulator", "exec", *args, "--", sys.executable,
+                               "-c", script], capture_output=True, text=True, timeout=120,
+                              env=subprocess_env(**env))
+
+    from_file = run("--access-key-file", str(key_file))
+    assert from_file.returncode == 0, from_file.stderr
+    assert from_file.stdout.strip() == key
+    from_env = run(BLOCKKIT_EMULATOR_ACCESS_KEY="key-from-the-environment-01")
+    assert from_env.returncode == 0, from_env.stderr
+    assert from_env.stdout.strip() == "key-from-the-environment-01"
+    missing = run("--access-key-file", str(tmp_path / "nope"))
+    assert missing.returncode == 2 and "--access-key-file" in missing.stderr and "Traceback" not in missing.stderr
+    helped = subprocess.run([sys.executable, "-m", "blockkit", "emulator", "start", "--help"], capture_output=True,
+                            text=True, timeout=60, env=subprocess_env())
+    assert "(ps)" in " ".join(helped.stdout.split())
