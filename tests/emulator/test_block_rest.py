@@ -540,3 +540,24 @@ def test_e20_a_malformed_cursor_is_400_not_500(o) -> None:
     assert listed.status_code == 400 and listed.json() == {"message": appstorage.BAD_CURSOR}
     shared = block.get("shared-storage/list?cursor=%E2%80%AE")
     assert shared.status_code == 400 and shared.json() == {"message": appstorage.BAD_CURSOR}
+
+
+def test_a_blocks_workflow_names_no_callbacks_or_external_id(o) -> None:
+    # Security review 2, S03: a block's submission with callbacks made the emulator POST JSON to any
+    # loopback or LAN address the block named; S13: a raw externalId answered another app's workflow.
+    b = Block(o, ALL, MEMBER, budget=100)
+    template = {"steps": [{"$type": "textToImage", "name": "0", "input": {"prompt": "x", "width": 64, "height": 64}}]}
+    hostile = {**template, "callbacks": [{"url": "http://127.0.0.1:9/internal?from=block", "type": ["workflow:*"]}]}
+    for path in ("workflows/submit", "workflows/estimate"):
+        body = refused(b.post(path, {"body": hostile}), 400)
+        assert "callbacks" in json.dumps(body)
+        body = refused(b.post(path, {"body": {**template, "externalId": "blk0123456789abcdefgen-1"}}), 400)
+        assert "externalId" in json.dumps(body)
+    assert o.store is not None
+    with o.store.read() as db:
+        assert db.execute("SELECT count(*) FROM workflow_events").fetchone()[0] == 0
+    answer = b.bridge("SUBMIT_WORKFLOW", {"body": hostile})  # the bridge (blockkit dev) takes none either
+    assert answer["snapshot"]["status"] == "failed" and "callbacks" in answer["snapshot"]["error"], answer
+    with o.store.read() as db:
+        assert db.execute("SELECT count(*) FROM workflow_events").fetchone()[0] == 0
+    assert ok(b.post("workflows/submit", {"body": template}))["snapshot"]["status"] == "pending"

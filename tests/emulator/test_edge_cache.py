@@ -82,3 +82,39 @@ def test_unmarked_and_authorised_answers_go_through(served) -> None:
     client.get("/api/v1/images?limit=5")
     client.get(f"/api/v1/models/{model_id}", headers={"Authorization": "Bearer not-a-token"})
     assert edge.hits == hits
+
+
+def test_padded_queries_do_not_grow_the_caches(served) -> None:
+    # Security review 2, S07: GET /models?limit=1&ids=999999&pad=<60,000 hex> (any page can send
+    # it) kept a 60 KB key for a 26-byte answer in both caches; only the bodies were counted.
+    import secrets
+
+    from blockkit.emulator.http.catalogue import fragments
+
+    client, edge, store = served
+    cache, _generation = fragments.cache_for(store)
+    client.get("/api/v1/models?limit=1&ids=999999")
+    edge_before, fragments_before = edge.bytes_held, cache.bytes_held
+    for _ in range(30):
+        answer = client.get(f"/api/v1/models?limit=1&ids=999999&pad={secrets.token_hex(30_000)}",
+                            headers={"Origin": "https://evil.example"})
+        assert answer.status_code == 200
+    assert edge.bytes_held - edge_before < 30 * 1024
+    assert cache.bytes_held - fragments_before < 30 * 1024
+    # what is kept counts its key: a short query's entry holds more than its body
+    body = client.get("/api/v1/models?limit=1&ids=999998").content
+    assert cache.bytes_held - fragments_before > len(body)
+
+
+def test_cache_key_sizes_count() -> None:
+    from blockkit.emulator.http.catalogue import fragments
+
+    assert fragments.key_bytes(("models-page", b"x" * 1000, True, "http://a")) > 1000
+    cache = fragments.FragmentCache.__new__(fragments.FragmentCache)
+    import threading
+
+    cache._lock, cache._data, cache._sizes, cache._bytes, cache.generation = threading.Lock(), {}, {}, 0, 1
+    cache.put(("k", b"q" * 10_000), b"{}", 1)
+    assert len(cache) == 0  # a key this long is not kept
+    cache.put(("k", b"q" * 100), b"{}", 1)
+    assert cache.bytes_held >= 102

@@ -325,6 +325,22 @@ def test_device_deny_on_the_page(oauth: OAuthEnv) -> None:
     assert _poll(oauth, client.client_id, start["device_code"]).json()["error"] == "access_denied"
 
 
+def test_device_form_token_is_bound_to_one_user_code(oauth: OAuthEnv) -> None:
+    # Security review 2, S16: the device page's token was the session's own secret, so a token
+    # read for code 1 approved code 2.
+    client = oauth.client(confidential=False)
+    first, second = _start_device(oauth, client.client_id), _start_device(oauth, client.client_id)
+    browser = oauth.signed_in(oauth.user()["username"])
+    token = _csrf(browser.get(first["verification_uri_complete"], headers=HTML))
+    other = browser.post(oauth.auth_url + "/login/oauth/device",
+                         data={"user_code": second["user_code"], "csrf_token": token, "decision": "approve"})
+    assert other.status_code == 403
+    assert _poll(oauth, client.client_id, second["device_code"]).json()["error"] == "authorization_pending"
+    own = browser.post(oauth.auth_url + "/login/oauth/device",
+                       data={"user_code": first["user_code"], "csrf_token": token, "decision": "approve"})
+    assert own.status_code == 200 and "approved" in own.text
+
+
 def test_device_approval_from_another_origin_is_refused(oauth: OAuthEnv) -> None:
     """A page on another port that started a device code cannot approve it with the victim's cookie."""
     client = oauth.client(confidential=False)

@@ -338,3 +338,158 @@ def test_deleting_an_expired_workflow_before_the_sweep_still_refunds_it(o) -> No
     assert o.orch.delete(f"{URL}/{wf['id']}", headers=o.auth()).status_code == 204
     assert buzz.balance(o.store, o.clock, FREE) == before
     assert books(o)["balanced"]
+
+
+# --- security review 2 S02, reliability review 2 R04 and R05: the callback worker ----------------------
+
+class Trickler:
+    """A receiver that answers ``HTTP/1.1 200 OK`` and then one header byte every 0.2 s, for ever:
+    each socket read gets a byte in time, so only a deadline on the whole delivery ends it."""
+
+    def __init__(self) -> None:
+        import socket
+        import threading
+
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.connections = 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/slow"
+
+    def _serve(self) -> None:
+        import threading
+
+        self.sock.settimeout(0.2)
+        while not self.stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                continue
+            self.connections += 1
+            threading.Thread(target=self._trickle, args=(conn,), daemon=True).start()
+
+    def _trickle(self, conn: Any) -> None:
+        try:
+            conn.sendall(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+            while not self.stop.wait(0.2):
+                conn.sendall(b"a")
+        except OSError:
+            pass
+        finally:
+            conn.close()
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join(timeout=5)
+        self.sock.close()
+
+
+def _wait_until(check: Any, guard: float = 60) -> bool:
+    """Poll ``check`` until true; ``guard`` only stops a broken run from waiting for ever."""
+    import time
+
+    deadline = time.monotonic() + guard
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_a_slow_receiver_holds_up_no_other_callback_and_no_refund(o) -> None:
+    from test_civitai_client_js import Receiver
+
+    from blockkit.emulator.services.orchestration.callbacks import Background
+
+    slow, good = Trickler(), Receiver()
+    good.refused = 1  # answer 200 from the first POST
+    worker = None
+    try:
+        every = ["workflow:*", "step:*", "job:*"]
+        workflows.submit(o.store, o.clock, URLS, WC.api_key(FREE), t2i(callbacks=[{"url": slow.url, "type": every}]))
+        workflows.submit(o.store, o.clock, URLS, WC.api_key(FREE), t2i(callbacks=[{"url": slow.url, "type": every}]))
+        wanted = workflows.submit(o.store, o.clock, URLS, WC.api_key(FREE),
+                                  t2i(callbacks=[{"url": good.url, "type": ["workflow:succeeded"]}]))
+        expiring = t2i()
+        expiring["steps"][0].update(timeout="00:00:01")
+        before = buzz.balance(o.store, o.clock, FREE)
+        expired = workflows.submit(o.store, o.clock, URLS, WC.api_key(FREE), expiring)
+        o.advance(30)
+        worker = Background(o.store, o.clock, interval=0.05).start()
+        assert _wait_until(lambda: slow.connections >= 1)
+        assert _wait_until(lambda: any(b["workflowId"] == wanted["id"] for b in good.bodies)), \
+            "the good receiver's event waited behind the slow receiver"
+
+        def refunded() -> bool:
+            with o.store.read() as db:
+                return db.execute("SELECT count(*) FROM buzz_transactions WHERE reference = ? AND amount > 0",
+                                  (expired["id"],)).fetchone()[0] > 0
+
+        assert _wait_until(refunded), "the expired workflow's refund waited behind the slow receiver"
+        assert buzz.balance(o.store, o.clock, FREE) == before  # the expired one cost nothing in the end
+    finally:
+        if worker is not None:
+            worker.stop()
+        slow.close()
+        good.close()
+
+
+def test_a_delivery_has_a_deadline_for_the_whole_of_it() -> None:
+    from blockkit.emulator.services.orchestration.callbacks import DeadlineExceeded, post_json
+
+    slow = Trickler()
+    try:
+        with pytest.raises(DeadlineExceeded):
+            post_json(slow.url, b"{}", deadline=1.0)
+    finally:
+        slow.close()
+
+
+def test_a_receiver_down_longer_than_the_first_retries_still_gets_its_event_and_a_drop_is_told(o) -> None:
+    import socket
+
+    from test_civitai_client_js import Receiver
+
+    from blockkit.emulator.services.orchestration import callbacks
+
+    # The first retries (0.5, 1, 2, 4, 8 s) add up to 16 s; the retries go on for far longer.
+    assert sum(callbacks.retry_delay(n) for n in range(1, callbacks.MAX_ATTEMPTS)) > 30 * 60
+    closed = socket.create_server(("127.0.0.1", 0))
+    port = closed.getsockname()[1]
+    closed.close()  # nothing listens there now: connections are refused
+
+    def event_of(workflow_id: str) -> dict[str, Any]:
+        with o.store.read() as db:
+            return dict(db.execute("SELECT id, workflow_id, url, event_type, body, due_at, attempts, state"
+                                   " FROM workflow_events WHERE workflow_id = ?", (workflow_id,)).fetchone())
+
+    hooks = [{"url": f"http://127.0.0.1:{port}/hooks", "type": ["workflow:succeeded"]}]
+    later = workflows.submit(o.store, o.clock, URLS, WC.api_key(FREE), t2i(callbacks=hooks))
+    dropped = workflows.submit(o.store, o.clock, URLS, WC.api_key(FREE), t2i(callbacks=hooks))
+    o.advance(30)
+    for _ in range(6):  # the six attempts that used to be all
+        assert not callbacks.deliver_one(o.store, o.clock, event_of(later["id"]))
+    assert event_of(later["id"])["state"] == "pending"
+    receiver = Receiver()  # the receiver is back, on the same port
+    receiver.server.server_close()
+    import http.server
+
+    receiver.server = http.server.ThreadingHTTPServer(("127.0.0.1", port), receiver.server.RequestHandlerClass)
+    import threading
+
+    threading.Thread(target=receiver.server.serve_forever, daemon=True).start()
+    receiver.refused = 1
+    try:
+        assert callbacks.deliver_one(o.store, o.clock, event_of(later["id"]))
+        assert [b["workflowId"] for b in receiver.bodies] == [later["id"]]
+    finally:
+        receiver.close()
+    told: list[str] = []
+    for _ in range(callbacks.MAX_ATTEMPTS):
+        callbacks.deliver_one(o.store, o.clock, event_of(dropped["id"]), note=told.append)
+    assert event_of(dropped["id"])["state"] == "failed"
+    assert len(told) == 1 and dropped["id"] in told[0] and "dropped after" in told[0]
+    with o.store.read() as db:
+        listed = orch_store.events_in(db, ("failed",), 10)
+    assert [e["workflow_id"] for e in listed] == [dropped["id"]] and listed[0]["last_error"]

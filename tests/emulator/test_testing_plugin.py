@@ -28,7 +28,29 @@ def test_running_serves_three_origins_and_gives_their_environment(platform) -> N
     assert env["BLOCKKIT_AUTH_URL"] == platform.auth_url
     assert env["BLOCKKIT_ORCHESTRATION_URL"] == platform.orchestration_url
     assert httpx.get(f"{platform.api_url}/enums").status_code == 200
-    assert httpx.get(f"{platform.auth_url}/login").status_code == 200
+    assert httpx.get(f"{platform.auth_url}/login", headers=platform.headers).status_code == 200
+    assert env["BLOCKKIT_ACCESS_KEY"] == platform.access_key
+
+
+def test_running_has_an_access_key_no_other_account_gets_past(platform) -> None:
+    # Security review 2, S06: running() started with no key, so any local account could sign in
+    # as anyone (POST /login) or move the clock while the tests ran.
+    assert platform.access_key and platform.headers == {"x-blockkit-access-key": platform.access_key}
+    assert httpx.get(f"{platform.auth_url}/login").status_code == 401
+    user = platform.users()[0].username
+    assert httpx.post(f"{platform.auth_url}/login", data={"username": user}).status_code == 401
+    assert httpx.post(f"{platform.base_url}/__emulator/clock", json={"advance": 86400}).status_code == 401
+    moved = httpx.post(f"{platform.base_url}/__emulator/clock", json={"advance": 1}, headers=platform.headers)
+    assert moved.status_code == 200
+    assert platform.sign_in_url == f"{platform.auth_url}/login?key={platform.access_key}"
+    platform.reset()
+
+
+def test_running_without_a_key_when_asked() -> None:
+    with running(seed=1, access_key=None) as open_platform:
+        assert open_platform.access_key is None and open_platform.headers == {}
+        assert "BLOCKKIT_ACCESS_KEY" not in open_platform.env
+        assert httpx.get(f"{open_platform.auth_url}/login").status_code == 200
 
 
 def test_reset_undoes_rows_tokens_balances_and_the_clock(platform) -> None:
@@ -150,13 +172,17 @@ def test_other_seed(blockkit_emulator):
 
 def test_default_seed_from_option(blockkit_emulator, pytestconfig):
     assert blockkit_emulator.seed == (pytestconfig.getoption("blockkit_seed") or 1)
+
+def test_the_fixture_has_a_key(blockkit_emulator):
+    assert httpx.post(blockkit_emulator.base_url + "/__emulator/clock", json={"advance": 86400}).status_code == 401
+    assert httpx.get(blockkit_emulator.auth_url + "/login", headers=blockkit_emulator.headers).status_code == 200
 '''
 
 
 def test_plugin_gives_each_test_a_fresh_world(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_suite=SUITE)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-q")
-    result.assert_outcomes(passed=5)
+    result.assert_outcomes(passed=6)
 
 
 def test_plugin_seed_option(pytester: pytest.Pytester) -> None:

@@ -334,3 +334,53 @@ def test_a_copy_of_the_storage_messages_outside_the_bridge_still_counts(lint) ->
     found = [f for f in lint(clean(), {"bridge.js": bridge, "mine.js": "send('APP_STORAGE_SET');\n"})
              if f.code == "BK319"]
     assert found and "mine.js" in found[0].message
+
+
+# --- hostile checkouts (security review 2, S08 and S11) ------------------------------------------
+
+@pytest.mark.parametrize("kind", ["fifo", "stdin-link", "fifo-source"])
+def test_a_fifo_or_device_in_the_project_is_never_opened(tmp_path: Path, kind: str) -> None:
+    # A checkout may hold index.html -> /dev/stdin (git keeps symlinks) or a FIFO: lint read it
+    # and waited for input for ever. Run as a process whose stdin is a pipe no one writes.
+    path = write_project(tmp_path / "p", clean(bootSkeleton=True), {"app.js": READY_JS})
+    target = tmp_path / "p" / ("src.js" if kind == "fifo-source" else "index.html")
+    if kind == "stdin-link":
+        os.symlink("/dev/stdin", target)
+    else:
+        os.mkfifo(target)
+    if kind == "fifo-source":
+        (tmp_path / "p" / "index.html").write_text(INDEX, encoding="utf-8")
+    import subprocess
+    import sys
+
+    env = {**os.environ, "NO_COLOR": "1"}
+    read_end, write_end = os.pipe()  # stdin: a pipe whose writer stays open and never writes
+    try:
+        with subprocess.Popen([sys.executable, "-m", "blockkit.cli", "lint", str(path), "--format", "json"],
+                              stdin=read_end, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env) as proc:
+            try:
+                _out, err = proc.communicate(timeout=60)  # a hang guard, not a speed bound
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.communicate()
+                pytest.fail("blockkit lint waited on a FIFO or device in the project")
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+    assert proc.returncode in (0, 1), err
+    assert b"Traceback" not in err
+
+
+def test_read_regular_refuses_what_is_not_a_regular_file(tmp_path: Path) -> None:
+    from blockkit.project.scan import read_regular
+
+    os.mkfifo(tmp_path / "fifo")
+    os.symlink("/dev/zero", tmp_path / "zero")
+    (tmp_path / "file").write_bytes(b"x" * 100)
+    os.symlink(tmp_path / "file", tmp_path / "link")
+    for name in ("fifo", "zero"):
+        with pytest.raises(OSError):
+            read_regular(tmp_path / name, 10)
+    assert read_regular(tmp_path / "file", 10) == b"x" * 10
+    assert read_regular(tmp_path / "link", 1000) == b"x" * 100
+    assert Project(tmp_path).read_text("fifo") is None

@@ -242,3 +242,23 @@ async def test_a_client_that_prefers_utf8_gets_byte_columns(tmp_path: Path) -> N
         [bad] = [d for d in client.diagnostics[uri] if d.code == "BK104"]
     at = text.index('"Bad"')
     assert bad.range.start.character == len(text[:at].encode("utf-8")) == at + 3 + 1
+
+
+async def test_a_hostile_checkout_does_not_take_the_servers_own_input(tmp_path: Path) -> None:
+    # Security review 2, S08: index.html -> /dev/stdin is the server's own JSON-RPC stream;
+    # reading it for BK316 swallowed the editor's messages and nothing was answered again.
+    import asyncio
+    import os
+
+    manifest = {**json.loads(HELLO.read_text(encoding="utf-8")), "bootSkeleton": True}
+    path = tmp_path / "block.manifest.json"
+    text = json.dumps(manifest, indent=2) + "\n"
+    path.write_text(text, encoding="utf-8")
+    os.symlink("/dev/stdin", tmp_path / "index.html")
+    async with session() as client:
+        uri = open_document(client, path, text)
+        try:
+            await asyncio.wait_for(settle(client), timeout=60)  # a hang guard, not a speed bound
+        except asyncio.TimeoutError:
+            pytest.fail("the server stopped answering once it read index.html -> /dev/stdin")
+        assert uri in client.diagnostics

@@ -45,9 +45,13 @@ _START_OPTIONS = (
                  help="Once all three origins accept connections, write their URLs, pid, data dir and access key"
                       " here (JSON)."),
     click.option("--sfw-only", is_flag=True, help="Clamp every request to safe-for-work content (a restricted region)."),
-    click.option("--access-key", metavar="KEY",
+    click.option("--access-key", metavar="KEY", envvar="BLOCKKIT_EMULATOR_ACCESS_KEY",
                  help="The access key sign-in, the control routes and block-token minting ask for (default: a new"
-                      " random key each start, printed as a sign-in link and written to the ready file)."),
+                      " random key each start, printed as a sign-in link and written to the ready file). Other"
+                      " local users can read a command line (ps): prefer --access-key-file or the"
+                      " BLOCKKIT_EMULATOR_ACCESS_KEY environment variable."),
+    click.option("--access-key-file", type=click.Path(dir_okay=False, path_type=Path), metavar="PATH",
+                 help="Read the access key from PATH (its first line)."),
     click.option("--no-access-key", is_flag=True,
                  help="Ask for no access key: every local user and process can then sign in as anyone."),
 )
@@ -60,11 +64,21 @@ def _start_options(command: Any) -> Any:
 
 
 def _emulator_options(data: Path | None, host: str, port: int, seed: int, scale: str, ready_file: Path | None,
-                      sfw_only: bool, access_key: str | None, no_access_key: bool) -> EmulatorOptions:
+                      sfw_only: bool, access_key: str | None, no_access_key: bool,
+                      access_key_file: Path | None = None) -> EmulatorOptions:
     """The start options, checked (EmulatorError for a bad one); a new access key unless one is given or refused."""
     from blockkit.emulator.http.access import new_access_key
     from blockkit.emulator.options import EmulatorOptions
 
+    if access_key_file is not None:
+        if access_key is not None:
+            raise EmulatorError("--access-key and --access-key-file: give one or the other")
+        try:
+            lines = access_key_file.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise EmulatorError(f"--access-key-file {access_key_file}: cannot read it: "
+                                f"{getattr(exc, 'strerror', None) or exc}") from None
+        access_key = lines[0].strip() if lines else ""
     if access_key is not None and no_access_key:
         raise EmulatorError("--access-key and --no-access-key: give one or the other")
     return EmulatorOptions(data=data, host=host, port=port, seed=seed, scale=scale, ready_file=ready_file,

@@ -25,11 +25,13 @@ import ctypes.util
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -63,34 +65,98 @@ def _pdeathsig_setter() -> Callable[[], None] | None:
     return setup
 
 
-def check_export_target(target: Path) -> None:
-    """Refuse, before anything starts, an export target that holds something other than an earlier export."""
+@dataclass(frozen=True)
+class ExportTarget:
+    """An ``--export-on-exit`` directory as checked before COMMAND ran.
+
+    ``parent`` is the resolved folder it lives in (ours, or writable by nobody else);
+    ``identity`` is the (st_dev, st_ino) of the earlier export there, or None when there was none.
+    """
+
+    path: Path
+    parent: Path
+    identity: tuple[int, int] | None
+
+
+def _identity(info: os.stat_result) -> tuple[int, int]:
+    return info.st_dev, info.st_ino
+
+
+def check_export_target(target: Path) -> ExportTarget:
+    """Refuse, before anything starts, an export target that holds something other than an earlier
+    export, is a symlink, or lies in a folder another account may change (security review 2, S09)."""
     from blockkit.emulator.transfer import MANIFEST
 
-    if target.exists() and (not target.is_dir() or (any(target.iterdir()) and not (target / MANIFEST).is_file())):
-        raise EmulatorError(f"--export-on-exit {target}: exists and is not an earlier export; give a new or empty"
+    target = Path(target)
+    label = f"--export-on-exit {target}"
+    try:
+        parent = (target.parent if str(target.parent) else Path(".")).resolve()
+        parent_info = parent.stat()
+    except OSError as exc:
+        raise EmulatorError(f"{label}: cannot use its folder: {exc.strerror or exc}") from None
+    if not stat.S_ISDIR(parent_info.st_mode):
+        raise EmulatorError(f"{label}: {parent} is not a directory")
+    if parent_info.st_uid != os.geteuid() and parent_info.st_mode & (stat.S_IWOTH | stat.S_IWGRP):
+        raise EmulatorError(f"{label}: {parent} is not yours and other accounts may write there, so one could"
+                            " swap the directory for a link while the command runs; choose a folder of your own")
+    try:
+        info = os.lstat(parent / target.name)
+    except FileNotFoundError:
+        return ExportTarget(parent / target.name, parent, None)
+    except OSError as exc:
+        raise EmulatorError(f"{label}: {exc.strerror or exc}") from None
+    if stat.S_ISLNK(info.st_mode):
+        raise EmulatorError(f"{label}: is a symbolic link; give the directory itself")
+    here = parent / target.name
+    if not stat.S_ISDIR(info.st_mode) or (any(here.iterdir()) and not (here / MANIFEST).is_file()):
+        raise EmulatorError(f"{label}: exists and is not an earlier export; give a new or empty"
                             " directory (an earlier export there is replaced)")
+    return ExportTarget(here, parent, _identity(info))
 
 
-def export_replacing(store: Any, target: Path) -> dict[str, Any]:
-    """Export into ``target``, replacing an earlier export there only once the new one is complete."""
+def export_replacing(store: Any, target: Path | ExportTarget) -> dict[str, Any]:
+    """Export into ``target``, replacing the earlier export there only once the new one is complete.
+
+    The export is written into a private (0700) folder made beside the target, then renamed into
+    place. What is there at the end must be what was checked at the start: the same directory
+    (device and inode) or, when there was none, nothing. Otherwise nothing is moved or deleted;
+    the new export stays in its folder and the error names it. Only the directory checked at the
+    start is ever deleted, after it was renamed aside and found to be still the same one.
+    """
     from blockkit.emulator.transfer import export
 
-    target = Path(target).resolve()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fresh = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    checked = target if isinstance(target, ExportTarget) else check_export_target(Path(target))
+    final, parent = checked.path, checked.parent
+    fresh = Path(tempfile.mkdtemp(prefix=f".{final.name}.", dir=parent))
+    keep_fresh = False
     try:
         manifest = export(store, fresh)
-        if target.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old.", dir=target.parent))
-            os.replace(target, old / "export")
-            os.replace(fresh, target)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(fresh, target)
+        try:
+            now = os.lstat(final)
+        except FileNotFoundError:
+            now = None
+        if (now is None) != (checked.identity is None) or (
+                now is not None and (stat.S_ISLNK(now.st_mode) or _identity(now) != checked.identity)):
+            keep_fresh = True
+            raise EmulatorError(f"--export-on-exit {final}: changed while the command ran (replaced, linked or"
+                                f" made by something else), so it was left alone; the export is in {fresh}")
+        if now is None:
+            os.rename(fresh, final)
+            return manifest
+        old = Path(tempfile.mkdtemp(prefix=f".{final.name}.old.", dir=parent))
+        aside = old / "export"
+        os.rename(final, aside)
+        if _identity(os.lstat(aside)) != checked.identity:  # swapped between the check and the rename
+            os.rename(aside, final)
+            old.rmdir()
+            keep_fresh = True
+            raise EmulatorError(f"--export-on-exit {final}: changed while the command ran, so it was left alone;"
+                                f" the export is in {fresh}")
+        os.rename(fresh, final)
+        shutil.rmtree(old, ignore_errors=True)
         return manifest
     finally:
-        if fresh.exists():
+        if not keep_fresh and fresh.exists():
             shutil.rmtree(fresh, ignore_errors=True)
 
 
@@ -210,8 +276,7 @@ def run_exec(options: EmulatorOptions, command: list[str], *, export_on_exit: Pa
 
     if not command:
         raise EmulatorError("give the command to run after --, e.g. 'blockkit emulator exec -- pytest'")
-    if export_on_exit is not None:
-        check_export_target(export_on_exit)
+    export_target = check_export_target(export_on_exit) if export_on_exit is not None else None
     if shutil.which(command[0]) is None and os.sep not in command[0]:
         raise EmulatorError(f"{command[0]}: command not found")
 
@@ -234,9 +299,9 @@ def run_exec(options: EmulatorOptions, command: list[str], *, export_on_exit: Pa
         if options.ready_file is not None:
             write_ready_file(options.ready_file, emulator.ready_info())
         status = run_command(command, env)
-        if export_on_exit is not None:
+        if export_target is not None:
             assert emulator.store is not None
-            manifest = export_replacing(emulator.store, export_on_exit)
+            manifest = export_replacing(emulator.store, export_target)
             rows = sum(entry["rows"] for entry in manifest["tables"].values())
             note(f"exported {rows} rows to {export_on_exit}")
         return status

@@ -78,7 +78,7 @@ class Emulator:
             if self._wrap_catalogue is not None:
                 apps = (self._wrap_catalogue(apps[0]), *apps[1:])
             # Before serving: refund what a crash cut short; then the callback and expiry worker runs.
-            self.background = Background(self.store, self.clock).start()
+            self.background = Background(self.store, self.clock, note=self._note).start()
             # Checkpoints off the request path (store/checkpointer.py), for the connections the
             # request threads are about to make.
             self.checkpointer = Checkpointer(self.store).start()
@@ -169,7 +169,7 @@ class Emulator:
         apps = build_apps(self.store, self.clock, self.options, self.server.urls)
         if self._wrap_catalogue is not None:
             apps = (self._wrap_catalogue(apps[0]), *apps[1:])
-        self.background = Background(self.store, self.clock).start()
+        self.background = Background(self.store, self.clock, note=self._note).start()
         self.server.swap(apps)
 
     def __enter__(self) -> Emulator:

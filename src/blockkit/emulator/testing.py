@@ -110,6 +110,28 @@ class LocalPlatform:
         return environment(self.urls, access_key=self._emulator.options.access_key)
 
     @property
+    def access_key(self) -> str | None:
+        """This start's access key (None when started with ``access_key=None``)."""
+        return self._emulator.options.access_key
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """The headers that carry the access key (``X-Blockkit-Access-Key``): send them on ``/login``,
+        ``/__emulator/*`` writes and the block-token mint route; empty without a key."""
+        from blockkit.emulator.http.access import KEY_HEADER
+
+        key = self.access_key
+        return {} if key is None else {KEY_HEADER.decode(): key}
+
+    @property
+    def sign_in_url(self) -> str | None:
+        """The link that signs a browser in (it carries the key), or None without a key."""
+        from blockkit.emulator.http.access import sign_in_url
+
+        key = self.access_key
+        return None if key is None else sign_in_url(self.auth_url, key)
+
+    @property
     def data_dir(self) -> Path:
         assert self._emulator.data_dir is not None
         return self._emulator.data_dir
@@ -309,17 +331,33 @@ class LocalPlatform:
             return buzz_store.transactions(db, self.user(username).id, limit, None, pool)
 
 
+class _NewKey:
+    """``running()``'s default access key: a new one per start."""
+
+    def __repr__(self) -> str:
+        return "a new key"
+
+
+NEW_KEY: Any = _NewKey()
+
+
 @contextmanager
 def running(*, seed: int = 1, scale: str = "small", data: Path | None = None, sfw_only: bool = False,
-            host: str = "127.0.0.1", port: int = 0) -> Iterator[LocalPlatform]:
+            host: str = "127.0.0.1", port: int = 0, access_key: str | None = NEW_KEY) -> Iterator[LocalPlatform]:
     """Run the local platform for the ``with`` block: ``with running() as platform: ...``.
 
-    Without ``data`` the state lives in a temporary directory removed at exit.
+    Without ``data`` the state lives in a temporary directory removed at exit. Like ``blockkit
+    emulator start``, each start has its own access key (``platform.access_key``; ``platform.env``
+    and ``platform.headers`` carry it), so no other local account signs in or moves the clock
+    while the tests run; ``access_key=None`` turns it off, a string chooses it.
     """
+    from blockkit.emulator.http.access import new_access_key
     from blockkit.emulator.options import EmulatorOptions
     from blockkit.emulator.runtime import Emulator
 
-    emulator = Emulator(EmulatorOptions(data=data, host=host, port=port, seed=seed, scale=scale, sfw_only=sfw_only))
+    key = new_access_key() if access_key is NEW_KEY else access_key
+    emulator = Emulator(EmulatorOptions(data=data, host=host, port=port, seed=seed, scale=scale, sfw_only=sfw_only,
+                                        access_key=key))
     emulator.start()
     try:
         yield LocalPlatform(emulator)

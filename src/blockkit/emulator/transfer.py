@@ -25,8 +25,8 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import shutil
 import sqlite3
+import stat
 from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
@@ -91,7 +91,11 @@ def export(store: Store, target: Path) -> dict[str, Any]:
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise TransferError(f"{target}: exists and is not an empty directory; export writes into a new one")
     try:
-        target.mkdir(parents=True, exist_ok=True)
+        target.mkdir(mode=0o700, parents=True, exist_ok=True)
+        # The tables hold what the data directory keeps private (emails, app storage, the ledger,
+        # sessions): the export is 0700 and its files 0600, as the data directory's are.
+        if target.stat().st_uid == os.geteuid():
+            os.chmod(target, 0o700)
     except OSError as exc:
         raise TransferError(f"{target}: cannot create the directory: {exc.strerror or exc}") from None
     manifest: dict[str, Any] = {"format": EXPORT_FORMAT, "version": EXPORT_VERSION}
@@ -105,7 +109,7 @@ def export(store: Store, target: Path) -> dict[str, Any]:
             count = 0
             path = target / f"{table}.jsonl"
             try:
-                with open(path, "wb") as out:
+                with _create(path) as out:
                     sql = f'SELECT * FROM "{table}" ORDER BY {_order_by(db, table)}'
                     for row in db.execute(sql):
                         record = dict(zip(names, tuple(row)))
@@ -135,10 +139,9 @@ def _export_files(data_dir: Path, target: Path, blob_names: list[str]) -> dict[s
             continue  # no key yet, no dev state, or a blob row whose file is gone (404 on the source too)
         destination = target / name
         try:
-            destination.parent.mkdir(parents=True, exist_ok=True)
+            destination.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             data = source.read_bytes()
-            fd = os.open(destination, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600 if name == KEY_FILE else 0o644)
-            with os.fdopen(fd, "wb") as handle:
+            with _create(destination) as handle:
                 handle.write(data)
         except OSError as exc:
             raise TransferError(f"{destination}: cannot write: {exc.strerror or exc}") from None
@@ -146,10 +149,18 @@ def _export_files(data_dir: Path, target: Path, blob_names: list[str]) -> dict[s
     return out
 
 
+def _create(path: Path) -> Any:
+    """A new file of this user's alone (0600), never one already there or a link planted in its place."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    return os.fdopen(fd, "wb")
+
+
 def _write_atomic(path: Path, data: bytes) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     try:
-        tmp.write_bytes(data)
+        tmp.unlink(missing_ok=True)
+        with _create(tmp) as handle:
+            handle.write(data)
         os.replace(tmp, path)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
@@ -158,10 +169,52 @@ def _write_atomic(path: Path, data: bytes) -> None:
 
 # --- import ------------------------------------------------------------------------------
 
+# Bounds on what an import reads (an export is input from elsewhere): the manifest, and one row.
+MAX_MANIFEST_BYTES = 64 * 1024 * 1024
+MAX_ROW_BYTES = 64 * 1024 * 1024
+
+
+def _open_export_file(path: Path) -> Any:
+    """``path`` opened for reading if it is a regular file and no symlink (security review 2, S10).
+
+    An export comes from elsewhere: a file of it that is a link to ``/dev/zero`` or ``/dev/stdin``
+    would be read for ever. lstat first, then open with O_NOFOLLOW and O_NONBLOCK, then fstat the
+    descriptor itself; the folders ``files/`` and ``files/blobs/`` must not be links either.
+    """
+    for folder in (path.parent, path.parent.parent):
+        if folder.name in (FILES, BLOBS) and folder.is_symlink():
+            raise TransferError(f"{folder}: is a symbolic link; an export holds its own files")
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise TransferError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(info.st_mode):
+        kind = "a symbolic link" if stat.S_ISLNK(info.st_mode) else "not a regular file"
+        raise TransferError(f"{path}: is {kind}; an export holds regular files only")
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise TransferError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise TransferError(f"{path}: is not a regular file; an export holds regular files only")
+    return os.fdopen(fd, "rb")
+
+
+def _read_bounded(path: Path, limit: int, what: str) -> bytes:
+    with _open_export_file(path) as handle:
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise TransferError(f"{path}: larger than {what}")
+    return data
+
+
 def read_manifest(source: Path) -> dict[str, Any]:
     path = Path(source) / MANIFEST
     try:
-        manifest = orjson.loads(path.read_bytes())
+        manifest = orjson.loads(_read_bounded(path, MAX_MANIFEST_BYTES, f"{MAX_MANIFEST_BYTES >> 20} MiB"))
     except FileNotFoundError:
         raise TransferError(f"{source}: not an emulator export (no {MANIFEST})") from None
     except OSError as exc:
@@ -193,11 +246,18 @@ def read_manifest(source: Path) -> dict[str, Any]:
 
 def _rows(path: Path, allowed: set[str]) -> Iterator[dict[str, Any]]:
     try:
-        handle = open(path, "rb")
+        handle = _open_export_file(path)
     except OSError as exc:
         raise TransferError(f"{path}: cannot read: {exc.strerror or exc}") from None
     with handle:
-        for number, line in enumerate(handle, 1):
+        number = 0
+        while True:
+            line = handle.readline(MAX_ROW_BYTES + 1)
+            if not line:
+                break
+            number += 1
+            if len(line) > MAX_ROW_BYTES:
+                raise TransferError(f"{path}:{number}: a row longer than {MAX_ROW_BYTES >> 20} MiB")
             if not line.strip():
                 continue
             try:
@@ -228,13 +288,23 @@ def validate_export(source: Path, db: sqlite3.Connection) -> dict[str, Any]:
             raise TransferError(f"{source / entry['file']}: {count} rows, the manifest says {entry['rows']}"
                                 " (an incomplete or edited export)")
     for name, entry in manifest["files"].items():
-        data = _read_file(source / FILES / name)
-        if len(data) != entry["bytes"] or hashlib.sha256(data).hexdigest() != entry["sha256"]:
-            raise TransferError(f"{source / FILES / name}: its size or sha256 differs from the manifest"
-                                " (an incomplete or edited export)")
+        data = export_file(source, name, entry)
         if name == KEY_FILE:
             _check_key(source / FILES / name, data)
     return manifest
+
+
+def export_file(source: Path, name: str, entry: dict[str, Any]) -> bytes:
+    """The bytes of an export's file ``name``, read no further than the manifest's size, and checked
+    against its size and sha256."""
+    path = Path(source) / FILES / name
+    try:
+        data = _read_bounded(path, entry["bytes"], "the manifest says (an incomplete or edited export)")
+    except OSError as exc:
+        raise TransferError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if len(data) != entry["bytes"] or hashlib.sha256(data).hexdigest() != entry["sha256"]:
+        raise TransferError(f"{path}: its size or sha256 differs from the manifest (an incomplete or edited export)")
+    return data
 
 
 def _read_file(path: Path) -> bytes:
@@ -291,7 +361,7 @@ def import_export(store: Store, source: Path, *, replace: bool = False) -> dict[
                                 " the export's")
         for name in files:  # blobs first: new names, harmless if the rows never come
             if name.startswith(f"{BLOBS}/"):
-                _copy_blob(source / FILES / name, data_dir / name)
+                _copy_blob(export_file(source, name, files[name]), data_dir / name)
         conn.execute("PRAGMA foreign_keys = OFF")  # checked as a whole before commit instead
         try:
             with store.write() as db:
@@ -320,18 +390,19 @@ def import_export(store: Store, source: Path, *, replace: bool = False) -> dict[
             conn.execute("PRAGMA foreign_keys = ON")
     for name in (KEY_FILE, *DEV_FILES):  # after the rows committed; each replaced whole
         if name in files:
-            _place(data_dir / name, _read_file(source / FILES / name), 0o600 if name == KEY_FILE else 0o644)
+            _place(data_dir / name, export_file(source, name, files[name]), 0o600)
     return manifest
 
 
-def _copy_blob(source: Path, destination: Path) -> None:
-    if destination.is_file() and destination.stat().st_size == source.stat().st_size \
-            and destination.read_bytes() == source.read_bytes():
+def _copy_blob(data: bytes, destination: Path) -> None:
+    if destination.is_file() and destination.stat().st_size == len(data) and destination.read_bytes() == data:
         return
     tmp = destination.with_name(f".{destination.name}.{os.getpid()}.import.tmp")
     try:
         destination.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(source, tmp)
+        tmp.unlink(missing_ok=True)
+        with _create(tmp) as handle:
+            handle.write(data)
         os.replace(tmp, destination)
     except OSError as exc:
         raise TransferError(f"{destination}: cannot write: {exc.strerror or exc}") from None

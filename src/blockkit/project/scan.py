@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, Optional
@@ -137,11 +138,31 @@ class Project:
         return self._memo(f"scan:{'/'.join(skipped or ())}", lambda: _Scanner(self.root, skipped).run())
 
 
+def read_regular(path: Path, limit: int) -> bytes:
+    """Up to ``limit`` bytes of ``path`` if it is a regular file; OSError otherwise.
+
+    A checkout may hold ``index.html -> /dev/stdin``, a FIFO or a socket: opening or reading
+    one would wait for ever (for the language server, on its own JSON-RPC input). So: stat
+    first (nothing else is opened), open with ``O_NONBLOCK`` (a FIFO swapped in meanwhile does
+    not block the open), then ``fstat`` the descriptor itself and read a bounded amount.
+    A symlink to a regular file is read, as a linked folder is scanned.
+    """
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise OSError(f"{path}: not a regular file")
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{path}: not a regular file")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read(limit)
+    finally:
+        os.close(fd)
+
+
 def _read_small_text(path: Path) -> Optional[str]:
     try:
-        with path.open("rb") as handle:
-            raw = handle.read(MAX_PROJECT_FILE_BYTES + 1)
-    except OSError:
+        raw = read_regular(path, MAX_PROJECT_FILE_BYTES + 1)
+    except (OSError, ValueError):
         return None
     if len(raw) > MAX_PROJECT_FILE_BYTES:
         return None
@@ -250,9 +271,8 @@ class _Scanner:
             self._incomplete(f"more than {MAX_SOURCE_FILES} source files")
             return
         try:
-            with path.open("rb") as handle:
-                raw = handle.read(MAX_FILE_BYTES + 1)
-        except OSError:
+            raw = read_regular(path, MAX_FILE_BYTES + 1)
+        except (OSError, ValueError):
             self._incomplete(f"cannot read {relative}")
             return
         if len(raw) > MAX_FILE_BYTES:

@@ -44,6 +44,7 @@ KEY_COOKIE = "bk_access"
 KEY_PARAM = "key"
 CONTROL_PREFIX = "/__emulator/"
 MINT_PATH = "/api/v1/block-tokens"
+CALLBACKS_PATH = "/__emulator/callbacks"  # lists callback URLs: read with the key only
 JSON_TYPE = "application/json"
 # The methods a route of the emulator can change state with. Any other method (a made-up one such as
 # QUERY, TRACE) reaches the app, which answers 405: the checks guard writes, not the method table.
@@ -106,8 +107,9 @@ class LocalGuard:
                     await self._sign_in_link(scope, send)
                     return
                 refusal = self._key(headers)
-            elif self.role == "catalogue" and method in WRITE_METHODS and (
-                    path.startswith(CONTROL_PREFIX) or path.rstrip("/") == MINT_PATH):
+            elif self.role == "catalogue" and ((method in WRITE_METHODS and (
+                    path.startswith(CONTROL_PREFIX) or path.rstrip("/") == MINT_PATH))
+                    or path.rstrip("/") == CALLBACKS_PATH):
                 refusal = self._key(headers)
         if refusal is not None:
             # The API origins answer in their own error shape ({"error": ...}); sign-in pages in text.

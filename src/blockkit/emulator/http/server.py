@@ -65,6 +65,7 @@ def build_catalogue_app(state: EmulatorState) -> Starlette:
     from blockkit.emulator.http.blocks.blockroutes import BlockScopeMiddleware
     from blockkit.emulator.http.catalogue import downloads
     from blockkit.emulator.http.catalogue.edge import EdgeCache
+    from blockkit.emulator.http.control import callbacks as control_callbacks
     from blockkit.emulator.http.control import clock as control
     from blockkit.emulator.http.control import faults as fault_routes
     from blockkit.emulator.http.control.media import media_routes
@@ -75,8 +76,8 @@ def build_catalogue_app(state: EmulatorState) -> Starlette:
         api_routes.extend(importlib.import_module(name).routes)
     app = Starlette(
         routes=[Mount(catalogue.API_PREFIX, routes=api_routes),
-                Mount(control.PREFIX, routes=[*control.routes, *fault_routes.routes, *media_routes,
-                                               *downloads.file_routes]),
+                Mount(control.PREFIX, routes=[*control.routes, *fault_routes.routes, *control_callbacks.routes,
+                                              *media_routes, *downloads.file_routes]),
                 *downloads.routes,  # /api/download/models/{id}: outside /api/v1, as on the platform
                 *legacy.routes],
         # The edge cache first: a repeat it answers skips the rest (catalogue/edge.py).

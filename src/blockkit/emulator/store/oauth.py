@@ -8,6 +8,7 @@ Every secret is kept as ``tokens.hash_token(raw)`` (sha256 hex); raw values come
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 import sqlite3
 from dataclasses import dataclass
@@ -244,9 +245,21 @@ def end_session(db: sqlite3.Connection, raw: str, *, now: datetime) -> None:
 
 # --- rate limits --------------------------------------------------------------------------------
 
+# A key is an id the store made (a client id, a user id) or an address; anything longer is
+# hashed, so no caller can make one row hold more than this.
+RATE_KEY_MAX = 128
+
+
 def hit(db: sqlite3.Connection, bucket: str, key: str, *, now: float, window: int) -> tuple[int, int]:
-    """Count one request in the fixed window holding ``now``; return (count so far, seconds left)."""
+    """Count one request in the fixed window holding ``now``; return (count so far, seconds left).
+
+    Rows of a window that has passed are deleted first, as the platform's Redis keys expire:
+    the table holds the current window only.
+    """
     start = int(now) - int(now) % window
+    if len(key) > RATE_KEY_MAX:
+        key = "sha256:" + hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+    db.execute("DELETE FROM rate_limits WHERE bucket = ? AND window_start <> ?", (bucket, start))
     row = db.execute(
         "INSERT INTO rate_limits (bucket, key, window_start, count) VALUES (?, ?, ?, 1)"
         " ON CONFLICT (bucket, key) DO UPDATE SET"

@@ -202,3 +202,11 @@ def finish_job(db: sqlite3.Connection, job_id: str, status: str, blob_id: str | 
 def running_jobs(db: sqlite3.Connection) -> list[dict[str, Any]]:
     return [dict(r) for r in db.execute("SELECT id, user_id, recipe, cost, debits FROM recipe_jobs"
                                         " WHERE status = 'running'")]
+
+
+def events_in(db: sqlite3.Connection, states: tuple[str, ...], limit: int) -> list[dict[str, Any]]:
+    """Callback events in ``states``, newest first: what ``GET /__emulator/callbacks`` lists."""
+    marks = ", ".join("?" for _ in states)
+    rows = db.execute(f"SELECT id, workflow_id, url, event_type, state, attempts, due_at, last_error"
+                      f" FROM workflow_events WHERE state IN ({marks}) ORDER BY id DESC LIMIT ?", (*states, limit))
+    return [dict(r) for r in rows]

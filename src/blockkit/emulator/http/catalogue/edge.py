@@ -27,7 +27,10 @@ if TYPE_CHECKING:
     from blockkit.emulator.store import Store
 
 STATE_KEY = "blockkit.edge"   # in the request's scope["state"]: the generation a marked answer belongs to
-MAX_BYTES = 64 * 1024 * 1024  # of kept bodies; cleared whole when full
+# Of kept answers, keys and headers included (security review 2, S07); cleared whole when full.
+# A request whose key is longer than fragments.MAX_KEY_BYTES (a query padded with made-up
+# parameters) is answered but not kept.
+MAX_BYTES = 64 * 1024 * 1024
 
 
 def mark(request: Request, generation: int) -> None:
@@ -41,7 +44,8 @@ class EdgeCache:
     def __init__(self, app: Any, store: Store) -> None:
         self.app = app
         self.store = store
-        self._entries: dict[tuple[Any, ...], tuple[int, dict[str, Any], dict[str, Any]]] = {}
+        # key -> (generation, start message, body message, bytes counted)
+        self._entries: dict[tuple[Any, ...], tuple[int, dict[str, Any], dict[str, Any], int]] = {}
         self._bytes = 0
         self._generation: int | None = None  # of every kept answer
         self.hits = 0  # answers sent from here (the tests read it)
@@ -85,13 +89,22 @@ class EdgeCache:
         _cache, now = fragments.cache_for(self.store)
         if marked != now:
             return  # built from data that has changed since
-        size = len(sent[1].get("body", b""))
+        held = fragments.key_bytes(key)
+        if held > fragments.MAX_KEY_BYTES:
+            return
+        size = (len(sent[1].get("body", b"")) + held + fragments.ENTRY_OVERHEAD
+                + sum(len(name) + len(value) for name, value in sent[0].get("headers", ())))
         if now != self._generation or self._bytes + size > MAX_BYTES:
             self._entries.clear()  # answers of older data, or full
             self._bytes = 0
             self._generation = now
         previous = self._entries.get(key)
         if previous is not None:
-            self._bytes -= len(previous[2].get("body", b""))
-        self._entries[key] = (marked, sent[0], sent[1])
+            self._bytes -= previous[3]
+        self._entries[key] = (marked, sent[0], sent[1], size)
         self._bytes += size
+
+    @property
+    def bytes_held(self) -> int:
+        """What the kept answers hold, keys and headers included (the tests read it)."""
+        return self._bytes

@@ -24,8 +24,22 @@ from blockkit.emulator.store.changes import ChangeWatch
 if TYPE_CHECKING:
     from blockkit.emulator.store import Store
 
-# Cleared whole when full: a model is about 3 KB, a page of 100 about 300 KB.
+# Cleared whole when full: a model is about 3 KB, a page of 100 about 300 KB. Keys count too
+# (security review 2, S07: a padded query made a 60 KB key for a 26-byte page), with an
+# allowance per entry for the dict and the objects; a key longer than MAX_KEY_BYTES (a query
+# padded with made-up parameters) is not kept at all, so such requests cannot crowd out the rest.
 MAX_BYTES = 192 * 1024 * 1024
+MAX_KEY_BYTES = 4096
+ENTRY_OVERHEAD = 256
+
+
+def key_bytes(key: Any) -> int:
+    """About how many bytes a cache key holds: its strings and bytes, nested tuples included."""
+    if isinstance(key, (bytes, bytearray, str)):
+        return len(key)
+    if isinstance(key, tuple):
+        return sum(key_bytes(part) for part in key) + 8 * len(key)
+    return 8
 
 
 class FragmentCache:
@@ -33,6 +47,7 @@ class FragmentCache:
         self.watch = ChangeWatch(path)
         self._lock = threading.Lock()
         self._data: dict[Any, bytes] = {}
+        self._sizes: dict[Any, int] = {}
         self._bytes = 0
         self._data_version: int | None = None
         self.generation = 0
@@ -45,6 +60,7 @@ class FragmentCache:
         with self._lock:
             if version != self._data_version:
                 self._data.clear()
+                self._sizes.clear()
                 self._bytes = 0
                 self._data_version = version
                 self.generation += 1
@@ -54,15 +70,25 @@ class FragmentCache:
         return self._data.get(key)
 
     def put(self, key: Any, value: bytes, generation: int) -> None:
+        held = key_bytes(key)
+        if held > MAX_KEY_BYTES:
+            return
+        size = len(value) + held + ENTRY_OVERHEAD
         with self._lock:
             if generation != self.generation:
                 return  # built from data older than the last clear
-            if self._bytes + len(value) > MAX_BYTES:
+            if self._bytes + size > MAX_BYTES:
                 self._data.clear()
+                self._sizes.clear()
                 self._bytes = 0
-            previous = self._data.get(key)
-            self._bytes += len(value) - (len(previous) if previous is not None else 0)
+            self._bytes += size - self._sizes.get(key, 0)
             self._data[key] = value
+            self._sizes[key] = size
+
+    @property
+    def bytes_held(self) -> int:
+        """What the entries hold, keys included (the tests read it)."""
+        return self._bytes
 
     def __len__(self) -> int:
         return len(self._data)

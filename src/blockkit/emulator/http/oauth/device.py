@@ -23,6 +23,7 @@ port cannot approve a code it started.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 from typing import Any
 from urllib.parse import quote
@@ -54,6 +55,13 @@ def _answer(status: int, error: str, description: str) -> Response:
 
 # --- the device's calls ----------------------------------------------------------------------------
 
+def _known_client(request: Request, client_id: str) -> bool:
+    """Whether ``client_id`` is registered: looked up before a request is counted, so made-up ids
+    (any page may post them, CORS is ``*``) never reach the rate-limit table (review 2, S01)."""
+    with emulator(request).store.read() as db:
+        return store.get_client(db, client_id) is not None
+
+
 async def device(request: Request) -> Response:
     if request.method == "OPTIONS":
         return web.preflight(CORS)
@@ -68,6 +76,8 @@ def _device(request: Request, pairs: list[tuple[str, str]]) -> Response:
     client_id = web.single(pairs, "client_id")
     if not client_id:
         return _answer(400, "invalid_request", "Missing client_id")
+    if not _known_client(request, client_id):
+        return _answer(400, "invalid_client", "Unknown client")
     limited = web.over_limit(request, "token", f"device:{client_id}:{web.client_ip(request)}")
     if limited is not None:
         limited.headers.update(web.wildcard_cors(CORS))
@@ -100,6 +110,8 @@ def _device_token(request: Request, pairs: list[tuple[str, str]]) -> Response:
     device_code, client_id = web.single(pairs, "device_code"), web.single(pairs, "client_id")
     if not device_code or not client_id:
         return _answer(400, "invalid_request", "device_code and client_id are required")
+    if not _known_client(request, client_id):
+        return _answer(400, "invalid_client", "Unknown client")
     limited = web.over_limit(request, "token", f"device:{client_id}:{web.client_ip(request)}")
     if limited is not None:
         limited.headers.update(web.wildcard_cors(CORS))
@@ -174,7 +186,13 @@ def device_page(request: Request) -> Response:
         return web.page("device.html", 400, step="enter", user_code=code, error=f"{why or 'Unknown application'}."
                         " Check the code on your device.", **common)
     return web.page("device.html", step="review", user_code=entry.user_code, client=client,
-                    bits=scopes.bits_of(entry.scope), csrf_token=session.csrf_token, **common)
+                    bits=scopes.bits_of(entry.scope), csrf_token=_csrf_for(session, entry.user_code), **common)
+
+
+def _csrf_for(session: store.Session, user_code: str) -> str:
+    """The device form's token: the session's secret bound to this one user code (security review 2,
+    S16), as the consent form's is bound to its request; a token read for one code approves no other."""
+    return hmac.new(session.csrf_token.encode(), b"device\x1f" + user_code.encode(), hashlib.sha256).hexdigest()
 
 
 async def device_page_submit(request: Request) -> Response:
@@ -189,10 +207,11 @@ async def device_page_submit(request: Request) -> Response:
     except web.FormError as exc:
         return web.oauth_error(request, 400, "invalid_request", str(exc))
     csrf = web.single(pairs, "csrf_token") or ""
-    if not hmac.compare_digest(csrf.encode(), session.csrf_token.encode()):
-        return web.oauth_error(request, 403, "invalid_request", "the form expired or came from elsewhere"
-                               " (CSRF check failed); open the device page again")
     entry, why = memory(request).pending_by_user_code(web.single(pairs, "user_code") or "")
+    expected = _csrf_for(session, entry.user_code) if entry is not None else session.csrf_token
+    if not hmac.compare_digest(csrf.encode(), expected.encode()):
+        return web.oauth_error(request, 403, "invalid_request", "the form expired, was for another code or came"
+                               " from elsewhere (CSRF check failed); open the device page again")
     if entry is None:
         return web.page("device.html", 400, title="Connect a device", step="enter", username=web.username_of(
             request, session.user_id), user_code="", error=f"{why}. Start again on your device.")

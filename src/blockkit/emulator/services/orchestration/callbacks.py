@@ -1,17 +1,28 @@
 """The orchestration background worker: workflow callbacks, expiry refunds, crash recovery.
 
 ``Background(store, clock)``: ``start()`` first recovers what a crash cut short (``upscaler.recover``:
-refund every recipe job still 'running', a ledger row naming each), then runs one daemon thread that,
-every ``interval`` seconds,
+refund every recipe job still 'running', a ledger row naming each), then runs two daemon threads:
 
-- refunds workflows whose step expired (``workflows.settle_due``), and
-- delivers the callback events that are due on the emulator clock (``workflow_events``, written in the
-  transaction that created or canceled the workflow): one ``POST`` of the event's JSON to the callback's
-  URL. A 2xx marks it delivered; anything else (a status, a refused connection, a timeout) is tried
-  again after 0.5, 1, 2, 4 s ..., at most ``MAX_ATTEMPTS`` times, then it is marked failed. Events that
-  were pending at a crash are delivered after the restart (at least once).
+- the **settler** refunds workflows whose step expired (``workflows.settle_due``) every ``interval``
+  seconds, on its own, so no callback receiver can hold it up;
+- the **dispatcher** hands the callback events that are due on the emulator clock
+  (``workflow_events``, written in the transaction that created or canceled the workflow) to a small
+  pool of ``DELIVERY_THREADS`` senders: one ``POST`` of the event's JSON to the callback's URL each.
+  At most ``PER_ORIGIN`` deliveries to one origin, and one per workflow, run at a time, so a slow
+  receiver holds at most that many senders and never another receiver's events.
 
-The request that caused an event never waits for its delivery. ``stop()`` ends the thread.
+Each delivery has a **deadline for the whole of it** (``DELIVERY_DEADLINE_SECONDS``: connect, send,
+the answer's head and up to 64 KiB of its body; a receiver that trickles a byte at a time is cut off
+there), besides the per-operation ``TIMEOUT_SECONDS``. A 2xx marks the event delivered; anything else
+(a status, a refused connection, a timeout, the deadline) is tried again after 0.5, 1, 2, 4 s ...,
+doubling up to ``RETRY_CAP_SECONDS``, ``MAX_ATTEMPTS`` times in all (about 55 minutes, so a receiver
+that is down for a while still gets its events when it is back), then it is marked ``failed`` with
+its last error, and one line on stderr names it. ``GET {base_url}/__emulator/callbacks`` lists the
+events that failed or are still pending. Events that were pending at a crash are delivered after the
+restart (at least once).
+
+The request that caused an event never waits for its delivery. ``stop()`` ends the threads and cuts
+off the deliveries in flight.
 
 Event bodies (@civitai/client ``WorkflowEvent``, ``WorkflowStepEvent``, ``WorkflowStepJobEvent``):
 
@@ -27,9 +38,12 @@ metadata, input, output, cost}]) or WorkflowStepEventDetails, as the workflow st
 from __future__ import annotations
 
 import http.client
+import socket
 import ssl
 import threading
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -42,9 +56,19 @@ if TYPE_CHECKING:
     from blockkit.emulator.store.clock import Clock
     from blockkit.emulator.store import Store
 
-MAX_ATTEMPTS = 6
-TIMEOUT_SECONDS = 5.0
+MAX_ATTEMPTS = 20
+TIMEOUT_SECONDS = 5.0              # each socket operation
+DELIVERY_DEADLINE_SECONDS = 10.0   # the whole of one delivery
+RETRY_CAP_SECONDS = 300.0
+DELIVERY_THREADS = 4
+PER_ORIGIN = 2
+ANSWER_BYTES = 65536
 USER_AGENT = "blockkit-emulator-orchestrator/1 (workflow callbacks)"
+
+
+def retry_delay(attempts: int) -> float:
+    """Seconds before the next try, after ``attempts`` failed ones: 0.5, 1, 2, 4 ... up to the cap."""
+    return min(RETRY_CAP_SECONDS, 0.5 * 2 ** (attempts - 1))
 
 
 def event_body(row: dict[str, Any], clock: Clock, spec: dict[str, Any], due_at: str) -> dict[str, Any]:
@@ -87,93 +111,212 @@ def _step_cost(row: dict[str, Any], name: str) -> int | None:
     return None
 
 
-def post_json(url: str, body: bytes) -> int:
-    """One POST (no proxy, no redirect following); the answer's status. Raises OSError when unreachable."""
+class DeadlineExceeded(OSError):
+    """A delivery that did not finish within its deadline."""
+
+
+class _Abortable:
+    """One delivery's connection, which the deadline (or ``stop()``) can cut off from another thread."""
+
+    def __init__(self) -> None:
+        self.conn: http.client.HTTPConnection | None = None
+        self.aborted = threading.Event()
+        self.lock = threading.Lock()
+
+    def abort(self) -> None:
+        with self.lock:
+            self.aborted.set()
+            sock = self.conn.sock if self.conn is not None else None
+            if sock is not None:
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)  # wakes a recv or send blocked in the sender
+                except OSError:
+                    pass
+
+
+def post_json(url: str, body: bytes, *, deadline: float = DELIVERY_DEADLINE_SECONDS,
+              handle: _Abortable | None = None) -> int:
+    """One POST (no proxy, no redirect following) finished within ``deadline`` seconds in all; the
+    answer's status. Raises OSError when unreachable, DeadlineExceeded past the deadline."""
     parts = urlsplit(url)
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    handle = handle or _Abortable()
     conn: http.client.HTTPConnection
     if parts.scheme == "https":
         conn = http.client.HTTPSConnection(parts.hostname or "", parts.port, timeout=TIMEOUT_SECONDS,
                                            context=ssl.create_default_context())
     else:
         conn = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=TIMEOUT_SECONDS)
+    with handle.lock:
+        handle.conn = conn
+    timer = threading.Timer(deadline, handle.abort)
+    timer.daemon = True
+    timer.start()
     try:
+        if handle.aborted.is_set():
+            raise DeadlineExceeded("stopped before it began")
+        conn.connect()
+        if handle.aborted.is_set():
+            raise DeadlineExceeded(f"no answer within {deadline:g} s")
         conn.request("POST", path, body=body, headers={"Content-Type": "application/json", "User-Agent": USER_AGENT})
         answer = conn.getresponse()
-        answer.read(65536)
+        answer.read(ANSWER_BYTES)
+        if handle.aborted.is_set():
+            raise DeadlineExceeded(f"no answer within {deadline:g} s")
         return answer.status
+    except (OSError, http.client.HTTPException) as exc:
+        if handle.aborted.is_set():
+            raise DeadlineExceeded(f"no whole answer within {deadline:g} s") from exc
+        raise
     finally:
+        timer.cancel()
         conn.close()
 
 
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}".lower()
+
+
+def deliver_one(store: Store, clock: Clock, event: dict[str, Any], *, handle: _Abortable | None = None,
+                note: Callable[[str], None] | None = None) -> bool:
+    """POST one due event and record the outcome; True when it was delivered."""
+    with store.read() as db:
+        row = orch_store.find_workflow(db, event["workflow_id"])
+    if row is None:  # deleted meanwhile
+        with store.write() as db:
+            orch_store.mark_event(db, event["id"], "dropped", event["attempts"], 0, "workflow deleted")
+        return False
+    error: str | None = None
+    try:
+        body = event_body(row, clock, orjson.loads(event["body"]), event["due_at"])
+    except (ValueError, KeyError, TypeError) as exc:  # a row edited out of shape: never retried forever
+        with store.write() as db:
+            orch_store.mark_event(db, event["id"], "failed", event["attempts"], 0, f"unrenderable: {exc}"[:300])
+        return False
+    try:
+        status = post_json(event["url"], orjson.dumps(body), handle=handle)
+        if not 200 <= status < 300:
+            error = f"HTTP {status}"
+    except (OSError, http.client.HTTPException) as exc:
+        error = f"{type(exc).__name__}: {exc}"[:300]
+    attempts = event["attempts"] + 1
+    if error is None:
+        state, next_try = "delivered", 0.0
+    elif attempts >= MAX_ATTEMPTS:
+        state, next_try = "failed", 0.0
+    else:
+        state, next_try = "pending", time.time() + retry_delay(attempts)
+    with store.write() as db:
+        orch_store.mark_event(db, event["id"], state, attempts, next_try, error)
+    if state == "failed" and note is not None:
+        note(f"callback {event['event_type']} of workflow {event['workflow_id']} to {event['url']} dropped after"
+             f" {attempts} attempts (last: {error}); GET /__emulator/callbacks lists what failed")
+    return error is None
+
+
 def deliver_due(store: Store, clock: Clock, limit: int = 50) -> int:
-    """POST every due event once (those waiting for a retry excepted); how many were delivered."""
+    """POST every due event once, one after another (those waiting for a retry excepted); how many
+    were delivered. The worker delivers concurrently (``Background``); this is the plain form."""
     with store.read() as db:
         events = orch_store.due_events(db, clock.iso(), time.time(), limit)
-    delivered = 0
-    for event in events:
-        with store.read() as db:
-            row = orch_store.find_workflow(db, event["workflow_id"])
-        if row is None:  # deleted meanwhile
-            with store.write() as db:
-                orch_store.mark_event(db, event["id"], "dropped", event["attempts"], 0, "workflow deleted")
-            continue
-        error: str | None = None
-        try:
-            body = event_body(row, clock, orjson.loads(event["body"]), event["due_at"])
-        except (ValueError, KeyError, TypeError) as exc:  # a row edited out of shape: never retried forever
-            with store.write() as db:
-                orch_store.mark_event(db, event["id"], "failed", event["attempts"], 0, f"unrenderable: {exc}"[:300])
-            continue
-        try:
-            status = post_json(event["url"], orjson.dumps(body))
-            if not 200 <= status < 300:
-                error = f"HTTP {status}"
-        except (OSError, http.client.HTTPException) as exc:
-            error = f"{type(exc).__name__}: {exc}"[:300]
-        attempts = event["attempts"] + 1
-        if error is None:
-            state, next_try = "delivered", 0.0
-            delivered += 1
-        elif attempts >= MAX_ATTEMPTS:
-            state, next_try = "failed", 0.0
-        else:
-            state, next_try = "pending", time.time() + min(30.0, 0.5 * 2 ** (attempts - 1))
-        with store.write() as db:
-            orch_store.mark_event(db, event["id"], state, attempts, next_try, error)
-    return delivered
+    return sum(1 for event in events if deliver_one(store, clock, event))
 
 
 class Background:
-    """The worker thread (see the module docstring)."""
+    """The settler and the dispatcher with its senders (see the module docstring)."""
 
-    def __init__(self, store: Store, clock: Clock, *, interval: float = 0.2) -> None:
+    def __init__(self, store: Store, clock: Clock, *, interval: float = 0.2,
+                 note: Callable[[str], None] | None = None) -> None:
         self.store, self.clock, self.interval = store, clock, interval
+        self.note = note or (lambda text: None)
         self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._threads: list[threading.Thread] = []
+        self._pool: ThreadPoolExecutor | None = None
+        self._lock = threading.Lock()
+        # event id -> (origin, workflow id, its connection)
+        self._inflight: dict[int, tuple[str, str, _Abortable]] = {}
         self.recovered: list[str] = []
 
     def start(self) -> Background:
         from blockkit.emulator.services.orchestration import upscaler
 
         self.recovered = upscaler.recover(self.store, self.clock)
-        self._thread = threading.Thread(target=self._run, name="blockkit-orchestration-worker", daemon=True)
-        self._thread.start()
+        self._pool = ThreadPoolExecutor(max_workers=DELIVERY_THREADS, thread_name_prefix="blockkit-callback")
+        for name, target in (("blockkit-orchestration-settle", self._settle),
+                             ("blockkit-orchestration-dispatch", self._dispatch)):
+            thread = threading.Thread(target=target, name=name, daemon=True)
+            thread.start()
+            self._threads.append(thread)
         return self
 
-    def _run(self) -> None:
+    def _settle(self) -> None:
         from blockkit.emulator.services.orchestration import workflows
 
         while not self._stop.wait(self.interval):
             try:
                 workflows.settle_due(self.store, self.clock)
-                deliver_due(self.store, self.clock)
             except Exception:  # the store closing under us at stop, a locked database: try again
                 if self._stop.is_set():
                     return
 
+    def _dispatch(self) -> None:
+        while not self._stop.wait(self.interval):
+            try:
+                self._dispatch_once()
+            except Exception:  # as above
+                if self._stop.is_set():
+                    return
+
+    def _dispatch_once(self) -> None:
+        with self._lock:
+            free = DELIVERY_THREADS - len(self._inflight)
+        if free <= 0:
+            return
+        with self.store.read() as db:
+            # A window wider than the free senders: events of a busy origin or workflow are passed over.
+            events = orch_store.due_events(db, self.clock.iso(), time.time(), 500)
+        for event in events:
+            if free <= 0 or self._stop.is_set():
+                return
+            origin = _origin(event["url"])
+            with self._lock:
+                if event["id"] in self._inflight:
+                    continue
+                if sum(1 for o, _w, _h in self._inflight.values() if o == origin) >= PER_ORIGIN:
+                    continue
+                if any(w == event["workflow_id"] for _o, w, _h in self._inflight.values()):
+                    continue  # one at a time per workflow: its events go out in the order they fell due
+                handle = _Abortable()
+                self._inflight[event["id"]] = (origin, event["workflow_id"], handle)
+            free -= 1
+            assert self._pool is not None
+            try:
+                self._pool.submit(self._send, event, handle)
+            except RuntimeError:  # the pool shut down: stopping
+                with self._lock:
+                    self._inflight.pop(event["id"], None)
+                return
+
+    def _send(self, event: dict[str, Any], handle: _Abortable) -> None:
+        try:
+            if not self._stop.is_set():
+                deliver_one(self.store, self.clock, event, handle=handle, note=self.note)
+        except Exception:  # noqa: BLE001 - the store closing under us at stop; the event stays pending
+            pass
+        finally:
+            with self._lock:
+                self._inflight.pop(event["id"], None)
+
     def stop(self) -> None:
         self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=TIMEOUT_SECONDS + 2)
-            self._thread = None
+        with self._lock:
+            handles = [handle for _o, _w, handle in self._inflight.values()]
+        for handle in handles:  # cut off the deliveries in flight: nothing waits for a slow receiver
+            handle.abort()
+        for thread in self._threads:
+            thread.join(timeout=TIMEOUT_SECONDS + 2)
+        self._threads = []
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None

@@ -1040,13 +1040,30 @@ def keyed(template: object, app_block_id: object, key: object) -> object:
     return {**template, "externalId": f"blk{digest}{key}"}
 
 
+# What a block's workflow may not carry (security review 2, S03 and S13). On the platform a block's
+# workflow events reach civitai's servers and the host, never a URL the block names; here a
+# callback would make the developer's machine POST to any loopback or LAN address the block's code
+# (or one of its dependencies) names. The externalId is the platform's, composed from idempotencyKey
+# (``keyed``); a raw one would let one app answer with another app's workflow.
+BLOCK_REFUSED_MEMBERS = {
+    "callbacks": "a block's workflow takes no callbacks: its events reach the host, not a URL the block names",
+    "externalId": "a block's workflow takes no externalId: send idempotencyKey, which the platform makes it from",
+}
+
+
 def template_of(body: object, store: Store | None = None) -> object:
-    """The WorkflowTemplate a bridge body stands for (a body the service then checks like any other).
+    """The WorkflowTemplate a block's body stands for (a body the service then checks like any other).
+
+    A block's body names no ``callbacks`` or ``externalId`` (``BLOCK_REFUSED_MEMBERS``; 400).
 
     A textToImage body is checked as the platform checks it (``check_block_text_to_image``); its
     ``modelVersionId``'s base model (from ``store``, when the catalogue has the version) becomes a
     provenance tag.
     """
+    if isinstance(body, dict):
+        for member, why in BLOCK_REFUSED_MEMBERS.items():
+            if member in body:
+                raise bad_request(f"block_{member.lower()}", why)
     if not isinstance(body, dict) or "steps" in body or body.get("kind") is None:
         return body
     if body["kind"] != "textToImage":
