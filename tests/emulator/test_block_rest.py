@@ -473,8 +473,9 @@ def test_user_checkpoint_set_records_what_the_bridge_records(o) -> None:
     assert ok(b.post("user-checkpoint/set", {"versionId": 42})) == {"ok": True}
     assert usersettings.checkpoint(data, "blk", MEMBER) == 42
     host = SimpleNamespace(platform=SimpleNamespace(store=o.store, clock=o.clock, urls=URLS, data_dir=data))
-    assert bridge._HANDLERS["SET_USER_CHECKPOINT"](host, b.claims, {"modelVersionId": 43}) == \
-        {"ok": True, "modelVersionId": 43}  # type: ignore[arg-type]
+    # The model slot's message takes the platform's `versionId` and answers {ok: true} (dev-host row 57).
+    assert bridge._HANDLERS["SET_USER_CHECKPOINT"](host, b.claims, {"versionId": 43}) == \
+        {"ok": True}  # type: ignore[arg-type]
     assert usersettings.checkpoint(data, "blk", MEMBER) == 43
     assert usersettings.checkpoint(data, "blk", FREE) is None and usersettings.checkpoint(data, "other", MEMBER) is None
     assert ok(b.post("user-checkpoint/set", {"versionId": None})) == {"ok": True}  # null clears the choice
