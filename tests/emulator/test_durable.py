@@ -346,15 +346,58 @@ def test_a_read_only_database_in_a_writable_directory_is_refused_at_start(tmp_pa
         os.chmod(data, 0o777)
         os.chmod(data / DB_FILENAME, 0o444)
         before = _digest(data / DB_FILENAME)
-        argv = ["python", "-m", "blockkit", "emulator", "start", "--data", str(data), "--port", "0"]
+        argv = [sys.executable, "-m", "blockkit", "emulator", "start", "--data", str(data), "--port", "0"]
         prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.geteuid() == 0 else []
         env = subprocess_env(HOME=str(home), PYTHONDONTWRITEBYTECODE="1")
-        argv[0] = sys.executable
+        if prefix:
+            env = _readable_to_nobody(prefix, env, home)
         result = subprocess.run([*prefix, *argv], capture_output=True, text=True, timeout=30, env=env, cwd=home)
         _one_line_exit_2(result, "read-only")  # before: started; every write then a 500 with a traceback
         assert _digest(data / DB_FILENAME) == before
     finally:
         shutil.rmtree(home, ignore_errors=True)
+
+
+def _readable_to_nobody(prefix: list[str], env: dict[str, str], scratch: Path) -> dict[str, str]:
+    """The environment in which ``nobody`` can import blockkit, or a skip that says why it cannot.
+
+    A checkout in a private home directory (mode 0700, as on many systems) is unreadable to
+    another account: then blockkit's source is copied to ``scratch`` (world-readable) and put
+    first on PYTHONPATH. The interpreter and its installed packages must be reachable as they are.
+    """
+    import blockkit
+
+    mine = Path(blockkit.__file__).parent
+    probe = [*prefix, sys.executable, "-c", "import blockkit, blockkit.emulator.runtime; print(blockkit.__file__)"]
+
+    def importable(environment: dict[str, str], expected: Path) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run(probe, capture_output=True, text=True, timeout=60, env=environment, cwd=scratch)
+        # Python passes over a PYTHONPATH entry it cannot read: it may find *another* blockkit (an
+        # editable install elsewhere); only this checkout's, or its copy, will do.
+        if done.returncode == 0 and Path(done.stdout.strip()).parent != expected:
+            done.returncode = 1
+        return done
+
+    if importable(env, mine).returncode == 0:
+        return env
+    interpreter = subprocess.run([*prefix, sys.executable, "-c", "import starlette, uvicorn"], capture_output=True,
+                                 text=True, timeout=60, cwd=scratch)
+    if interpreter.returncode != 0:
+        pytest.skip(f"another account cannot run this test's Python and its packages ({sys.executable}): "
+                    "they sit in a directory only this account can read; run the suite from a venv others can read")
+    copy = scratch / "src"
+    shutil.copytree(mine, copy / "blockkit",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    for root, dirs, files in os.walk(copy):
+        os.chmod(root, 0o755)
+        for name in files:
+            os.chmod(os.path.join(root, name), 0o644)
+    os.chmod(scratch, 0o777)
+    copied = {**env, "PYTHONPATH": os.pathsep.join([str(copy), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
+    done = importable(copied, copy / "blockkit")
+    if done.returncode != 0:
+        pytest.skip(f"another account cannot import blockkit even from a readable copy: {done.stderr.strip()[-300:]}")
+    return copied
 
 
 @contextlib.contextmanager
