@@ -120,6 +120,61 @@ def test_two_in_process_emulators_on_one_directory(tmp_path: Path) -> None:
         pass
 
 
+def test_removing_the_lock_file_does_not_let_a_second_server_start(tmp_path: Path) -> None:
+    """R11 (reliability review 2): ``rm <data>/emulator.lock`` under a running server let a second one
+    lock a new file and serve the same store (their clocks an hour apart)."""
+    data = tmp_path / "d"
+    with Emulator(EmulatorOptions(data=data)):
+        (data / "emulator.lock").unlink()
+        with pytest.raises(DataDirInUse, match="in use by another blockkit emulator .*emulator.lock was removed"):
+            Emulator(EmulatorOptions(data=data)).start()
+        assert not (data / "emulator.lock").exists()  # the refused start made none
+        (data / "emulator.lock").write_text("")  # an empty one in its place (or one replaced by another)
+        with pytest.raises(DataDirInUse, match="in use by another blockkit emulator"):
+            Emulator(EmulatorOptions(data=data)).start()
+    with Emulator(EmulatorOptions(data=data)):  # released at stop, whatever became of the file
+        pass
+
+
+def test_a_start_that_meets_an_import_on_a_fresh_directory_serves_the_import(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """R12 (reliability review 2): an import that fills a new directory between a start's first look
+    (empty) and its seeding made the start fail with 'UNIQUE constraint failed: base_models.position'.
+    The import is run exactly there: just after the start has read that no seed is stored."""
+    from blockkit.emulator import seed as seed_package
+    from blockkit.emulator.store import meta
+    from blockkit.emulator.transfer import export, import_export
+
+    with Emulator(EmulatorOptions(data=tmp_path / "src", seed=2)) as emu:
+        assert emu.store is not None
+        export(emu.store, tmp_path / "export")
+    monkeypatch.setenv("BLOCKKIT_SEED_CACHE", "0")  # no template: the start seeds by generating
+    fresh = tmp_path / "fresh"
+    start_store = Store.open(fresh)
+    real_get = meta.get
+    injected: list[bool] = []
+
+    def get_then_import(db: sqlite3.Connection, key: str, default: Any = None) -> Any:
+        value = real_get(db, key, default)
+        if key == meta.SEED and not injected:
+            injected.append(True)
+            with Store.open(fresh, check=False) as importer:  # `blockkit emulator import EXPORT --data fresh`
+                import_export(importer, tmp_path / "export")
+        return value
+
+    monkeypatch.setattr(seed_package.meta, "get", get_then_import)
+    try:
+        notes = seed_package.ensure_seeded(start_store, 1, "small")
+        assert injected
+        assert len(notes) == 1 and "another process (an import?) filled this new data directory" in notes[0]
+        monkeypatch.setattr(seed_package.meta, "get", real_get)
+        with start_store.read() as db:
+            assert meta.get(db, meta.SEED) == 2  # the import's data, whole
+            assert db.execute("PRAGMA foreign_key_check").fetchone() is None
+    finally:
+        start_store.close()
+
+
 # --- 1.8, 2.2, E18: idempotency keys in the store -------------------------------------------------
 
 def test_concurrent_retries_with_one_key_all_get_the_first_answer(live_emulator: Emulator) -> None:
