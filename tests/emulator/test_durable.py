@@ -355,6 +355,51 @@ def test_an_edited_export_changes_nothing(tmp_path: Path) -> None:
     _one_line_exit_2(blockkit("emulator", "import", str(export), "--data", str(data)), "'files'")
 
 
+def test_a_refused_import_and_a_failed_export_leave_nothing_behind(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """R15b (reliability review 2): a refused import into a new directory left an empty store and, in the
+    foreign-key case, a blobs/ folder of copied files; a failed export left its partial files."""
+    from PIL import Image
+
+    from blockkit.emulator import transfer
+    from blockkit.emulator.services.orchestration import media
+
+    source, export = tmp_path / "src", tmp_path / "export"
+    with Emulator(EmulatorOptions(data=source)) as emu:
+        assert emu.store is not None and emu.clock is not None
+        buyer, _instance = _setup_app(emu.store, emu.clock)
+        media.save_blob(emu.store, emu.clock.iso(), buyer, Image.new("RGB", (8, 8), (1, 2, 3)))
+        transfer.export(emu.store, export)
+    # A model version pointing at a model that is not there, the manifest's sha256 made to agree.
+    rows = export / "model_versions.jsonl"
+    rows.write_text(rows.read_text().replace('"model_id":1,', '"model_id":999999,', 1))
+    manifest = json.loads((export / "manifest.json").read_text())
+    manifest["tables"]["model_versions"]["sha256"] = hashlib.sha256(rows.read_bytes()).hexdigest()
+    (export / "manifest.json").write_text(json.dumps(manifest))
+    assert any(name.startswith("blobs/") for name in manifest["files"])
+
+    fresh = tmp_path / "fresh"
+    _one_line_exit_2(blockkit("emulator", "import", str(export), "--data", str(fresh)), "missing")
+    assert not fresh.exists()
+    with Store.open(tmp_path / "empty") as store:  # in process, into a store that was there
+        with pytest.raises(transfer.TransferError, match="missing"):
+            transfer.import_export(store, export)
+        assert not (tmp_path / "empty" / "blobs").exists()
+
+    def full_disk(*args: Any) -> Any:
+        raise transfer.TransferError(f"{tmp_path}/out/files/x: cannot write: No space left on device")
+
+    monkeypatch.setattr(transfer, "_export_files", full_disk)  # after every table was written
+    with Store.open(source) as store:
+        with pytest.raises(transfer.TransferError, match="No space left"):
+            transfer.export(store, tmp_path / "out" / "deeper")
+        assert not (tmp_path / "out").exists()
+        (tmp_path / "there").mkdir()
+        with pytest.raises(transfer.TransferError):
+            transfer.export(store, tmp_path / "there")
+        assert list((tmp_path / "there").iterdir()) == []  # an empty directory it was given stays, empty
+
+
 def test_import_replace_under_a_running_server_swaps_the_signing_key(tmp_path: Path) -> None:
     with Emulator(EmulatorOptions(data=tmp_path / "a")) as emu:
         assert emu.store is not None and emu.clock is not None
