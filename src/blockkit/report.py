@@ -61,8 +61,20 @@ class Finding:
             "end_line": self.end_line,
             "end_column": self.end_column,
             "hint": self.hint,
-            "fixable": None if self.fix is None else ("safe" if self.fix.safe else "unsafe"),
+            "fixable": _fixable(self) if self.fix is None else ("safe" if self.fix.safe else "unsafe"),
         }
+
+
+def _fixable(finding: Finding) -> Optional[str]:
+    """What ``blockkit fix`` does with ``finding``: "safe", "unsafe" (only with ``--unsafe``) or None.
+
+    The fixer registry is the truth (as for ``explain`` and the editor's quick fixes); it is read
+    on the first finding that is written out, not when this module is imported, so the data model
+    does not load the fixers' modules for a check that never shows its JSON.
+    """
+    from blockkit.fix.registry import finding_fixability
+
+    return finding_fixability(finding)
 
 
 _new_object = object.__new__

@@ -42,6 +42,15 @@ def served(request: pytest.FixtureRequest) -> Iterator[tuple[int, connlimit.Conn
         yield out
 
 
+KEEP_ALIVE_S = 0.8  # below HEADER_TIMEOUT_S here, so that the keep-alive timer is the one that closes
+
+
+@pytest.fixture(params=["httptools", "h11"])
+def served_short_keep_alive(request: pytest.FixtureRequest) -> Iterator[tuple[int, connlimit.ConnectionPool]]:
+    with _serve(request.param, keep_alive=KEEP_ALIVE_S) as out:
+        yield out
+
+
 @pytest.fixture
 def served_httptools() -> Iterator[tuple[int, connlimit.ConnectionPool]]:
     with _serve("httptools") as out:
@@ -49,7 +58,7 @@ def served_httptools() -> Iterator[tuple[int, connlimit.ConnectionPool]]:
 
 
 @contextmanager
-def _serve(kind: str) -> Iterator[tuple[int, connlimit.ConnectionPool]]:
+def _serve(kind: str, keep_alive: float = 30) -> Iterator[tuple[int, connlimit.ConnectionPool]]:
     import asyncio
 
     import uvicorn
@@ -61,7 +70,7 @@ def _serve(kind: str) -> Iterator[tuple[int, connlimit.ConnectionPool]]:
     sock.listen(64)
     sock.setblocking(False)
     config = uvicorn.Config(_app(), log_level="warning", access_log=False, lifespan="off", http=make(pool),
-                            timeout_keep_alive=30)
+                            timeout_keep_alive=keep_alive)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=lambda: asyncio.run(server.serve(sockets=[sock])), daemon=True)
     thread.start()
@@ -119,13 +128,76 @@ def test_unfinished_headers_are_closed_at_the_deadline(served: tuple[int, connli
     assert pool.closed_for_deadline >= 1
 
 
-def test_an_idle_kept_alive_connection_gets_a_new_deadline(served: tuple[int, connlimit.ConnectionPool]) -> None:
+def test_an_idle_kept_alive_connection_is_left_to_the_keep_alive_timeout(
+        served: tuple[int, connlimit.ConnectionPool]) -> None:
+    """The header deadline no longer starts at an answer (it closed idle connections at 10 s, under
+    clients that reuse them for longer): it starts with the next request's first byte."""
     port, _pool = served
     with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
         sock.sendall(b"GET /?n=1 HTTP/1.1\r\nHost: x\r\n\r\n")
         assert b"ok 1" in _read_answers(sock, 1)
-        # After an answer the next request's headers have the deadline again (keep-alive is 30 s here).
+        assert not _closed_within(sock, HEADER_TIMEOUT_S * 2)  # keep-alive is 30 s here
+        sock.sendall(b"GET /?n=2 HTTP/1.1\r\nHost: x\r\n")  # a next request whose headers never end
         assert _closed_within(sock, HEADER_TIMEOUT_S + 3)
+
+
+def test_an_idle_connection_is_closed_at_the_keep_alive_timeout(
+        served_short_keep_alive: tuple[int, connlimit.ConnectionPool]) -> None:
+    port, _pool = served_short_keep_alive
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        sock.sendall(b"GET /?n=1 HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert b"ok 1" in _read_answers(sock, 1)
+        assert _closed_within(sock, KEEP_ALIVE_S + 3)
+
+
+def test_a_request_sent_as_the_keep_alive_timer_runs_is_answered(
+        served_short_keep_alive: tuple[int, connlimit.ConnectionPool]) -> None:
+    """Issue 35: a kept-alive client's request, sent in time, met "Server disconnected without
+    sending a response". The race, made exact: the loop is held past the keep-alive deadline, so the
+    timer is due in the same turn as a callback that lets the client send; the bytes are in the
+    server's socket, unread, when the timer runs. It closed the connection under them (reset)."""
+    port, pool = served_short_keep_alive
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(b"GET /?n=1 HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert b"ok 1" in _read_answers(sock, 1)
+        conn = _the_only_connection(pool)
+        timer = _wait_for(lambda: getattr(conn, "timeout_keep_alive_task", None))
+        loop, when = conn.loop, timer.when()
+        go, sent = threading.Event(), threading.Event()
+
+        def hold_past_the_deadline() -> None:
+            while loop.time() < when + 0.05:
+                time.sleep(0.005)
+
+        def let_the_client_send() -> None:  # runs in the turn the keep-alive timer runs, before it
+            go.set()
+            sent.wait(10)
+
+        loop.call_soon_threadsafe(lambda: (loop.call_at(when - 0.3, hold_past_the_deadline),
+                                           loop.call_at(when - 0.1, let_the_client_send)))
+        assert go.wait(10)
+        sock.sendall(b"GET /?n=2 HTTP/1.1\r\nHost: x\r\n\r\n")  # on loopback: in the server's buffer now
+        sent.set()
+        try:
+            answer = _read_answers(sock, 1)
+        except ConnectionResetError:
+            answer = b"(reset)"
+        assert b"ok 2" in answer, answer
+
+
+def _the_only_connection(pool: connlimit.ConnectionPool) -> Any:
+    found = _wait_for(lambda: list(pool._open) if len(pool._open) == 1 else None)
+    return found[0]
+
+
+def _wait_for(probe: Any, seconds: float = 5.0) -> Any:
+    deadline = time.monotonic() + seconds
+    while True:
+        value = probe()
+        if value:
+            return value
+        assert time.monotonic() < deadline, "not reached"
+        time.sleep(0.005)
 
 
 def test_a_request_the_app_is_still_answering_is_not_cut(served: tuple[int, connlimit.ConnectionPool]) -> None:

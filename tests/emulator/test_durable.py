@@ -121,6 +121,61 @@ def test_two_in_process_emulators_on_one_directory(tmp_path: Path) -> None:
         pass
 
 
+def test_removing_the_lock_file_does_not_let_a_second_server_start(tmp_path: Path) -> None:
+    """R11 (reliability review 2): ``rm <data>/emulator.lock`` under a running server let a second one
+    lock a new file and serve the same store (their clocks an hour apart)."""
+    data = tmp_path / "d"
+    with Emulator(EmulatorOptions(data=data)):
+        (data / "emulator.lock").unlink()
+        with pytest.raises(DataDirInUse, match="in use by another blockkit emulator .*emulator.lock was removed"):
+            Emulator(EmulatorOptions(data=data)).start()
+        assert not (data / "emulator.lock").exists()  # the refused start made none
+        (data / "emulator.lock").write_text("")  # an empty one in its place (or one replaced by another)
+        with pytest.raises(DataDirInUse, match="in use by another blockkit emulator"):
+            Emulator(EmulatorOptions(data=data)).start()
+    with Emulator(EmulatorOptions(data=data)):  # released at stop, whatever became of the file
+        pass
+
+
+def test_a_start_that_meets_an_import_on_a_fresh_directory_serves_the_import(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """R12 (reliability review 2): an import that fills a new directory between a start's first look
+    (empty) and its seeding made the start fail with 'UNIQUE constraint failed: base_models.position'.
+    The import is run exactly there: just after the start has read that no seed is stored."""
+    from blockkit.emulator import seed as seed_package
+    from blockkit.emulator.store import meta
+    from blockkit.emulator.transfer import export, import_export
+
+    with Emulator(EmulatorOptions(data=tmp_path / "src", seed=2)) as emu:
+        assert emu.store is not None
+        export(emu.store, tmp_path / "export")
+    monkeypatch.setenv("BLOCKKIT_SEED_CACHE", "0")  # no template: the start seeds by generating
+    fresh = tmp_path / "fresh"
+    start_store = Store.open(fresh)
+    real_get = meta.get
+    injected: list[bool] = []
+
+    def get_then_import(db: sqlite3.Connection, key: str, default: Any = None) -> Any:
+        value = real_get(db, key, default)
+        if key == meta.SEED and not injected:
+            injected.append(True)
+            with Store.open(fresh, check=False) as importer:  # `blockkit emulator import EXPORT --data fresh`
+                import_export(importer, tmp_path / "export")
+        return value
+
+    monkeypatch.setattr(seed_package.meta, "get", get_then_import)
+    try:
+        notes = seed_package.ensure_seeded(start_store, 1, "small")
+        assert injected
+        assert len(notes) == 1 and "another process (an import?) filled this new data directory" in notes[0]
+        monkeypatch.setattr(seed_package.meta, "get", real_get)
+        with start_store.read() as db:
+            assert meta.get(db, meta.SEED) == 2  # the import's data, whole
+            assert db.execute("PRAGMA foreign_key_check").fetchone() is None
+    finally:
+        start_store.close()
+
+
 # --- 1.8, 2.2, E18: idempotency keys in the store -------------------------------------------------
 
 def test_concurrent_retries_with_one_key_all_get_the_first_answer(live_emulator: Emulator) -> None:
@@ -301,6 +356,51 @@ def test_an_edited_export_changes_nothing(tmp_path: Path) -> None:
     _one_line_exit_2(blockkit("emulator", "import", str(export), "--data", str(data)), "'files'")
 
 
+def test_a_refused_import_and_a_failed_export_leave_nothing_behind(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """R15b (reliability review 2): a refused import into a new directory left an empty store and, in the
+    foreign-key case, a blobs/ folder of copied files; a failed export left its partial files."""
+    from PIL import Image
+
+    from blockkit.emulator import transfer
+    from blockkit.emulator.services.orchestration import media
+
+    source, export = tmp_path / "src", tmp_path / "export"
+    with Emulator(EmulatorOptions(data=source)) as emu:
+        assert emu.store is not None and emu.clock is not None
+        buyer, _instance = _setup_app(emu.store, emu.clock)
+        media.save_blob(emu.store, emu.clock.iso(), buyer, Image.new("RGB", (8, 8), (1, 2, 3)))
+        transfer.export(emu.store, export)
+    # A model version pointing at a model that is not there, the manifest's sha256 made to agree.
+    rows = export / "model_versions.jsonl"
+    rows.write_text(rows.read_text().replace('"model_id":1,', '"model_id":999999,', 1))
+    manifest = json.loads((export / "manifest.json").read_text())
+    manifest["tables"]["model_versions"]["sha256"] = hashlib.sha256(rows.read_bytes()).hexdigest()
+    (export / "manifest.json").write_text(json.dumps(manifest))
+    assert any(name.startswith("blobs/") for name in manifest["files"])
+
+    fresh = tmp_path / "fresh"
+    _one_line_exit_2(blockkit("emulator", "import", str(export), "--data", str(fresh)), "missing")
+    assert not fresh.exists()
+    with Store.open(tmp_path / "empty") as store:  # in process, into a store that was there
+        with pytest.raises(transfer.TransferError, match="missing"):
+            transfer.import_export(store, export)
+        assert not (tmp_path / "empty" / "blobs").exists()
+
+    def full_disk(*args: Any) -> Any:
+        raise transfer.TransferError(f"{tmp_path}/out/files/x: cannot write: No space left on device")
+
+    monkeypatch.setattr(transfer, "_export_files", full_disk)  # after every table was written
+    with Store.open(source) as store:
+        with pytest.raises(transfer.TransferError, match="No space left"):
+            transfer.export(store, tmp_path / "out" / "deeper")
+        assert not (tmp_path / "out").exists()
+        (tmp_path / "there").mkdir()
+        with pytest.raises(transfer.TransferError):
+            transfer.export(store, tmp_path / "there")
+        assert list((tmp_path / "there").iterdir()) == []  # an empty directory it was given stays, empty
+
+
 def test_import_replace_under_a_running_server_swaps_the_signing_key(tmp_path: Path) -> None:
     with Emulator(EmulatorOptions(data=tmp_path / "a")) as emu:
         assert emu.store is not None and emu.clock is not None
@@ -347,15 +447,58 @@ def test_a_read_only_database_in_a_writable_directory_is_refused_at_start(tmp_pa
         os.chmod(data, 0o777)
         os.chmod(data / DB_FILENAME, 0o444)
         before = _digest(data / DB_FILENAME)
-        argv = ["python", "-m", "blockkit", "emulator", "start", "--data", str(data), "--port", "0"]
+        argv = [sys.executable, "-m", "blockkit", "emulator", "start", "--data", str(data), "--port", "0"]
         prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.geteuid() == 0 else []
         env = subprocess_env(HOME=str(home), PYTHONDONTWRITEBYTECODE="1")
-        argv[0] = sys.executable
+        if prefix:
+            env = _readable_to_nobody(prefix, env, home)
         result = subprocess.run([*prefix, *argv], capture_output=True, text=True, timeout=30, env=env, cwd=home)
         _one_line_exit_2(result, "read-only")  # before: started; every write then a 500 with a traceback
         assert _digest(data / DB_FILENAME) == before
     finally:
         shutil.rmtree(home, ignore_errors=True)
+
+
+def _readable_to_nobody(prefix: list[str], env: dict[str, str], scratch: Path) -> dict[str, str]:
+    """The environment in which ``nobody`` can import blockkit, or a skip that says why it cannot.
+
+    A checkout in a private home directory (mode 0700, as on many systems) is unreadable to
+    another account: then blockkit's source is copied to ``scratch`` (world-readable) and put
+    first on PYTHONPATH. The interpreter and its installed packages must be reachable as they are.
+    """
+    import blockkit
+
+    mine = Path(blockkit.__file__).parent
+    probe = [*prefix, sys.executable, "-c", "import blockkit, blockkit.emulator.runtime; print(blockkit.__file__)"]
+
+    def importable(environment: dict[str, str], expected: Path) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run(probe, capture_output=True, text=True, timeout=60, env=environment, cwd=scratch)
+        # Python passes over a PYTHONPATH entry it cannot read: it may find *another* blockkit (an
+        # editable install elsewhere); only this checkout's, or its copy, will do.
+        if done.returncode == 0 and Path(done.stdout.strip()).parent != expected:
+            done.returncode = 1
+        return done
+
+    if importable(env, mine).returncode == 0:
+        return env
+    interpreter = subprocess.run([*prefix, sys.executable, "-c", "import starlette, uvicorn"], capture_output=True,
+                                 text=True, timeout=60, cwd=scratch)
+    if interpreter.returncode != 0:
+        pytest.skip(f"another account cannot run this test's Python and its packages ({sys.executable}): "
+                    "they sit in a directory only this account can read; run the suite from a venv others can read")
+    copy = scratch / "src"
+    shutil.copytree(mine, copy / "blockkit",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    for root, dirs, files in os.walk(copy):
+        os.chmod(root, 0o755)
+        for name in files:
+            os.chmod(os.path.join(root, name), 0o644)
+    os.chmod(scratch, 0o777)
+    copied = {**env, "PYTHONPATH": os.pathsep.join([str(copy), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)}
+    done = importable(copied, copy / "blockkit")
+    if done.returncode != 0:
+        pytest.skip(f"another account cannot import blockkit even from a readable copy: {done.stderr.strip()[-300:]}")
+    return copied
 
 
 @contextlib.contextmanager

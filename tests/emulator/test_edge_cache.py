@@ -72,6 +72,23 @@ def test_what_it_keeps_depends_on_host_and_region(served) -> None:
     assert edge.hits == hits, "a restricted region's answer came from an unrestricted request's"
 
 
+def test_a_repeated_region_header_is_kept_as_the_clamp_read_it(served) -> None:
+    """R08 (reliability review 2): ``restricted`` then ``eu`` was clamped but kept under ``eu``, so the
+    next plain ``eu`` request got the clamped page (0 NSFW models instead of 59)."""
+    client, _edge, _store = served
+    url = "/api/v1/models?limit=100&nsfw=true&probe=dup"
+
+    def nsfw(answer) -> int:
+        return sum(1 for item in answer.json()["items"] if item["nsfw"])
+
+    twin = nsfw(client.get(url.replace("dup", "twin"), headers={"X-Emulator-Region": "eu"}))
+    assert twin > 0
+    both = client.get(url, headers=[("X-Emulator-Region", "restricted"), ("X-Emulator-Region", "eu")])
+    assert nsfw(both) == 0
+    assert nsfw(client.get(url, headers={"X-Emulator-Region": "eu"})) == twin
+    assert nsfw(client.get(url, headers=[("X-Emulator-Region", "eu"), ("X-Emulator-Region", "restricted")])) == 0
+
+
 def test_unmarked_and_authorised_answers_go_through(served) -> None:
     client, edge, _store = served
     model_id = _first_model(client)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import signal
 import socket
@@ -187,6 +188,50 @@ def test_export_import_round_trip_and_refusals(tmp_path: Path) -> None:
     assert blockkit("emulator", "import", str(tmp_path / "a")).returncode == 2  # no --data
 
 
+def _edit_rows(export_dir: Path, table: str, old: str, new: str, *, reseal: bool, version: int | None = None) -> None:
+    """Change one row of an export; ``reseal``: write the new sha256 into the manifest too (a careful edit)."""
+    path = export_dir / f"{table}.jsonl"
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+    manifest = json.loads((export_dir / "manifest.json").read_text())
+    if reseal:
+        manifest["tables"][table]["sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
+    if version is not None:  # an export of an older blockkit: no table sha256
+        manifest["version"] = version
+        for entry in manifest["tables"].values():
+            entry.pop("sha256", None)
+    (export_dir / "manifest.json").write_text(json.dumps(manifest))
+
+
+def _richer_balance(export_dir: Path, *, reseal: bool, version: int | None = None) -> None:
+    """+1000 on one Buzz balance (R14: still valid JSON, imported before)."""
+    first = (export_dir / "buzz_accounts.jsonl").read_text().splitlines()[0]
+    row = json.loads(first)
+    edited = json.dumps({**row, "balance": row["balance"] + 1000}, separators=(",", ":"))
+    _edit_rows(export_dir, "buzz_accounts", first, edited, reseal=reseal, version=version)
+
+
+@pytest.fixture(scope="module")
+def export_with_buzz(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An export whose users hold Buzz accounts and ledger entries (the seed opens none)."""
+    from blockkit.emulator import running
+
+    folder = tmp_path_factory.mktemp("export-with-buzz")
+    with running(data=folder / "data") as platform:
+        for user in platform.users()[:3]:
+            platform.set_balance(user.username, "blue", 500)
+    assert blockkit("emulator", "export", str(folder / "e"), "--data", str(folder / "data")).returncode == 0
+    return folder / "e"
+
+
+def _strip_table_sha256(export_dir: Path) -> None:
+    manifest = json.loads((export_dir / "manifest.json").read_text())
+    for entry in manifest["tables"].values():
+        del entry["sha256"]
+    (export_dir / "manifest.json").write_text(json.dumps(manifest))
+
+
 @pytest.mark.parametrize("damage, words", [
     (lambda d: (d / "manifest.json").unlink(), "no manifest.json"),
     (lambda d: (d / "manifest.json").write_text("{"), "not valid JSON"),
@@ -195,22 +240,42 @@ def test_export_import_round_trip_and_refusals(tmp_path: Path) -> None:
      "rows, the manifest says"),
     (lambda d: (d / "users.jsonl").write_text((d / "users.jsonl").read_text() + '{"colour": 1}\n'),
      "unknown column"),
-    (lambda d: (d / "model_versions.jsonl").write_text(
-        (d / "model_versions.jsonl").read_text().replace('"model_id":1,', '"model_id":999999,', 1)),
-     "missing"),
+    (lambda d: _edit_rows(d, "model_versions", '"model_id":1,', '"model_id":999999,', reseal=True), "missing"),
+    (lambda d: _edit_rows(d, "model_versions", '"model_id":1,', '"model_id":2,', reseal=False), "sha256 differs"),
+    # R14: a balance edited by hand: the table's sha256, and, where that was made to agree (or in an
+    # older export, which has none), the books.
+    (lambda d: _richer_balance(d, reseal=False), "sha256 differs"),
+    (lambda d: _richer_balance(d, reseal=True), "adds up to"),
+    (lambda d: _richer_balance(d, reseal=False, version=2), "adds up to"),
+    (lambda d: _strip_table_sha256(d), "has no sha256"),  # a version 3 manifest without them: edited
 ])
 def test_a_bad_export_is_refused_before_anything_changes(tmp_path: Path, damage: Callable[[Path], Any],
-                                                         words: str) -> None:
-    assert blockkit("emulator", "export", str(tmp_path / "e")).returncode == 0
+                                                         words: str, export_with_buzz: Path) -> None:
+    import shutil
+
+    shutil.copytree(export_with_buzz, tmp_path / "e")
     damage(tmp_path / "e")
     data = tmp_path / "data"
     result = blockkit("emulator", "import", str(tmp_path / "e"), "--data", str(data))
     assert result.returncode == 2, result.stdout
     assert words in result.stderr and len(result.stderr.strip().splitlines()) == 1
-    if (data / DB_FILENAME).exists():
-        conn = sqlite3.connect(data / DB_FILENAME)
-        assert conn.execute("SELECT count(*) FROM users").fetchone()[0] == 0
-        conn.close()
+    # R15b: the refused import leaves nothing behind (it made the directory, an empty store in it)
+    assert not data.exists(), sorted(p.name for p in data.rglob("*"))
+    data.mkdir()
+    assert blockkit("emulator", "import", str(tmp_path / "e"), "--data", str(data)).returncode == 2
+    assert sorted(data.iterdir()) == []  # a directory that was there stays, empty
+
+
+def test_an_older_export_without_table_sha256_still_imports(tmp_path: Path) -> None:
+    assert blockkit("emulator", "export", str(tmp_path / "e")).returncode == 0
+    manifest = json.loads((tmp_path / "e" / "manifest.json").read_text())
+    assert manifest["version"] == 3 and all(len(t["sha256"]) == 64 for t in manifest["tables"].values())
+    manifest["version"] = 2
+    for entry in manifest["tables"].values():
+        del entry["sha256"]
+    (tmp_path / "e" / "manifest.json").write_text(json.dumps(manifest))
+    result = blockkit("emulator", "import", str(tmp_path / "e"), "--data", str(tmp_path / "data"))
+    assert result.returncode == 0, result.stderr
 
 
 def test_the_cli_writes_while_the_server_runs(start_emulator: Callable[..., Started], tmp_path: Path) -> None:

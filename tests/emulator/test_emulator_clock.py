@@ -110,3 +110,45 @@ def test_the_clock_is_shared_by_every_origin_in_process(live_emulator: Any) -> N
         from blockkit.emulator.store import meta
 
         assert meta.get(db, meta.CLOCK_OFFSET) == 60
+
+
+def test_an_import_while_it_runs_moves_the_running_clock_to_the_imported_one(tmp_path: Path) -> None:
+    """R03 (reliability review 2): after ``import --replace`` on the running data directory the server
+    kept its own offset (a year ahead), refused a token the CLI had just printed by the store's clock,
+    and wrote its stale offset + 1 s over the imported one at the next advance."""
+    import httpx
+
+    from blockkit.emulator import running
+    from blockkit.emulator.store import meta, tokens
+    from blockkit.emulator.transfer import export, import_export
+
+    with running(data=tmp_path / "data") as platform:
+        export(platform.store, tmp_path / "e0")  # the clock's offset is 0 in it
+        platform.advance_clock(31_536_000)
+        assert platform.clock.offset == 31_536_000
+        cli = Store.open(tmp_path / "data", check=False)  # what `blockkit emulator import --replace` opens
+        try:
+            import_export(cli, tmp_path / "e0", replace=True)
+            assert platform.clock.offset == 0.0
+            user = platform.users()[0]
+            with cli.write() as db:  # `blockkit emulator token`: minted by the store's clock
+                token = tokens.issue_access_token(db, user_id=user.id, scope=1, now=Clock(cli).now(),
+                                                  ttl_seconds=3600)
+            me = httpx.get(f"{platform.api_url}/me", headers={"Authorization": f"Bearer {token}"})
+            assert me.status_code == 200, me.text
+            platform.advance_clock(1)
+            with cli.read() as db:
+                assert meta.get(db, meta.CLOCK_OFFSET) == 1.0
+        finally:
+            cli.close()
+
+
+def test_an_advance_adds_to_the_offset_the_store_holds(tmp_path: Path) -> None:
+    clock_store = Store.open(tmp_path / "d", check=False)
+    try:
+        mine, other = Clock(clock_store), Clock(clock_store)
+        other.advance(100)
+        mine.advance(1)  # mine still holds 0 in memory: it must not write 1 over 100
+        assert Clock(clock_store).offset == 101
+    finally:
+        clock_store.close()

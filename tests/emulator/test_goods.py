@@ -223,3 +223,67 @@ def test_purchase_route_idempotency_key(o) -> None:
     assert len(goods.ledger(o.store, MEMBER)) == 1
     other = o.api.post(PURCHASE, headers=auth, json={"goodId": "unlock", "idempotencyKey": "k-1"})
     assert other.status_code == 422
+
+
+def test_a_catalogue_with_a_bad_good_is_refused_when_it_is_registered(o) -> None:
+    """R18 (reliability review 2): kind 'badge' was accepted, then every purchase answered 500
+    (CHECK constraint failed: kind IN ('good', 'app_unlock'))."""
+    from blockkit.emulator.errors import EmulatorError
+
+    bad = [*CATALOGUE, {"id": "b", "title": "Badge", "priceBuzz": 5, "kind": "badge"}]
+    with pytest.raises(EmulatorError, match=r"^app1: goods\[3\]: 'kind' 'badge' is not one of good, app_unlock"):
+        goods.register_catalogue(o.store, o.clock, "app1", "blk", bad)
+    for good, words in (({"priceBuzz": 5}, "'id'"), ("gem", "an object"), ({"id": "t", "title": 7}, "'title'")):
+        with pytest.raises(EmulatorError, match=words):
+            goods.register_catalogue(o.store, o.clock, "app1", "blk", [good])
+    assert goods.catalogue(o.store, "app1") is None  # nothing was recorded
+    goods.register_catalogue(o.store, o.clock, "app1", "blk", CATALOGUE)
+    assert goods.catalogue(o.store, "app1") is not None
+
+
+def _exchange(sock, request: bytes) -> bytes:
+    """Send one request on a kept-alive socket and read its whole answer (Content-Length framed)."""
+    sock.sendall(request)
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        if not chunk:
+            return data
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = next(int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
+                  if line.lower().startswith(b"content-length:"))
+    while len(body) < length:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        body += chunk
+    return head + b"\r\n\r\n" + body
+
+
+def test_a_500_keeps_the_connection_for_the_next_request(tmp_path: Path) -> None:
+    """R18: after a 500 the next request on the same keep-alive connection was reset."""
+    import json as json_module
+    import socket
+    from urllib.parse import urlsplit
+
+    from blockkit.emulator import running
+
+    with running(data=tmp_path / "d") as platform:
+        user = platform.users()[0]
+        token = platform.block_token(user.username, scopes=["goods:purchase:self"], app_id="app-x", block_id="blk-x")
+        with platform.store.write() as db:  # a catalogue the registration would refuse now, written as it was
+            db.execute("INSERT INTO goods_catalogues (app_id, block_id, owner_user_id, goods, updated_at)"
+                       " VALUES ('app-x', 'blk-x', NULL, ?, '2026-01-01T00:00:00.000Z')",
+                       (json_module.dumps([{"id": "b", "title": "Badge", "priceBuzz": 5, "kind": "badge"}]),))
+        base = urlsplit(platform.base_url)
+        body = b'{"goodId": "b"}'
+        purchase = (f"POST /api/v1/blocks/goods/purchase HTTP/1.1\r\nHost: {base.netloc}\r\n"
+                    f"Authorization: Bearer {token}\r\nContent-Type: application/json\r\n"
+                    f"Content-Length: {len(body)}\r\n\r\n").encode() + body
+        enums = f"GET /api/v1/enums HTTP/1.1\r\nHost: {base.netloc}\r\n\r\n".encode()
+        with socket.create_connection((base.hostname, base.port), timeout=30) as sock:
+            first = _exchange(sock, purchase)
+            assert first.startswith(b"HTTP/1.1 500"), first[:200]
+            second = _exchange(sock, enums)
+            assert second.startswith(b"HTTP/1.1 200"), second[:200]

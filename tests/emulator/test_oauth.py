@@ -167,6 +167,8 @@ def test_authorize_error_rows_before_the_redirect_uri_is_known(oauth: OAuthEnv, 
     ({"scope": "-1"}, "invalid_scope"),
     ({"scope": "1.5"}, "invalid_scope"),
     ({"scope": "UserRead"}, "invalid_scope"),
+    ({"scope": "openid"}, "invalid_scope"),  # an OIDC relying party's default: refused, as on the platform
+    ({"scope": "openid profile"}, "invalid_scope"),
     ({"scope": str(FULL + 1)}, "invalid_scope"),
 ], ids=lambda v: json.dumps(v) if isinstance(v, dict) else v)
 def test_authorize_error_rows(oauth: OAuthEnv, change: dict[str, str | None], error: str) -> None:

@@ -138,6 +138,163 @@ def test_reset_to_an_export_directory(platform, tmp_path: Path) -> None:
     platform.reset()
 
 
+def test_a_block_token_minted_before_a_reset_is_refused_after_it(platform) -> None:
+    """R02 (1): the instance row is gone after the reset, and so is the token's; the same instance
+    registered again in the next test does not bring the old token back either."""
+    platform.reset()
+    user = platform.users()[0]
+    old = platform.block_token(user.username, scopes=["user:read:self"])
+    headers = {"Authorization": f"Bearer {old}"}
+    assert httpx.get(f"{platform.api_url}/blocks/me", headers=headers).status_code == 200
+    platform.reset()
+    gone = httpx.get(f"{platform.api_url}/blocks/me", headers=headers)
+    assert gone.status_code == 401, gone.text
+    new = platform.block_token(user.username, scopes=["user:read:self"])  # the same instance id, installed again
+    assert httpx.get(f"{platform.api_url}/blocks/me", headers={"Authorization": f"Bearer {new}"}).status_code == 200
+    assert httpx.get(f"{platform.api_url}/blocks/me", headers=headers).status_code == 401
+
+
+def test_a_saved_state_keeps_the_block_tokens_minted_before_it(platform) -> None:
+    platform.reset()
+    user = platform.users()[0]
+    kept = platform.block_token(user.username, scopes=["user:read:self"])
+    platform.save_state("with-a-block-token")
+    later = platform.block_token(user.username, scopes=["user:read:self"])
+    platform.reset("with-a-block-token")
+    me = f"{platform.api_url}/blocks/me"
+    assert httpx.get(me, headers={"Authorization": f"Bearer {kept}"}).status_code == 200
+    assert httpx.get(me, headers={"Authorization": f"Bearer {later}"}).status_code == 401
+    platform.reset()
+
+
+def test_a_download_url_handed_out_before_a_reset_is_gone_after_it(platform) -> None:
+    """R02 (2): the file URLs (grants) lived in a module dict keyed by the store's path, for 24 h."""
+    platform.reset()
+    page = httpx.get(f"{platform.api_url}/models", params={"limit": 1}).json()
+    download = page["items"][0]["modelVersions"][0]["downloadUrl"]
+    redirect = httpx.get(download)
+    assert redirect.status_code == 307, redirect.text
+    file_url = redirect.headers["location"]
+    assert httpx.get(file_url, headers={"Range": "bytes=0-15"}).status_code in (200, 206)
+    platform.reset()
+    assert httpx.get(file_url, headers={"Range": "bytes=0-15"}).status_code == 404
+
+
+def test_the_tags_list_after_a_reset_is_the_restored_data(platform) -> None:
+    """R02 (3): /tags answers were cached per store for 60 s of the clock, across resets."""
+    platform.reset()
+    first = httpx.get(f"{platform.api_url}/tags", params={"limit": 200}).json()["items"]
+    name = first[0]["name"]
+    with platform.store.write() as db:
+        db.execute("UPDATE tags SET name = 'zz-marked-' || name WHERE kind = 'model'")
+    platform.save_state("marked-tags")
+    platform.reset("marked-tags")
+    marked = [t["name"] for t in httpx.get(f"{platform.api_url}/tags", params={"limit": 200}).json()["items"]]
+    assert f"zz-marked-{name}" in marked and name not in marked
+    platform.reset()
+    back = [t["name"] for t in httpx.get(f"{platform.api_url}/tags", params={"limit": 200}).json()["items"]]
+    assert name in back and f"zz-marked-{name}" not in back
+
+
+# Every module-level object of the emulator whose contents may change while it serves, and why a
+# reset may leave it as it is. Anything else that changes is in-memory state that outlives a reset:
+# keep it on the apps' state (``EmulatorState.kept``), which a reset builds afresh.
+KEPT_ACROSS_RESETS = {
+    "blockkit.emulator.http.auth._verifiers": "the token verifiers registered at import, not data",
+    "blockkit.emulator.http.blocks.blockroutes._HOST_ORIGINS": "blockkit dev's host page origin: configuration",
+    "blockkit.emulator.http.catalogue.fragments._caches": "one per store, emptied whenever the database changes"
+                                                         " (a reset writes it)",
+    "blockkit.emulator.http.catalogue.links._ORIGINS": "a pure function of the request's scheme, Host and address",
+    "blockkit.emulator.http.catalogue.models._file_query": "an lru_cache of a pure function of a file's kind",
+    "blockkit.emulator.http.oauth.web.templates": "the Jinja environment of the sign-in pages: code, not data",
+    "blockkit.emulator.http.oauth.oidc._keys": "the OIDC key file's contents, which no reset changes",
+    "blockkit.emulator.services.blocktokens._keys": "the signing key file, read again when the file changes",
+    "blockkit.emulator.seed.generate._DAY_PREFIXES": "a pure function of the day number",
+    "blockkit.emulator.services.orchestration.media._BUDGET": "the bytes in the media cache on disk, drawn from"
+                                                              " stored paths",
+    "blockkit.emulator.store.changes.SHARED": "the -shm mappings SQLite's lock lives on (never dropped)",
+    "blockkit.emulator.http.connlimit._PROCESS_POOL": "the open connections of this process",
+}
+
+
+def _module_state() -> dict[str, object]:
+    """A fingerprint of every module-level object of blockkit.emulator that a request could change."""
+    import collections
+    import functools
+    import importlib
+    import pkgutil
+    import types
+    import weakref
+
+    import blockkit.emulator as package
+
+    containers = (dict, list, set, collections.deque, weakref.WeakKeyDictionary, weakref.WeakValueDictionary,
+                  weakref.WeakSet)
+
+    def fingerprint(value: object) -> object:
+        if isinstance(value, functools._lru_cache_wrapper):
+            return ("lru", value.cache_info().currsize)
+        if isinstance(value, (dict, weakref.WeakKeyDictionary, weakref.WeakValueDictionary)):
+            items = list(value.items())
+            return ("mapping", id(value), len(items), tuple(sorted(repr(k) for k, _ in items)),
+                    tuple(sorted(repr(fingerprint(v)) for _, v in items)))
+        if isinstance(value, containers):
+            return (type(value).__name__, id(value), len(value))  # type: ignore[arg-type]
+        if type(value).__module__.startswith("blockkit.") and hasattr(value, "__dict__"):
+            return ("object", id(value), tuple(sorted((k, repr(fingerprint(v))) for k, v in vars(value).items())))
+        return ("value", id(value))
+
+    found: dict[str, object] = {}
+    for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+        try:
+            module = importlib.import_module(info.name)
+        except ImportError:  # an optional extra (video) that is not installed
+            continue
+        for name, value in vars(module).items():
+            if name.startswith("__") or isinstance(value, (types.ModuleType, type, types.FunctionType)):
+                continue
+            if isinstance(value, functools._lru_cache_wrapper) and value.__module__ != module.__name__:
+                continue
+            found[f"{info.name}.{name}"] = fingerprint(value)
+    return found
+
+
+def test_no_module_level_cache_outlives_a_reset(platform, tmp_path: Path) -> None:
+    """R02: walk every module of the emulator before and after traffic on every family and a reset;
+    whatever changed must be in KEPT_ACROSS_RESETS with its reason."""
+    platform.reset()
+    before = _module_state()
+    user = platform.users()[0]
+    token = platform.oauth_token(user.username, scope=platform_full_scope())
+    block = platform.block_token(user.username, scopes=["user:read:self"])
+    bearer = {"Authorization": f"Bearer {token}"}
+    api = platform.api_url
+    page = httpx.get(f"{api}/models", params={"limit": 3}).json()
+    version_id = page["items"][0]["modelVersions"][0]["id"]
+    for path in ("/tags", "/models", f"/models/{page['items'][0]['id']}", f"/model-versions/{version_id}",
+                 "/images", "/creators", "/enums", "/me", "/vault/all", "/permissions/check"):
+        httpx.get(f"{api}{path}", headers=bearer)
+    httpx.get(f"{api}/blocks/me", headers={"Authorization": f"Bearer {block}"})
+    redirect = httpx.get(page["items"][0]["modelVersions"][0]["downloadUrl"])
+    if redirect.status_code == 307:
+        httpx.get(redirect.headers["location"], headers={"Range": "bytes=0-15"})
+    httpx.get(f"{platform.auth_url}/.well-known/openid-configuration")
+    httpx.get(f"{platform.auth_url}/login", headers={"X-Blockkit-Access-Key": platform.env.get(
+        "BLOCKKIT_ACCESS_KEY", "")})
+    key = platform.api_key(user.username)
+    httpx.get(f"{platform.orchestration_url}/v2/consumer/workflows", headers={"Authorization": f"Bearer {key}"})
+    platform.reset()
+    after = _module_state()
+    changed = sorted(name for name in after if after[name] != before.get(name) and name not in KEPT_ACROSS_RESETS)
+    assert not changed, f"module-level state that outlives a reset: {changed}"
+
+
+def platform_full_scope() -> int:
+    from blockkit.emulator.services.oauth import scopes
+
+    return scopes.FULL
+
+
 # --- the pytest plugin, through pytester ---------------------------------------------------
 
 SUITE = '''

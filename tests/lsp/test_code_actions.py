@@ -128,3 +128,20 @@ async def test_unsafe_fixes_are_offered_and_marked(tmp_path: Path) -> None:
                 types.CodeActionContext(diagnostics=[], trigger_kind=trigger)))
             assert {a.kind for a in found} - {"quickfix", "quickfix.blockkit.unsafe"} == kinds
             assert {"quickfix", "quickfix.blockkit.unsafe"} <= {a.kind for a in found}
+
+
+async def test_a_quick_fix_title_names_what_it_changes(tmp_path: Path) -> None:
+    # BK110's fix removes the one key its finding names; its title said "trustTier, iframe.src".
+    path = tmp_path / "block.manifest.json"
+    text = (REPO / "examples" / "broken-block.manifest.json").read_text(encoding="utf-8")
+    async with session() as client:
+        uri = open_document(client, path, text)
+        every = await actions(client, uri, ["quickfix"])
+        server_owned = [a for a in every if a.diagnostics and a.diagnostics[0].code == "BK110"]
+        assert server_owned
+        for action in server_owned:
+            pointer = action.title.split(" at ", 1)[1].split(":", 1)[0]
+            key = pointer.lstrip("/").replace("/", ".")
+            assert f"remove {key} " in action.title, action.title
+            assert "trustTier, iframe.src" not in action.title
+        await settle(client)

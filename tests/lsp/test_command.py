@@ -40,3 +40,27 @@ def test_a_malformed_message_is_one_line_on_stderr_not_a_traceback() -> None:
         "blockkit lsp: error: Unable to handle message (JSONDecodeError: Expecting property name enclosed in "
         "double quotes: line 1 column 2 (char 1))"]
     assert b"window/showMessage" in result.stdout  # and the editor is told
+
+
+def _frames(*messages: dict) -> bytes:
+    import json
+
+    out = b""
+    for message in messages:
+        body = json.dumps(message).encode()
+        out += b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+    return out
+
+
+def test_shutdown_then_exit_ends_with_status_0_and_no_traceback() -> None:
+    # The server closes stdout on "exit"; the CLI's final flush met the closed file (status 1).
+    stdin = _frames({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                     "params": {"processId": None, "rootUri": None, "capabilities": {}}},
+                    {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+                    {"jsonrpc": "2.0", "id": 2, "method": "shutdown"},
+                    {"jsonrpc": "2.0", "method": "exit"})
+    result = subprocess.run([sys.executable, "-m", "blockkit", "lsp"], capture_output=True, env=cli_env(),
+                            timeout=60, input=stdin)
+    assert b"Traceback" not in result.stderr, result.stderr.decode()[-2000:]
+    assert result.returncode == 0
+    assert b'"id": 2' in result.stdout or b'"id":2' in result.stdout  # shutdown was answered

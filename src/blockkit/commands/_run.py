@@ -86,7 +86,9 @@ def flush_output() -> None:
     quietly, as anywhere else) rather than in the interpreter's teardown ("Exception ignored
     ... BrokenPipeError", exit 120)."""
     try:
-        if sys.stdout is not None:
+        # A stdout the command closed itself (``blockkit lsp`` closes its transport on "exit")
+        # holds nothing left to write.
+        if sys.stdout is not None and not sys.stdout.closed:
             sys.stdout.flush()
     except Exception as exc:
         if closed_output(exc):

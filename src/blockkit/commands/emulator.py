@@ -224,14 +224,18 @@ def export_command(target: Path, data: Path | None, seed: int, scale: str) -> No
 @click.option("--replace", is_flag=True, help="Replace the data of a store that already holds some.")
 def import_command(source: Path, data: Path | None, replace: bool) -> None:
     """Load an export into the data directory (checked first; all or nothing)."""
-    from blockkit.emulator.transfer import import_export
+    from blockkit.emulator.store import DB_FILENAME
+    from blockkit.emulator.transfer import discard_new_store, import_export
 
     if data is None:
         _fail("import needs --data DIR: the data directory to load the export into")
+    new_dir, new_store = not data.exists(), not (data / DB_FILENAME).exists()
     try:
         with _open_store(data, must_exist=False) as store:
             manifest = import_export(store, source, replace=replace)
     except EmulatorError as exc:
+        if new_store:  # refused: leave no empty store (and no directory) behind
+            discard_new_store(data, remove_dir=new_dir)
         _fail(str(exc))
     rows = sum(entry["rows"] for entry in manifest["tables"].values())
     click.echo(f"imported {rows} rows and {len(manifest.get('files', {}))} files into {data} (seed"

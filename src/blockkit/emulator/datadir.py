@@ -1,10 +1,13 @@
 """The data directory at start: one serving process per directory, and the checks a store passes first.
 
-- ``acquire_data_lock(data_dir) -> DataLock``: an exclusive ``flock`` on ``<data>/emulator.lock``,
-  held for the life of the serving process (``blockkit emulator start`` and ``blockkit dev``).
-  The kernel drops it when the process ends, however it ends (kill -9 included), so there is
-  never a stale lock to clear. A second server on the same directory gets one line naming the
-  holder's pid (the lock file holds it) and exits 2. The CLI's other commands (token, export,
+- ``acquire_data_lock(data_dir) -> DataLock``: an exclusive ``flock`` on the data directory itself,
+  and one on ``<data>/emulator.lock`` (which holds the pid, and is what older blockkits lock), held
+  for the life of the serving process (``blockkit emulator start`` and ``blockkit dev``). The
+  kernel drops them when the process ends, however it ends (kill -9 included), so there is never
+  a stale lock to clear. The directory is the lock that counts: a file can be removed under its
+  holder (``rm emulator.lock``) and a new one made and locked beside it, while the directory
+  cannot be replaced without taking the store with it. A second server on the same directory
+  gets one line naming the holder's pid and exits 2. The CLI's other commands (token, export,
   import, reset, ...) take no lock: they are documented to work while the emulator runs.
 - ``check_data_dir(data_dir, store)``: what would otherwise fail only later, at a request: a
   database file that opens read-only (a 0444 file in a writable directory), and a block-token
@@ -43,19 +46,22 @@ class DataDirInUse(EmulatorError):
 class DataLock:
     """The held lock; ``release()`` (idempotent) lets the next server start."""
 
-    def __init__(self, path: Path, fd: int) -> None:
+    def __init__(self, path: Path, fd: int, dir_fd: int | None = None) -> None:
         self.path = path
         self._fd: int | None = fd
+        self._dir_fd = dir_fd
 
     def release(self) -> None:
         fd, self._fd = self._fd, None
-        if fd is None:
-            return
-        try:
-            os.ftruncate(fd, 0)  # the pid is no longer a holder's
-        except OSError:
-            pass
-        os.close(fd)  # closing the descriptor drops the flock
+        dir_fd, self._dir_fd = self._dir_fd, None
+        if fd is not None:
+            try:
+                os.ftruncate(fd, 0)  # the pid is no longer a holder's
+            except OSError:
+                pass
+            os.close(fd)  # closing the descriptor drops the flock
+        if dir_fd is not None:
+            os.close(dir_fd)  # the directory's lock last: it is the one that counts
 
 
 def _holder(fd: int) -> str:
@@ -68,9 +74,50 @@ def _holder(fd: int) -> str:
     return "pid unknown"
 
 
+def _holder_of_directory(path: Path) -> str:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)  # never made here: a removed one stays removed
+    except OSError:
+        return f"pid unknown: its {LOCK_FILENAME} was removed"
+    try:
+        holder = _holder(fd)
+    finally:
+        os.close(fd)
+    return holder if holder != "pid unknown" else f"pid unknown: its {LOCK_FILENAME} was emptied or replaced"
+
+
+def _lock_directory(data_dir: Path) -> int | None:
+    """The directory's own lock (None where directories cannot be opened to lock: not POSIX)."""
+    try:
+        dir_fd = os.open(data_dir, os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_DIRECTORY", 0))
+    except OSError as exc:
+        raise EmulatorError(f"{data_dir}: cannot open the data directory: {exc.strerror or exc}") from None
+    try:
+        _lock_now(dir_fd)
+    except BlockingIOError:
+        os.close(dir_fd)
+        raise DataDirInUse(f"{data_dir}: in use by another blockkit emulator"
+                           f" ({_holder_of_directory(Path(data_dir) / LOCK_FILENAME)}); stop it, or use another"
+                           " --data directory") from None
+    except OSError as exc:
+        os.close(dir_fd)
+        raise EmulatorError(f"{data_dir}: cannot lock the data directory: {exc.strerror or exc}") from None
+    return dir_fd
+
+
 def acquire_data_lock(data_dir: Path) -> DataLock:
     """Lock ``data_dir`` for this process or raise :class:`DataDirInUse` (one line, naming the holder)."""
     path = Path(data_dir) / LOCK_FILENAME
+    dir_fd = _lock_directory(Path(data_dir))
+    try:
+        return _lock_file(data_dir, path, dir_fd)
+    except BaseException:
+        if dir_fd is not None:
+            os.close(dir_fd)
+        raise
+
+
+def _lock_file(data_dir: Path, path: Path, dir_fd: int | None) -> DataLock:
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     except OSError as exc:
@@ -90,7 +137,7 @@ def acquire_data_lock(data_dir: Path) -> DataLock:
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
     except OSError:
         pass  # the lock holds without the pid; a second server then says "pid unknown"
-    return DataLock(path, fd)
+    return DataLock(path, fd, dir_fd)
 
 
 def check_data_dir(data_dir: Path, store: Store) -> None:

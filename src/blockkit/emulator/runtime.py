@@ -73,7 +73,7 @@ class Emulator:
             with self.store.guard():  # a full disk while seeding: one line, not a traceback
                 for line in seed.ensure_seeded(self.store, self.options.seed, self.options.scale):
                     self._note(line)
-                self.clock = Clock(self.store)
+                self.clock = Clock(self.store, follow=True)  # an import or reset while it runs moves it
             apps = build_apps(self.store, self.clock, self.options, self.server.urls)
             if self._wrap_catalogue is not None:
                 apps = (self._wrap_catalogue(apps[0]), *apps[1:])
@@ -131,6 +131,8 @@ class Emulator:
         if getattr(self, "checkpointer", None) is not None:
             self.checkpointer.stop()
             self.checkpointer = None
+        if self.clock is not None:
+            self.clock.close()
         store, self.store = self.store, None  # once: a second stop() must not meet a closed store
         try:
             if store is not None:
@@ -165,7 +167,9 @@ class Emulator:
 
         if getattr(self, "background", None) is not None:
             self.background.stop()
-        self.clock = Clock(self.store)
+        if self.clock is not None:
+            self.clock.close()
+        self.clock = Clock(self.store, follow=True)
         apps = build_apps(self.store, self.clock, self.options, self.server.urls)
         if self._wrap_catalogue is not None:
             apps = (self._wrap_catalogue(apps[0]), *apps[1:])

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+import threading
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -25,12 +26,32 @@ class Urls:
         return {"base_url": self.base_url, "auth_url": self.auth_url, "orchestration_url": self.orchestration_url}
 
 
+T = TypeVar("T")
+
+
 @dataclass(frozen=True)
 class EmulatorState:
+    """One build of the apps (``http/server.py`` ``build_apps``). A reset builds them again, with a new one.
+
+    In-memory state that is not in the store (a cache of answers, the short-lived download grants)
+    lives in :meth:`kept`, never in a module-level dict: a reset then starts it afresh, as it does the
+    rows (``tests/emulator/test_testing_plugin.py`` walks the modules for caches kept anywhere else).
+    """
+
     store: Store
     clock: Clock
     options: EmulatorOptions
     urls: Urls
+    _kept: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    _kept_lock: threading.Lock = field(default_factory=threading.Lock, compare=False, repr=False)
+
+    def kept(self, name: str, make: Callable[[], T]) -> T:
+        """This build's object called ``name``, made by ``make()`` on first use."""
+        with self._kept_lock:
+            found = self._kept.get(name)
+            if found is None:
+                found = self._kept[name] = make()
+            return found  # type: ignore[no-any-return]
 
 
 def emulator(request: Request) -> EmulatorState:

@@ -5,19 +5,25 @@ object per row, rows in primary-key order), the data directory's files the
 store refers to (``files/``: every stored blob under ``files/blobs/``, the
 block-token signing key ``files/block-token-key.pem``, and ``blockkit dev``'s
 ``files/dev-*.json``), and ``manifest.json`` (format, schema version, seed,
-scale, each table's columns and row count, and each file's size and sha256),
-written last. The same data exports to the same bytes (the test for seed
+scale, each table's columns, row count and file's sha256, and each file's size
+and sha256), written last. The same data exports to the same bytes (the test for seed
 determinism relies on it); ``meta.created_at`` describes the copy, not the data,
 and is left out. The clock's offset is a ``meta`` row, so it travels too. The
 media cache (``media-cache/``) is not copied: it is drawn again, byte for byte,
 from the stored rows. The blobs copied are those whose rows are in the snapshot.
 
-Import checks the whole export (rows, and each file's size and sha256) before it
-touches the store, refuses a store that holds data unless told to replace it,
-copies the blobs in, loads every row in one transaction (foreign keys checked
-before commit), and only then puts the key and the dev files in place, each
-replaced atomically. A bad export changes nothing. Version 1 exports (rows
-only) still import.
+Import checks the whole export (rows, each table's sha256, and each file's size
+and sha256) before it touches the store, refuses a store that holds data unless
+told to replace it, copies the blobs in, loads every row in one transaction
+(foreign keys, and every Buzz pool's balance against its ledger, checked before
+commit), and only then puts the key and the dev files in place, each replaced
+atomically. A bad export changes nothing, and leaves nothing behind: the blobs a
+refused import copied are removed again (the CLI also removes the empty store it
+made in a new directory). Version 1 exports (rows only) and version 2 (no
+table sha256) still import, with every other check; an edited row in them is
+caught only where it breaks the schema, a reference or the books.
+
+A failed export removes what it wrote (no partial files are left).
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shutil
 import sqlite3
 import stat
 from collections.abc import Iterator
@@ -41,8 +48,9 @@ from blockkit.emulator.store import models as model_store
 from blockkit.emulator.store.migrate import latest_version
 
 EXPORT_FORMAT = "blockkit-emulator-export"
-EXPORT_VERSION = 2
-READABLE_VERSIONS = (1, 2)
+EXPORT_VERSION = 3         # 3: each table's sha256 (required from 3 on)
+READABLE_VERSIONS = (1, 2, 3)
+TABLE_SHA256_SINCE = 3
 MANIFEST = "manifest.json"
 FILES = "files"
 KEY_FILE = "block-token-key.pem"
@@ -90,6 +98,7 @@ def export(store: Store, target: Path) -> dict[str, Any]:
     target = Path(target)
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise TransferError(f"{target}: exists and is not an empty directory; export writes into a new one")
+    made = _missing_parents(target)
     try:
         target.mkdir(mode=0o700, parents=True, exist_ok=True)
         # The tables hold what the data directory keeps private (emails, app storage, the ledger,
@@ -98,6 +107,37 @@ def export(store: Store, target: Path) -> dict[str, Any]:
             os.chmod(target, 0o700)
     except OSError as exc:
         raise TransferError(f"{target}: cannot create the directory: {exc.strerror or exc}") from None
+    try:
+        return _export(store, target)
+    except BaseException:
+        # The directory was empty or absent: everything in it now is this export's.
+        for child in list(target.iterdir()):
+            if child.is_dir() and not child.is_symlink():
+                shutil.rmtree(child, ignore_errors=True)
+            else:
+                child.unlink(missing_ok=True)
+        for folder in made:  # the directories it created, deepest first
+            _rmdir(folder)
+        raise
+
+
+def _missing_parents(path: Path) -> list[Path]:
+    """The directories ``mkdir(parents=True)`` would create for ``path``, deepest first."""
+    missing = []
+    while not path.exists() and path != path.parent:
+        missing.append(path)
+        path = path.parent
+    return missing
+
+
+def _rmdir(path: Path) -> None:
+    try:
+        path.rmdir()
+    except OSError:
+        pass
+
+
+def _export(store: Store, target: Path) -> dict[str, Any]:
     manifest: dict[str, Any] = {"format": EXPORT_FORMAT, "version": EXPORT_VERSION}
     with store.guard(), store.read() as db:  # one snapshot, even while the server writes
         manifest["schema_version"] = int(db.execute("PRAGMA user_version").fetchone()[0])
@@ -108,6 +148,7 @@ def export(store: Store, target: Path) -> dict[str, Any]:
             names = columns(db, table)
             count = 0
             path = target / f"{table}.jsonl"
+            digest = hashlib.sha256()
             try:
                 with _create(path) as out:
                     sql = f'SELECT * FROM "{table}" ORDER BY {_order_by(db, table)}'
@@ -115,12 +156,14 @@ def export(store: Store, target: Path) -> dict[str, Any]:
                         record = dict(zip(names, tuple(row)))
                         if table == "meta" and record["key"] in meta.LOCAL_KEYS:
                             continue
-                        out.write(orjson.dumps(record))
-                        out.write(b"\n")
+                        line = orjson.dumps(record) + b"\n"
+                        out.write(line)
+                        digest.update(line)
                         count += 1
             except OSError as exc:
                 raise TransferError(f"{path}: cannot write: {exc.strerror or exc}") from None
-            manifest["tables"][table] = {"file": path.name, "columns": names, "rows": count}
+            manifest["tables"][table] = {"file": path.name, "columns": names, "rows": count,
+                                         "sha256": digest.hexdigest()}
         blob_names = [row[0] for row in db.execute("SELECT filename FROM blobs ORDER BY filename")] \
             if "blobs" in manifest["tables"] else []
         # Inside the snapshot: a blob's file is written before its row, so every row seen here has its file.
@@ -287,6 +330,12 @@ def validate_export(source: Path, db: sqlite3.Connection) -> dict[str, Any]:
         if count != entry["rows"]:
             raise TransferError(f"{source / entry['file']}: {count} rows, the manifest says {entry['rows']}"
                                 " (an incomplete or edited export)")
+        if manifest["version"] >= TABLE_SHA256_SINCE or "sha256" in entry:
+            if not isinstance(entry.get("sha256"), str):
+                raise TransferError(f"{source / MANIFEST}: table {table!r} has no sha256 (an edited manifest)")
+            if _sha256_of(source / entry["file"]) != entry["sha256"]:
+                raise TransferError(f"{source / entry['file']}: its sha256 differs from the manifest (an edited"
+                                    " export: a row was changed)")
     for name, entry in manifest["files"].items():
         data = export_file(source, name, entry)
         if name == KEY_FILE:
@@ -305,6 +354,17 @@ def export_file(source: Path, name: str, entry: dict[str, Any]) -> bytes:
     if len(data) != entry["bytes"] or hashlib.sha256(data).hexdigest() != entry["sha256"]:
         raise TransferError(f"{path}: its size or sha256 differs from the manifest (an incomplete or edited export)")
     return data
+
+
+def _sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    try:
+        with _open_export_file(path) as handle:
+            for chunk in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(chunk)
+    except OSError as exc:
+        raise TransferError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    return digest.hexdigest()
 
 
 def _read_file(path: Path) -> bytes:
@@ -359,44 +419,101 @@ def import_export(store: Store, source: Path, *, replace: bool = False) -> dict[
                 and hashlib.sha256(_read_file(key_here)).hexdigest() != files[KEY_FILE]["sha256"]:
             raise TransferError(f"{key_here}: another block-token key is here; pass --replace to replace it with"
                                 " the export's")
-        for name in files:  # blobs first: new names, harmless if the rows never come
-            if name.startswith(f"{BLOBS}/"):
-                _copy_blob(export_file(source, name, files[name]), data_dir / name)
-        conn.execute("PRAGMA foreign_keys = OFF")  # checked as a whole before commit instead
+        copied: list[Path] = []  # the blobs this import put where there were none: removed if it fails
+        blobs_existed = (data_dir / BLOBS).exists()
         try:
-            with store.write() as db:
-                _wipe(db, keep_meta=())
-                # The rows bring their derived counts; the triggers that keep them (migration 0009)
-                # would run per row: they are dropped while loading and the counts made once after.
-                triggers = migrate.drop_triggers(db)
-                for table, entry in manifest["tables"].items():
-                    allowed = set(columns(db, table))
-                    batch: list[dict[str, Any]] = []
-                    for record in _rows(source / entry["file"], allowed):
-                        batch.append(record)
-                        if len(batch) >= 5000:
-                            _insert(db, table, batch)
-                            batch = []
-                    _insert(db, table, batch)
-                model_store.count_models(db)
-                migrate.restore_triggers(db, triggers)
-                problems = db.execute("PRAGMA foreign_key_check").fetchmany(1)
-                if problems:
-                    table, rowid, parent, _ = tuple(problems[0])
-                    raise TransferError(f"{source}: a row of {table} (rowid {rowid}) refers to a missing {parent} row;"
-                                        " nothing was imported")
-                meta.put(db, meta.CREATED_AT, format_timestamp(datetime.now(timezone.utc)))
-        finally:
-            conn.execute("PRAGMA foreign_keys = ON")
+            for name in files:  # blobs first: new names, unused if the rows never come
+                if name.startswith(f"{BLOBS}/"):
+                    if _copy_blob(export_file(source, name, files[name]), data_dir / name):
+                        copied.append(data_dir / name)
+            _load_rows(store, conn, source, manifest)
+        except BaseException:
+            for path in copied:
+                path.unlink(missing_ok=True)
+            if not blobs_existed:
+                _rmdir(data_dir / BLOBS)  # made by this import, and empty again
+            raise
     for name in (KEY_FILE, *DEV_FILES):  # after the rows committed; each replaced whole
         if name in files:
             _place(data_dir / name, export_file(source, name, files[name]), 0o600)
     return manifest
 
 
-def _copy_blob(data: bytes, destination: Path) -> None:
-    if destination.is_file() and destination.stat().st_size == len(data) and destination.read_bytes() == data:
-        return
+def discard_new_store(data_dir: Path, *, remove_dir: bool) -> None:
+    """After a refused import into a new directory: remove the empty store the import's open made
+    (and the directory, when it made that too and it is empty), unless a server has taken the
+    directory meanwhile or the store holds data after all. Best effort; never raises."""
+    from blockkit.emulator import datadir
+    from blockkit.emulator.store import DB_FILENAME
+
+    path = Path(data_dir) / DB_FILENAME
+    lock_file = Path(data_dir) / datadir.LOCK_FILENAME
+    lock_existed = lock_file.exists()
+    try:
+        lock = datadir.acquire_data_lock(Path(data_dir))
+    except EmulatorError:
+        return  # a server holds it now: its store is not ours to remove
+    try:
+        try:
+            with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+                empty = is_empty(db)
+            db.close()
+        except sqlite3.Error:
+            return
+        if empty:
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{path}{suffix}").unlink(missing_ok=True)
+    finally:
+        lock.release()
+        if not lock_existed:
+            lock_file.unlink(missing_ok=True)  # made by the look above (the directory's lock is the one that counts)
+    if remove_dir:
+        _rmdir(Path(data_dir))
+
+
+def _load_rows(store: Store, conn: sqlite3.Connection, source: Path, manifest: dict[str, Any]) -> None:
+    from blockkit.emulator.store import buzz as buzz_store
+
+    conn.execute("PRAGMA foreign_keys = OFF")  # checked as a whole before commit instead
+    try:
+        with store.write() as db:
+            _wipe(db, keep_meta=())
+            # The rows bring their derived counts; the triggers that keep them (migration 0009)
+            # would run per row: they are dropped while loading and the counts made once after.
+            triggers = migrate.drop_triggers(db)
+            for table, entry in manifest["tables"].items():
+                allowed = set(columns(db, table))
+                batch: list[dict[str, Any]] = []
+                for record in _rows(source / entry["file"], allowed):
+                    batch.append(record)
+                    if len(batch) >= 5000:
+                        _insert(db, table, batch)
+                        batch = []
+                _insert(db, table, batch)
+            model_store.count_models(db)
+            migrate.restore_triggers(db, triggers)
+            problems = db.execute("PRAGMA foreign_key_check").fetchmany(1)
+            if problems:
+                table, rowid, parent, _ = tuple(problems[0])
+                raise TransferError(f"{source}: a row of {table} (rowid {rowid}) refers to a missing {parent} row;"
+                                    " nothing was imported")
+            unbalanced = buzz_store.first_unbalanced(db)
+            if unbalanced is not None:
+                user_id, pool, balance, total = unbalanced
+                raise TransferError(f"{source}: user {user_id}'s {pool} Buzz balance is {balance} but its ledger"
+                                    f" adds up to {total} (an edited export); nothing was imported")
+            meta.put(db, meta.CREATED_AT, format_timestamp(datetime.now(timezone.utc)))
+    finally:
+        conn.execute("PRAGMA foreign_keys = ON")
+
+
+def _copy_blob(data: bytes, destination: Path) -> bool:
+    """Copy one blob in (from bytes already checked against the manifest); True when there was no
+    file at ``destination`` before."""
+    existed = destination.exists()
+    if existed and destination.is_file() and destination.stat().st_size == len(data) \
+            and destination.read_bytes() == data:
+        return False
     tmp = destination.with_name(f".{destination.name}.{os.getpid()}.import.tmp")
     try:
         destination.parent.mkdir(parents=True, exist_ok=True)
@@ -408,6 +525,7 @@ def _copy_blob(data: bytes, destination: Path) -> None:
         raise TransferError(f"{destination}: cannot write: {exc.strerror or exc}") from None
     finally:
         tmp.unlink(missing_ok=True)
+    return not existed
 
 
 def _insert(db: sqlite3.Connection, table: str, batch: list[dict[str, Any]]) -> None:

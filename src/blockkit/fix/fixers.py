@@ -37,7 +37,11 @@ def remove_byte_order_mark(target: FixTarget, findings: list[Finding]) -> Iterat
         yield Edit(0, 1, "")
 
 
-@fixer(SERVER_OWNED_KEY, "safe", "remove keys the server owns (trustTier, iframe.src)")
+def _remove_key(finding: Finding) -> str:
+    return f"remove {finding.pointer.lstrip('/').replace('/', '.') or 'the key'} (the server sets it)"
+
+
+@fixer(SERVER_OWNED_KEY, "safe", "remove keys the server owns (trustTier, iframe.src)", title=_remove_key)
 def remove_server_owned(target: FixTarget, findings: list[Finding]) -> Iterator[Edit]:
     for pointer in sorted({f.pointer for f in findings}):
         edit = target.editor.remove(pointer)
@@ -45,7 +49,8 @@ def remove_server_owned(target: FixTarget, findings: list[Finding]) -> Iterator[
             yield edit
 
 
-@fixer(UNKNOWN_KEY, "safe", "remove the stale top-level appId")
+@fixer(UNKNOWN_KEY, "safe", "remove the stale top-level appId",
+       applies=lambda finding: finding.pointer in _STALE_KEYS)
 def remove_stale_keys(target: FixTarget, findings: list[Finding]) -> Iterator[Edit]:
     # Other unknown keys may be a typo of a real key or data the block reads: only a human can decide.
     for pointer in sorted({f.pointer for f in findings} & set(_STALE_KEYS)):

@@ -30,22 +30,34 @@ class FixTarget:
 FixFunction = Callable[[FixTarget, list[Finding]], Iterable[Edit]]
 
 
+def _always(finding: Finding) -> bool:
+    return True
+
+
 @dataclass(frozen=True)
 class Fixer:
     code: str
     safety: Safety
     description: str  # what the fix does, in the imperative: shown by `fix` and `explain`
     apply: FixFunction
+    # Which of its rule's findings the fixer repairs (UNKNOWN_KEY: only the stale appId).
+    applies: Callable[[Finding], bool] = _always
+    # What the fix does to one finding, for a quick fix's title (default: the description).
+    title: Optional[Callable[[Finding], str]] = None
+
+    def title_for(self, finding: Finding) -> str:
+        return self.title(finding) if self.title is not None else self.description
 
 
 FIXERS: dict[str, Fixer] = {}
 
 
-def fixer(code: str, safety: Safety, description: str) -> Callable[[FixFunction], FixFunction]:
+def fixer(code: str, safety: Safety, description: str, *, applies: Callable[[Finding], bool] = _always,
+          title: Optional[Callable[[Finding], str]] = None) -> Callable[[FixFunction], FixFunction]:
     def register(function: FixFunction) -> FixFunction:
         if code in FIXERS:
             raise ValueError(f"a fixer for {code} is registered twice")
-        FIXERS[code] = Fixer(code, safety, description, function)
+        FIXERS[code] = Fixer(code, safety, description, function, applies, title)
         return function
 
     return register
@@ -64,3 +76,10 @@ def fixability(code: str) -> Optional[Safety]:
     """
     found = load_fixers().get(code)
     return found.safety if found is not None else None
+
+
+def finding_fixability(finding: Finding) -> Optional[Safety]:
+    """What ``blockkit fix`` does with this one finding: its fixer's safety, or None when no fixer
+    repairs it (none for its rule, or one that leaves this finding to a person)."""
+    found = load_fixers().get(finding.code)
+    return found.safety if found is not None and found.applies(finding) else None

@@ -189,14 +189,14 @@ class BlockkitServer(LanguageServer):
             end = start
         message = finding.message if not finding.hint else f"{finding.message}\nhint: {finding.hint}"
         href = self.docs_uri(finding.code)
-        from blockkit.fix import fixability
+        from blockkit.fix.registry import finding_fixability
 
         return types.Diagnostic(
             range=types.Range(types.Position(*start), types.Position(*end)),
             message=message, severity=_SEVERITY.get(finding.severity, types.DiagnosticSeverity.Warning),
             code=finding.code, source=SOURCE,
             code_description=types.CodeDescription(href=href) if href else None,
-            data={"pointer": finding.pointer, "layer": finding.layer, "fixable": fixability(finding.code)})
+            data={"pointer": finding.pointer, "layer": finding.layer, "fixable": finding_fixability(finding)})
 
     def docs_uri(self, code: str) -> Optional[str]:
         if code not in self._docs_uris:
@@ -256,7 +256,7 @@ class BlockkitServer(LanguageServer):
             if not accepted:
                 continue
             safe = fixer.safety == "safe"
-            title = (f"{finding.code} at {finding.pointer or '/'}: {fixer.description}"
+            title = (f"{finding.code} at {finding.pointer or '/'}: {fixer.title_for(finding)}"
                      + ("" if safe else " (unsafe: review the result)"))
             actions.append(types.CodeAction(
                 title=title, kind=types.CodeActionKind.QuickFix if safe else QUICK_FIX_UNSAFE,

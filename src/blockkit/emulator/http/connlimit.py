@@ -10,8 +10,14 @@ server logs ``accept()`` EMFILE errors until they go.
 HTTP protocol class that :func:`uvicorn_settings` hands to uvicorn:
 
 - a header deadline: a connection whose request headers are not complete within
-  ``HEADER_TIMEOUT_S`` of it opening (or of its previous answer) is closed, as nginx's
-  ``client_header_timeout`` and Apache's ``mod_reqtimeout`` do;
+  ``HEADER_TIMEOUT_S`` of it opening (or, on a kept-alive connection, of the first byte of its
+  next request) is closed, as nginx's ``client_header_timeout`` and Apache's ``mod_reqtimeout`` do;
+- a kept-alive connection idle after an answer is closed after ``KEEP_ALIVE_S``, well above the
+  clients' own pool expiry (httpx 5 s, Node's undici 4 s, aiohttp 15 s, Go 90 s): a client
+  reuses a connection it believes alive, and a server that closes at the same moment closes it
+  under the client's request ("Server disconnected without sending a response"). Neither the
+  keep-alive timeout nor the header deadline closes a connection with unread bytes: those are a
+  request on its way in (they arrived after the loop looked, before the timer ran);
 - a cap on open connections below the descriptor limit (``cap_for``): a connection over the
   cap closes the connection that has waited longest for its headers, or, when every connection
   is busy with a request, is closed itself. The descriptors never run out, and a client that
@@ -35,7 +41,8 @@ from typing import Any
 HEADER_TIMEOUT_S = 10.0     # from opening (or the previous answer) to the end of the request's headers
 # Set: another header deadline in seconds (the slow-client tests use a short one).
 HEADER_TIMEOUT_ENV = "BLOCKKIT_HEADER_TIMEOUT_S"
-KEEP_ALIVE_S = 5            # idle after an answer (uvicorn's own default, stated)
+KEEP_ALIVE_S = 120          # idle after an answer: above every common client's pool expiry (see above)
+UNREAD_GRACE_S = 1.0        # a header deadline that finds bytes unread waits this much more, once
 MAX_CONNECTIONS = 4096      # a ceiling when descriptors are plentiful
 # How many connections may be accepted before their protocol has taken them (asyncio accepts a
 # burst in one go, before any protocol runs): the most the cap can be overshot by.
@@ -190,23 +197,43 @@ class _PoolGuarded:
     def _opened(self) -> None:
         self._header_timer: asyncio.TimerHandle | None = None
         self._counted = True
+        self._idle = False  # kept alive after an answer, no byte of the next request yet
+        self._graced = False
         self._arm_header_deadline()
         self._pool.opened(self)
 
+    def _bytes_in(self) -> None:
+        """Bytes came: on an idle kept-alive connection they start the next request's header deadline."""
+        if self._idle:
+            self._idle = False
+            if self._counted and self._awaiting_headers() and not self.transport.is_closing():
+                self._arm_header_deadline()
+
     def _headers_in(self) -> None:
         """The request line and headers are in: the rest is the app's business."""
+        self._idle = False
+        self._graced = False
         if self._counted:
             self._cancel_header_deadline()
             self._pool.busy(self)
 
     def _answered(self) -> None:
+        # Idle now: the keep-alive timeout (uvicorn's) closes it if nothing comes; the header deadline
+        # starts with the next request's first byte. It counts as waiting for the cap's choice.
         if self._counted and not self.transport.is_closing() and self._awaiting_headers():
-            self._arm_header_deadline()
+            self._cancel_header_deadline()
+            self._idle = True
             self._pool.waiting(self)
 
-    def _arm_header_deadline(self) -> None:
+    def timeout_keep_alive_handler(self) -> None:
+        if unread_bytes(self.transport):
+            return  # a request arrived as the timer ran: it is read next, and answered
+        super().timeout_keep_alive_handler()  # type: ignore[misc]
+
+    def _arm_header_deadline(self, seconds: float | None = None) -> None:
         self._cancel_header_deadline()
-        self._header_timer = self.loop.call_later(self._pool.header_timeout, self._header_deadline)
+        self._header_timer = self.loop.call_later(self._pool.header_timeout if seconds is None else seconds,
+                                                  self._header_deadline)
 
     def _cancel_header_deadline(self) -> None:
         timer = getattr(self, "_header_timer", None)
@@ -217,6 +244,10 @@ class _PoolGuarded:
     def _header_deadline(self) -> None:
         self._header_timer = None
         if self._awaiting_headers() and not self.transport.is_closing():
+            if not self._graced and unread_bytes(self.transport):
+                self._graced = True  # bytes the loop has not read yet: read them first (once per request)
+                self._arm_header_deadline(UNREAD_GRACE_S)
+                return
             self._pool.deadline_passed()
             self.transport.close()
 
@@ -258,6 +289,22 @@ class _PoolGuarded:
             self.transport.abort()  # nothing to flush: it has not sent a request
 
 
+def unread_bytes(transport: Any) -> int:
+    """How many bytes wait in the connection's socket, not yet read by the loop (0 when unknown)."""
+    sock = transport.get_extra_info("socket") if transport is not None else None
+    if sock is None:
+        return 0
+    try:
+        import fcntl
+        import struct
+        import termios
+
+        answer = fcntl.ioctl(sock.fileno(), termios.FIONREAD, b"\0\0\0\0")
+        return int(struct.unpack("i", answer)[0])
+    except (ImportError, OSError, ValueError):
+        return 0
+
+
 def h11_protocol_class(pool: ConnectionPool) -> type[Any]:
     """uvicorn's h11 protocol (pure Python), with the header deadline and the pool's cap."""
     import h11
@@ -278,6 +325,7 @@ def h11_protocol_class(pool: ConnectionPool) -> type[Any]:
             super().connection_lost(exc)
 
         def data_received(self, data: bytes) -> None:
+            self._bytes_in()
             super().data_received(data)
             if not self._awaiting_headers():
                 self._headers_in()
@@ -316,6 +364,10 @@ def httptools_protocol_class(pool: ConnectionPool) -> type[Any]:
         def connection_lost(self, exc: Exception | None) -> None:
             self._release()
             super().connection_lost(exc)
+
+        def data_received(self, data: bytes) -> None:
+            self._bytes_in()
+            super().data_received(data)
 
         def on_message_begin(self) -> None:
             self._target_too_long = False
@@ -356,12 +408,12 @@ def protocol_class(pool: ConnectionPool) -> type[Any]:
     return httptools_protocol_class(pool)
 
 
-def uvicorn_settings(pool: ConnectionPool | None = None) -> dict[str, Any]:
+def uvicorn_settings(pool: ConnectionPool | None = None, *, keep_alive: float = KEEP_ALIVE_S) -> dict[str, Any]:
     """The uvicorn.Config arguments every blockkit server takes: the guarded protocol and the limits."""
     pool = pool or process_pool()
     return {
         "http": protocol_class(pool),
-        "timeout_keep_alive": KEEP_ALIVE_S,
+        "timeout_keep_alive": keep_alive,
         # uvicorn answers 503 past this many connections or requests in progress on one server; the
         # pool's cap (plus the moment between a connection over the cap and its victim's close)
         # comes first, so this is the backstop for requests, which the pool does not count.

@@ -29,14 +29,18 @@ class RegionMiddleware:
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http":
-            restricted = self.sfw_only
-            if not restricted:
-                for name, value in scope.get("headers", ()):
-                    if name == REGION_HEADER and value.strip().lower() == RESTRICTED:
-                        restricted = True
-                        break
+            restricted = self.sfw_only or restricted_by_headers(scope.get("headers", ()))
             scope.setdefault("state", {})["region_restricted"] = restricted
         await self.app(scope, receive, send)
+
+
+def restricted_by_headers(headers: Any) -> bool:
+    """Whether a request's headers ask for the clamp: any ``X-Emulator-Region: restricted`` among them
+    (a repeated header counts when any of its values says so; the edge keys its answers on this too)."""
+    for name, value in headers:
+        if name == REGION_HEADER and value.strip().lower() == RESTRICTED:
+            return True
+    return False
 
 
 def region_restricted(request: Request) -> bool:

@@ -171,13 +171,40 @@ def urls_for(host: str, ports: list[int]) -> Urls:
 # --- serving ------------------------------------------------------------------------------
 
 class _Swappable:
-    """An ASGI app that forwards to ``self.app``, which a reset may replace between requests."""
+    """An ASGI app that forwards to ``self.app``, which a reset may replace between requests.
+
+    It also keeps a connection alive after a 500: Starlette sends the 500 and then raises the error
+    again, and uvicorn closes a connection whose app raised after it answered, so the client's next
+    request on it was reset (reliability review 2, R18). An error after the answer was sent whole is
+    logged here and goes no further; one before or during the answer still reaches uvicorn (which
+    answers 500 or, mid-answer, has nothing to do but close).
+    """
 
     def __init__(self, app: Any) -> None:
         self.app = app
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        await self.app(scope, receive, send)
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        answered = False
+
+        async def tracking(message: Any) -> None:
+            nonlocal answered
+            await send(message)
+            if message["type"] == "http.response.body" and not message.get("more_body", False):
+                answered = True
+
+        try:
+            await self.app(scope, receive, tracking)
+        except Exception:
+            if not answered:
+                raise
+            import logging
+
+            logging.getLogger("blockkit.emulator").exception(
+                "error after a complete answer to %s %s (the connection stays open)", scope.get("method"),
+                scope.get("path"))
 
 
 class EmulatorServer:

@@ -31,15 +31,37 @@ def seed_store(store: Store, seed: int, scale: str) -> None:
     generate(store, seed, scale)
 
 
+def _unseeded(db: Any) -> bool:
+    return meta.get(db, meta.SEED) is None and db.execute("SELECT 1 FROM users LIMIT 1").fetchone() is None
+
+
 def ensure_seeded(store: Store, seed: int, scale: str) -> list[str]:
-    """Seed ``store`` unless it already holds data; return notes for the person starting it."""
+    """Seed ``store`` unless it already holds data; return notes for the person starting it.
+
+    Whether it is empty is asked again inside the seeding's write transaction: another writer
+    (``blockkit emulator import`` into the same new directory) may have filled it since the first
+    look, and then its data is kept and served, with a note, instead of a constraint error.
+    """
     with store.read() as db:
         seeded = meta.get(db, meta.SEED)
         seeded_scale = meta.get(db, meta.SCALE)
     if seeded is None:
         from blockkit.emulator.seed import template
 
-        seed_store(store, seed, scale)
+        if scale not in SCALES:
+            raise ValueError(f"unknown scale {scale!r}")
+        conn = store.connection()
+        conn.execute("PRAGMA foreign_keys = OFF")  # as generate() does alone: checked as a whole by the tests
+        try:
+            with store.write() as db:
+                filled_meanwhile = not _unseeded(db)
+                if not filled_meanwhile:
+                    seed_store(store, seed, scale)
+        finally:
+            conn.execute("PRAGMA foreign_keys = ON")
+        if filled_meanwhile:
+            return [f"{store.path.parent}: another process (an import?) filled this new data directory while"
+                    " the emulator started; serving its data, not a fresh seed"]
         template.save(store, seed, scale)  # the next fresh start copies it (template.install)
         with store.write() as db:  # when this copy was made: local, so export leaves it out
             meta.put(db, meta.CREATED_AT, format_timestamp(datetime.now(timezone.utc)))

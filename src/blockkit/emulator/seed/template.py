@@ -127,7 +127,12 @@ def install(data_dir: Path, seed: int, scale: str) -> bool:
         finally:
             copy.close()
         os.chmod(tmp, 0o600)
-        os.replace(tmp, target)
+        from blockkit.emulator.store.connection import link_into_place
+
+        # Never over a database another process made since the check above (an import into the same
+        # new directory): linked into place only where there is none.
+        if not link_into_place(tmp, target):
+            return False
     except (OSError, sqlite3.Error):
         return False
     finally:

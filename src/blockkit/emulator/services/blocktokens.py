@@ -219,6 +219,31 @@ def is_revoked(db: sqlite3.Connection, instance_id: str, issued_at: int) -> bool
     return row is not None and issued_at <= parse_timestamp(row[0]).timestamp()
 
 
+def record_issued(store: Store, jti: str, instance_id: str, issued_at: int, expires_at: int) -> None:
+    """Keep the token's row (migration 0011): a token is valid only while its row is in the store, so a
+    reset or an import takes the tokens minted since with the other rows. Expired rows go here."""
+    with store.write() as db:
+        db.execute("DELETE FROM block_tokens WHERE expires_at < ?", (issued_at - LEEWAY_SECONDS,))
+        db.execute("INSERT INTO block_tokens (jti, block_instance_id, issued_at, expires_at) VALUES (?, ?, ?, ?)",
+                   (jti, instance_id, issued_at, expires_at))
+
+
+def refusal(db: sqlite3.Connection, claims: dict[str, Any]) -> tuple[int, str] | None:
+    """(status, why) the store refuses a token whose signature and claims hold (None: it does not): its
+    instance was revoked since (403), or is gone, or this store never issued the token (minted before a
+    reset, or for other data: 401)."""
+    row = db.execute(
+        "SELECT EXISTS (SELECT 1 FROM block_tokens WHERE jti = ? AND block_instance_id = ?),"
+        " EXISTS (SELECT 1 FROM block_instances WHERE id = ?),"
+        " (SELECT revoked_at FROM block_token_revocations WHERE block_instance_id = ?)",
+        (claims["jti"], claims["blockInstanceId"], claims["blockInstanceId"], claims["blockInstanceId"])).fetchone()
+    if row[2] is not None and int(claims["iat"]) <= parse_timestamp(row[2]).timestamp():
+        return 403, "block instance revoked"
+    if not row[1] or not row[0]:
+        return 401, "invalid block token"
+    return None
+
+
 # --- minting --------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -305,6 +330,7 @@ def mint_block_token(state: EmulatorState, *, instance_id: str, user_id: int | N
         claims["buzzBudget"] = min(budget, BUZZ_BUDGET_CAP)
     key = signing_key(store, state.clock.iso())
     token = jwt.encode({"alg": "RS256", "kid": key.kid, "typ": "JWT"}, claims, key.key, algorithms=["RS256"])
+    record_issued(store, jti, instance.id, now, now + lifetime)
     from datetime import datetime, timezone
 
     return Minted(token, format_timestamp(datetime.fromtimestamp(now + lifetime, tz=timezone.utc)), jti, claims,

@@ -46,6 +46,7 @@ import orjson
 
 from blockkit.emulator.services import buzz
 from blockkit.emulator.store.clock import format_timestamp
+from blockkit.emulator.errors import EmulatorError
 from blockkit.emulator.services.errors import ServiceError, not_found
 from blockkit.emulator.store import buzz as buzz_store
 from blockkit.emulator.store import goods as goods_store
@@ -96,13 +97,37 @@ def owner_legs(owner: int, price: int, debits: dict[str, int]) -> dict[str, int]
 
 def register_catalogue(store: Store, clock: Clock, app_id: str, block_id: str, manifest_goods: object,
                        owner_user_id: int | None = None) -> None:
-    """Record the goods ``app_id`` sells (its manifest's ``goods``) and its owner."""
+    """Record the goods ``app_id`` sells (its manifest's ``goods``) and its owner.
+
+    Each good is checked here, as the manifest's schema does, so that a bad one is refused when it
+    is registered (one line) rather than failing every purchase of it later.
+    """
     goods = manifest_goods if isinstance(manifest_goods, list) else []
+    for index, good in enumerate(goods):
+        problem = _good_problem(good)
+        if problem is not None:
+            raise EmulatorError(f"{app_id}: goods[{index}]: {problem}")
     with store.write() as db:
         db.execute("INSERT INTO goods_catalogues (app_id, block_id, owner_user_id, goods, updated_at)"
                    " VALUES (?, ?, ?, ?, ?) ON CONFLICT (app_id) DO UPDATE SET block_id = excluded.block_id,"
                    " owner_user_id = excluded.owner_user_id, goods = excluded.goods, updated_at = excluded.updated_at",
                    (app_id, block_id, owner_user_id, orjson.dumps(goods).decode(), clock.iso()))
+
+
+GOOD_KINDS = ("good", "app_unlock")  # the manifest schema's, and the purchases table's CHECK
+
+
+def _good_problem(good: object) -> str | None:
+    if not isinstance(good, dict):
+        return "a good must be an object"
+    if not isinstance(good.get("id"), str) or not good["id"]:
+        return "'id' must be a non-empty string"
+    kind = good.get("kind")
+    if kind is not None and kind not in GOOD_KINDS:
+        return f"'kind' {kind!r} is not one of {', '.join(GOOD_KINDS)} (good {good['id']!r})"
+    if good.get("title") is not None and not isinstance(good["title"], str):
+        return f"'title' must be a string (good {good['id']!r})"
+    return None
 
 
 def catalogue(store: Store, app_id: str) -> tuple[list[dict[str, Any]], int | None] | None:

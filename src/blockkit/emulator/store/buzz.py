@@ -46,3 +46,18 @@ def user_tier(db: sqlite3.Connection, user_id: int) -> tuple[str, bool] | None:
     row = db.execute("SELECT tier, EXISTS (SELECT 1 FROM subscriptions s WHERE s.user_id = u.id AND"
                      " s.status = 'active') FROM users u WHERE id = ? AND deleted_at IS NULL", (user_id,)).fetchone()
     return None if row is None else (str(row[0]), bool(row[1]))
+
+
+def first_unbalanced(db: sqlite3.Connection) -> tuple[int, str, int, int] | None:
+    """(user_id, pool, balance, ledger total) of the first pool whose balance is not the sum of its
+    ledger entries (a pool with entries but no account counts as a balance of 0), or None: the books
+    add up."""
+    row = db.execute(
+        "WITH ledger AS (SELECT user_id, pool, SUM(amount) AS total FROM buzz_transactions GROUP BY user_id, pool)"
+        " SELECT a.user_id, a.pool, a.balance, COALESCE(l.total, 0) FROM buzz_accounts a"
+        " LEFT JOIN ledger l ON l.user_id = a.user_id AND l.pool = a.pool"
+        " WHERE a.balance != COALESCE(l.total, 0)"
+        " UNION ALL SELECT l.user_id, l.pool, 0, l.total FROM ledger l"
+        " WHERE l.total != 0 AND NOT EXISTS (SELECT 1 FROM buzz_accounts a WHERE a.user_id = l.user_id"
+        " AND a.pool = l.pool) ORDER BY 1, 2 LIMIT 1").fetchone()
+    return None if row is None else (int(row[0]), str(row[1]), int(row[2]), int(row[3]))

@@ -166,8 +166,9 @@ class BlockScopeMiddleware:
             return _denied(401, "invalid block token")
         claims = caller.token_ctx
         with state.store.read() as db:
-            if blocktokens.is_revoked(db, claims["blockInstanceId"], int(claims["iat"])):
-                return _denied(403, "block instance revoked")
+            refused = blocktokens.refusal(db, claims)
+        if refused is not None:
+            return _denied(*refused)
         if required:
             if required not in claims["scopes"]:
                 return _denied(403, f"missing required scope: {required}")

@@ -324,15 +324,24 @@ class Grant:
     expires_at: float  # emulator clock, seconds
 
 
-_grants: dict[Path, OrderedDict[str, Grant]] = {}
-_grants_lock = threading.Lock()
+class Grants:
+    """The file URLs handed out by this build of the apps (a reset starts with none), oldest first."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.table: OrderedDict[str, Grant] = OrderedDict()
+
+
+def _grants(state: EmulatorState) -> Grants:
+    return state.kept("download-grants", Grants)
 
 
 def issue_grant(state: EmulatorState, grant: Grant) -> str:
     key = secrets.token_urlsafe(24)
     now = state.clock.timestamp()
-    with _grants_lock:
-        table = _grants.setdefault(state.store.path, OrderedDict())
+    grants = _grants(state)
+    with grants.lock:
+        table = grants.table
         for stale in [k for k, g in table.items() if g.expires_at <= now]:
             del table[stale]
         while len(table) >= MAX_GRANTS:
@@ -342,8 +351,9 @@ def issue_grant(state: EmulatorState, grant: Grant) -> str:
 
 
 def find_grant(state: EmulatorState, key: str) -> Grant | None:
-    with _grants_lock:
-        return _grants.get(state.store.path, OrderedDict()).get(key)
+    grants = _grants(state)
+    with grants.lock:
+        return grants.table.get(key)
 
 
 # --- the bytes on disk ----------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ read's time (issue 27: half the rate of a bare Starlette app).
 Only answers the catalogue itself marks are kept (:func:`mark`, called where it caches a body
 or serves one from its cache), under the generation of the data they were built from: an
 answer whose data changed since is never sent. The key holds everything those answers depend
-on (path, query, Host, scheme, the listening address, the region header) and the Origin header
+on (path, query, every Host value, scheme, the listening address, the region as the clamp reads it) and the Origin header
 besides; a request with an Authorization header always goes through.
 """
 
@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from blockkit.emulator.http.catalogue import fragments
-from blockkit.emulator.http.region import REGION_HEADER
+from blockkit.emulator.http.region import restricted_by_headers
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -54,17 +54,19 @@ class EdgeCache:
         if scope["type"] != "http" or scope["method"] != "GET":
             await self.app(scope, receive, send)
             return
-        host = origin = region = None
+        # Every value of a repeated Host or Origin header, and the region as the clamp reads it (any
+        # value saying restricted): the key holds what the answer was built from, not the last value.
+        host: tuple[bytes, ...] = ()
+        origin: tuple[bytes, ...] = ()
         for name, value in scope["headers"]:
             if name == b"authorization":
                 await self.app(scope, receive, send)
                 return
             if name == b"host":
-                host = value
+                host += (value,)
             elif name == b"origin":
-                origin = value
-            elif name == REGION_HEADER:
-                region = value
+                origin += (value,)
+        region = restricted_by_headers(scope["headers"])
         server = scope.get("server")
         key = (scope["path"], scope.get("query_string", b""), host, origin, region, scope.get("scheme"),
                tuple(server) if server else None)

@@ -17,7 +17,6 @@ to see it at once).
 from __future__ import annotations
 
 import threading
-import weakref
 from collections import OrderedDict
 from typing import Any
 
@@ -34,7 +33,6 @@ from blockkit.emulator.http.catalogue.pages import PageMetadata, page_metadata
 from blockkit.emulator.http.catalogue.params import MAX_SAFE_INTEGER, QueryModel
 from blockkit.emulator.http.catalogue.query import Int, Shape, Text, read_query
 from blockkit.emulator.state import EmulatorState, emulator
-from blockkit.emulator.store import Store
 from blockkit.emulator.store import tags as store
 
 CACHE_SECONDS = 60.0
@@ -86,21 +84,13 @@ class ResponseCache:
                 self._items.popitem(last=False)
 
 
-# One cache per store (the emulator's data), made on first use.
-_caches: weakref.WeakKeyDictionary[Store, ResponseCache] = weakref.WeakKeyDictionary()
-_caches_lock = threading.Lock()
-
-
-def cache_for(store_: Store) -> ResponseCache:
-    with _caches_lock:
-        cache = _caches.get(store_)
-        if cache is None:
-            cache = _caches[store_] = ResponseCache()
-        return cache
+def cache_for(state: EmulatorState) -> ResponseCache:
+    """This build of the apps' cache (one per build: a reset starts with an empty one)."""
+    return state.kept("tags", ResponseCache)
 
 
 def list_tags(state: EmulatorState, query: TagsQuery, *, base_url: str) -> TagsPage:
-    cache = cache_for(state.store)
+    cache = cache_for(state)
     now = state.clock.timestamp()
     key = (query.limit, query.page, query.query, base_url)
     cached = cache.get(key, now)
