@@ -126,6 +126,54 @@ def sample_images(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) -
     yield ok(api.get("/api/v1/images?limit=3&page=2"))
 
 
+def sample_posts(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) -> Iterator[Any]:
+    with store_of.read() as db:
+        ids = [r[0] for r in db.execute("SELECT id FROM posts WHERE published_at IS NOT NULL AND blocked = 0"
+                                        " AND scanned = 1 AND availability = 'Public' ORDER BY id LIMIT 40")]
+    for post_id in ids + [landmarks["big_post"]["id"]]:
+        response = api.get(f"/api/v1/posts/{post_id}")
+        if response.status_code == 200:
+            yield response.json()
+
+
+def sample_articles(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) -> Iterator[Any]:
+    yield ok(api.get("/api/v1/articles?limit=100&nsfw=true"))
+    yield ok(api.get("/api/v1/articles?limit=100"))
+
+
+def sample_article(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) -> Iterator[Any]:
+    for item in ok(api.get("/api/v1/articles?limit=100&nsfw=true"))["items"]:
+        yield ok(api.get(f"/api/v1/articles/{item['id']}"))
+
+
+def sample_collections(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) -> Iterator[Any]:
+    yield ok(api.get("/api/v1/collections?limit=100"))
+
+
+def sample_collection(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) -> Iterator[Any]:
+    for item in ok(api.get("/api/v1/collections?limit=100"))["items"]:
+        yield ok(api.get(f"/api/v1/collections/{item['id']}"))
+
+
+def sample_users(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) -> Iterator[Any]:
+    yield ok(api.get("/api/v1/users?limit=100"))
+
+
+def sample_creators(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) -> Iterator[Any]:
+    yield ok(api.get("/api/v1/creators?limit=100"))
+    yield ok(api.get("/api/v1/creators?limit=5&page=2"))
+
+
+def sample_tags(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) -> Iterator[Any]:
+    yield ok(api.get("/api/v1/tags?limit=100"))
+    yield ok(api.get("/api/v1/tags?limit=5&page=2"))
+
+
+def sample_permissions(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) -> Iterator[Any]:
+    ids = ",".join(str(landmarks[k]["id"]) for k in ("early_access_version", "public_version"))
+    yield ok(api.get(f"/api/v1/permissions/check?entityIds={ids}"))
+
+
 ROUTES: dict[str, Callable[..., Iterator[Any]]] = {
     "GET /api/v1/models": sample_models,
     "GET /api/v1/models/{id}": sample_model,
@@ -135,6 +183,15 @@ ROUTES: dict[str, Callable[..., Iterator[Any]]] = {
     "POST /api/v1/model-versions/by-hash/ids": sample_by_hash_ids,
     "GET /api/v1/model-versions/mini/{id}": sample_mini,
     "GET /api/v1/images": sample_images,
+    "GET /api/v1/posts/{id}": sample_posts,
+    "GET /api/v1/articles": sample_articles,
+    "GET /api/v1/articles/{id}": sample_article,
+    "GET /api/v1/collections": sample_collections,
+    "GET /api/v1/collections/{id}": sample_collection,
+    "GET /api/v1/users": sample_users,
+    "GET /api/v1/creators": sample_creators,
+    "GET /api/v1/tags": sample_tags,
+    "GET /api/v1/permissions/check": sample_permissions,
 }
 
 
