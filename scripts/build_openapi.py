@@ -107,7 +107,10 @@ DECISIONS: dict[str, str] = {
 
     "D-timestamps": (
         "Timestamps are UTC with milliseconds and a Z, as JavaScript's toISOString: "
-        "2024-01-02T03:04:05.678Z."
+        "2024-01-02T03:04:05.678Z. Where the platform reads a timestamp-without-time-zone column inside "
+        "Postgres's json_build_object (files[].scannedAt on GET /model-versions/{id}), it has no Z and "
+        "its fraction has no trailing zeros (2024-01-02T03:04:05.67, 2024-01-02T03:04:05): "
+        "TimestampWithoutZone. Live bodies also show version publishedAt in /models pages in that form."
     ),
     "D-dropped": (
         "'Dropped' for moderated models means: files[] and images[] become empty arrays, downloadUrl "
@@ -190,21 +193,25 @@ DECISIONS: dict[str, str] = {
     ),
     "D-list-file": (
         "Files inside a model (GET /models, GET /models/{id}) carry primary only on the primary file (true); "
-        "the other files have no primary key (model-search.service.ts:273, [id].ts:131). The spec's File table "
-        "puts pickleScanResult and virusScanResult only on the /model-versions shape, so the emulator leaves "
-        "them (and the scan messages) out of these files, which the platform sends."
+        "the other files have no primary key (model-search.service.ts:273, [id].ts:131). They carry modelFileSelect's "
+        "keys (selectors/modelFile.selector.ts, through filesForModelVersionCache): overrideName and the scan "
+        "fields pickleScanResult, pickleScanMessage, virusScanResult, virusScanMessage, scannedAt. The spec's "
+        "File table names the scan results on the /model-versions shape only; the platform sends them here too."
     ),
     "D-list-version": (
         "A version inside a model carries, besides the spec's fields, the platform's index, flags, availability, "
         "nsfwLevel, description, trainedWords, vaeId and paidAccess (earlyAccessDeadline when paidAccess has an "
         "end) (caches.ts:632-647, model.service.ts:3889-3891). It has no modelId: the platform's cache strips "
-        "it (caches.ts reduce), and recorded responses have none."
+        "it (caches.ts reduce), and recorded responses have none. The list takes createdAt, status and covered "
+        "off and sends covered as supportsGeneration (model-search.service.ts); GET /models/{id} keeps them "
+        "(models/[id].ts spreads the version) and sends no supportsGeneration on a version."
     ),
     "D-detail-version": (
         "GET /model-versions/{id} and by-hash carry the spec's availability, earlyAccessConfig and "
         "earlyAccessEndsAt, and the platform's paidAccess ({permanent, endsAt} or null) and licensingFee "
-        "(null unless set). Files carry pickleScanMessage, virusScanMessage and scannedAt; images carry no id, "
-        "and meta, metadata, minor, poi, hasMeta, hasPositivePrompt, onSite, remixOfId and availability; at most "
+        "(null unless set). Files carry pickleScanMessage, virusScanMessage and scannedAt (without Z on "
+        "GET /model-versions/{id}, D-timestamps) and, on by-hash, overrideName; images carry no id, "
+        "and meta, metadata (a video's with duration, audio and size), minor, poi, hasMeta, hasPositivePrompt, onSite, remixOfId and availability; at most "
         "10 per version (imagesPerVersion: 10, [id].ts:189)."
     ),
     "D-image-item": (
@@ -265,7 +272,7 @@ DECISIONS: dict[str, str] = {
         "scanned, non-private posts about the version, within the browsing level, in post order, at most 20."
     ),
     "D-model-by-id": (
-        'GET /models/{id} answers the model with its Published versions and every rated preview but Blocked (the platform serves the all-levels ceiling, [id].ts), also when it is flagged NSFW; in a restricted region the previews are safe-for-work only and a model flagged NSFW is a 404. Version keys whose value is null are left out (removeEmpty), and previews carry no id.'
+        'GET /models/{id} answers the model with its Published versions and every rated preview but Blocked (the platform serves the all-levels ceiling, [id].ts), also when it is flagged NSFW; in a restricted region the previews are safe-for-work only and a model flagged NSFW is a 404. Version keys whose value is null or an empty array are left out (removeEmpty), and previews carry no id.'
     ),
     "D-version-token": (
         "GET /model-versions/{id}: a bearer token adds earlyAccessConfig.unlocked (true for a buyer, the "
@@ -383,6 +390,8 @@ NSFW_NAMES = ["None", "Soft", "Mature", "X"]
 MEDIA_TYPES = ["image", "video", "audio"]
 HASH_KINDS = ["AutoV1", "AutoV2", "AutoV3", "SHA256", "CRC32", "BLAKE3"]
 HASH_LENGTHS = {"AutoV1": 8, "AutoV2": 10, "AutoV3": 12, "SHA256": 64, "CRC32": 8, "BLAKE3": 64}
+# The platform's CommercialUse enum (packages/civitai-db-schema/src/enums.ts).
+COMMERCIAL_USES = ["None", "Image", "RentCivit", "Rent", "Sell"]
 TIERS = ["free", "founder", "bronze", "silver", "gold"]
 USER_STATUSES = ["active", "muted", "banned"]
 VAULT_STATUSES = ["Pending", "Stored", "Failed"]
@@ -402,6 +411,13 @@ def schemas() -> dict[str, Any]:
         "description": "ISO 8601 UTC timestamp.",
         **decision("D-timestamps"),
     }
+    s["TimestampWithoutZone"] = {
+        "type": "string",
+        "pattern": r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?$",
+        "description": "A UTC timestamp as Postgres writes one without time zone in JSON: no Z.",
+        **decision("D-timestamps"),
+    }
+    either_timestamp = {"anyOf": [ref("Timestamp"), ref("TimestampWithoutZone")]}
     s["ModelType"] = {"type": "string", "enum": MODEL_TYPES}
     s["ModelFileType"] = {"type": "string", "enum": FILE_TYPES}
     s["BaseModelType"] = {"type": "string", "enum": BASE_MODEL_TYPES}
@@ -436,21 +452,27 @@ def schemas() -> dict[str, Any]:
         "pickleScanMessage": nullable(STR),
         "virusScanResult": STR,
         "virusScanMessage": nullable(STR),
-        "scannedAt": nullable(ref("Timestamp")),
+        "scannedAt": {"anyOf": [*either_timestamp["anyOf"], {"type": "null"}]},
         "overrideName": nullable(STR),
     }
-    file_optional = ("pickleScanResult", "pickleScanMessage", "virusScanResult", "virusScanMessage", "scannedAt",
-                     "overrideName")
     s["ListFile"] = obj(
         {**file_props, "primary": {"const": True}},
-        optional=("primary", *file_optional),
-        description="A file inside a model (list item or GET /models/{id}). primary is sent on the primary file only.",
+        optional=("primary",),
+        description=(
+            "A file inside a model (list item or GET /models/{id}): modelFileSelect's keys, the scan fields and "
+            "overrideName included (scannedAt null while the scan is pending). primary is sent on the primary "
+            "file only."
+        ),
         **decision("D-list-file"),
     )
     s["DetailFile"] = obj(
         {**file_props, "hashes": ref("HashesFull")},
-        optional=("pickleScanMessage", "virusScanMessage", "scannedAt", "overrideName"),
-        description="A file on the /model-versions shapes: primary is always a boolean.",
+        optional=("overrideName",),
+        description=(
+            "A file on the /model-versions shapes: primary is always a boolean. GET /model-versions/{id} reads its "
+            "files with json_build_object: no overrideName, scannedAt without Z; the by-hash routes send "
+            "overrideName and scannedAt with Z."
+        ),
     )
     preview_props = {
         "id": ID,
@@ -468,7 +490,13 @@ def schemas() -> dict[str, Any]:
         "remixOfId": nullable(ID),
         "availability": STR,
         "meta": nullable({"type": "object"}),
-        "metadata": nullable({"type": "object"}),
+        "metadata": nullable(obj(
+            {"hash": nullable(STR), "width": nullable(COUNT), "height": nullable(COUNT),
+             "duration": {"type": "number", "minimum": 0}, "audio": BOOL, "size": COUNT},
+            optional=("hash", "width", "height", "duration", "audio", "size"),
+            description="The media's stored metadata (GET /model-versions/{id}); a video's adds duration, audio "
+                        "and size (bytes).",
+        )),
     }
     s["PreviewImage"] = obj(
         preview_props,
@@ -496,7 +524,9 @@ def schemas() -> dict[str, Any]:
             "name": STR,
             "baseModel": STR,
             "baseModelType": nullable(ref("BaseModelType")),
-            "publishedAt": {**nullable(ref("Timestamp")), **decision("D-unpublished-at")},
+            "createdAt": ref("Timestamp"),
+            "publishedAt": {"anyOf": [*either_timestamp["anyOf"], {"type": "null"}], **decision("D-unpublished-at")},
+            "status": STR,
             "flags": COUNT,
             "availability": STR,
             "nsfwLevel": COUNT,
@@ -505,18 +535,21 @@ def schemas() -> dict[str, Any]:
             "vaeId": nullable(ID),
             "paidAccess": ref("PaidAccess"),
             "earlyAccessDeadline": ref("Timestamp"),
+            "covered": BOOL,
             "supportsGeneration": BOOL,
             "stats": ref("ListVersionStats"),
             "files": array(ref("ListFile")),
             "images": array(ref("PreviewImage")),
             "downloadUrl": URL,
         },
-        optional=("index", "baseModelType", "publishedAt", "flags", "availability", "nsfwLevel", "description",
-                  "trainedWords", "vaeId", "paidAccess", "earlyAccessDeadline", "supportsGeneration", "stats",
-                  "downloadUrl"),
+        optional=("index", "baseModelType", "createdAt", "publishedAt", "status", "flags", "availability",
+                  "nsfwLevel", "description", "trainedWords", "vaeId", "paidAccess", "earlyAccessDeadline", "covered",
+                  "supportsGeneration", "stats", "files", "images", "downloadUrl"),
         description=(
-            "A model version as it appears inside a model (list item or GET /models/{id}). GET /models/{id} "
-            "leaves out the keys whose value is null."
+            "A model version as it appears inside a model (list item or GET /models/{id}). The list sends "
+            "supportsGeneration and neither createdAt, status nor covered; GET /models/{id} sends createdAt, status "
+            "and covered (the version as the platform caches it) and no supportsGeneration, and leaves out the keys "
+            "whose value is null or an empty array (files and images included)."
         ),
         **decision("D-list-version"),
     )
@@ -533,13 +566,10 @@ def schemas() -> dict[str, Any]:
             "supportsGeneration": BOOL,
             "allowNoCredit": BOOL,
             "allowCommercialUse": {
-                "anyOf": [
-                    {"type": "string", "pattern": r"^\{([A-Za-z]+(,[A-Za-z]+)*)?\}$"},
-                    array(STR),
-                ],
+                **array({"type": "string", "enum": COMMERCIAL_USES}, uniqueItems=True),
                 "description": (
-                    "The set of use kinds: the spec's brace-delimited string ({Image,Sell}), which the emulator "
-                    "sends; recorded platform responses carry a JSON array of the same names."
+                    "The set of use kinds as a JSON array (the platform's CommercialUse[] column; every recorded "
+                    "body). The spec calls it a brace-delimited string ({Image,Sell}): see docs/platform-shapes.md."
                 ),
             },
             "allowDerivatives": BOOL,
@@ -734,7 +764,7 @@ def schemas() -> dict[str, Any]:
         "type": "object",
         "description": "Free-form generation data as the uploader supplied it; unknown keys are opaque.",
         "properties": {
-            "platformResources": array(
+            "civitaiResources": array(
                 obj({"type": STR, "modelVersionId": ID, "weight": NUM}, optional=("weight",), extra=True)
             ),
             "resources": {"type": "array"},
@@ -912,6 +942,14 @@ def schemas() -> dict[str, Any]:
         {"nextCursor": {"type": "string", "minLength": 1}, "nextPage": URL},
         optional=("nextCursor", "nextPage"),
         description="Both keys are absent on the last page. An empty items array is not the end.",
+    )
+    s["ImagesMetadata"] = obj(
+        {**s["CursorMetadata"]["properties"], "currentPage": {"type": "integer", "minimum": 1},
+         "pageSize": {"type": "integer", "minimum": 0}},
+        optional=("nextCursor", "nextPage", "currentPage", "pageSize"),
+        dependentRequired={"currentPage": ["pageSize"], "pageSize": ["currentPage"]},
+        description=("nextCursor and nextPage are absent on the last page; with page and no cursor (page mode) "
+                     "currentPage and pageSize are on every page (images/index.ts)."),
     )
     s["CollectionsMetadata"] = obj(
         {"nextCursor": ID, "nextPage": URL},
@@ -1466,7 +1504,7 @@ def paths() -> dict[str, Any]:
                 boolean("requiringMeta", "Accepted (the platform's filter for images with generation data).", False),
             ],
             {
-                "200": ok(list_of("Image", "CursorMetadata"), headers=edge_cached()),
+                "200": ok(list_of("Image", "ImagesMetadata"), headers=edge_cached()),
                 "400": bad(
                     "Invalid parameter, malformed cursor, or a feed: cursor that cannot be continued (with these filters, or at all).",
                     "ValidationEnvelope",

@@ -254,13 +254,20 @@ def origin_of(url: str) -> Optional[str]:
 def read_allowed_origin(entry: str) -> Optional[str]:
     """An allowed-origin entry read as the platform reads its OAuth client's ``allowedOrigins``.
 
-    An entry that does not start with ``http`` (exactly those four lowercase letters) is a
-    bare host: it is read as ``https://`` + the entry, so ``cdn.example.com:8443`` is the
-    origin ``https://cdn.example.com:8443``. The result is the URL's origin (scheme,
-    lowercased host, port unless the default); an entry that is not a URL gives None and
-    allows nothing. Source: civitai/civitai@ebed661
-    src/server/services/block-manifest-validator.service.ts, ``normalizeOriginLoose``.
+    The entry is lower-cased first, as every caller of the platform's validator does before
+    handing the origins over (so ``HTTPS://cdn.example.com`` is ``https://cdn.example.com``).
+    Then an entry that does not start with ``http`` is a bare host: it is read as
+    ``https://`` + the entry, so ``cdn.example.com:8443`` is the origin
+    ``https://cdn.example.com:8443``. The result is the URL's origin (scheme, lowercased
+    host, port unless the default); an entry that is not a URL gives None and allows
+    nothing. Source: civitai/civitai@ebed661
+    src/server/services/block-manifest-validator.service.ts (``normalizeOriginLoose``: the
+    ``startsWith('http')`` test, then ``new URL``), and its callers
+    src/pages/api/internal/blocks/git-push.ts, src/server/services/blocks/publish-request.service.ts
+    (approve) and src/server/routers/blocks.router.ts (the web edit), which pass
+    ``allowedOrigins.map((o) => o.toLowerCase())``.
     """
+    entry = entry.lower()
     return origin_of(entry if entry.startswith("http") else f"https://{entry}")
 
 

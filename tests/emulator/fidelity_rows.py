@@ -29,6 +29,8 @@ M = "test_models.py::"
 MV = "test_model_versions.py::"
 F = "test_fidelity.py::"
 I = "test_images.py::"
+CS = "test_catalogue_shapes.py::"
+SH = "test_shapes.py::test_route_sends_its_tables_keys_and_types"
 
 ROWS: dict[tuple[str, str], Row] = {
     # GET /api/v1/models
@@ -55,9 +57,9 @@ ROWS: dict[tuple[str, str], Row] = {
                                                    "test_recorded_responses.py::test_recorded_body_validates")),
     ("GET /models", "version fields in the list"): Row("fixed", (F + "test_model_and_version_fields",)),
     ("GET /models", "files in the list"): Row(
-        "fixed", (F + "test_list_files_carry_primary_only_on_the_primary_file",),
-        "primary fixed; scan fields stay off list files: the spec's File table puts pickleScanResult and "
-        "virusScanResult 'only on the /model-versions/{id} shape'"),
+        "fixed", (F + "test_list_files_carry_primary_only_on_the_primary_file",
+                  CS + "test_list_and_by_id_files_carry_the_scan_fields_and_override_name"),
+        "primary fixed; the scan fields and overrideName are sent since issue 33 (Shapes review below)"),
     ("GET /models", "preview images in the list"): Row("fixed", (F + "test_model_and_version_fields",)),
     ("GET /models", "Cache-Control (anonymous)"): Row("fixed", (M + "test_token_answers_are_private",)),
     # GET /api/v1/models/{id}
@@ -82,8 +84,8 @@ ROWS: dict[tuple[str, str], Row] = {
     ("GET /model-versions/by-hash/{hash}", "validation"): Row("fixed", (MV + "test_by_hash_misses_and_bad_hashes",)),
     ("GET /model-versions/by-hash/{hash}", "404 body"): Row("fixed", (MV + "test_by_hash_misses_and_bad_hashes",)),
     ("GET /model-versions/by-hash/{hash}", "body"): Row(
-        "deviation", (MV + "test_every_hash_kind_any_case",),
-        "the version shape as above; files carry no overrideName (the emulator has no renamed files)"),
+        "fixed", (MV + "test_every_hash_kind_any_case", CS + "test_version_by_id_scanned_at_is_written_without_a_zone"),
+        "the version shape as above; files carry overrideName (null: no renamed files) since issue 33"),
     ("GET /model-versions/by-hash/{hash}", "Cache-Control"): Row("fixed", (F + "test_by_hash_is_edge_cached_for_an_hour",)),
     ("POST /model-versions/by-hash", "400 body"): Row("fixed", (F + "test_post_by_hash_400_carries_the_platforms_sentence",)),
     ("POST /model-versions/by-hash", "by-hash entries"): Row(
@@ -176,6 +178,38 @@ ROWS: dict[tuple[str, str], Row] = {
                                                    "platform's 500s for them are not the documented API"),
     ("Vault", "check-vault item"): Row("spec", (), "spec: 'vaultItem is a full vault item or null'"),
     ("Vault", "toggle-version"): Row("same", ("test_vault.py::test_toggle_adds_then_removes",)),
+    # review catalogue-shapes-2026-12-02 (issue 33): the shapes, key by key
+    ("Shapes review", "files[] scan fields on GET /models and /models/{id}"): Row(
+        "fixed", (CS + "test_list_and_by_id_files_carry_the_scan_fields_and_override_name", SH)),
+    ("Shapes review", "files[].overrideName"): Row(
+        "fixed", (CS + "test_list_and_by_id_files_carry_the_scan_fields_and_override_name",
+                  CS + "test_version_by_id_scanned_at_is_written_without_a_zone", SH),
+        "null (no renamed files); not on GET /model-versions/{id}, whose json_build_object has none"),
+    ("Shapes review", "GET /models/{id} versions' covered, status, createdAt"): Row(
+        "fixed", (CS + "test_model_by_id_versions_keep_created_at_status_and_covered", SH)),
+    ("Shapes review", "GET /models/{id} removeEmpty drops empty arrays"): Row(
+        "fixed", (CS + "test_model_by_id_leaves_out_empty_arrays", SH)),
+    ("Shapes review", "allowCommercialUse as an array"): Row(
+        "fixed", (CS + "test_allow_commercial_use_is_a_json_array", "test_contract.py::test_a_departing_model_fails",
+                  "test_recorded_responses.py::test_recorded_body_validates"),
+        "the platform's CommercialUse[] and every recorded body, against the spec's brace string"),
+    ("Shapes review", "video metadata duration, audio, size"): Row(
+        "fixed", (CS + "test_video_previews_carry_duration_audio_and_size", SH),
+        "audio false (the served MP4 has no sound); size estimated (our choice)"),
+    ("Shapes review", "/images page mode currentPage, pageSize"): Row(
+        "fixed", (CS + "test_images_page_mode_carries_current_page_and_page_size", SH)),
+    ("Shapes review", "timestamps without Z"): Row(
+        "fixed", (CS + "test_version_by_id_scanned_at_is_written_without_a_zone",
+                  CS + "test_timestamp_without_zone_is_postgres_json", SH),
+        "files[].scannedAt on /model-versions/{id} without Z (json_build_object); list publishedAt keeps Z "
+        "(a Date at ebed661) and the document accepts both forms"),
+    ("Shapes review", "image meta civitaiResources"): Row(
+        "fixed", (CS + "test_image_meta_names_its_resources_civitai_resources",),
+        "the platform's key (image.schema.ts) against the spec's platformResources"),
+    ("Shapes review", "stats null when the creator hides them"): Row(
+        "deviation", (), "no Creator Controls metric privacy in the emulator: the counts are always integers"),
+    ("Shapes review", "validator: upper-case scheme in an allowed origin"): Row(
+        "fixed", ("../rules/test_asset_url.py::test_family2_bare_hosts_are_https_origins",)),
     # routes
     ("Routes", "real v1 routes the emulator does not serve"): Row(
         "deviation", (), "apps, content, bugs, tensor-metadata, users/{id}, partners, image-upload, "

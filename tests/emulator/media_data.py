@@ -215,7 +215,7 @@ def _build(b: _Builder) -> None:
     b.post("public", owner, version=v1, tags=(t_post,))
     b.image("pg", owner, "public", level=1, reactions=900, comments=5, collected=50, created=ts(1, 10),
             tags=(t_red, t_blue), versions=(v1, v2),
-            meta={"prompt": "a red fox", "seed": 1, "platformResources": [
+            meta={"prompt": "a red fox", "seed": 1, "civitaiResources": [
                 {"type": "lora", "modelVersionId": v1, "weight": 0.8}, {"type": "lora", "modelVersionId": v2},
                 {"type": "lora", "modelVersionId": v1}], "unknownKey": {"kept": True}})
     b.image("pg13", owner, "public", level=2, reactions=800, comments=50, collected=5, created=ts(1, 20),

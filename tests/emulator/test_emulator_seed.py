@@ -164,16 +164,16 @@ def test_images_cover_every_nsfw_bit_type_thumbnail_and_meta(seeded_store: Store
         assert db.execute("SELECT count(*) FROM images WHERE scanned_at IS NULL").fetchone()[0] >= 1
         assert values(db, "SELECT meta IS NULL FROM images") == {0, 1}
         metas = [json.loads(r[0]) for r in db.execute("SELECT meta FROM images WHERE meta IS NOT NULL")]
-        with_resources = [m for m in metas if m.get("platformResources")]
+        with_resources = [m for m in metas if m.get("civitaiResources")]
         assert with_resources
         for meta_obj in with_resources[:50]:
-            for resource in meta_obj["platformResources"]:
+            for resource in meta_obj["civitaiResources"]:
                 assert isinstance(resource["modelVersionId"], int) and isinstance(resource["type"], str)
-        # image_resources mirror platformResources where meta has them.
-        image_id, raw = db.execute("SELECT id, meta FROM images WHERE meta LIKE '%platformResources%'"
+        # image_resources mirror civitaiResources where meta has them.
+        image_id, raw = db.execute("SELECT id, meta FROM images WHERE meta LIKE '%civitaiResources%'"
                                    " LIMIT 1").fetchone()
         mirrored = values(db, f"SELECT model_version_id FROM image_resources WHERE image_id = {image_id}")
-        assert mirrored == {r["modelVersionId"] for r in json.loads(raw)["platformResources"]}
+        assert mirrored == {r["modelVersionId"] for r in json.loads(raw)["civitaiResources"]}
         assert values(db, "SELECT width IS NULL FROM images WHERE type = 'audio'") == {1}
         assert db.execute("SELECT count(*) FROM image_tags").fetchone()[0] > 0
         assert values(db, "SELECT count(*) FROM image_metrics GROUP BY image_id") == {5}

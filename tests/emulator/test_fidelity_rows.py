@@ -36,5 +36,5 @@ def test_every_section_of_the_review_is_covered() -> None:
     for wanted in ("GET /models", "GET /models/{id}", "GET /model-versions/{id}", "GET /model-versions/by-hash/{hash}",
                    "POST /model-versions/by-hash", "GET /model-versions/mini/{id}", "GET /images", "GET /posts/{id}",
                    "GET /articles", "GET /collections", "GET /users", "GET /creators, /tags", "GET /me",
-                   "GET /permissions/check", "GET /enums", "Vault", "Routes"):
+                   "GET /permissions/check", "GET /enums", "Vault", "Routes", "Shapes review"):
         assert wanted in sections

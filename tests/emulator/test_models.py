@@ -285,7 +285,10 @@ def test_restricted_region_clamps_to_sfw_whatever_nsfw_says(api: httpx.Client, l
 def test_archived_drops_files_and_download_urls(api: httpx.Client, landmarks: dict[str, Any]) -> None:
     model = api.get(f"/api/v1/models/{landmarks['archived_model']['id']}").json()
     assert model["mode"] == "Archived" and model["modelVersions"]
-    assert all(v["files"] == [] and "downloadUrl" not in v for v in model["modelVersions"])
+    # GET /models/{id} passes each version through removeEmpty: the empty files array is left out.
+    assert all("files" not in v and "downloadUrl" not in v for v in model["modelVersions"])
+    listed = items(api, f"nsfw=true&ids={landmarks['archived_model']['id']}")[0]
+    assert all(v["files"] == [] and "downloadUrl" not in v for v in listed["modelVersions"])
 
 
 def test_taken_down_drops_images_too(api: httpx.Client, landmarks: dict[str, Any]) -> None:
@@ -379,19 +382,31 @@ def test_token_answers_are_private(api: httpx.Client, landmarks: dict[str, Any],
 
 # --- GET /models/{id} ----------------------------------------------------------------------------------------
 
-def _as_by_id(listed: dict[str, Any]) -> dict[str, Any]:
-    """A list item as GET /models/{id} gives it: null version keys dropped, previews without id."""
-    out = dict(listed)
-    out["modelVersions"] = [
-        {**{k: v for k, v in version.items() if v is not None},
-         "images": [{k: v for k, v in image.items() if k != "id"} for image in version["images"]]}
-        for version in listed["modelVersions"]]
-    return out
+def _as_by_id(listed: dict[str, Any], single: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(the list item as GET /models/{id} gives it, the by-id answer without its own version keys).
+
+    GET /models/{id}: null and empty-array version keys dropped (removeEmpty), previews without id,
+    and the cached version's createdAt, status and covered kept where the list sends supportsGeneration.
+    """
+    expected = dict(listed)
+    expected["modelVersions"] = []
+    for version in listed["modelVersions"]:
+        shaped = {**version, "images": [{k: v for k, v in image.items() if k != "id"} for image in version["images"]]}
+        shaped.pop("supportsGeneration")
+        expected["modelVersions"].append({k: v for k, v in shaped.items() if v is not None and v != []})
+    actual = dict(single)
+    actual["modelVersions"] = []
+    for version, in_list in zip(single["modelVersions"], listed["modelVersions"]):
+        assert version["covered"] == in_list["supportsGeneration"] and version["status"] == "Published"
+        assert isinstance(version["createdAt"], str)
+        actual["modelVersions"].append({k: v for k, v in version.items() if k not in ("covered", "status", "createdAt")})
+    return expected, actual
 
 
 def test_model_by_id_is_the_all_levels_list_item(api: httpx.Client) -> None:
     listed = items(api, "limit=1&nsfw=true")[0]
-    assert api.get(f"/api/v1/models/{listed['id']}").json() == _as_by_id(listed)
+    expected, actual = _as_by_id(listed, api.get(f"/api/v1/models/{listed['id']}").json())
+    assert actual == expected
 
 
 def test_model_by_id_previews_are_not_level_filtered(api: httpx.Client, landmarks: dict[str, Any]) -> None:
@@ -399,7 +414,8 @@ def test_model_by_id_previews_are_not_level_filtered(api: httpx.Client, landmark
     listed = items(api, f"nsfw=true&ids={landmarks['archived_model']['id']}")[0]
     model = api.get(f"/api/v1/models/{landmarks['archived_model']['id']}").json()
     assert model["nsfw"] is True
-    assert model == _as_by_id(listed)
+    expected, actual = _as_by_id(listed, model)
+    assert actual == expected
 
     found = api.get("/api/v1/models?nsfw=true&limit=100").json()["items"]
     mature = next(m for m in found if any(i["nsfwLevel"] & ~SFW for v in m["modelVersions"] for i in v["images"]))

@@ -172,6 +172,10 @@ def test_family1_credentials_do_not_excuse_the_host(run: Run) -> None:
         ("cdn.example.com/assets/", "https://cdn.example.com/b.js"),  # a path counts by its origin
         ("https://cdn.example.com", "https://cdn.example.com/b.js"),
         ("https:cdn.example.com", "https://cdn.example.com/b.js"),  # WHATWG needs no slashes after https:
+        # The platform's callers lower-case every entry before its validator reads it (git-push.ts:321,
+        # publish-request.service.ts:2274, blocks.router.ts:5907), so an upper-case scheme is https.
+        ("HTTPS://cdn.example.com", "https://cdn.example.com/b.js"),
+        ("Https://CDN.example.com:8443", "https://cdn.example.com:8443/b.js"),
     ],
 )
 def test_family2_bare_hosts_are_https_origins(run: Run, entry: str, url: str) -> None:
@@ -184,7 +188,7 @@ def test_family2_bare_hosts_are_https_origins(run: Run, entry: str, url: str) ->
         ("cdn.example.com:8443", "https://cdn.example.com/b.js"),  # a kept port is another origin
         ("cdn.example.com", "https://cdn.example.com:8443/b.js"),
         ("http://cdn.example.com", "https://cdn.example.com/b.js"),  # starts with http: read as written
-        ("HTTPS://cdn.example.com", "https://cdn.example.com/b.js"),  # not "http": https://HTTPS://... (host "https")
+        ("HTTP://cdn.example.com", "https://cdn.example.com/b.js"),  # lower-cased: http://, another origin
         ("cdn.example.com", "https://www.cdn.example.com/b.js"),
     ],
 )

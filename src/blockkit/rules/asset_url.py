@@ -117,7 +117,8 @@ def asset_url_off_origin(manifest: dict[str, Any], ctx: RuleContext) -> Iterator
     `:443` is the same origin as no port.
 
     Allowed origins are read as the platform reads the OAuth client's
-    `allowedOrigins`: an entry that does not start with `http` is a bare host and
+    `allowedOrigins`: lower-cased first (`HTTPS://cdn.example.com` is
+    `https://cdn.example.com`), then an entry that does not start with `http` is a bare host and
     means `https://` plus the entry, port kept (`cdn.example.com:8443` is
     `https://cdn.example.com:8443`); an entry with a path counts by its origin;
     an entry that is not a URL allows nothing.

@@ -99,7 +99,7 @@ VIDEO_SIZES = ((720, 1280), (1280, 720), (512, 512), (848, 480))
 BLURHASH_ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz#$%*+,-.:;=?@[]^_{|}~"
 _B83 = BLURHASH_ALPHABET
 _B83_PAIRS = [a + b for a in _B83 for b in _B83]  # value v -> its two base-83 digits
-# Resource type of an image's platformResources entry, by ModelType.
+# Resource type of an image's civitaiResources entry, by ModelType.
 RESOURCE_TYPES: dict[str, str] = {
     "Checkpoint": "checkpoint", "LORA": "lora", "LoCon": "lora", "DoRA": "dora", "TextualInversion": "embed",
     "Hypernetwork": "hypernet", "VAE": "vae", "Controlnet": "controlnet", "Upscaler": "upscaler",
@@ -940,7 +940,7 @@ class Generator:
         if resources:
             meta_obj["resources"] = [{"name": f"resource-{r['modelVersionId']}", "type": r["type"],
                                       **({"weight": r["weight"]} if "weight" in r else {})} for r in resources]
-            meta_obj["platformResources"] = resources
+            meta_obj["civitaiResources"] = resources  # the platform's key (image.schema.ts); the spec says platformResources
         return meta_obj
 
     def _image_metrics(self, image_id: int, created: int) -> None:

@@ -311,7 +311,7 @@ def tags_of_models(db: sqlite3.Connection, ids: Sequence[int]) -> dict[int, list
 LIST_VERSION_COLUMNS = ("v.id, v.model_id, v.name, v.base_model, v.base_model_type, v.published_at,"
                         " v.supports_generation, v.download_count, v.thumbs_up_count, v.thumbs_down_count,"
                         " v.position, v.availability, v.nsfw_level, v.description, v.trained_words,"
-                        " v.early_access_ends_at")
+                        " v.early_access_ends_at, v.created_at, v.status")
 
 
 def versions_of_models(db: sqlite3.Connection, ids: Sequence[int], *, published_only: bool) -> list[tuple[Any, ...]]:
@@ -357,7 +357,7 @@ def hashes_of_files(db: sqlite3.Connection, file_ids: Sequence[int]) -> dict[int
 
 
 PREVIEW_COLUMNS = ("id, url, nsfw_level, width, height, blurhash, type, version_id, has_meta, has_prompt,"
-                   " post_availability, meta")
+                   " post_availability, meta, duration")
 
 
 def previews_of_versions(db: sqlite3.Connection, version_ids: Sequence[int], browsing_level: int,
@@ -370,7 +370,7 @@ def previews_of_versions(db: sqlite3.Connection, version_ids: Sequence[int], bro
         f" SELECT i.id, i.url, i.nsfw_level, i.width, i.height, i.blurhash, i.type, p.model_version_id AS version_id,"
         f"  i.meta IS NOT NULL AS has_meta,"
         f"  coalesce(json_extract(i.meta, '$.prompt'), '') <> '' AS has_prompt, p.availability AS post_availability,"
-        f"  i.meta,"
+        f"  i.meta, i.duration,"
         f"  row_number() OVER (PARTITION BY p.model_version_id ORDER BY p.id, i.post_position, i.id) AS rank"
         f" FROM posts p JOIN model_versions v ON v.id = p.model_version_id JOIN models m ON m.id = v.model_id"
         f" JOIN images i ON i.post_id = p.id"

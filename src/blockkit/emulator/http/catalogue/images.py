@@ -404,6 +404,11 @@ def list_images(state: EmulatorState, request: FeedRequest) -> ImagesPage:
         next_page = _next_page_url(base_url, request.params, cursor=next_cursor,
                                    page=query.page + 1 if page_sent else None)  # type: ignore[operator]
         metadata = {"nextCursor": next_cursor, "nextPage": next_page}
+    if page_sent:
+        # usingPaging = page && !cursor (images/index.ts): the page and the limit, whether or not the
+        # lookup honours the page.
+        metadata["currentPage"] = query.page  # type: ignore[typeddict-item]
+        metadata["pageSize"] = query.limit
     return {"items": items, "metadata": metadata}
 
 

@@ -46,6 +46,8 @@ from blockkit.emulator.http.catalogue.models import (
     origin,
     path_id,
     preview_image,
+    scan_fields,
+    timestamp_without_zone,
     version_download_url,
 )
 from blockkit.emulator.http.catalogue.params import MAX_ID, QueryInt, QueryModel, js_number, parse_query
@@ -58,7 +60,6 @@ IMAGES_PER_VERSION = 10   # getImagesForModelVersion({imagesPerVersion: 10}), mo
 NOT_FOUND = "Model not found"   # the platform's 404 for a version, by id or by hash ([id].ts:287)
 BY_HASH_CACHE = {"Cache-Control": "public, s-maxage=3600, stale-while-revalidate=1800"}  # [hash].ts:52
 HASHES_400 = "Request must include an array of SHA256 Hashes."  # by-hash/index.ts, by-hash/ids.ts
-PICKLE_CLEAN = "No Pickle imports"  # the scanner's message on a clean file
 MAX_BY_HASH_IDS = 10_000
 MAX_BODY_BYTES = 4 * 1024 * 1024   # 10,000 quoted hashes are about 660 KB
 _HEX64 = re.compile(r"[0-9A-Fa-f]{64}", re.ASCII)
@@ -106,8 +107,14 @@ def _json(text: str | None) -> Any:
 # --- the detail shape ---------------------------------------------------------------------------
 
 def build_versions(db: sqlite3.Connection, versions: Sequence[store.VersionRow], caller: Caller, level: int,
-                   base_url: str) -> list[dict[str, Any]]:
-    """ModelVersion objects for ``versions`` (already visible to ``caller``), in a fixed number of queries."""
+                   base_url: str, *, by_id: bool = False) -> list[dict[str, Any]]:
+    """ModelVersion objects for ``versions`` (already visible to ``caller``), in a fixed number of queries.
+
+    ``by_id``: the files of GET /model-versions/{id}, which the platform reads with ``json_build_object``
+    (model-versions/[id].ts): no ``overrideName``, and ``scannedAt`` as Postgres writes a timestamp
+    without time zone in JSON (no ``Z``). The by-hash routes read them with ``modelFileSelect``
+    (``getModelVersionApiSelect``): ``overrideName`` (null: no file is renamed here) and a ``Z``.
+    """
     with_files = [v.id for v in versions if v.model_mode is None]
     files = store.files_of_versions(db, with_files, public_only=not caller.is_moderator)
     hashes = store.hashes_of_files(db, [f[0] for f in files])
@@ -118,15 +125,16 @@ def build_versions(db: sqlite3.Connection, versions: Sequence[store.VersionRow],
     files_by_version: dict[int, list[dict[str, Any]]] = {}
     for f in files:
         file_id, version_id, name, file_type, size_kb, fmt, size, fp, primary, pickle, virus = f[:11]
-        scanned_at = f[13]
-        files_by_version.setdefault(version_id, []).append({
-            "id": file_id, "name": name, "type": file_type, "sizeKB": size_kb,
-            "metadata": file_metadata(fmt, size, fp), "hashes": hashes.get(file_id, {}),
+        file: dict[str, Any] = {"id": file_id, "sizeKB": size_kb, "name": name}
+        if not by_id:
+            file["overrideName"] = None
+        file["type"] = file_type
+        file.update(scan_fields(pickle, virus, timestamp_without_zone(f[13]) if by_id else f[13]))
+        file.update({
+            "metadata": file_metadata(fmt, size, fp), "hashes": hashes.get(file_id, {}), "primary": bool(primary),
             "downloadUrl": file_download_url(base_url, version_id, file_type, fmt, size, fp, primary=bool(primary)),
-            "primary": bool(primary),
-            "pickleScanResult": pickle, "pickleScanMessage": PICKLE_CLEAN if pickle == "Success" else None,
-            "virusScanResult": virus, "virusScanMessage": None, "scannedAt": scanned_at,
         })
+        files_by_version.setdefault(version_id, []).append(file)
     images_by_version: dict[int, list[dict[str, Any]]] = {}
     for row in previews:
         images_by_version.setdefault(row[7], []).append(preview_image(base_url, row, with_id=False, detail=True))
@@ -172,7 +180,7 @@ def get_version(state: EmulatorState, version_id: int, caller: Caller, level: in
         version = store.versions_by_ids(db, [version_id]).get(version_id)
         if version is None or not may_see(version, caller, restricted=restricted):
             return None
-        return build_versions(db, [version], caller, level, base_url)[0]
+        return build_versions(db, [version], caller, level, base_url, by_id=True)[0]
 
 
 def get_version_by_hash(state: EmulatorState, value: str, level: int, base_url: str, *,

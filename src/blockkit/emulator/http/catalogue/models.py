@@ -150,24 +150,74 @@ def file_metadata(fmt: str | None, size: str | None, fp: str | None) -> dict[str
     return meta
 
 
+def video_metadata(width: int, height: int, blurhash: str | None, duration: float | None) -> dict[str, Any]:
+    """A video's stored metadata as the platform keeps it (``videoMetadataSchema``): hash, width, height,
+    duration (seconds), audio and size (bytes).
+
+    ``audio`` is false: the MP4 the emulator serves has no sound track. ``size`` is the upload's size the
+    platform would record, estimated as one bit per pixel per frame at 8 frames a second (our choice:
+    the emulator makes its bytes at the first request, so it cannot know their length here).
+    """
+    meta: dict[str, Any] = {"hash": blurhash, "width": width, "height": height}
+    if duration is not None:
+        meta["duration"] = duration
+    meta["audio"] = False
+    meta["size"] = max(1, round(width * height * (duration or 2.0)))
+    return meta
+
+
 def preview_image(base_url: str, row: Sequence[Any], *, with_id: bool = True, detail: bool = False) -> dict[str, Any]:
     """A version's preview image: the list's shape, without id on /models/{id}, with meta on /model-versions.
 
     minor and poi are false (the store keeps them per model, not per image), onSite false (the
     seed makes no on-site generations) and remixOfId null (no remixes).
     """
-    image_id, url, level, width, height, blurhash, kind, _version, has_meta, has_prompt, availability, meta = row
+    (image_id, url, level, width, height, blurhash, kind, _version, has_meta, has_prompt, availability, meta,
+     duration) = row
     image: dict[str, Any] = {"id": image_id} if with_id else {}
     image.update({"url": absolute(base_url, url), "nsfwLevel": level, "width": width or 0, "height": height or 0,
                   "hash": blurhash, "type": kind})
     if detail:
-        image["metadata"] = {"hash": blurhash, "width": width or 0, "height": height or 0}
+        if kind == "video":
+            image["metadata"] = video_metadata(width or 0, height or 0, blurhash, duration)
+        else:
+            image["metadata"] = {"hash": blurhash, "width": width or 0, "height": height or 0}
         image["meta"] = None if meta is None else orjson.loads(meta)
     image.update({"minor": False, "poi": False, "hasMeta": bool(has_meta), "hasPositivePrompt": bool(has_prompt),
                   "onSite": False, "remixOfId": None})
     if detail:
         image["availability"] = availability
     return image
+
+
+def commercial_uses(stored: str) -> list[str]:
+    """``allowCommercialUse`` as the platform sends it: a JSON array of the use kinds (its column is
+    ``CommercialUse[]``). The store keeps the spec's brace-delimited set, ``{Image,Sell}``."""
+    inner = stored.strip().removeprefix("{").removesuffix("}")
+    return [kind.strip().strip('"') for kind in inner.split(",") if kind.strip()]
+
+
+def timestamp_without_zone(stored: str | None) -> str | None:
+    """A ``timestamp without time zone`` column as Postgres writes it inside ``json_build_object``:
+    no ``Z``, and the fraction without its trailing zeros (none at all for whole seconds).
+
+    ``2025-07-28T16:12:12.340Z`` becomes ``2025-07-28T16:12:12.34``; ``...:12.000Z`` becomes ``...:12``.
+    """
+    if stored is None:
+        return None
+    text = stored.removesuffix("Z")
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text
+
+
+PICKLE_CLEAN = "No Pickle imports"  # the scanner's message on a clean file
+
+
+def scan_fields(pickle: str, virus: str, scanned_at: str | None) -> dict[str, Any]:
+    """A file's scan keys (``modelFileSelect``): results, messages and when it was scanned (null while pending)."""
+    return {"pickleScanResult": pickle, "pickleScanMessage": PICKLE_CLEAN if pickle == "Success" else None,
+            "virusScanResult": virus, "virusScanMessage": None, "scannedAt": scanned_at}
 
 
 def paid_access(early_access_ends_at: str | None) -> dict[str, Any] | None:
@@ -178,8 +228,9 @@ def paid_access(early_access_ends_at: str | None) -> dict[str, Any] | None:
 
 
 def _remove_empty(item: dict[str, Any]) -> dict[str, Any]:
-    """The object without its null values (the platform's removeEmpty on GET /models/{id} versions)."""
-    return {k: v for k, v in item.items() if v is not None}
+    """The object without its null values and empty arrays (the platform's removeEmpty on GET /models/{id}
+    versions: lodash ``isNil(value) || (isArray(value) && !value.length)``)."""
+    return {k: v for k, v in item.items() if v is not None and v != []}
 
 
 @dataclass(frozen=True)
@@ -234,9 +285,12 @@ def _build_models(db: sqlite3.Connection, ids: Sequence[int], view: View, base_u
 
     files_by_version: dict[int, list[dict[str, Any]]] = {}
     for f in files:
-        file_id, version_id, name, file_type, size_kb, fmt, size, fp, primary = f[:9]
+        file_id, version_id, name, file_type, size_kb, fmt, size, fp, primary, pickle, virus = f[:11]
+        # modelFileSelect's keys (filesForModelVersionCache), url and visibility taken off; overrideName is
+        # null: the emulator renames no files.
         file: dict[str, Any] = {
-            "id": file_id, "name": name, "type": file_type, "sizeKB": size_kb,
+            "id": file_id, "sizeKB": size_kb, "name": name, "overrideName": None, "type": file_type,
+            **scan_fields(pickle, virus, f[13]),
             "metadata": file_metadata(fmt, size, fp), "hashes": hashes.get(file_id, {}),
             "downloadUrl": file_download_url(base_url, version_id, file_type, fmt, size, fp, primary=bool(primary)),
         }
@@ -250,21 +304,28 @@ def _build_models(db: sqlite3.Connection, ids: Sequence[int], view: View, base_u
     base_models: dict[int, list[str]] = {}
     for v in versions:
         (version_id, model_id, name, base_model, base_type, published_at, generation, downloads, ups, downs,
-         position, availability, nsfw_level, description, trained_words, early_access_ends_at) = v
+         position, availability, nsfw_level, description, trained_words, early_access_ends_at, created_at,
+         status) = v
         access = paid_access(early_access_ends_at)
-        item: dict[str, Any] = {
-            "id": version_id, "index": position, "name": name, "baseModel": base_model,
-            "baseModelType": base_type or "Standard", "publishedAt": published_at, "flags": 0,
-            "availability": availability, "nsfwLevel": nsfw_level, "description": description,
-            "trainedWords": orjson.loads(trained_words), "vaeId": None, "paidAccess": access,
-        }
+        item: dict[str, Any] = {"id": version_id, "index": position, "name": name, "baseModel": base_model,
+                                "baseModelType": base_type or "Standard"}
+        if view.single:
+            # GET /models/{id} spreads the cached version whole (models/[id].ts): createdAt, status and
+            # covered stay; the list takes them off and renames covered (model-search.service.ts).
+            item.update({"createdAt": created_at, "publishedAt": published_at, "status": status})
+        else:
+            item["publishedAt"] = published_at
+        item.update({"flags": 0, "availability": availability, "nsfwLevel": nsfw_level, "description": description,
+                     "trainedWords": orjson.loads(trained_words), "vaeId": None})
+        if view.single:
+            item["covered"] = bool(generation)
+        item["paidAccess"] = access
         if access is not None:
             item["earlyAccessDeadline"] = access["endsAt"]
-        item.update({
-            "stats": {"downloadCount": downloads, "thumbsUpCount": ups, "thumbsDownCount": downs},
-            "supportsGeneration": bool(generation),
-            "files": files_by_version.get(version_id, []), "images": images_by_version.get(version_id, []),
-        })
+        item["stats"] = {"downloadCount": downloads, "thumbsUpCount": ups, "thumbsDownCount": downs}
+        if not view.single:
+            item["supportsGeneration"] = bool(generation)
+        item.update({"files": files_by_version.get(version_id, []), "images": images_by_version.get(version_id, [])})
         if modes.get(model_id) is None:
             item["downloadUrl"] = version_download_url(base_url, version_id)
         if view.single:
@@ -283,7 +344,7 @@ def _build_models(db: sqlite3.Connection, ids: Sequence[int], view: View, base_u
         model: dict[str, Any] = {
             "id": model_id, "name": name, "description": description or "", "type": model_type, "nsfw": bool(nsfw),
             "nsfwLevel": nsfw_level, "availability": availability, "supportsGeneration": bool(generation),
-            "allowNoCredit": bool(no_credit), "allowCommercialUse": commercial, "allowDerivatives": bool(derivatives),
+            "allowNoCredit": bool(no_credit), "allowCommercialUse": commercial_uses(commercial), "allowDerivatives": bool(derivatives),
             "allowDifferentLicense": bool(different_license), "minor": bool(minor), "poi": bool(poi),
             "sfwOnly": bool(sfw_only),
         }

@@ -20,10 +20,13 @@ from blockkit.emulator.http.catalogue import links
 
 
 class CursorMetadata(TypedDict):
-    """Cursor pagination (images, articles): both keys absent on the last page."""
+    """Cursor pagination (images, articles): both keys absent on the last page. /images in page mode
+    (``page`` without ``cursor``) adds currentPage and pageSize on every page."""
 
     nextCursor: NotRequired[str]
     nextPage: NotRequired[str]
+    currentPage: NotRequired[int]
+    pageSize: NotRequired[int]
 
 
 class PageMetadata(TypedDict):

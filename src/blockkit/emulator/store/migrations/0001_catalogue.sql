@@ -261,7 +261,7 @@ CREATE TABLE image_tags (
     PRIMARY KEY (image_id, tag_id)
 ) STRICT, WITHOUT ROWID;
 
--- The resources an image was made with (meta.platformResources mirrors these rows).
+-- The resources an image was made with (meta.civitaiResources mirrors these rows; the spec calls it platformResources).
 CREATE TABLE image_resources (
     image_id          INTEGER NOT NULL REFERENCES images (id),
     model_version_id  INTEGER NOT NULL REFERENCES model_versions (id),
