@@ -56,7 +56,6 @@ class Emulator:
 
     def start(self) -> Emulator:
         from blockkit.emulator import seed
-        from blockkit.emulator.services.orchestration import video
         from blockkit.emulator.services.orchestration.callbacks import Background
         from blockkit.emulator.store.checkpointer import Checkpointer
 
@@ -74,7 +73,7 @@ class Emulator:
                 for line in seed.ensure_seeded(self.store, self.options.seed, self.options.scale):
                     self._note(line)
                 self.clock = Clock(self.store)
-            apps = build_apps(self.store, self.clock, self.options, self.server.urls)
+            apps = build_apps(self.store, self.clock, self.options, self.server.urls, note=self._note)
             if self._wrap_catalogue is not None:
                 apps = (self._wrap_catalogue(apps[0]), *apps[1:])
             # Before serving: refund what a crash cut short; then the callback and expiry worker runs.
@@ -89,9 +88,6 @@ class Emulator:
             except Exception:  # noqa: BLE001 - the first error is the one to report (e.g. "the disk is full")
                 pass
             raise
-        missing = video.missing_note()  # a find_spec, not an import: PyAV loads only for a video
-        if missing is not None:
-            self._note(missing)
         return self
 
     def _open_data_dir(self, data_dir: Path) -> None:
@@ -166,7 +162,7 @@ class Emulator:
         if getattr(self, "background", None) is not None:
             self.background.stop()
         self.clock = Clock(self.store)
-        apps = build_apps(self.store, self.clock, self.options, self.server.urls)
+        apps = build_apps(self.store, self.clock, self.options, self.server.urls, note=self._note)
         if self._wrap_catalogue is not None:
             apps = (self._wrap_catalogue(apps[0]), *apps[1:])
         self.background = Background(self.store, self.clock).start()

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+import threading
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -25,12 +26,34 @@ class Urls:
         return {"base_url": self.base_url, "auth_url": self.auth_url, "orchestration_url": self.orchestration_url}
 
 
+class NoteOnce:
+    """Tell the person running the emulator a line once: a second call with the same text is silent.
+
+    For what is worth saying only when it happens (a video asked for without the ``video`` extra),
+    not at every start."""
+
+    def __init__(self, say: Callable[[str], None] | None = None) -> None:
+        self._say = say
+        self._told: set[str] = set()
+        self._lock = threading.Lock()
+
+    def __call__(self, text: str) -> None:
+        with self._lock:
+            if text in self._told:
+                return
+            self._told.add(text)
+        if self._say is not None:
+            self._say(text)
+
+
 @dataclass(frozen=True)
 class EmulatorState:
     store: Store
     clock: Clock
     options: EmulatorOptions
     urls: Urls
+    # The emulator's notes to whoever runs it (stderr of `emulator start`, `exec`, `dev`), each once.
+    note_once: NoteOnce = field(default_factory=NoteOnce, compare=False)
 
 
 def emulator(request: Request) -> EmulatorState:
