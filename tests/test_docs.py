@@ -120,6 +120,28 @@ def test_the_oauth_walkthrough_signs_in_consents_exchanges_and_refreshes(tmp_pat
                        for block in blocks(DOCS / "oauth.md", "sh") for line in block.splitlines())
 
 
+START = "blockkit emulator start --data D --ready-file emulator.json &"
+
+
+@pytest.mark.parametrize("name", ["local-platform.md", "oauth.md"])
+def test_a_failing_start_ends_the_documented_wait_at_once(name: str, tmp_path: Path) -> None:
+    # Issue 37: with a bad D the start's error printed once and `until [ -s emulator.json ]` never
+    # ended. The page's own lines, with D a file: the start fails, the wait after it fails at once
+    # (the timeout only stops a hang), and the script ends there.
+    page = DOCS / name
+    script_lines = "\n".join(blocks(page, "sh")).splitlines()
+    assert START in script_lines and "wait --ready-file emulator.json --pid $!" in script_lines[
+        script_lines.index(START) + 1]
+    work, env = _scratch(tmp_path)
+    (work / "D").write_text("a file, not a directory\n")
+    script = "set -eu\ntrap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n" + "\n".join(script_lines) + "\necho REACHED\n"
+    done = subprocess.run(["bash", "-c", script], cwd=work, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, f"{name}: exit {done.returncode}\n{done.stdout}\n{done.stderr}"
+    assert "REACHED" not in done.stdout and "Traceback" not in done.stderr
+    assert "ended before it was ready" in done.stderr and "'D'" in done.stderr, done.stderr
+    assert not (work / "emulator.json").exists()
+
+
 def _console_commands() -> list[tuple[str, str]]:
     found = []
     for page in [*DOCS.glob("*.md"), README]:

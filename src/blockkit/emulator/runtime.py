@@ -227,6 +227,74 @@ def write_ready_file(path: Path, info: dict[str, Any]) -> None:
         raise EmulatorError(f"{path}: cannot write the ready file: {exc.strerror or exc}") from None
 
 
+def wait_until_ready(path: Path, *, pid: int | None = None, timeout_s: float = 120.0,
+                     poll_s: float = 0.1) -> dict[str, Any]:
+    """``blockkit emulator wait``: the ready file's contents once ``emulator start --ready-file PATH``
+    wrote it (all three origins answer), from a process that is still running.
+
+    With ``pid`` (``$!`` after ``start ... &``), only a file written by that process (or one it
+    started) counts, so a file left by another run does not pass, and an end of that process
+    before it is ready is an EmulatorError at once (its own error is already on the terminal).
+    Without ``pid``, a file whose writer is alive counts. After ``timeout_s``: EmulatorError.
+    """
+    import time
+
+    path = Path(path)
+    deadline = time.monotonic() + timeout_s
+    while True:
+        info = _read_ready(path)
+        if info is not None:
+            writer = info.get("pid")
+            if isinstance(writer, int) and _alive(writer) and (pid is None or _descends_from(writer, pid)):
+                return info
+        if pid is not None and not _alive(pid):
+            raise EmulatorError(f"the emulator (process {pid}) ended before it was ready; its own message"
+                                " is above")
+        if time.monotonic() >= deadline:
+            raise EmulatorError(f"{path}: not written after {timeout_s:g} s (--timeout SECONDS waits longer)")
+        time.sleep(poll_s)
+
+
+def _read_ready(path: Path) -> dict[str, Any] | None:
+    try:
+        info = orjson.loads(path.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    return info if isinstance(info, dict) and "base_url" in info else None
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (an exited child its shell has not reaped yet counts as ended)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process: there, so alive
+    stat_file = Path(f"/proc/{pid}/stat")
+    try:
+        state = stat_file.read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return True  # no /proc (macOS): kill(0) is all there is
+    return state not in ("Z", "X")
+
+
+def _descends_from(pid: int, ancestor: int) -> bool:
+    """Whether ``pid`` is ``ancestor`` or below it (a wrapper script's child), as far as /proc tells."""
+    for _ in range(16):
+        if pid == ancestor:
+            return True
+        try:
+            pid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            return False
+        if pid <= 1:
+            return False
+    return False
+
+
 def run_foreground(options: EmulatorOptions, *, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
     """``blockkit emulator start``: serve until SIGINT/SIGTERM, then stop cleanly. Returns the exit status."""
     stop = threading.Event()
