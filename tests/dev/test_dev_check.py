@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -193,5 +194,10 @@ def test_the_progress_is_one_line_per_wait_off_a_terminal(tmp_path: Path, make_b
     result = check(make_block(behaviour={"ready": False}), *FAST, tmp_path=tmp_path)
     assert result.returncode == 1
     waits = [line for line in result.stderr.splitlines() if line.startswith("waiting for BLOCK_READY")]
-    assert waits == ["waiting for BLOCK_READY from scripted-block (attempt 1 of 3): 0 s of at most 19 s"], result.stderr
+    assert waits[0] == "waiting for BLOCK_READY from scripted-block (attempt 1 of 3): 0 s of at most 19 s", waits
+    # Issue 37: attempts 2 and 3 printed nothing (about 40 s of silence in a CI log): a line as each starts.
+    attempts = [re.search(r"\(attempt (\d) of 3\)", line) for line in waits]
+    assert [int(m.group(1)) for m in attempts if m] == [1, 2, 3], result.stderr
+    assert all(re.fullmatch(r"waiting for BLOCK_READY from scripted-block \(attempt \d of 3\): \d+ s of at most 19 s",
+                            line) for line in waits), waits
     assert result.stdout.startswith("fail: never sent BLOCK_READY")

@@ -304,3 +304,52 @@ def test_python_m_blockkit_and_help_list_the_emulator() -> None:
     result = blockkit("emulator", "--help")
     for sub in ("start", "users", "export", "import", "reset"):
         assert sub in result.stdout
+
+
+# --- emulator wait (issue 37: the documented wait loop hung for ever when start failed) --------------
+
+
+def test_wait_takes_a_ready_file_its_emulator_wrote(tmp_path: Path) -> None:
+    import os
+
+    ready = tmp_path / "emulator.json"
+    ready.write_text(json.dumps({"base_url": "http://127.0.0.1:1", "pid": os.getpid()}))
+    done = blockkit("emulator", "wait", "--ready-file", str(ready), "--pid", str(os.getpid()))
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+
+
+def test_wait_fails_at_once_when_the_start_ends_and_takes_no_other_runs_file(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from emulator_helpers import subprocess_env
+
+    ready = tmp_path / "emulator.json"
+    # Left by another emulator that still runs (this process stands in for it): not the one awaited.
+    ready.write_text(json.dumps({"base_url": "http://127.0.0.1:1", "pid": os.getpid()}))
+    starting = subprocess.Popen(["sleep", "60"])  # the start awaited, still going
+    waiter = subprocess.Popen([sys.executable, "-m", "blockkit", "emulator", "wait", "--ready-file", str(ready),
+                               "--pid", str(starting.pid)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, env=subprocess_env())
+    try:
+        with pytest.raises(subprocess.TimeoutExpired):
+            waiter.wait(timeout=2)  # the other run's file does not pass
+        starting.kill()  # the start fails; left unreaped (a zombie) until the waiter is done
+        _out, err = waiter.communicate(timeout=30)
+    finally:
+        starting.kill()
+        starting.wait()
+        if waiter.poll() is None:
+            waiter.kill()
+            waiter.wait()
+    assert waiter.returncode == 2
+    assert err == f"blockkit emulator: the emulator (process {starting.pid}) ended before it was ready; its own" \
+                  " message is above\n"
+
+
+def test_wait_gives_up_after_its_timeout(tmp_path: Path) -> None:
+    done = blockkit("emulator", "wait", "--ready-file", str(tmp_path / "never.json"), "--timeout", "0.2")
+    assert done.returncode == 2
+    assert done.stderr == f"blockkit emulator: {tmp_path / 'never.json'}: not written after 0.2 s (--timeout SECONDS" \
+                          " waits longer)\n"

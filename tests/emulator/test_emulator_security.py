@@ -241,6 +241,27 @@ def test_e07_sign_in_asks_for_the_key(emu: Emulator) -> None:
     signed_in(emu, username)
 
 
+def test_e07_a_browser_without_the_key_gets_a_page_that_says_what_to_open(emu: Emulator) -> None:
+    # Issue 37: a browser sent to sign in (the authorize URL opened first) met bare text, no link.
+    stranger = client(emu.urls.auth_url, Accept="text/html,application/xhtml+xml,*/*;q=0.8")
+    page = stranger.get("/login?returnUrl=%2Fapi%2Fauth%2Foauth%2Fauthorize%3Fx%3D%22%3E")
+    assert page.status_code == 401 and page.headers["content-type"] == "text/html; charset=utf-8"
+    text = page.text
+    assert "<h1" in text and "sign in</strong> link" in text and f"{emu.urls.auth_url}/login?key=..." in text
+    assert "sign_in_url" in text and "cannot sign in as you" in text  # what to open, and one sentence of why
+    assert KEY not in text  # the page never holds the key itself
+    # The app's returnUrl rides along, escaped, in the paste-the-key form.
+    assert '<input type="hidden" name="returnUrl" value="/api/auth/oauth/authorize?x=&quot;&gt;">' in text
+    wrong = stranger.get("/login?key=not-the-key-at-all-123")
+    assert wrong.status_code == 401 and "<h1" in wrong.text and "another run's access key" in wrong.text
+    # Programs keep their one-line answers.
+    plain = client(emu.urls.auth_url).get("/login")
+    assert plain.status_code == 401 and plain.headers["content-type"] == "text/plain; charset=utf-8"
+    assert plain.text.startswith("this emulator asks for its access key")
+    api = httpx.post(emu.urls.base_url + "/__emulator/clock", json={"advance": 0}, headers={"Accept": "text/html"})
+    assert api.status_code == 401 and api.headers["content-type"] == "application/json"
+
+
 @pytest.mark.browser
 def test_e07_the_sign_in_link_signs_the_developer_in_chromium(emu: Emulator, browser: Any) -> None:
     username = a_username(emu)
@@ -249,8 +270,30 @@ def test_e07_the_sign_in_link_signs_the_developer_in_chromium(emu: Emulator, bro
         page = context.new_page()
         refused = page.goto(emu.urls.auth_url + "/login")
         assert refused is not None and refused.status == 401
+        # Issue 37: a page, not bare text: what to open, and why.
+        assert page.locator("h1").inner_text() == "Sign in with this run's access key"
+        assert "sign in link" in page.locator("#what").inner_text() and page.locator("#why").is_visible()
         page.goto(access_sign_in_url(emu))
         assert page.url == emu.urls.auth_url + "/login"  # the key is not left in the address bar
+        with page.expect_navigation():
+            page.locator(f"button[name=username][value='{username}']").click()
+        assert [c for c in context.cookies() if c["name"] == "bk_session"]
+    finally:
+        context.close()
+
+
+@pytest.mark.browser
+def test_e07_the_key_page_takes_the_key_and_carries_on_in_chromium(emu: Emulator, browser: Any) -> None:
+    username = a_username(emu)
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        refused = page.goto(emu.urls.auth_url + "/login?returnUrl=%2F")
+        assert refused is not None and refused.status == 401
+        page.fill("#key", KEY)
+        with page.expect_navigation():
+            page.locator("button[type=submit]").click()
+        assert page.url == emu.urls.auth_url + "/login?returnUrl=%2F"  # signed in to the same page, no key in it
         with page.expect_navigation():
             page.locator(f"button[name=username][value='{username}']").click()
         assert [c for c in context.cookies() if c["name"] == "bk_session"]

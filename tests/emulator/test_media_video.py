@@ -242,13 +242,29 @@ def test_without_pyav_emulator_start_says_so_once_and_videos_answer_501(start_em
 
     started = start_emulator(env=env_without_pyav)
     (url,) = store_row(started.info, "SELECT url FROM images WHERE type = 'video' ORDER BY id LIMIT 1")
-    status, body = get_json(f"{started.info['base_url']}{url}")
+    answers = [get_json(f"{started.info['base_url']}{url}") for _ in range(2)]
     code, _out, err = started.stop()
-    assert (status, body) == (501, {"error": "seeded videos (.mp4) need PyAV: pip install 'blockkit[video]'"})
+    assert answers == [(501, {"error": "seeded videos (.mp4) need PyAV: pip install 'blockkit[video]'"})] * 2
     assert code == 0 and [line for line in err.splitlines() if "PyAV" in line] == [f"blockkit emulator: {NOTE}"], err
 
 
-def test_without_pyav_blockkit_dev_says_so_once(tmp_path: Path, env_without_pyav: dict[str, str]) -> None:
+def test_without_pyav_a_start_that_serves_no_video_says_nothing_of_it(start_emulator: Any,
+                                                                      env_without_pyav: dict[str, str]) -> None:
+    # Issue 37: the note printed at every start, exec and dev, for users who never touch video.
+    from emulator_helpers import get_json
+
+    started = start_emulator(env=env_without_pyav)
+    (url,) = store_row(started.info, "SELECT url FROM images WHERE type = 'image' ORDER BY id LIMIT 1")
+    status, _body = get_json(f"{started.info['base_url']}/api/v1/enums")
+    code, _out, err = started.stop()
+    assert status == 200 and url.startswith("/__emulator/media/")
+    assert code == 0 and "PyAV" not in err, err
+
+
+def test_without_pyav_blockkit_dev_says_so_once_when_a_video_is_asked_for(tmp_path: Path,
+                                                                           env_without_pyav: dict[str, str]) -> None:
+    from emulator_helpers import get_json
+
     block = tmp_path / "block"
     block.mkdir()
     (block / "block.manifest.json").write_bytes((ROOT / "examples" / "hello-block" / "block.manifest.json").read_bytes())
@@ -261,10 +277,36 @@ def test_without_pyav_blockkit_dev_says_so_once(tmp_path: Path, env_without_pyav
         assert process.stdout is not None
         lines = [process.stdout.readline() for _ in range(9)]  # up to "Ctrl-C stops."
         assert lines[-1].strip() == "Ctrl-C stops.", lines
+        (platform_line,) = [line for line in lines if line.lstrip().startswith("platform")]
+        base = platform_line.split()[1].removesuffix("/api/v1")
+        (url,) = store_row({"data": str(tmp_path / "platform")},
+                           "SELECT url FROM images WHERE type = 'video' ORDER BY id LIMIT 1")
+        answers = [get_json(f"{base}{url}")[0] for _ in range(2)]
     finally:
         process.send_signal(signal.SIGINT)
         _out, err = process.communicate(timeout=30)
+    assert answers == [501, 501]
     assert [line for line in err.splitlines() if "PyAV" in line] == [f"note: {NOTE}"], err
+
+
+def test_without_pyav_blockkit_dev_says_nothing_of_it_at_start(tmp_path: Path,
+                                                                env_without_pyav: dict[str, str]) -> None:
+    block = tmp_path / "block"
+    block.mkdir()
+    (block / "block.manifest.json").write_bytes((ROOT / "examples" / "hello-block" / "block.manifest.json").read_bytes())
+    (block / "index.html").write_text("<!doctype html><title>hello</title>\n")
+    env = dict(env_without_pyav, BLOCKKIT_DEV_DATA=str(tmp_path / "platform"))
+    process = subprocess.Popen([sys.executable, "-m", "blockkit", "dev", str(block), "--trace",
+                                str(tmp_path / "trace.jsonl")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, env=env)
+    try:
+        assert process.stdout is not None
+        lines = [process.stdout.readline() for _ in range(9)]
+        assert lines[-1].strip() == "Ctrl-C stops.", lines
+    finally:
+        process.send_signal(signal.SIGINT)
+        _out, err = process.communicate(timeout=30)
+    assert "PyAV" not in err, err
 
 
 def test_the_test_install_has_pyav_so_there_is_no_startup_note() -> None:

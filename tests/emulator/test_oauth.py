@@ -62,6 +62,25 @@ def test_consent_page_shows_client_scopes_and_buzz_limit(oauth: OAuthEnv) -> Non
     assert any(c.name == "bk_session" and c.has_nonstandard_attr("HttpOnly") for c in cookie)
 
 
+def test_consent_page_says_only_what_the_request_can_do(oauth: OAuthEnv) -> None:
+    # Issue 37: a warning box on the basic read scope (UserRead, in every grant) and a Buzz-limit
+    # box on a request that cannot spend Buzz.
+    client = oauth.client(name="Reader App")
+    browser = oauth.signed_in(oauth.user()["username"])
+    basic = oauth.consent_page(browser, oauth.authorize_params(client, scope="1"))
+    assert basic.status_code == 200 and "See your username, profile picture" in basic.text
+    assert 'class="sensitive"' not in basic.text
+    assert 'name="buzz_limit"' not in basic.text and "Buzz limit" not in basic.text
+    reads = oauth.consent_page(browser, oauth.authorize_params(client, scope=str(1 | 65536)))  # + BuzzRead
+    assert reads.text.count('class="sensitive"') == 1 and 'name="buzz_limit"' not in reads.text
+    for spending in (1 << 12, 1 << 15, 1 << 20):  # BountiesWrite, AIServicesWrite, SocialTip
+        page = oauth.consent_page(browser, oauth.authorize_params(client, scope=str(spending)))
+        assert 'name="buzz_limit"' in page.text and "100 Buzz a day" in page.text, spending
+    # Allowed without a limit field, the grant stands and stores no limit.
+    code, _verifier = oauth.code_for(client, oauth.user()["username"], scope="1")
+    assert code
+
+
 def test_session_cookie_attributes(oauth: OAuthEnv) -> None:
     answer = httpx.post(oauth.auth_url + "/login", data={"username": oauth.user()["username"], "returnUrl": "/"})
     header = answer.headers["set-cookie"].lower()

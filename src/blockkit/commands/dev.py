@@ -181,8 +181,6 @@ class _CheckProgress:
 
 
 def _serve(session: DevSession) -> None:
-    from blockkit.emulator.services.orchestration import video
-
     for note in session.notes:
         _print_note(note)
     with session:
@@ -201,9 +199,6 @@ def _serve(session: DevSession) -> None:
                  " this run's access key)")
             _say(f"  data       {session.platform.data_dir}")
             _say(f"  viewer     {viewer['username'] if viewer else 'signed out'}   (switch in the host page)")
-            missing = video.missing_note()
-            if missing is not None:
-                _print_note(missing)
         click.echo("Ctrl-C stops.")
         try:
             session.wait()

@@ -97,6 +97,27 @@ def start(**start_options: Any) -> None:
         _fail(str(exc))
 
 
+@emulator.command("wait")
+@click.option("--ready-file", required=True, type=click.Path(dir_okay=False, path_type=Path), metavar="PATH",
+              help="The --ready-file the emulator was started with.")
+@click.option("--pid", type=int, metavar="PID",
+              help="The starting emulator's process id ($! after 'blockkit emulator start ... &'): fail as soon"
+                   " as it ends, and take only its ready file.")
+@click.option("--timeout", type=click.FloatRange(min=0), default=120, show_default=True, metavar="SECONDS",
+              help="Give up after this long.")
+def wait_command(ready_file: Path, pid: int | None, timeout: float) -> None:
+    """Wait until 'blockkit emulator start --ready-file PATH' answers on all three origins.
+
+    Exit 0 once it does; 2 at once when the emulator (--pid) ended before that, or after --timeout.
+    """
+    from blockkit.emulator.runtime import wait_until_ready
+
+    try:
+        wait_until_ready(ready_file, pid=pid, timeout_s=timeout)
+    except EmulatorError as exc:
+        _fail(str(exc))
+
+
 @emulator.command("exec", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
 @_start_options
 @click.option("--import", "import_from", type=click.Path(file_okay=False, exists=True, path_type=Path),

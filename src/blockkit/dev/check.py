@@ -113,15 +113,14 @@ def run_check(session: DevSession, executable: Path | None = None,
             except PlaywrightError as exc:
                 raise DevError(f"the host page did not load: {_first_line(exc)}") from None
 
-            def waiting_for_ready(elapsed_s: float) -> str:
-                attempt = _attempt(page)
+            def waiting_for_ready(attempt: int, elapsed_s: float) -> None:
                 tries = f" (attempt {attempt} of {1 + len(timings.page_retry_delays_ms)})" \
                     if attempt and session.surface.kind != "slot" else ""
-                return (f"waiting for BLOCK_READY from {session.manifest.block_id}{tries}:"
-                        f" {elapsed_s:.0f} s of at most {deadline_ms / 1000:.0f} s")
+                # Each attempt is a wait of its own: off a terminal, one line as each starts.
+                say(f"ready:{attempt}", f"waiting for BLOCK_READY from {session.manifest.block_id}{tries}:"
+                                        f" {elapsed_s:.0f} s of at most {deadline_ms / 1000:.0f} s")
 
-            reached = _wait(page, "() => window.__blockkit && window.__blockkit.outcome !== 'pending'",
-                            deadline_ms, lambda s: say("ready", waiting_for_ready(s)))
+            reached = _wait_for_ready(page, deadline_ms, waiting_for_ready)
             outcome = page.evaluate("() => window.__blockkit.outcome") if reached else TIMED_OUT
             if outcome == READY:
                 settle_s = timings.check_settle_ms / 1000
@@ -175,6 +174,27 @@ def _wait(page: Any, condition: str, timeout_ms: float, report: Callable[[float]
         except PlaywrightTimeout:
             continue
         except PlaywrightError:
+            return False
+
+
+def _wait_for_ready(page: Any, timeout_ms: float, report: Callable[[int, float], None]) -> bool:
+    """Wait until the handshake's outcome is known, or ``timeout_ms`` pass; ``report(attempt, seconds
+    so far)`` at the start, when the page begins another attempt, and about every PROGRESS_INTERVAL_S.
+    True if the outcome is known."""
+    start = time.monotonic()
+    while True:
+        attempt = _attempt(page)
+        remaining_ms = timeout_ms - (time.monotonic() - start) * 1000
+        # Done, or the page moved on to another attempt (then report that one at once).
+        condition = ("() => window.__blockkit && (window.__blockkit.outcome !== 'pending'"
+                     f" || (window.__blockkit.attempt || 0) !== {attempt})")
+        offset_s = time.monotonic() - start
+        if not _wait(page, condition, remaining_ms, lambda s: report(attempt, offset_s + s)):
+            return False
+        try:
+            if page.evaluate("() => window.__blockkit.outcome") != "pending":
+                return True
+        except Exception:
             return False
 
 

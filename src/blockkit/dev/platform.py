@@ -60,8 +60,11 @@ class DevPlatform:
     def __init__(self, manifest: DevManifest, surface: Surface, *, anonymous: bool = False,
                  data_dir: Path | None = None, block_origins: tuple[str, ...] = (),
                  on_call: Callable[[dict[str, Any]], None] | None = None,
-                 allowed_hosts: tuple[str, ...] = ()) -> None:
+                 allowed_hosts: tuple[str, ...] = (),
+                 on_note: Callable[[str], None] | None = None) -> None:
         self.manifest = manifest
+        # Told the emulator's notes (a video asked for without PyAV, once), for the terminal.
+        self.on_note = on_note
         # Told each call the block's frame makes to the emulated catalogue (for the trace).
         self.on_call = on_call
         self.surface = surface
@@ -98,6 +101,7 @@ class DevPlatform:
             self.data_dir.mkdir(parents=True, exist_ok=True)
             emulator = Emulator(EmulatorOptions(data=self.data_dir, scale="small", access_key=self.access_key,
                                                 allowed_hosts=self.allowed_hosts),
+                                note=self.on_note,
                                 wrap_catalogue=lambda app: BlockCors(app, self.block_origins,
                                                                     self._http_call if self.on_call else None))
             emulator.start()

@@ -169,7 +169,8 @@ class DevSession:
         try:
             self.platform = DevPlatform(self.manifest, self.surface, anonymous=self.anonymous,
                                         data_dir=self.options.platform_dir, block_origins=block_origins,
-                                        on_call=on_call, allowed_hosts=self.allowed_hosts).start()
+                                        on_call=on_call, allowed_hosts=self.allowed_hosts,
+                                        on_note=self.options.on_note).start()
             self.platform.scenarios = self.scenarios
             self.notes = [*self.notes, *apply_scenarios(self.platform, self.scenarios)]
         except BaseException:

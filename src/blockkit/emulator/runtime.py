@@ -56,7 +56,6 @@ class Emulator:
 
     def start(self) -> Emulator:
         from blockkit.emulator import seed
-        from blockkit.emulator.services.orchestration import video
         from blockkit.emulator.services.orchestration.callbacks import Background
         from blockkit.emulator.store.checkpointer import Checkpointer
 
@@ -74,7 +73,7 @@ class Emulator:
                 for line in seed.ensure_seeded(self.store, self.options.seed, self.options.scale):
                     self._note(line)
                 self.clock = Clock(self.store, follow=True)  # an import or reset while it runs moves it
-            apps = build_apps(self.store, self.clock, self.options, self.server.urls)
+            apps = build_apps(self.store, self.clock, self.options, self.server.urls, note=self._note)
             if self._wrap_catalogue is not None:
                 apps = (self._wrap_catalogue(apps[0]), *apps[1:])
             # Before serving: refund what a crash cut short; then the callback and expiry worker runs.
@@ -89,9 +88,6 @@ class Emulator:
             except Exception:  # noqa: BLE001 - the first error is the one to report (e.g. "the disk is full")
                 pass
             raise
-        missing = video.missing_note()  # a find_spec, not an import: PyAV loads only for a video
-        if missing is not None:
-            self._note(missing)
         return self
 
     def _open_data_dir(self, data_dir: Path) -> None:
@@ -170,7 +166,7 @@ class Emulator:
         if self.clock is not None:
             self.clock.close()
         self.clock = Clock(self.store, follow=True)
-        apps = build_apps(self.store, self.clock, self.options, self.server.urls)
+        apps = build_apps(self.store, self.clock, self.options, self.server.urls, note=self._note)
         if self._wrap_catalogue is not None:
             apps = (self._wrap_catalogue(apps[0]), *apps[1:])
         self.background = Background(self.store, self.clock, note=self._note).start()
@@ -233,6 +229,74 @@ def write_ready_file(path: Path, info: dict[str, Any]) -> None:
     except OSError as exc:
         tmp.unlink(missing_ok=True)
         raise EmulatorError(f"{path}: cannot write the ready file: {exc.strerror or exc}") from None
+
+
+def wait_until_ready(path: Path, *, pid: int | None = None, timeout_s: float = 120.0,
+                     poll_s: float = 0.1) -> dict[str, Any]:
+    """``blockkit emulator wait``: the ready file's contents once ``emulator start --ready-file PATH``
+    wrote it (all three origins answer), from a process that is still running.
+
+    With ``pid`` (``$!`` after ``start ... &``), only a file written by that process (or one it
+    started) counts, so a file left by another run does not pass, and an end of that process
+    before it is ready is an EmulatorError at once (its own error is already on the terminal).
+    Without ``pid``, a file whose writer is alive counts. After ``timeout_s``: EmulatorError.
+    """
+    import time
+
+    path = Path(path)
+    deadline = time.monotonic() + timeout_s
+    while True:
+        info = _read_ready(path)
+        if info is not None:
+            writer = info.get("pid")
+            if isinstance(writer, int) and _alive(writer) and (pid is None or _descends_from(writer, pid)):
+                return info
+        if pid is not None and not _alive(pid):
+            raise EmulatorError(f"the emulator (process {pid}) ended before it was ready; its own message"
+                                " is above")
+        if time.monotonic() >= deadline:
+            raise EmulatorError(f"{path}: not written after {timeout_s:g} s (--timeout SECONDS waits longer)")
+        time.sleep(poll_s)
+
+
+def _read_ready(path: Path) -> dict[str, Any] | None:
+    try:
+        info = orjson.loads(path.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    return info if isinstance(info, dict) and "base_url" in info else None
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (an exited child its shell has not reaped yet counts as ended)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process: there, so alive
+    stat_file = Path(f"/proc/{pid}/stat")
+    try:
+        state = stat_file.read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return True  # no /proc (macOS): kill(0) is all there is
+    return state not in ("Z", "X")
+
+
+def _descends_from(pid: int, ancestor: int) -> bool:
+    """Whether ``pid`` is ``ancestor`` or below it (a wrapper script's child), as far as /proc tells."""
+    for _ in range(16):
+        if pid == ancestor:
+            return True
+        try:
+            pid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            return False
+        if pid <= 1:
+            return False
+    return False
 
 
 def run_foreground(options: EmulatorOptions, *, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:

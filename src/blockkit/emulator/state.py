@@ -29,6 +29,26 @@ class Urls:
 T = TypeVar("T")
 
 
+class NoteOnce:
+    """Tell the person running the emulator a line once: a second call with the same text is silent.
+
+    For what is worth saying only when it happens (a video asked for without the ``video`` extra),
+    not at every start."""
+
+    def __init__(self, say: Callable[[str], None] | None = None) -> None:
+        self._say = say
+        self._told: set[str] = set()
+        self._lock = threading.Lock()
+
+    def __call__(self, text: str) -> None:
+        with self._lock:
+            if text in self._told:
+                return
+            self._told.add(text)
+        if self._say is not None:
+            self._say(text)
+
+
 @dataclass(frozen=True)
 class EmulatorState:
     """One build of the apps (``http/server.py`` ``build_apps``). A reset builds them again, with a new one.
@@ -52,6 +72,8 @@ class EmulatorState:
             if found is None:
                 found = self._kept[name] = make()
             return found  # type: ignore[no-any-return]
+    # The emulator's notes to whoever runs it (stderr of `emulator start`, `exec`, `dev`), each once.
+    note_once: NoteOnce = field(default_factory=NoteOnce, compare=False)
 
 
 def emulator(request: Request) -> EmulatorState:

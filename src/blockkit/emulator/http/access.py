@@ -112,7 +112,11 @@ class LocalGuard:
                     or path.rstrip("/") == CALLBACKS_PATH):
                 refusal = self._key(headers)
         if refusal is not None:
-            # The API origins answer in their own error shape ({"error": ...}); sign-in pages in text.
+            # The API origins answer in their own error shape ({"error": ...}); sign-in pages in text,
+            # or, to a browser that came to sign in without the key, a page that says what to do.
+            if self.role == "auth" and path == "/login" and method == "GET" and _wants_html(headers):
+                await _key_page(send, scope, wrong_key=False)
+                return
             await _answer(send, refusal[0], refusal[1], as_json=self.role != "auth")
             return
         await self.app(scope, receive, send)
@@ -157,6 +161,9 @@ class LocalGuard:
         pairs = parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
         offered = next((value for name, value in pairs if name == KEY_PARAM), "")
         if not hmac.compare_digest(offered.encode(), self.access_key.encode()):
+            if _wants_html(list(scope.get("headers") or [])):
+                await _key_page(send, scope, wrong_key=True)
+                return
             await _answer(send, 401, "this sign-in link holds another run's access key: use the link the emulator"
                                      " printed at this start (sign_in_url in the ready file)")
             return
@@ -190,6 +197,81 @@ def _cookie(headers: list[tuple[bytes, bytes]], name: str) -> str | None:
             if name in jar:
                 return jar[name].value
     return None
+
+
+def _wants_html(headers: list[tuple[bytes, bytes]]) -> bool:
+    """A browser's page load (it asks for HTML), not a script (curl, httpx: */* or nothing)."""
+    accept = (_header(headers, b"accept") or "").lower()
+    return "text/html" in accept
+
+
+KEY_PAGE = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>Sign in with this run's access key · blockkit local platform</title>
+<style>
+  :root {{ color-scheme: light dark; --accent: #1c7ed6; --muted: #6b7280; --border: #d0d7de; }}
+  body {{ font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0; padding: 2rem 1rem; }}
+  main {{ max-width: 34rem; margin: 0 auto; border: 1px solid var(--border); border-radius: 12px; padding: 1.5rem 1.75rem; }}
+  h1 {{ font-size: 1.35rem; margin: 0 0 .75rem; }}
+  p.why, footer {{ color: var(--muted); }}
+  code {{ font-size: .95em; }}
+  label {{ display: block; margin: 1rem 0 .35rem; }}
+  input[type=password] {{ font: inherit; padding: .35rem; width: 100%; }}
+  button {{ font: inherit; margin-top: .75rem; padding: .5rem 1.1rem; border-radius: 8px; border: 1px solid var(--accent);
+           background: var(--accent); color: #fff; cursor: pointer; }}
+  footer {{ margin-top: 1.5rem; font-size: .8rem; }}
+</style>
+</head>
+<body>
+<main>
+<h1 id="title">{title}</h1>
+<p id="what">Open the <strong>sign in</strong> link that <code>blockkit emulator start</code> (or
+<code>blockkit dev</code>) printed in its terminal when it started, <code>{link}</code>; it is also
+<code>sign_in_url</code> in the ready file. Then reload this page{again}.</p>
+<p class="why" id="why">The local platform acts for its seeded users, so each run has an access key that only
+whoever started it holds: other accounts on this machine, and web pages you visit, cannot sign in as you.</p>
+<form method="get" action="/login">
+  <label for="key">Or paste the key (<code>access_key</code> in the ready file)</label>
+  <input type="password" id="key" name="key" autocomplete="off" required>
+  {hidden}<button type="submit">Sign in</button>
+</form>
+<footer>blockkit local platform: an emulator on this machine; no real account is involved.</footer>
+</main>
+</body>
+</html>
+"""
+
+
+async def _key_page(send: Send, scope: Scope, *, wrong_key: bool) -> None:
+    """The 401 a browser gets at ``/login`` without the key (or with another run's): what to open, and why."""
+    from html import escape
+
+    pairs = parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
+    hidden = "".join(f'<input type="hidden" name="{escape(name)}" value="{escape(value)}">\n  '
+                     for name, value in pairs if name != KEY_PARAM)
+    title = ("This sign-in link holds another run's access key" if wrong_key
+             else "Sign in with this run's access key")
+    body = KEY_PAGE.format(
+        title=title, link=escape(f"{_own_origin(scope)}/login?key=..."),
+        again=" (the app's sign-in carries on from here)" if any(n == "returnUrl" for n, _v in pairs) else "",
+        hidden=hidden).encode("utf-8")
+    await send({"type": "http.response.start", "status": 401,
+                "headers": [(b"content-type", b"text/html; charset=utf-8"),
+                            (b"content-length", str(len(body)).encode()),
+                            (b"x-content-type-options", b"nosniff"), (b"cache-control", b"no-store"),
+                            (b"referrer-policy", b"no-referrer"), (b"x-frame-options", b"DENY"),
+                            (b"content-security-policy",
+                             b"default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")]})
+    await send({"type": "http.response.body", "body": body})
+
+
+def _own_origin(scope: Scope) -> str:
+    host = _header(list(scope.get("headers") or []), b"host") or ""
+    return f"{scope.get('scheme', 'http')}://{host}"
 
 
 def _query(scope: Scope) -> set[str]:

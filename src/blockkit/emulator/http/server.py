@@ -15,7 +15,7 @@ import importlib
 import ipaddress
 import socket
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -28,7 +28,7 @@ from blockkit.emulator.http.blocks import verifier as _block_verifier  # noqa: F
 from blockkit.emulator.http.errors import EXCEPTION_HANDLERS, error_body, json_response
 from blockkit.emulator.errors import EmulatorError
 from blockkit.emulator.http.region import RegionMiddleware
-from blockkit.emulator.state import EmulatorState, Urls
+from blockkit.emulator.state import EmulatorState, NoteOnce, Urls
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -90,12 +90,13 @@ def build_catalogue_app(state: EmulatorState) -> Starlette:
     return app
 
 
-def build_apps(store: Store, clock: Clock, options: EmulatorOptions,
-               urls: Urls | None = None) -> tuple[Starlette, Starlette, Starlette]:
-    """(catalogue_app, auth_app, orchestration_app) sharing one store and clock."""
+def build_apps(store: Store, clock: Clock, options: EmulatorOptions, urls: Urls | None = None,
+               note: Callable[[str], None] | None = None) -> tuple[Starlette, Starlette, Starlette]:
+    """(catalogue_app, auth_app, orchestration_app) sharing one store and clock; ``note`` hears
+    the lines worth telling whoever runs them, each once (a video asked for without PyAV)."""
     if urls is None:
         urls = urls_for(options.host, [options.port, options.port + 1, options.port + 2])
-    state = EmulatorState(store=store, clock=clock, options=options, urls=urls)
+    state = EmulatorState(store=store, clock=clock, options=options, urls=urls, note_once=NoteOnce(note))
     from blockkit.emulator.http.oauth import build_auth_app
 
     from blockkit.emulator.http.orchestration import build_orchestration_app

@@ -22,9 +22,12 @@ CACHE = {"Cache-Control": "public, max-age=31536000, immutable"}
 
 
 async def media_endpoint(request: Request) -> Response:
+    state = emulator(request)
     try:
-        found = await run_in_threadpool(media_file, emulator(request).store, request.path_params["path"])
+        found = await run_in_threadpool(media_file, state.store, request.path_params["path"])
     except video.VideoUnavailable as exc:
+        # Said once, where it matters: to someone whose block or page asked for a video.
+        state.note_once(video.note_line(str(exc)))
         raise ApiError(501, error_body(str(exc))) from None
     if found is None:
         raise not_found()

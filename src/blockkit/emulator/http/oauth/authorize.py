@@ -291,7 +291,7 @@ def _consent_page(request: Request, client: store.Client, pairs: list[tuple[str,
     return web.page("consent.html", title=f"Allow {client.name}", client=client,
                     username=web.username_of(request, session.user_id), redirect_host=redirect_host,
                     params=params, csrf_token=csrf_token, bits=scopes.bits_of(requested),
-                    buzz_options=buzz_limit.options(stored), spends=bool(requested & scopes.AI_SERVICES_WRITE))
+                    buzz_options=buzz_limit.options(stored), spends=scopes.spends_buzz(requested))
 
 
 def consent_value(limit: Any) -> str:

@@ -17,10 +17,13 @@ class ScopeBit:
     name: str
     words: str        # what the consent page says the app may do
     sensitive: bool   # money, private data or writes: the consent page marks them
+    spends_buzz: bool = False  # what the app may do with it costs the user Buzz: the page offers a limit
 
 
 SCOPE_BITS: tuple[ScopeBit, ...] = (
-    ScopeBit(1 << 0, "UserRead", "See your username, profile picture, settings and email address", True),
+    # Unmarked: the provider adds UserRead to every grant (the basic read scope), so a warning on it
+    # would stand on every consent page and tell the user nothing.
+    ScopeBit(1 << 0, "UserRead", "See your username, profile picture, settings and email address", False),
     ScopeBit(1 << 1, "UserWrite", "Change your profile and settings", True),
     ScopeBit(1 << 2, "ModelsRead", "Browse and download models", False),
     ScopeBit(1 << 3, "ModelsWrite", "Upload models and edit yours", True),
@@ -32,15 +35,15 @@ SCOPE_BITS: tuple[ScopeBit, ...] = (
     ScopeBit(1 << 9, "ArticlesWrite", "Write and edit your articles", True),
     ScopeBit(1 << 10, "ArticlesDelete", "Delete your articles", True),
     ScopeBit(1 << 11, "BountiesRead", "See bounties", False),
-    ScopeBit(1 << 12, "BountiesWrite", "Create and manage bounties (spends Buzz)", True),
+    ScopeBit(1 << 12, "BountiesWrite", "Create and manage bounties (spends Buzz)", True, spends_buzz=True),
     ScopeBit(1 << 13, "BountiesDelete", "Delete your bounties", True),
     ScopeBit(1 << 14, "AIServicesRead", "See your generation and training history", False),
-    ScopeBit(1 << 15, "AIServicesWrite", "Generate, train and scan on your behalf (spends Buzz)", True),
+    ScopeBit(1 << 15, "AIServicesWrite", "Generate, train and scan on your behalf (spends Buzz)", True, spends_buzz=True),
     ScopeBit(1 << 16, "BuzzRead", "See your Buzz balance and transactions", True),
     ScopeBit(1 << 17, "CollectionsRead", "See your collections", False),
     ScopeBit(1 << 18, "CollectionsWrite", "Change your collections", True),
     ScopeBit(1 << 19, "SocialWrite", "Follow, react, comment and review as you", True),
-    ScopeBit(1 << 20, "SocialTip", "Tip other users with your Buzz", True),
+    ScopeBit(1 << 20, "SocialTip", "Tip other users with your Buzz", True, spends_buzz=True),
     ScopeBit(1 << 21, "NotificationsRead", "Read your notifications", True),
     ScopeBit(1 << 22, "NotificationsWrite", "Change your notification preferences", True),
     ScopeBit(1 << 23, "VaultRead", "See your private model vault", True),
@@ -64,6 +67,11 @@ def parse_scope(text: str | None) -> int | None:
 def bits_of(scope: int) -> list[ScopeBit]:
     """The named bits a scope carries, in bit order."""
     return [s for s in SCOPE_BITS if scope & s.bit]
+
+
+def spends_buzz(scope: int) -> bool:
+    """Whether a scope lets the app spend the user's Buzz (generate, bounties, tips)."""
+    return any(s.spends_buzz for s in bits_of(scope))
 
 
 def within(scope: int, ceiling: int) -> bool:

@@ -60,8 +60,13 @@ def available() -> bool:
 
 
 def missing_note() -> str | None:
-    """The one startup line for a missing ``video`` extra, or None when PyAV is there."""
-    return None if available() else f"{MISSING} (until then they answer 501)"
+    """The line for a missing ``video`` extra, or None when PyAV is there."""
+    return None if available() else note_line(MISSING)
+
+
+def note_line(message: str) -> str:
+    """What the emulator tells whoever runs it, once, when a video is first asked for and cannot be drawn."""
+    return f"{message} (until then they answer 501)"
 
 
 def frame_durations(seconds: float) -> list[int]:
