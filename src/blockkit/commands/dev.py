@@ -37,8 +37,9 @@ def _parse_context(values: tuple[str, ...]) -> dict[str, str]:
 @click.option("--scenario", "scenarios", metavar="NAME", multiple=True,
               help="Switch on an unhappy path in the local platform for this run (--check too). Repeatable. "
                    "anonymous; insufficient-buzz (the viewer's Buzz emptied for the run); workflow-fails (the next "
-                   "workflow fails and is refunded); storage-write-fails (the next app-storage write is refused). "
-                   "docs/dev.md, Scenarios.")
+                   "workflow fails and is refunded); storage-write-fails (the next app-storage write is refused); "
+                   "consent-denied (REQUEST_CONSENT answered as Not now); slow or slow=MS (every reply waits); "
+                   "token-expires-early (60 s tokens, not refreshed). docs/dev.md, Scenarios.")
 @click.option("--context", "context_values", metavar="KEY=VALUE", multiple=True, help="Set a context member, e.g. slug=my-app or modelId=42. Repeatable.")
 @click.option("--trace", "trace_path", type=click.Path(path_type=Path), help="Protocol trace file (JSONL). Default: DIR/.blockkit/dev-trace.jsonl.")
 @click.option("--block-port", type=click.IntRange(0, 65535), default=0, help="Port of the block origin (default: any free port).")

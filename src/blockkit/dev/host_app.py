@@ -73,6 +73,9 @@ class HostSetup:
     on_failed_call: Callable[[dict[str, Any]], None] | None = None
     # Whether the dev server behind --proxy just told the frame to reload (used up when asked).
     dev_reload_seen: Callable[[], bool] | None = None
+    # The run's --scenario names (dev/scenarios.py) and the latency of `slow`, in milliseconds.
+    scenarios: tuple[str, ...] = ()
+    latency_ms: float = 0.0
 
     def mint_token(self, instance_id: str | None) -> dict[str, Any]:
         """The local platform's RS256 block token for a registered instance; DevError otherwise.
@@ -90,8 +93,12 @@ class HostSetup:
             raise DevError("no block instance: this host page was not loaded from this blockkit dev run")
         return self._platform().current_token(instance_id)
 
-    def refresh_in_ms(self, token: dict[str, Any]) -> float:
-        """When the host mints again after handing out ``token``: 2 minutes before it expires."""
+    def refresh_in_ms(self, token: dict[str, Any]) -> float | None:
+        """When the host mints again after handing out ``token``: 2 minutes before it expires. None under
+        ``--scenario token-expires-early``: the short-lived token is not refreshed, so the block meets
+        its expiry and must ask with REQUEST_TOKEN."""
+        if "token-expires-early" in self.scenarios:
+            return None
         return self.timings.token_refresh_in_ms(self._platform().expires_in_ms(token))
 
     def _platform(self) -> DevPlatform:
@@ -253,12 +260,21 @@ def build_host_app(setup: HostSetup, *, hosts: HostAllowlist, hint: str = "") ->
         if outcome.dialog is not None:
             setup.trace.append({"kind": trace.LIFECYCLE, "event": "dialog-opened", "type": message_type,
                                 "causeSeq": recorded["seq"], **base})
+        if outcome.consent is not None and "consent-denied" in setup.scenarios:
+            # --scenario consent-denied: the viewer answers "Not now" at once; as on the platform the
+            # block gets nothing, and the mint keeps withholding the scopes.
+            setup.trace.append({"kind": trace.LIFECYCLE, "event": "consent-declined", "causeSeq": recorded["seq"],
+                                "missingScopes": outcome.consent["missingScopes"], "scenario": "consent-denied",
+                                **base})
+            outcome.consent = None
         if outcome.consent is not None:
             setup.trace.append({"kind": trace.LIFECYCLE, "event": "consent-requested", "causeSeq": recorded["seq"],
                                 "missingScopes": outcome.consent["missingScopes"], **base})
         return {"violations": earlier + [v.as_json() for v in found], "reply": outcome.reply,
                 "dialog": outcome.dialog, "note": outcome.note, "noteEvent": outcome.note_event if outcome.note else None,
-                "consent": outcome.consent, "notice": outcome.notice}
+                "consent": outcome.consent, "notice": outcome.notice,
+                # --scenario slow: how long the host page holds the reply before it sends it.
+                "delayMs": setup.latency_ms if outcome.reply is not None else 0}
 
     def dropped(event: dict[str, Any], base: dict[str, Any]) -> list[contract.Violation]:
         """A message the host page dropped before any handler (blockkit.dev.transport), into the trace."""

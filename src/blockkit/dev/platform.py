@@ -22,6 +22,8 @@ from blockkit.dev.surface import Surface
 from blockkit.emulator.http.access import new_access_key, sign_in_url
 
 DATA_DIR = Path(".blockkit") / "emulator"
+# --scenario token-expires-early: how long a token lives (dev/scenarios.py).
+EARLY_TOKEN_SECONDS = 60
 # Set: the local platform's data lives here instead of <block>/.blockkit/emulator/ (a shared
 # store for several blocks, or a scratch one; the tests set it so fixture folders stay clean).
 DATA_ENV = "BLOCKKIT_DEV_DATA"
@@ -215,7 +217,9 @@ class DevPlatform:
         from blockkit.emulator.services.blocktokens import KNOWN_SCOPES, MintRefused, mint_block_token
 
         try:
-            minted = mint_block_token(self.state, instance_id=instance_id, user_id=self.viewer_id)
+            early = "token-expires-early" in self.scenarios
+            minted = mint_block_token(self.state, instance_id=instance_id, user_id=self.viewer_id,
+                                      lifetime_seconds=EARLY_TOKEN_SECONDS if early else None)
         except MintRefused as exc:
             raise DevError(f"the local platform refused a block token: {exc}") from None
         self.tokens[instance_id] = minted.token

@@ -36,20 +36,56 @@ SCENARIOS: dict[str, Scenario] = {s.name: s for s in (
                                "output, and is refunded when the failure is due"),
     Scenario("storage-write-fails", "the next app-storage write (set or delete) answers Internal server error and "
                                     "writes nothing"),
+    Scenario("consent-denied", "every REQUEST_CONSENT is answered as the viewer clicking Not now: the block gets "
+                               "nothing, and the gated scopes stay withheld"),
+    Scenario("slow", "every reply the host sends waits 1500 ms (slow=MS for another latency, up to 30000)"),
+    Scenario("token-expires-early", "tokens live 60 s and the host does not refresh them: a call after that is "
+                                    "refused as expired until the block asks with REQUEST_TOKEN"),
 )}
+DEFAULT_LATENCY_MS = 1500
+MAX_LATENCY_MS = 30_000
+
+
+def _split(value: str) -> tuple[str, str | None]:
+    name, sep, argument = value.strip().lower().partition("=")
+    return name, argument if sep else None
 
 
 def parse_scenarios(values: tuple[str, ...] | list[str]) -> tuple[str, ...]:
-    """The scenario names, checked and without repeats, in the order given."""
+    """The scenario names, checked and without repeats, in the order given (``slow=MS`` counts as slow)."""
     names: list[str] = []
     for value in values:
-        name = value.strip().lower()
+        name, argument = _split(value)
+        if argument is not None and name != "slow":
+            raise DevError(f"--scenario {value!r}: only slow takes a value (slow=MS)")
+        if name == "slow" and argument is not None:
+            latency_ms([value])  # checked here, so a bad latency is one line at start
         if name not in SCENARIOS:
             known = ", ".join(sorted(SCENARIOS))
             raise DevError(f"--scenario {value!r}: no such scenario; choose from {known}")
         if name not in names:
             names.append(name)
     return tuple(names)
+
+
+def latency_ms(values: tuple[str, ...] | list[str]) -> float:
+    """The latency the ``slow`` scenario asks for (0 without it)."""
+    chosen = 0.0
+    for value in values:
+        name, argument = _split(value)
+        if name != "slow":
+            continue
+        if argument is None:
+            chosen = DEFAULT_LATENCY_MS
+            continue
+        try:
+            number = float(argument)
+        except ValueError:
+            number = -1.0
+        if not 0 < number <= MAX_LATENCY_MS or number != number:
+            raise DevError(f"--scenario {value!r}: slow=MS takes a number of milliseconds from 1 to {MAX_LATENCY_MS}")
+        chosen = number
+    return chosen
 
 
 def describe() -> list[str]:
@@ -78,5 +114,6 @@ def apply(platform: DevPlatform, names: tuple[str, ...]) -> list[str]:
             faults.arm(platform.store, "workflow-fails")
         elif name == "storage-write-fails":
             faults.arm(platform.store, "storage-write-fails")
+        # consent-denied, slow and token-expires-early are the host's: host_app.py and DevPlatform.mint.
         notes.append(f"scenario {name}: {SCENARIOS[name].effect}")
     return notes

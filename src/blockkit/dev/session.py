@@ -18,6 +18,7 @@ from blockkit.dev.platform import DevPlatform
 from blockkit.dev.protocol import THEMES
 from blockkit.dev.scenarios import apply as apply_scenarios
 from blockkit.dev.scenarios import clear as clear_scenarios
+from blockkit.dev.scenarios import latency_ms as scenario_latency_ms
 from blockkit.dev.scenarios import parse_scenarios
 from blockkit.dev.surface import Surface, choose_surface
 from blockkit.dev.timings import PLATFORM_TIMINGS, HostTimings
@@ -112,6 +113,7 @@ class DevSession:
         self.surface: Surface
         self.surface, surface_notes = choose_surface(self.manifest, options.surface)
         self.scenarios = parse_scenarios(options.scenarios)
+        self.latency_ms = scenario_latency_ms(options.scenarios)
         self.anonymous = options.anonymous or "anonymous" in self.scenarios
         self.identity = build_identity(
             self.manifest, self.surface, options.context, anonymous=self.anonymous
@@ -195,6 +197,8 @@ class DevSession:
             on_note=self.options.on_note,
             on_failed_call=self.options.on_failed_call,
             dev_reload_seen=reloads.take,
+            scenarios=self.scenarios,
+            latency_ms=self.latency_ms,
         )
         # Each server answers its own port's loopback names and the --allowed-host names.
         block_hosts = HostAllowlist(servers.block_port, self.allowed_hosts)

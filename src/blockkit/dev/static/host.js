@@ -446,8 +446,13 @@
       showViolations(result);
       // The wait starts once the host has decided, so a busy trace queue is
       // never mistaken for a host that does not answer.
-      if (payload && typeof payload.requestId === "string") track(type, payload.requestId, t);
-      if (result.reply && state.iframe === frame) send(result.reply.type, result.reply.payload);
+      var deliver = function () {
+        if (payload && typeof payload.requestId === "string") track(type, payload.requestId, t);
+        if (result.reply && state.iframe === frame) send(result.reply.type, result.reply.payload);
+      };
+      // --scenario slow: the reply waits (the host's wait for it starts when it is sent).
+      if (result.reply && result.delayMs > 0) setTimeout(deliver, result.delayMs);
+      else deliver();
       if (result.note) {
         panel.add({ kind: "lifecycle", event: "not-bridged", type: type, reason: result.note, t: t });
       }

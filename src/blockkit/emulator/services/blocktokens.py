@@ -286,8 +286,12 @@ def app_block_id(app_id: str, block_id: str) -> str:
 
 
 def mint_block_token(state: EmulatorState, *, instance_id: str, user_id: int | None,
-                     max_browsing_level: int | None = None, restricted: bool = False) -> Minted:
-    """Sign a token for ``instance_id`` and viewer ``user_id`` (None: signed out). Raises MintRefused."""
+                     max_browsing_level: int | None = None, restricted: bool = False,
+                     lifetime_seconds: int | None = None) -> Minted:
+    """Sign a token for ``instance_id`` and viewer ``user_id`` (None: signed out). Raises MintRefused.
+
+    ``lifetime_seconds`` shortens the token's life (``blockkit dev --scenario token-expires-early``);
+    it never lengthens it."""
     store = state.store
     now = int(state.clock.timestamp())
     with store.read() as db:
@@ -313,6 +317,8 @@ def mint_block_token(state: EmulatorState, *, instance_id: str, user_id: int | N
     ctx: dict[str, Any] = ({"slotId": instance.slot_id, "entityType": "none"} if is_page
                            else {"modelId": instance.model_id, "slotId": instance.slot_id})
     lifetime = SETTINGS_TOKEN_LIFETIME_SECONDS if any(s in SETTINGS_SCOPES for s in scopes) else TOKEN_LIFETIME_SECONDS
+    if lifetime_seconds is not None:
+        lifetime = max(1, min(lifetime, int(lifetime_seconds)))
     ceiling = max_browsing_level if max_browsing_level is not None else default_ceiling(
         None if user is None else int(user[2]), restricted)
     jti = secrets.token_hex(16)
