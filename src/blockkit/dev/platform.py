@@ -219,7 +219,8 @@ class DevPlatform:
         try:
             early = "token-expires-early" in self.scenarios
             minted = mint_block_token(self.state, instance_id=instance_id, user_id=self.viewer_id,
-                                      lifetime_seconds=EARLY_TOKEN_SECONDS if early else None)
+                                      lifetime_seconds=EARLY_TOKEN_SECONDS if early else None,
+                                      ignore_grants="consent-denied" in self.scenarios)
         except MintRefused as exc:
             raise DevError(f"the local platform refused a block token: {exc}") from None
         self.tokens[instance_id] = minted.token

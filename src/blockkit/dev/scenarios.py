@@ -36,8 +36,8 @@ SCENARIOS: dict[str, Scenario] = {s.name: s for s in (
                                "output, and is refunded when the failure is due"),
     Scenario("storage-write-fails", "the next app-storage write (set or delete) answers Internal server error and "
                                     "writes nothing"),
-    Scenario("consent-denied", "every REQUEST_CONSENT is answered as the viewer clicking Not now: the block gets "
-                               "nothing, and the gated scopes stay withheld"),
+    Scenario("consent-denied", "tokens are minted as on a first visit and every REQUEST_CONSENT is answered as the "
+                               "viewer clicking Not now: the block gets nothing, and the gated scopes stay withheld"),
     Scenario("slow", "every reply the host sends waits 1500 ms (slow=MS for another latency, up to 30000)"),
     Scenario("token-expires-early", "tokens live 60 s and the host does not refresh them: a call after that is "
                                     "refused as expired until the block asks with REQUEST_TOKEN"),

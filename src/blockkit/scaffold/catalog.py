@@ -7,7 +7,7 @@ The template files themselves live in the top-level ``templates/`` folder
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Mapping
 
@@ -26,6 +26,12 @@ class Template:
     stylesheet: str | None
     # The file a developer opens first; named in the README and next steps.
     main_source: str
+    # Scopes the template's own code uses, declared whatever else is chosen, and the justification
+    # review reads for each sensitive one (the developer's own text replaces it).
+    scopes: tuple[str, ...] = ()
+    justifications: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    # Surfaces it is written for (None: any).
+    surfaces: tuple[str, ...] | None = None
 
     def place(self, shared_name: str) -> str:
         """Where a code file of ``_shared/`` goes in a block of this template."""
@@ -60,6 +66,21 @@ TEMPLATES: Mapping[str, Template] = MappingProxyType(
             entry_script="/src/main.tsx",
             stylesheet=None,
             main_source="src/App.tsx",
+        ),
+        "generation": Template(
+            "generation",
+            "the money path in plain JavaScript: pick a checkpoint, estimate, ask consent, submit, poll, show the images",
+            builds=False,
+            code_dir="",
+            entry_script="./app.js",
+            stylesheet="./style.css",
+            main_source="app.js",
+            scopes=("ai:write:budgeted", "buzz:read:self"),
+            justifications=MappingProxyType({
+                "ai:write:budgeted": "Generates the images the viewer asks for, within the page's per-generation budget.",
+                "buzz:read:self": "Shows the viewer's Buzz before a generation, so they know what it will cost them.",
+            }),
+            surfaces=("page",),
         ),
     }
 )

@@ -70,14 +70,16 @@ class Answers:
 
     @property
     def all_scopes(self) -> tuple[str, ...]:
-        return all_scopes(self.scopes, goods=self.goods, auth=self.auth)
+        return all_scopes(self.scopes, goods=self.goods, auth=self.auth, template=self.template)
 
 
-def all_scopes(chosen: tuple[str, ...], *, goods: bool, auth: str) -> tuple[str, ...]:
+def all_scopes(chosen: tuple[str, ...], *, goods: bool, auth: str, template: str | None = None) -> tuple[str, ...]:
     """The scopes the manifest declares: the chosen ones plus what the code and goods need."""
     # Every template shows the viewer with GET_VIEWER, which the platform refuses without
     # user:read:self; the oauth token also needs it. A manifest declares what its code uses.
     wanted = set(chosen) | {OAUTH_USER_SCOPE}
+    if template is not None and template in TEMPLATES:
+        wanted |= set(TEMPLATES[template].scopes)
     if goods:
         # Selling needs purchase; reading entitlements back needs read (spec, goods rule 1).
         wanted |= {GOODS_PURCHASE_SCOPE, GOODS_READ_SCOPE}
@@ -262,6 +264,10 @@ def check_combination(answers: Answers) -> None:
             "the static template has no build step, so it takes no package manager;"
             " drop --package-manager or choose --template vite or react"
         )
+    surfaces = TEMPLATES[answers.template].surfaces
+    if surfaces is not None and answers.surface not in surfaces:
+        raise AnswerError(f"the {answers.template} template is written for {' or '.join(surfaces)}:"
+                          f" drop --surface, or choose another template")
     storage = sorted(set(answers.all_scopes) & STORAGE_SCOPES)
     if answers.auth == OAUTH and storage:
         raise AnswerError(

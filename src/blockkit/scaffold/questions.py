@@ -235,8 +235,15 @@ BOOT_SKELETON = Question(
 )
 
 
-def justification_question(scope: str) -> Question:
-    default = (lambda k: o.GOODS_JUSTIFICATION) if scope == GOODS_PURCHASE_SCOPE else (lambda k: None)
+def justification_question(scope: str, template_default: str | None = None) -> Question:
+    """The question for a sensitive scope's justification; the goods scope and a template's own scopes
+    come with a default text (the developer's own replaces it)."""
+    if scope == GOODS_PURCHASE_SCOPE:
+        default = lambda k: o.GOODS_JUSTIFICATION  # noqa: E731
+    elif template_default is not None:
+        default = lambda k: template_default  # noqa: E731
+    else:
+        default = lambda k: None  # noqa: E731
     return Question(
         f"justification:{scope}",
         "--justify",
@@ -315,7 +322,7 @@ def resolve(
         r.known["package_manager"] = None if manager is None else o.parse_package_manager(manager)
     for question in (CONTENT_RATING, CATEGORY, TAGLINE, REPOSITORY, AUTH, GOODS, SCOPE_LIST):
         r.answer(question)
-    declared = o.all_scopes(r.known["scopes"], goods=r.known["goods"], auth=r.known["auth"])
+    declared = o.all_scopes(r.known["scopes"], goods=r.known["goods"], auth=r.known["auth"], template=template)
     given_reasons: Mapping[str, str] = given.get("justifications", {})
     # Reasons for undeclared scopes are kept so check_combination refuses them.
     justifications = {s: o.parse_justification(t) for s, t in given_reasons.items() if s not in declared}
@@ -323,7 +330,7 @@ def resolve(
         if scope in given_reasons:
             justifications[scope] = o.parse_justification(given_reasons[scope])
         elif scope in o.sensitive(declared):
-            justifications[scope] = r.answer(justification_question(scope))
+            justifications[scope] = r.answer(justification_question(scope, TEMPLATES[template].justifications.get(scope)))
     if o.needs_budget(declared, surface):
         r.answer(BUZZ_BUDGET)
     elif "buzz_budget" in given:

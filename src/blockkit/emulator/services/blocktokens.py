@@ -287,11 +287,12 @@ def app_block_id(app_id: str, block_id: str) -> str:
 
 def mint_block_token(state: EmulatorState, *, instance_id: str, user_id: int | None,
                      max_browsing_level: int | None = None, restricted: bool = False,
-                     lifetime_seconds: int | None = None) -> Minted:
+                     lifetime_seconds: int | None = None, ignore_grants: bool = False) -> Minted:
     """Sign a token for ``instance_id`` and viewer ``user_id`` (None: signed out). Raises MintRefused.
 
     ``lifetime_seconds`` shortens the token's life (``blockkit dev --scenario token-expires-early``);
-    it never lengthens it."""
+    it never lengthens it. ``ignore_grants`` mints as for a viewer who granted nothing yet
+    (``--scenario consent-denied``: the stored grant is left as it is)."""
     store = state.store
     now = int(state.clock.timestamp())
     with store.read() as db:
@@ -307,8 +308,9 @@ def mint_block_token(state: EmulatorState, *, instance_id: str, user_id: int | N
     if user_id is not None:  # the viewer's consent: gated scopes wait for a grant (services/consent.py)
         from blockkit.emulator.services import consent
 
-        scopes, missing = consent.partition(
-            scopes, consent.granted(store, user_id, app_block_id(instance.app_id, instance.block_id)))
+        granted = frozenset() if ignore_grants else consent.granted(
+            store, user_id, app_block_id(instance.app_id, instance.block_id))
+        scopes, missing = consent.partition(scopes, granted)
     if user_id is None:  # a signed-out viewer holds only the scopes that need no subject
         scopes = [s for s in scopes if s not in SELF_SCOPES and s not in SETTINGS_SCOPES]
     if any(s in SETTINGS_SCOPES for s in scopes) and (user_id is None or user_id != instance.installed_by):
