@@ -78,3 +78,36 @@ def test_token_expires_early_lives_60_s_is_not_refreshed_and_is_refused_after(ho
     _post(run, {"type": "REQUEST_TOKEN", "payload": {"requestId": "t"}})
     fresh = _reply(run, "t")["token"]
     assert fresh["raw"] != token["raw"] and status(fresh["raw"]) == 200
+
+
+def test_the_host_pages_scenarios_menu_switches_the_local_platform(host: Any, make_block: Any) -> None:
+    from blockkit.emulator.services import buzz, faults
+
+    run = host(_block(make_block, "scenario-menu"))
+    run.wait_outcome("ready")
+    platform = run.session.platform
+    viewer = platform.viewer_id
+    before = buzz.balance(platform.store, platform.clock, viewer)
+    run.page.click("#scenarios summary")
+    labels = run.page.eval_on_selector_all("#scenario-list input", "bs => bs.map(b => b.dataset.scenario)")
+    assert {"insufficient-buzz", "workflow-fails", "storage-write-fails", "consent-denied", "slow",
+            "token-expires-early"} == set(labels)
+    run.page.check("#scenario-list input[data-scenario=workflow-fails]")
+    deadline = time.monotonic() + 10
+    while not faults.armed(platform.store) and time.monotonic() < deadline:
+        run.page.wait_for_timeout(100)
+    assert [f["kind"] for f in faults.armed(platform.store)] == ["workflow-fails"]
+    run.page.uncheck("#scenario-list input[data-scenario=workflow-fails]")
+    while faults.armed(platform.store) and time.monotonic() < deadline:
+        run.page.wait_for_timeout(100)
+    assert faults.armed(platform.store) == []
+    with run.page.expect_navigation():
+        run.page.check("#scenario-list input[data-scenario=insufficient-buzz]")
+    run.wait_outcome("ready")
+    assert buzz.balance(platform.store, platform.clock, viewer) == {"blue": 0, "green": 0, "yellow": 0}
+    run.page.click("#scenarios summary")
+    assert run.page.is_checked("#scenario-list input[data-scenario=insufficient-buzz]")
+    with run.page.expect_navigation():
+        run.page.uncheck("#scenario-list input[data-scenario=insufficient-buzz]")
+    run.wait_outcome("ready")
+    assert buzz.balance(platform.store, platform.clock, viewer) == before

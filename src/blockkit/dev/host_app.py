@@ -33,6 +33,8 @@ from blockkit.dev.init_payload import (
 )
 from blockkit.dev.manifest import DevManifest
 from blockkit.dev.platform import DevPlatform
+from blockkit.dev.scenarios import SCENARIOS as _SCENARIOS
+from blockkit.dev.scenarios import SWITCHABLE as SWITCHABLE_SCENARIOS
 from blockkit.dev.surface import Surface
 from blockkit.dev.timings import HostTimings
 
@@ -170,6 +172,8 @@ class HostSetup:
             "notes": list(self.notes) + _sandbox_notes(manifest.iframe.sandbox),
             "traceFile": str(self.trace.path) if self.trace.path else None,
             "tokenRefreshInMs": self.refresh_in_ms(token),
+            "scenarios": list(self.scenarios),
+            "switchableScenarios": [{"name": n, "effect": _SCENARIOS[n].effect} for n in SWITCHABLE_SCENARIOS],
             # What the viewer granted this block and what the first token withheld (the host's consent step).
             "consent": {"granted": platform.granted_scopes(),
                         "missingScopes": platform.missing_scopes(block_instance_id)},
@@ -343,6 +347,24 @@ def build_host_app(setup: HostSetup, *, hosts: HostAllowlist, hint: str = "") ->
         setup.trace.append({"kind": trace.LIFECYCLE, "event": "viewer-changed", "viewerId": user_id})
         return {"viewer": setup.platform.viewer()}
 
+    def choose_scenario(body: dict[str, Any]) -> dict[str, Any]:
+        # The host page's Scenarios menu: one switch on or off, for the rest of the run.
+        from blockkit.dev import scenarios
+
+        name, on = body.get("name"), body.get("on")
+        if not isinstance(name, str) or not isinstance(on, bool):
+            raise BadRequest("expected {name, on}")
+        platform = setup._platform()
+        try:
+            chosen = scenarios.switch(platform, setup.scenarios, name, on)
+        except DevError as exc:
+            raise BadRequest(str(exc)) from None
+        setup.scenarios = platform.scenarios = chosen
+        if name == "slow":
+            setup.latency_ms = scenarios.DEFAULT_LATENCY_MS if on else 0.0
+        setup.trace.append({"kind": trace.LIFECYCLE, "event": "scenario-switched", "scenario": name, "on": on})
+        return {"scenarios": list(chosen), "latencyMs": setup.latency_ms}
+
     def page_events(body: dict[str, Any]) -> dict[str, Any]:
         events = body.get("events")
         if not isinstance(events, list):
@@ -439,6 +461,7 @@ def build_host_app(setup: HostSetup, *, hosts: HostAllowlist, hint: str = "") ->
             Route("/api/consent", api(consent_answer), methods=["POST"]),
             Route("/api/consent/reset", api(consent_reset), methods=["POST"]),
             Route("/api/frame-navigated", api(frame_navigated), methods=["POST"]),
+            Route("/api/scenario", api(choose_scenario), methods=["POST"]),
             Route("/api/trace", trace_dump),
             Mount("/static", app=StaticFiles(directory=STATIC_DIR)),
         ]

@@ -117,3 +117,25 @@ def apply(platform: DevPlatform, names: tuple[str, ...]) -> list[str]:
         # consent-denied, slow and token-expires-early are the host's: host_app.py and DevPlatform.mint.
         notes.append(f"scenario {name}: {SCENARIOS[name].effect}")
     return notes
+
+
+# The scenarios the host page's menu switches (anonymous is the Viewer menu's "signed out").
+SWITCHABLE = ("insufficient-buzz", "workflow-fails", "storage-write-fails", "consent-denied", "slow",
+              "token-expires-early")
+
+
+def switch(platform: DevPlatform, names: tuple[str, ...], name: str, on: bool) -> tuple[str, ...]:
+    """``names`` with ``name`` switched on or off, its platform side applied now; the new names."""
+    from blockkit.emulator.services import buzz, faults
+
+    if name not in SWITCHABLE:
+        raise DevError(f"no such scenario to switch: {name!r}; choose from {', '.join(SWITCHABLE)}")
+    chosen = [n for n in names if n != name] + ([name] if on else [])
+    if name == "insufficient-buzz":
+        if on and platform.viewer_id is not None:
+            buzz.set_aside(platform.store, platform.clock, platform.viewer_id)
+        elif not on:
+            buzz.give_back(platform.store, platform.clock)
+    elif name in ("workflow-fails", "storage-write-fails"):
+        faults.arm(platform.store, name, 1 if on else 0)
+    return tuple(chosen)

@@ -1216,6 +1216,28 @@
   document.getElementById("failure-retry").addEventListener("click", manualRetry);
   scheduleTokenRefresh(config.tokenRefreshInMs);
   (function () {
+    // The Scenarios menu: each switch drives the local platform from now on; the switches that change
+    // the token or the viewer's Buzz reload the page, so the block starts as under the new condition.
+    var list = document.getElementById("scenario-list");
+    if (!list) return;
+    var on = {};
+    (config.scenarios || []).forEach(function (name) { on[name] = true; });
+    var reloads = { "insufficient-buzz": true, "consent-denied": true, "token-expires-early": true };
+    (config.switchableScenarios || []).forEach(function (scenario) {
+      var box = el("input", { type: "checkbox", "data-scenario": scenario.name });
+      box.checked = !!on[scenario.name];
+      box.addEventListener("change", function () {
+        post("/api/scenario", { name: scenario.name, on: box.checked }).then(function (answer) {
+          if (answer && answer.error) { box.checked = !box.checked; reportFailure(new Error(answer.error)); return; }
+          record({ kind: "lifecycle", event: "scenario-switched", scenario: scenario.name, on: box.checked });
+          if (reloads[scenario.name]) window.location.reload();
+          else if (scenario.name === "slow") config.latencyMs = answer.latencyMs;
+        }, reportFailure);
+      });
+      list.appendChild(el("label", { title: scenario.effect }, [box, " " + scenario.name]));
+    });
+  })();
+  (function () {
     // The viewer menu's "Reset consent": forget this viewer's grant, then load the page again (a first visit).
     var reset = document.getElementById("consent-reset");
     if (!reset) return;
