@@ -3,7 +3,9 @@
     python scripts/screenshots.py [--out docs/screenshots] [--browser PATH]
 
 Writes ``purchase-dialog.png`` (the host page's goods purchase dialog, open over the wired
-fixture block) and ``upscale-finished.png`` (the same block showing a finished upscale). The block
+fixture block), ``upscale-finished.png`` (the same block showing a finished upscale),
+``consent-step.png`` (the host's consent step over a fresh ``generation`` scaffold, on a viewer's
+first visit) and ``generation-done.png`` (the same block after Allow, with its image). The blocks
 and the local platform's data live in a temporary folder, so the tree stays clean. No test
 depends on this script.
 """
@@ -41,11 +43,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"screenshots: {exc}", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="blockkit-shots-") as scratch:
+        _generation_shots(Path(scratch), args.out, executable)
         block = Path(scratch) / "wired"
         shutil.copytree(FIXTURE, block)
         options = DevOptions(block_dir=block, trace_path=Path(scratch) / "trace.jsonl",
                              platform_dir=Path(scratch) / "platform")
         with DevSession(options) as session, sync_playwright() as playwright:
+            _grant_declared(session)  # this block's first visit is not what these two shots show
             browser = launch_chromium(playwright, executable)
             try:
                 page = browser.new_page(viewport=VIEWPORT)
@@ -78,6 +82,56 @@ def main(argv: list[str] | None = None) -> int:
             finally:
                 browser.close()
     return 0
+
+
+def _grant_declared(session) -> None:  # type: ignore[no-untyped-def]
+    from blockkit.emulator.services import consent
+
+    platform = session.platform
+    gated = consent.gated(platform.manifest.scopes)
+    if platform.viewer_id is not None and gated:
+        consent.grant(platform.store, platform.clock, platform.viewer_id, platform.app_block_id, gated,
+                      ceiling=platform.manifest.scopes)
+
+
+def _generation_shots(scratch: Path, out: Path, executable: str) -> None:
+    import subprocess
+
+    from playwright.sync_api import sync_playwright
+
+    from blockkit.dev.browser import launch_chromium
+    from blockkit.dev.session import DevOptions, DevSession
+
+    block = scratch / "generation"
+    subprocess.run([sys.executable, "-m", "blockkit.cli", "new", str(block), "--template", "generation", "--defaults",
+                    "--name", "Lighthouse Studio"], check=True, capture_output=True)
+    options = DevOptions(block_dir=block, trace_path=scratch / "generation-trace.jsonl",
+                         platform_dir=scratch / "generation-platform")
+    with DevSession(options) as session, sync_playwright() as playwright:
+        browser = launch_chromium(playwright, executable)
+        try:
+            page = browser.new_page(viewport=VIEWPORT)
+            page.goto(session.host_url)
+            page.wait_for_function("() => window.__blockkit && window.__blockkit.outcome === 'ready'", timeout=WAIT_MS)
+            frame = page.wait_for_selector("#block-frame").content_frame()
+            frame.click("#pick")
+            page.wait_for_selector("#dialog-pick option", state="attached", timeout=WAIT_MS)
+            page.select_option("#dialog-pick", page.eval_on_selector("#dialog-pick option", "o => o.value"))
+            page.click(".dialog-confirm")
+            frame.click("#generate")
+            page.wait_for_selector(".dialog-card[data-type=REQUEST_CONSENT]", timeout=WAIT_MS)
+            shot = out / "consent-step.png"
+            page.screenshot(path=str(shot))
+            print(shot)
+            page.click(".consent-allow")
+            frame.wait_for_function(
+                "() => { const i = document.querySelector('#images img'); return i && i.complete && i.naturalWidth > 0; }",
+                timeout=60_000)
+            shot = out / "generation-done.png"
+            page.screenshot(path=str(shot))
+            print(shot)
+        finally:
+            browser.close()
 
 
 if __name__ == "__main__":
