@@ -291,6 +291,9 @@ const POLL_INTERVAL_MS = 1000;
 const WAIT_TIMEOUT_MS = 10 * 60000;
 // Workflow statuses after which polling stops.
 export const FINISHED_STATUSES = ['succeeded', 'failed', 'canceled', 'expired'];
+// A BLOCK_INIT repeated this long after our BLOCK_READY means the host did not hear it (its
+// re-posts come every 400 ms until it does): answer again. Sooner, the repeat crossed our READY.
+const READY_REPEAT_AFTER_MS = 1000;
 // A refused workflow request answers with a failed snapshot carrying this id.
 const REFUSED_WORKFLOW_ID = 'failed';
 // GET_VIEWER's error for a signed-out viewer (the platform's words).
@@ -403,6 +406,8 @@ export function connect(options = {}) {
   /** @type {string | null} */
   let hostOrigin = null;
   let requestCount = 0;
+  // When BLOCK_READY last went out: a BLOCK_INIT re-post crossing it gets no second READY.
+  let readySentAt = 0;
   /** @type {ResizeObserver | null} */
   let observer = null;
   let lastHeight = -1;
@@ -422,6 +427,7 @@ export function connect(options = {}) {
   }
 
   function sendReady() {
+    readySentAt = Date.now();
     post('BLOCK_READY', { height: measureHeight() });
   }
 
@@ -477,9 +483,13 @@ export function connect(options = {}) {
   function onInit(init, origin) {
     if (!init || typeof init !== 'object') return;
     const sameInstance = state.init?.blockInstanceId === init.blockInstanceId;
-    // The host re-posts BLOCK_INIT until it hears BLOCK_READY, so a repeat means
-    // our answer was lost (answer again) or is still being prepared (wait).
-    if (sameInstance && phase === 'ready') return sendReady();
+    // The host re-posts BLOCK_INIT until it hears BLOCK_READY, so a repeat means our answer
+    // is still on its way (one posted as we sent READY), was lost (answer again, once the host
+    // has had time to hear the first), or is still being prepared (wait).
+    if (sameInstance && phase === 'ready') {
+      if (Date.now() - readySentAt >= READY_REPEAT_AFTER_MS) sendReady();
+      return;
+    }
     if (sameInstance && phase !== 'waiting') return;
     if (origin && origin !== 'null') hostOrigin = origin;
     start(init);

@@ -56,7 +56,7 @@ test('reads the fragment hint before BLOCK_INIT and says hello', () => {
   assert.deepEqual(world.sent, [{ type: 'BLOCK_HELLO', payload: { bridge: BRIDGE_ID }, targetOrigin: '*' }]);
 });
 
-test('answers BLOCK_INIT with BLOCK_READY {height} after onInit, and answers every repeat', async () => {
+test('answers BLOCK_INIT with BLOCK_READY {height} once, and again only when the host missed it', async () => {
   const world = fakeWorld();
   let calls = 0;
   connect({ onInit: () => { calls += 1; world.height = 480; } });
@@ -65,7 +65,15 @@ test('answers BLOCK_INIT with BLOCK_READY {height} after onInit, and answers eve
   await tick();
   assert.equal(calls, 1);
   assert.deepEqual(world.sent.at(-1), { type: 'BLOCK_READY', payload: { height: 480 }, targetOrigin: HOST });
-  world.deliver('BLOCK_INIT', init()); // our answer was lost: answer again
+  world.deliver('BLOCK_INIT', init()); // a re-post that crossed our READY: no second READY (issue 37, row 5)
+  assert.deepEqual(world.types(), ['BLOCK_HELLO', 'BLOCK_READY']);
+  const realNow = Date.now;
+  Date.now = () => realNow() + 1500; // the host still re-posts 1.5 s later: it missed our READY
+  try {
+    world.deliver('BLOCK_INIT', init());
+  } finally {
+    Date.now = realNow;
+  }
   assert.equal(calls, 1);
   assert.deepEqual(world.types(), ['BLOCK_HELLO', 'BLOCK_READY', 'BLOCK_READY']);
   assert.equal(document.documentElement.dataset.theme, 'light');
