@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
         options = DevOptions(block_dir=block, trace_path=Path(scratch) / "trace.jsonl",
                              platform_dir=Path(scratch) / "platform")
         with DevSession(options) as session, sync_playwright() as playwright:
-            _grant_declared(session)  # this block's first visit is not what these two shots show
+            session.platform.grant_declared()  # this block's first visit is not what these two shots show
             browser = launch_chromium(playwright, executable)
             try:
                 page = browser.new_page(viewport=VIEWPORT)
@@ -82,16 +82,6 @@ def main(argv: list[str] | None = None) -> int:
             finally:
                 browser.close()
     return 0
-
-
-def _grant_declared(session) -> None:  # type: ignore[no-untyped-def]
-    from blockkit.emulator.services import consent
-
-    platform = session.platform
-    gated = consent.gated(platform.manifest.scopes)
-    if platform.viewer_id is not None and gated:
-        consent.grant(platform.store, platform.clock, platform.viewer_id, platform.app_block_id, gated,
-                      ceiling=platform.manifest.scopes)
 
 
 def _generation_shots(scratch: Path, out: Path, executable: str) -> None:

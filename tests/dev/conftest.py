@@ -134,11 +134,5 @@ def host(page: Any, tmp_path: Path) -> Iterator[Callable[..., HostRun]]:
 
 def grant_every_declared_scope(session: DevSession) -> None:
     """Record the session viewer's consent to every consent-gated scope the block declares."""
-    from blockkit.emulator.services import consent
-
-    platform = session.platform
-    assert platform is not None
-    gated = consent.gated(platform.manifest.scopes)
-    if platform.viewer_id is not None and gated:
-        consent.grant(platform.store, platform.clock, platform.viewer_id, platform.app_block_id, gated,
-                      ceiling=platform.manifest.scopes)
+    assert session.platform is not None
+    session.platform.grant_declared()

@@ -1,12 +1,6 @@
-"""The rows of the 2026-12-02 dev-host fidelity review handled on the consent branch."""
+"""The rows of the dev-host fidelity review (2026-12-02) worked on with consent, the token and sign-in."""
 
-from typing import NamedTuple
-
-
-class Row(NamedTuple):
-    outcome: str                 # fixed | same | spec | deviation
-    tests: tuple[str, ...] = ()  # "test_file.py::test_name" under tests/dev/
-    why: str = ""                # required for spec/deviation: the reason
+from host_row import Row
 
 
 B = "test_dev_consent_browser.py::"

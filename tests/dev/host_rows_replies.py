@@ -1,12 +1,6 @@
-"""Rows of /work/shared/reviews/dev-host-fidelity-2026-12-02.md handled by the "replies" helper."""
+"""The rows of the dev-host fidelity review (2026-12-02) worked on with the reply shapes."""
 
-from typing import NamedTuple
-
-
-class Row(NamedTuple):
-    outcome: str                 # fixed | same | spec | deviation
-    tests: tuple[str, ...] = ()  # "test_file.py::test_name" under tests/dev/
-    why: str = ""                # required for spec/deviation: the reason
+from host_row import Row
 
 
 B = "test_dev_bridge.py::"

@@ -1,14 +1,6 @@
-"""The rows of /work/shared/reviews/dev-host-fidelity-2026-12-02.md handled by helper "transport"."""
+"""The rows of the dev-host fidelity review (2026-12-02) worked on with the transport and the frame."""
 
-from __future__ import annotations
-
-from typing import NamedTuple
-
-
-class Row(NamedTuple):
-    outcome: str  # fixed | same | spec | deviation
-    tests: tuple[str, ...] = ()  # "test_file.py::test_name" under tests/dev/
-    why: str = ""  # required for spec/deviation: the reason
+from host_row import Row
 
 
 B = "test_dev_transport_browser.py::"

@@ -21,7 +21,6 @@ from typing import Any
 import pytest
 
 from blockkit.dev.session import DevOptions, DevSession
-from blockkit.emulator.services import consent
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -86,11 +85,8 @@ class Running:
         self.session = session
         platform = session.platform
         assert platform is not None
-        gated = consent.gated(platform.manifest.scopes)
-        if platform.viewer_id is not None and gated:
-            # The viewer granted the block its scopes before (the first visit is test_dev_consent_browser.py's).
-            consent.grant(platform.store, platform.clock, platform.viewer_id, platform.app_block_id, gated,
-                          ceiling=platform.manifest.scopes)
+        # The viewer granted the block its scopes before (the first visit is test_dev_consent_browser.py's).
+        platform.grant_declared()
         self.page.goto(session.host_url)
         self.page.wait_for_function("() => window.__blockkit && window.__blockkit.outcome !== 'pending'",
                                     timeout=WAIT_MS, polling=50)

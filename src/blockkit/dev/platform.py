@@ -286,6 +286,16 @@ class DevPlatform:
             return []
         return sorted(consent.granted(self.store, self.viewer_id, self.app_block_id))
 
+    def grant_declared(self) -> None:
+        """Record the viewer's consent to every consent-gated scope the block declares (what an install or
+        an earlier Allow leaves): for tests and screenshots that start past the first visit."""
+        from blockkit.emulator.services import consent
+
+        gated = consent.gated(self.manifest.scopes)
+        if self.viewer_id is not None and gated:
+            consent.grant(self.store, self.clock, self.viewer_id, self.app_block_id, gated,
+                          ceiling=self.manifest.scopes)
+
     def reset_consent(self) -> bool:
         """Forget the viewer's grant for this block, so the next page load is a first visit again."""
         from blockkit.emulator.services import consent
