@@ -223,6 +223,9 @@
  * @property {(scope: string) => boolean} hasScope whether the token held now carries the scope
  * @property {(scopes?: string[]) => void} requestConsent REQUEST_CONSENT: the host's consent step; on Allow a
  *   TOKEN_REFRESH brings the withheld scopes, on "Not now" nothing comes (no reply either way)
+ * @property {(scopes: string[], timeoutMs?: number) => Promise<boolean>} ensureScopes true once the token carries
+ *   every scope: asks the host's consent step for those it lacks and waits for the TOKEN_REFRESH that brings
+ *   them; false when none comes in time (the viewer chose "Not now", which sends nothing; default 60 s)
  * @property {(returnUrl?: string) => void} requestSignIn REQUEST_SIGN_IN: the host's sign-in step (no reply)
  * @property {() => string} apiBaseUrl where the platform's API answers, without a trailing slash
  * @property {(path: string, init?: RequestInit) => Promise<Response>} fetchApi fetch(apiBaseUrl + path) with the block's token
@@ -291,6 +294,8 @@ const POLL_INTERVAL_MS = 1000;
 const WAIT_TIMEOUT_MS = 10 * 60000;
 // Workflow statuses after which polling stops.
 export const FINISHED_STATUSES = ['succeeded', 'failed', 'canceled', 'expired'];
+// How long ensureScopes waits for the viewer's answer to the host's consent step ("Not now" sends nothing).
+const CONSENT_WAIT_MS = 60000;
 // A BLOCK_INIT repeated this long after our BLOCK_READY means the host did not hear it (its
 // re-posts come every 400 ms until it does): answer again. Sooner, the repeat crossed our READY.
 const READY_REPEAT_AFTER_MS = 1000;
@@ -642,6 +647,32 @@ export function connect(options = {}) {
     post('REQUEST_CONSENT', scopes ? { scopes } : {});
   }
 
+  /**
+   * @param {string[]} scopes
+   * @param {number} [timeoutMs]
+   * @returns {Promise<boolean>}
+   */
+  function ensureScopes(scopes, timeoutMs = CONSENT_WAIT_MS) {
+    if (scopes.every(hasScope)) return Promise.resolve(true);
+    requestConsent(scopes);
+    return new Promise((resolve) => {
+      /** @type {() => boolean} */
+      let stop = () => false;
+      const timer = setTimeout(() => {
+        stop();
+        resolve(false);
+      }, timeoutMs);
+      stop = () => listeners.delete(check);
+      function check() {
+        if (!scopes.every(hasScope)) return;
+        clearTimeout(timer);
+        stop();
+        resolve(true);
+      }
+      listeners.add(check);
+    });
+  }
+
   /** @param {string} [returnUrl] a same-origin path to come back to */
   function requestSignIn(returnUrl) {
     post('REQUEST_SIGN_IN', returnUrl ? { returnUrl } : {});
@@ -768,6 +799,7 @@ export function connect(options = {}) {
     getViewer,
     hasScope,
     requestConsent,
+    ensureScopes,
     requestSignIn,
     apiBaseUrl,
     fetchApi,

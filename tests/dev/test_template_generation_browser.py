@@ -112,3 +112,21 @@ def test_dev_check_passes_under_every_scenario(scaffold: Path, tmp_path: Path, s
     done = subprocess.run(command, capture_output=True, text=True, timeout=180, check=False, env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.startswith("ok: handshake completed"), done.stdout
+
+
+def test_a_scaffolds_purchase_asks_consent_on_a_first_visit(host: Any, tmp_path: Path) -> None:
+    # goods:purchase:self is consent-gated: the template asks for it (bridge.ensureScopes) before it buys.
+    block = tmp_path / "shop-block"
+    done = subprocess.run([sys.executable, "-m", "blockkit.cli", "new", str(block), "--template", "static",
+                           "--defaults", "--goods"], capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    run = host(block)
+    run.wait_outcome("ready")
+    good = json.loads((block / "block.manifest.json").read_text())["goods"][0]["id"]
+    run.frame.click(f"button[data-good='{good}']")
+    run.frame.click(f"button[data-confirm='{good}']")
+    run.page.wait_for_selector(".dialog-card[data-type=REQUEST_CONSENT]", timeout=WAIT_MS)
+    run.page.click(".consent-allow")
+    run.frame.wait_for_function(
+        "() => { const e = document.querySelector('#shop-status'); return e && e.textContent.startsWith('Bought'); }",
+        timeout=WAIT_MS)
