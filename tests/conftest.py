@@ -101,7 +101,9 @@ def codes(report: Any) -> list[str]:
 REQUIRE_TOOLS = "BLOCKKIT_REQUIRE_TOOLS"
 # Skips that stay skips even in CI: they depend on who runs the tests or on shared/ beside the
 # checkout, not on an installable tool.
-_LEGITIMATE_SKIPS = ("root reads anything", SHARED_MISSING)
+# A checkout (and its venv) in a private home directory (0700): no other account can run its Python.
+OTHER_ACCOUNT_CANNOT_RUN = "another account cannot run this test's Python"
+_LEGITIMATE_SKIPS = ("root reads anything", SHARED_MISSING, OTHER_ACCOUNT_CANNOT_RUN)
 
 
 @pytest.hookimpl(hookwrapper=True)
