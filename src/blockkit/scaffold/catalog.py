@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Mapping
 
+from blockkit.platform import BUDGET_SCOPE
+
 
 @dataclass(frozen=True)
 class Template:
@@ -75,9 +77,9 @@ TEMPLATES: Mapping[str, Template] = MappingProxyType(
             entry_script="./app.js",
             stylesheet="./style.css",
             main_source="app.js",
-            scopes=("ai:write:budgeted", "buzz:read:self"),
+            scopes=(BUDGET_SCOPE, "buzz:read:self"),
             justifications=MappingProxyType({
-                "ai:write:budgeted": "Generates the images the viewer asks for, within the page's per-generation budget.",
+                BUDGET_SCOPE: "Generates the images the viewer asks for, within the page's per-generation budget.",
                 "buzz:read:self": "Shows the viewer's Buzz before a generation, so they know what it will cost them.",
             }),
             surfaces=("page",),
