@@ -153,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _bridge_round_trips(browser: Any, session: Any, type_: str, runs: int) -> tuple[list[float], dict[str, Any]]:
     page = browser.new_page()
-    page.goto(session.host_url)
+    page.goto(session.page_url)
     page.wait_for_function("() => window.__blockkit && window.__blockkit.outcome === 'ready'", timeout=30_000)
     frame = page.wait_for_selector("#block-frame").content_frame()
     frame.evaluate("([type, runs]) => window.bench(type, runs)", [type_, WARMUP])

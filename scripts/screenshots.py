@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
             browser = launch_chromium(playwright, executable)
             try:
                 page = browser.new_page(viewport=VIEWPORT)
-                page.goto(session.host_url)
+                page.goto(session.page_url)
                 page.wait_for_function("() => window.__blockkit && window.__blockkit.outcome === 'ready'",
                                        timeout=WAIT_MS)
                 frame = page.wait_for_selector("#block-frame").content_frame()
@@ -101,7 +101,7 @@ def _generation_shots(scratch: Path, out: Path, executable: str) -> None:
         browser = launch_chromium(playwright, executable)
         try:
             page = browser.new_page(viewport=VIEWPORT)
-            page.goto(session.host_url)
+            page.goto(session.page_url)
             page.wait_for_function("() => window.__blockkit && window.__blockkit.outcome === 'ready'", timeout=WAIT_MS)
             frame = page.wait_for_selector("#block-frame").content_frame()
             frame.click("#pick")

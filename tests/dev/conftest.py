@@ -80,7 +80,7 @@ class HostRun:
         self.page = page
 
     def open(self) -> HostRun:
-        self.page.goto(self.session.host_url)
+        self.page.goto(self.session.page_url)
         return self
 
     def wait_outcome(self, expected: str, timeout_ms: float | None = None) -> None:

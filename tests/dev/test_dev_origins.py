@@ -75,7 +75,8 @@ def request(
 
 
 def post_json(session: DevSession, path: str, document: Any, **headers: str) -> tuple[int, dict[str, str], bytes]:
-    sent = {"content_type": "application/json", "origin": session.host_url.rstrip("/"), **headers}
+    sent = {"content_type": "application/json", "origin": session.host_url.rstrip("/"),
+            "x_blockkit_dev_key": session.dev_key, **headers}
     return request(session.host_url + path, "POST", body=json.dumps(document).encode(), **sent)
 
 
@@ -107,6 +108,66 @@ def test_each_origin_answers_its_own_names(session: DevSession, name: str) -> No
         assert request(url, host=f"{name}:{port_of(url)}")[0] == 200
 
 
+# ---- the run's key (security review 2, S04) -------------------------------------------------------
+
+API_ROUTES = ["api/page", "api/token", "api/viewer", "api/inbound", "api/events", "api/dialog", "api/download",
+              "api/consent", "api/consent/reset", "api/scenario", "api/frame-navigated"]
+
+
+def test_the_host_page_holds_no_token(session: DevSession) -> None:
+    # S04 (2): any local account read initPayload.token.raw from the page. Now the page is a shell.
+    status, headers, body = request(session.host_url)
+    assert status == 200 and headers["referrer-policy"] == "no-referrer"
+    html = body.decode()
+    assert '"raw"' not in html and "eyJ" not in html and "initPayload" not in html and session.dev_key not in html
+
+
+@pytest.mark.parametrize("path", API_ROUTES)
+@pytest.mark.parametrize("key", [None, "", "wrong", "another-runs-key-of-the-same-length-xxx"])
+def test_a_local_client_without_the_key_is_refused_and_gets_no_token(session: DevSession, path: str,
+                                                                      key: str | None) -> None:
+    # S04 (1) and (3): a program of another account writes the host page's Origin (any program can) and
+    # asks for a token, or switches the viewer. Without this run's key: 401, nothing minted or changed.
+    viewer = session.platform.viewer() if session.platform else None
+    extra = {} if key is None else {"x_blockkit_dev_key": key}
+    status, _, answer = request(session.host_url + path, "POST", body=json.dumps({"userId": 4, "pageId": "x"}).encode(),
+                                content_type="application/json", origin=session.host_url.rstrip("/"), **extra)
+    assert status == 401, answer
+    error = json.loads(answer)["error"]
+    assert "this run's key" in error and "#key=" in error
+    assert b"raw" not in answer and b"eyJ" not in answer
+    assert (session.platform.viewer() if session.platform else None) == viewer
+    assert session.events() == []
+
+
+def test_the_trace_needs_the_key_too(session: DevSession) -> None:
+    assert request(session.host_url + "api/trace")[0] == 401
+    assert request(session.host_url + "api/trace", x_blockkit_dev_key=session.dev_key)[0] == 200
+
+
+def test_with_the_key_the_page_gets_its_token(session: DevSession) -> None:
+    status, _, answer = post_json(session, "api/page", {"subPath": None})
+    assert status == 200
+    config = json.loads(answer)
+    assert config["initPayload"]["token"]["raw"].startswith("eyJ") and config["pageId"]
+    status, _, answer = post_json(session, "api/token", {"pageId": config["pageId"]})
+    assert status == 200 and json.loads(answer)["token"]["raw"]
+
+
+@pytest.mark.parametrize("headers", [{"sec_fetch_site": "cross-site"}, {"sec_fetch_site": "same-site"},
+                                     {"origin": EVIL}, {"origin": "http://127.0.0.1:9"}])
+def test_with_the_key_another_site_is_still_refused(session: DevSession, headers: dict[str, str]) -> None:
+    # The key and the origin: a page on another site (or another local port) that learnt the key gets 403.
+    status, _, answer = post_json(session, "api/page", {}, **headers)
+    assert status == 403 and b"raw" not in answer
+
+
+def test_the_printed_url_carries_the_key_in_its_fragment(session: DevSession) -> None:
+    assert session.page_url == f"{session.host_url}#key={session.dev_key}"
+    other = DevSession(DevOptions(block_dir=FIXTURES / "handshake"))
+    assert other.dev_key != session.dev_key and len(session.dev_key) >= 32
+
+
 # ---- the host API: cross-site writes, sizes, malformed bodies (rows 45, 53) --------------------
 
 
@@ -121,7 +182,7 @@ def test_a_cross_site_text_plain_post_is_refused_and_not_recorded(session: DevSe
         assert request(session.host_url + "api/inbound", "POST", body=body, content_type="application/json", **headers)[0] == 403
     # The host page's own origin, but not as JSON: a form or a text/plain fetch is still refused.
     status, _, answer = request(session.host_url + "api/inbound", "POST", body=body, content_type="text/plain",
-                                origin=session.host_url.rstrip("/"))
+                                origin=session.host_url.rstrip("/"), x_blockkit_dev_key=session.dev_key)
     assert status == 415 and json.loads(answer) == {"error": "send the body as application/json"}
     assert session.events() == []
     # The host page itself, under either loopback name, is heard.
@@ -143,7 +204,7 @@ def test_an_oversized_chunked_body_is_refused_too(session: DevSession) -> None:
     connection = http.client.HTTPConnection("127.0.0.1", port_of(session.host_url), timeout=10)
     try:
         connection.request("POST", "/api/inbound", body=chunks, encode_chunked=True,
-                           headers={"content-type": "application/json", "origin": session.host_url.rstrip("/")})
+                           headers={"content-type": "application/json", **session.api_headers()})
         response = connection.getresponse()
         assert response.status == 413
     finally:
@@ -169,7 +230,7 @@ def test_an_oversized_chunked_body_is_refused_too(session: DevSession) -> None:
 )
 def test_a_malformed_body_is_a_400_not_a_500(session: DevSession, path: str, body: bytes) -> None:
     status, _, answer = request(session.host_url + path, "POST", body=body, content_type="application/json",
-                                origin=session.host_url.rstrip("/"))
+                                origin=session.host_url.rstrip("/"), x_blockkit_dev_key=session.dev_key)
     assert status == 400, answer
     assert json.loads(answer)["error"]
     assert session.events() == []
@@ -210,16 +271,16 @@ def test_block_text_reaches_the_terminal_escaped(tmp_path: Path) -> None:
     try:
         assert process.stdout is not None
         banner = [process.stdout.readline() for _ in range(2)]
-        found = re.search(r"http://localhost:\d+/", banner[1])
+        found = re.search(r"(http://localhost:\d+/)#key=([\w-]+)", banner[1])
         assert found, banner
-        host_url = found.group(0)
+        host_url, key = found.group(1), found.group(2)
         body = json.dumps({"t": 1, "jsType": "object", "data": {"type": HOSTILE_TYPE}}).encode()
         status, _, _ = request(host_url + "api/inbound", "POST", body=body, content_type="application/json",
-                               origin=host_url.rstrip("/"))
+                               origin=host_url.rstrip("/"), x_blockkit_dev_key=key)
         assert status == 200
         # Row 53's bodies, while we are here: answered 400, no traceback on the terminal.
         request(host_url + "api/events", "POST", body=b'{"events":[{"kind":"unanswered","waitedMs":"abc"}]}',
-                content_type="application/json", origin=host_url.rstrip("/"))
+                content_type="application/json", origin=host_url.rstrip("/"), x_blockkit_dev_key=key)
         process.send_signal(signal.SIGINT)
         _, err = process.communicate(timeout=15)
     finally:

@@ -43,6 +43,19 @@ def fetch(url: str, body: Any = None, headers: dict[str, str] | None = None) -> 
         return error.code, dict(error.headers), error.read()
 
 
+def api(session: DevSession, path: str, body: Any = None) -> tuple[int, dict[str, str], bytes]:
+    """A host API call as host.js makes it: from the host page's origin, with the run's key."""
+    return fetch(session.host_url + path, body, headers=session.api_headers())
+
+
+def host_config(session: DevSession, sub_path: str | None = None) -> dict[str, Any]:
+    """Load the host page once, as a browser would: the page, then its configuration (POST /api/page)."""
+    assert fetch(session.host_url)[0] == 200
+    status, _, body = api(session, "api/page", {"subPath": sub_path})
+    assert status == 200, body
+    return json.loads(body)  # type: ignore[no-any-return]
+
+
 def test_both_servers_listen_on_loopback_only_on_two_origins(session: DevSession) -> None:
     (block_address, block_port), (host_address, host_port) = session.addresses()
     assert block_address == host_address == "127.0.0.1" and block_port != host_port
@@ -63,12 +76,8 @@ def test_dot_paths_are_not_served(session: DevSession) -> None:
     assert fetch(session.block_url + ".blockkit/t.jsonl")[0] == 404
 
 
-def test_the_host_page_carries_its_config(session: DevSession) -> None:
-    status, _, body = fetch(session.host_url)
-    assert status == 200
-    html = body.decode()
-    start = html.index('id="blockkit-config">') + len('id="blockkit-config">')
-    config = json.loads(html[start : html.index("</script>", start)])
+def test_the_host_page_gets_its_config_from_the_api(session: DevSession) -> None:
+    config = host_config(session)
     assert config["blockUrl"] == session.block_url
     assert config["iframe"]["sandbox"] == "allow-scripts allow-forms"
     assert config["timings"]["init_repost_ms"] == 400
@@ -76,28 +85,26 @@ def test_the_host_page_carries_its_config(session: DevSession) -> None:
 
 def page_id(session: DevSession) -> str:
     """Load the host page once, as a browser would: the page load registers a block instance."""
-    html = fetch(session.host_url)[2].decode()
-    start = html.index('id="blockkit-config">') + len('id="blockkit-config">')
-    return str(json.loads(html[start : html.index("</script>", start)])["pageId"])
+    return str(host_config(session)["pageId"])
 
 
 def test_the_host_api_judges_records_and_answers(session: DevSession) -> None:
     message = {"type": "REQUEST_TOKEN", "payload": {"requestId": "r1"}}
     inbound = {"t": 5, "attempt": 1, "jsType": "object", "data": message, "pageId": page_id(session)}
-    status, _, body = fetch(session.host_url + "api/inbound", inbound)
+    status, _, body = api(session, "api/inbound", inbound)
     answer = json.loads(body)
     assert status == 200 and answer["violations"] == []
     assert answer["reply"]["type"] == "TOKEN_REFRESH_RESPONSE" and answer["reply"]["payload"]["requestId"] == "r1"
     assert _jwt_header(answer["reply"]["payload"]["token"]["raw"])["alg"] == "RS256"
 
-    _, _, body = fetch(session.host_url + "api/inbound", {"t": 6, "jsType": "string", "data": "hello"})
+    _, _, body = api(session, "api/inbound", {"t": 6, "jsType": "string", "data": "hello"})
     assert [v["kind"] for v in json.loads(body)["violations"]] == ["envelope"]
 
     unanswered = {"kind": "unanswered", "type": "FETCH", "requestId": "q", "waitedMs": 1000, "t": 7}
-    _, _, body = fetch(session.host_url + "api/events", {"events": [unanswered]})
+    _, _, body = api(session, "api/events", {"events": [unanswered]})
     assert [v["kind"] for v in json.loads(body)["violations"]] == ["unanswered-request"]
 
-    assert fetch(session.host_url + "api/inbound", [1, 2])[0] == 400
+    assert api(session, "api/inbound", [1, 2])[0] == 400
     events = trace.read_jsonl(session.trace_path)
     assert [e["kind"] for e in events] == ["message", "message", "violation", "violation"]
     assert [e["seq"] for e in events] == [1, 2, 3, 4]
@@ -116,13 +123,13 @@ def test_a_token_request_from_an_unknown_page_gets_no_unsigned_token(session: De
     # no unsigned fallback. A host tab left open across a restart names a page this run never saw.
     extra = {} if page is None else {"pageId": page}
     message = {"type": "REQUEST_TOKEN", "payload": {"requestId": "r2"}}
-    _, _, body = fetch(session.host_url + "api/inbound", {"t": 1, "jsType": "object", "data": message, **extra})
+    _, _, body = api(session, "api/inbound", {"t": 1, "jsType": "object", "data": message, **extra})
     reply = json.loads(body)["reply"]
     assert reply["type"] == "TOKEN_REFRESH_RESPONSE"
     assert reply["payload"] == {"requestId": "r2", "ok": False, "error": "UNKNOWN_BLOCK_INSTANCE",
                                 "message": reply["payload"]["message"]}
     assert "reload" in reply["payload"]["message"]
-    status, _, body = fetch(session.host_url + "api/token", extra)
+    status, _, body = api(session, "api/token", extra)
     assert status == 409 and "reload" in json.loads(body)["error"]
     [call] = [e for e in session.events() if e.get("kind") == "call"]
     assert call["type"] == "REQUEST_TOKEN" and call["ok"] is False and call["error"] == "UNKNOWN_BLOCK_INSTANCE"
@@ -131,11 +138,11 @@ def test_a_token_request_from_an_unknown_page_gets_no_unsigned_token(session: De
 def test_a_token_request_without_request_id_gets_a_token_refresh_push(session: DevSession) -> None:
     # PLATFORM.md §8: REQUEST_TOKEN without a string requestId is answered by a TOKEN_REFRESH push.
     inbound = {"t": 1, "jsType": "object", "data": {"type": "REQUEST_TOKEN", "payload": {}}, "pageId": page_id(session)}
-    reply = json.loads(fetch(session.host_url + "api/inbound", inbound)[2])["reply"]
+    reply = json.loads(api(session, "api/inbound", inbound)[2])["reply"]
     assert reply["type"] == "TOKEN_REFRESH" and set(reply["payload"]) == {"token"}
     assert _jwt_header(reply["payload"]["token"]["raw"])["alg"] == "RS256"
     # The page's token route mints the same kind for a known page.
-    status, _, body = fetch(session.host_url + "api/token", {"pageId": inbound["pageId"]})
+    status, _, body = api(session, "api/token", {"pageId": inbound["pageId"]})
     assert status == 200 and _jwt_header(json.loads(body)["token"]["raw"])["alg"] == "RS256"
 
 
@@ -164,6 +171,9 @@ def test_the_command_serves_until_ctrl_c(tmp_path: Path) -> None:
         assert process.stdout is not None
         banner = [process.stdout.readline() for _ in range(3)]
         host_url = re.search(r"http://localhost:\d+/", banner[1])
+        printed = re.search(r"#key=([\w-]+)", banner[1])
+        assert printed, banner
+        keyed = {"x-blockkit-dev-key": printed.group(1)}
         block_url = re.search(r"http://127\.0\.0\.1:\d+/", banner[2])
         assert host_url and block_url, banner
         assert fetch(host_url.group(0))[0] == 200
@@ -174,10 +184,11 @@ def test_the_command_serves_until_ctrl_c(tmp_path: Path) -> None:
         assert fetch(host_url.group(0), headers={"host": f"dev.example.test:{port}"})[0] == 200
         assert fetch(host_url.group(0), headers={"host": f"other.example.test:{port}"})[0] == 403
         # A violation found while serving is said in the terminal as well.
-        fetch(host_url.group(0) + "api/inbound", {"t": 1, "jsType": "string", "data": "hi"})
+        assert fetch(host_url.group(0) + "api/inbound", {"t": 1, "jsType": "string", "data": "hi"})[0] == 401
+        fetch(host_url.group(0) + "api/inbound", {"t": 1, "jsType": "string", "data": "hi"}, headers=keyed)
         # So is a brokered call that failed (here: a request from no page this run loaded).
         pack = {"type": "GET_BUZZ_BALANCE", "payload": {"requestId": "p"}}
-        fetch(host_url.group(0) + "api/inbound", {"t": 2, "jsType": "object", "data": pack})
+        fetch(host_url.group(0) + "api/inbound", {"t": 2, "jsType": "object", "data": pack}, headers=keyed)
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=15)
     finally:
@@ -194,7 +205,7 @@ def test_the_frames_catalogue_calls_are_traced_with_their_status(session: DevSes
     assert session.platform is not None
     base = session.platform.base_url
     page = page_id(session)
-    raw = json.loads(fetch(session.host_url + "api/token", {"pageId": page})[2])["token"]["raw"]
+    raw = json.loads(api(session, "api/token", {"pageId": page})[2])["token"]["raw"]
     ok = fetch(base + "/api/v1/blocks/models?limit=2", headers={"origin": "null", "authorization": f"Bearer {raw}"})
     refused = fetch(base + "/api/v1/blocks/models", headers={"origin": "null", "authorization": "Bearer not-a-token"})
     # Another site's request is none of the block's business: not traced.

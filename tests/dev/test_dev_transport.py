@@ -19,14 +19,15 @@ from blockkit.dev.verdict import render_text
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "dev"
 
 
-def fetch(url: str, body: Any) -> tuple[int, dict[str, str], bytes]:
-    """POST ``body`` as JSON the way the host page does: from its own origin."""
+def fetch(url: str, body: Any, key: str) -> tuple[int, dict[str, str], bytes]:
+    """POST ``body`` as JSON the way the host page does: from its own origin, with the run's key."""
     import urllib.error
     import urllib.parse
     import urllib.request
 
     parts = urllib.parse.urlsplit(url)
-    headers = {"content-type": "application/json", "origin": f"{parts.scheme}://{parts.netloc}"}
+    headers = {"content-type": "application/json", "origin": f"{parts.scheme}://{parts.netloc}",
+               "x-blockkit-dev-key": key}
     request = urllib.request.Request(url, data=json.dumps(body).encode(), headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
@@ -131,7 +132,7 @@ def test_the_host_api_traces_each_drop_and_explains_it(session: DevSession) -> N
         dropped_event(transport.NOT_HANDLED, {"type": "FETCH_SECRETS", "payload": {}}, 5),
         dropped_event(transport.NOT_HANDLED, {"type": "TRACK_EVENT", "payload": {"eventName": "x"}}, 6),
     ]
-    status, _, body = fetch(session.host_url + "api/events", {"events": events})
+    status, _, body = fetch(session.host_url + "api/events", key=session.dev_key, body={"events": events})
     assert status == 200
     kinds = [v["kind"] for v in json.loads(body)["violations"]]
     assert kinds == [transport.RATE_LIMITED, transport.DUPLICATE_REQUEST_ID, transport.NO_REQUEST_ID,
@@ -146,7 +147,7 @@ def test_the_host_api_traces_each_drop_and_explains_it(session: DevSession) -> N
 
 def test_a_drop_with_an_unknown_reason_is_a_bad_request_and_traces_nothing(session: DevSession) -> None:
     event = dropped_event("bored", {"type": "GET_BUZZ_BALANCE", "payload": {"requestId": "b"}}, 1)
-    status, _, body = fetch(session.host_url + "api/events", {"events": [event]})
+    status, _, body = fetch(session.host_url + "api/events", key=session.dev_key, body={"events": [event]})
     assert status == 400 and b"dropped must be one of" in body
     assert trace.messages(trace.read_jsonl(session.trace_path), "in") == []
 
@@ -179,20 +180,24 @@ def _get(url: str) -> tuple[int, dict[str, str], str]:
         return error.code, dict(error.headers), error.read().decode()
 
 
-def _config(html: str) -> dict[str, Any]:
-    start = html.index('id="blockkit-config">') + len('id="blockkit-config">')
-    return json.loads(html[start : html.index("</script>", start)])  # type: ignore[no-any-return]
+def _config(session: DevSession, html: str) -> dict[str, Any]:
+    """What host.js does with a page: read its sub-path, then ask POST /api/page (with the key)."""
+    start = html.index('id="blockkit-boot">') + len('id="blockkit-boot">')
+    boot = json.loads(html[start : html.index("</script>", start)])
+    status, _, body = fetch(session.host_url + "api/page", {"subPath": boot["subPath"]}, key=session.dev_key)
+    assert status == 200, body
+    return json.loads(body)  # type: ignore[no-any-return]
 
 
 def test_the_host_page_serves_the_apps_run_urls_a_navigate_leaves(session: DevSession) -> None:
     status, headers, html = _get(session.host_url)
     assert status == 200 and headers["x-frame-options"] == "DENY"
-    root = _config(html)
+    root = _config(session, html)
     assert root["initPayload"]["context"]["subPath"] == ""
     assert "fragment" not in root and root["iframe"]["sandbox"] == "allow-scripts allow-forms"
     status, _, html = _get(session.host_url + "apps/run/handshake-demo/gallery/item%201/")
-    assert status == 200 and _config(html)["initPayload"]["context"]["subPath"] == "gallery/item 1"
+    assert status == 200 and _config(session, html)["initPayload"]["context"]["subPath"] == "gallery/item 1"
     status, _, html = _get(session.host_url + "apps/run/handshake-demo")
-    assert status == 200 and _config(html)["initPayload"]["context"]["subPath"] == ""
+    assert status == 200 and _config(session, html)["initPayload"]["context"]["subPath"] == ""
     status, _, text = _get(session.host_url + "apps/run/another-app/x")
     assert status == 404 and "/apps/run/handshake-demo" in text

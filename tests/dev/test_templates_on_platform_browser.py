@@ -87,7 +87,7 @@ class Running:
         assert platform is not None
         # The viewer granted the block its scopes before (the first visit is test_dev_consent_browser.py's).
         platform.grant_declared()
-        self.page.goto(session.host_url)
+        self.page.goto(session.page_url)
         self.page.wait_for_function("() => window.__blockkit && window.__blockkit.outcome !== 'pending'",
                                     timeout=WAIT_MS, polling=50)
         assert self.page.evaluate("() => window.__blockkit.outcome") == "ready"

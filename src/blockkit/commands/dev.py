@@ -186,7 +186,7 @@ def _serve(session: DevSession) -> None:
         _print_note(note)
     with session:
         _say(f"blockkit dev: {session.manifest.name} on {session.surface.label}")
-        _say(f"  host page  {session.host_url}   <- open this")
+        _say(f"  host page  {session.page_url}   <- open this (the link holds this run's key)")
         _say(f"  block      {session.block_url}   ({session.source.describe()})")
         _say(f"  trace      {session.trace_path}")
         if session.allowed_hosts:

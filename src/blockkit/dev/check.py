@@ -109,7 +109,7 @@ def run_check(session: DevSession, executable: Path | None = None,
             say = progress or (lambda phase, text: None)
             say("load", f"loading the host page {session.host_url}")
             try:
-                page.goto(session.host_url)
+                page.goto(session.page_url)
             except PlaywrightError as exc:
                 raise DevError(f"the host page did not load: {_first_line(exc)}") from None
 

@@ -9,10 +9,19 @@ The API takes JSON from the host page only: the server answers its own host
 names, and writes must come from its own origin (:mod:`blockkit.emulator.http.hostcheck`),
 as ``application/json`` of at most :data:`API_BODY_LIMIT` bytes. Anything else
 is a 4xx with a one-line reason, never a traceback.
+
+Every ``/api/`` route also asks for the run's key (:class:`DevKeyGuard`): the host page mints
+block tokens for the viewer and switches the viewer, and the port is open to every account and
+process of the machine, so Host and Origin (which any program can write) are not enough. The key
+is made per run (:func:`new_dev_key`), travels in the fragment of the URL ``blockkit dev`` prints
+(``#key=...``: never sent to a server, nor in a Referer), and host.js sends it as the
+:data:`DEV_KEY_HEADER` header on each API call. The page itself (``GET /``) holds nothing
+secret: its configuration, the first token included, is the answer of ``POST /api/page``.
 """
 
 from __future__ import annotations
 
+import hmac
 import json
 import math
 import secrets
@@ -39,7 +48,6 @@ from blockkit.dev.surface import Surface
 from blockkit.dev.timings import HostTimings
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
-CONFIG_PLACEHOLDER = "__BLOCKKIT_CONFIG__"
 # Events the host page may report besides inbound messages.
 PAGE_EVENT_KINDS = frozenset({trace.MESSAGE, trace.LIFECYCLE})
 UNANSWERED = "unanswered"
@@ -51,6 +59,23 @@ API_BODY_LIMIT = 1 << 20
 # Deeper JSON than this is no bridge message (the manifest's own limit is 256 too).
 API_DEPTH_LIMIT = 256
 JSON_MEDIA_TYPE = "application/json"
+# The run's key: in the fragment of the printed URL (DEV_KEY_FRAGMENT=...), and as this header on every API call.
+DEV_KEY_HEADER = "x-blockkit-dev-key"
+DEV_KEY_FRAGMENT = "key"
+API_PREFIX = "/api/"
+BOOT_PLACEHOLDER = "__BLOCKKIT_BOOT__"
+# Sec-Fetch-Site values an API call may carry: host.js's own fetches, or none (a program, not a page).
+_API_FETCH_SITES = ("same-origin", "none")
+
+
+def new_dev_key() -> str:
+    """A fresh key for one ``blockkit dev`` run (192 bits, URL-safe)."""
+    return secrets.token_urlsafe(24)
+
+
+def page_url(host_url: str, key: str) -> str:
+    """The URL to open: the host page with the run's key in its fragment."""
+    return f"{host_url}#{DEV_KEY_FRAGMENT}={key}"
 
 
 @dataclass
@@ -180,8 +205,9 @@ class HostSetup:
         }
 
 
-def build_host_app(setup: HostSetup, *, hosts: HostAllowlist, hint: str = "") -> Any:
-    """The host origin's app, answering only ``hosts`` and taking writes only from its own pages."""
+def build_host_app(setup: HostSetup, *, hosts: HostAllowlist, key: str, hint: str = "") -> Any:
+    """The host origin's app, answering only ``hosts``, taking writes only from its own pages, and
+    API calls only with the run's ``key``."""
     from starlette.applications import Starlette
     from starlette.requests import Request
     from starlette.responses import HTMLResponse, JSONResponse, Response
@@ -218,9 +244,19 @@ def build_host_app(setup: HostSetup, *, hosts: HostAllowlist, hint: str = "") ->
                 return Response(f"not found: this dev host runs /apps/run/{own}\n" if own else "not found\n",
                                 status_code=404, media_type="text/plain")
             sub_path = request.path_params.get("path", "")
-        html = template.replace(CONFIG_PLACEHOLDER, _script_json(setup.page_config(sub_path)))
+        # Nothing secret here: host.js asks POST /api/page (with the key) for the configuration and token.
+        html = template.replace(BOOT_PLACEHOLDER, _script_json({"subPath": sub_path}))
         # The platform's pages refuse to be framed (next.config.mjs); the block never sees it.
-        return HTMLResponse(html, headers={"cache-control": "no-store", "x-frame-options": "DENY"})
+        # no-referrer: nothing the page loads learns its URL.
+        return HTMLResponse(html, headers={"cache-control": "no-store", "x-frame-options": "DENY",
+                                           "referrer-policy": "no-referrer"})
+
+    def page(body: dict[str, Any]) -> dict[str, Any]:
+        # host.js's first call: the page load's configuration (a new page id, the first token).
+        sub_path = body.get("subPath")
+        if sub_path is not None and not isinstance(sub_path, str):
+            raise BadRequest("expected {subPath: string | null}")
+        return setup.page_config(sub_path)
 
     def inbound(body: dict[str, Any]) -> dict[str, Any]:
         before = body.get("before")
@@ -452,6 +488,7 @@ def build_host_app(setup: HostSetup, *, hosts: HostAllowlist, hint: str = "") ->
             Route("/apps/run/{slug}", host_page),
             Route("/apps/run/{slug}/{path:path}", host_page),
             Route("/favicon.ico", no_favicon),
+            Route("/api/page", api(page), methods=["POST"]),
             Route("/api/inbound", api(inbound), methods=["POST"]),
             Route("/api/events", api(page_events), methods=["POST"]),
             Route("/api/token", api(token), methods=["POST"]),
@@ -466,7 +503,57 @@ def build_host_app(setup: HostSetup, *, hosts: HostAllowlist, hint: str = "") ->
             Mount("/static", app=StaticFiles(directory=STATIC_DIR)),
         ]
     )
-    return HostGuard(app, hosts, write_origins=OriginPolicy((hosts,)), hint=hint)
+    return HostGuard(DevKeyGuard(app, key, hosts), hosts, write_origins=OriginPolicy((hosts,)), hint=hint)
+
+
+class DevKeyGuard:
+    """ASGI middleware: every ``/api/`` request must carry the run's key in :data:`DEV_KEY_HEADER`.
+
+    Checked in constant time. A request from a page (``Origin`` or ``Sec-Fetch-Site`` present) must
+    also be the host page's own: same-origin, from one of ``hosts``. Refused: 401 without the key or
+    with another run's, 403 from another site; JSON ``{"error": ...}`` saying what to open.
+    """
+
+    def __init__(self, app: Any, key: str, hosts: HostAllowlist) -> None:
+        if not key:
+            raise ValueError("the dev host needs a key")
+        self.app = app
+        self.key = key.encode()
+        self.hosts = OriginPolicy((hosts,))
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and str(scope.get("path", "")).startswith(API_PREFIX):
+            refusal = self.refusal(list(scope.get("headers") or []))
+            if refusal is not None:
+                body = json.dumps({"error": refusal[1]}).encode()
+                await send({"type": "http.response.start", "status": refusal[0],
+                            "headers": [(b"content-type", b"application/json"),
+                                        (b"content-length", str(len(body)).encode()),
+                                        (b"cache-control", b"no-store"), (b"x-content-type-options", b"nosniff")]})
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)
+
+    def refusal(self, headers: list[tuple[bytes, bytes]]) -> tuple[int, str] | None:
+        site = _header(headers, b"sec-fetch-site")
+        if site is not None and site.lower() not in _API_FETCH_SITES:
+            return 403, f"the dev host's API takes calls from its own page only (Sec-Fetch-Site: {site})"
+        origin = _header(headers, b"origin")
+        if origin is not None and not self.hosts.allows(origin):
+            return 403, f"the dev host's API takes calls from its own page only, not from Origin {origin!r}"
+        offered = _header(headers, DEV_KEY_HEADER.encode())
+        # compare_digest on bytes of any length: no early exit on the first differing character.
+        if offered is None or not hmac.compare_digest(offered.encode("latin-1"), self.key):
+            return 401, ("the dev host's API asks for this run's key: open the host page URL blockkit dev printed"
+                         " (it carries the key after #key=); a tab from another run must open the new URL")
+        return None
+
+
+def _header(headers: list[tuple[bytes, bytes]], name: bytes) -> str | None:
+    found = [value for key, value in headers if key.lower() == name]
+    if len(found) != 1:
+        return None if not found else "\x00"  # several: taken as none that matches
+    return found[0].decode("latin-1")
 
 
 def _sandbox_notes(declared: str) -> list[str]:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from blockkit.dev.contract import Violation
 from blockkit.dev.errors import DevError
-from blockkit.dev.host_app import HostSetup, build_host_app
+from blockkit.dev.host_app import HostSetup, build_host_app, new_dev_key, page_url
 from blockkit.emulator.http.hostcheck import HostAllowlist, OriginPolicy, check_entry
 from blockkit.dev.init_payload import build_identity
 from blockkit.dev.manifest import DevManifest, load_dev_manifest
@@ -125,6 +125,8 @@ class DevSession:
         self.trace: TraceLog | None = None
         self._servers: ServerPair | None = None
         self.platform: DevPlatform | None = None
+        # The host page's API asks for it (host_app.DevKeyGuard): one per run, in page_url's fragment.
+        self.dev_key = new_dev_key()
 
     @property
     def timings(self) -> HostTimings:
@@ -217,7 +219,7 @@ class DevSession:
                 on_note=self.options.on_note,
                 on_full_reload=reloads.mark,
             )
-            servers.start(block_app, build_host_app(setup, hosts=host_hosts, hint=ALLOWED_HOST_HINT))
+            servers.start(block_app, build_host_app(setup, hosts=host_hosts, key=self.dev_key, hint=ALLOWED_HOST_HINT))
         except BaseException:
             servers.stop()  # closes both sockets; a no-op for servers that never started
             self.platform.stop()
@@ -245,6 +247,17 @@ class DevSession:
     def host_url(self) -> str:
         assert self._servers is not None, "start the session first"
         return self._servers.host_origin + "/"
+
+    @property
+    def page_url(self) -> str:
+        """The URL to open: :attr:`host_url` with this run's key in the fragment (``#key=...``)."""
+        return page_url(self.host_url, self.dev_key)
+
+    def api_headers(self) -> dict[str, str]:
+        """What a program calling the host page's API sends (the key, and the host page's Origin)."""
+        from blockkit.dev.host_app import DEV_KEY_HEADER
+
+        return {DEV_KEY_HEADER: self.dev_key, "origin": self.host_url.rstrip("/")}
 
     @property
     def block_url(self) -> str:

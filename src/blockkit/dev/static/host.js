@@ -10,7 +10,59 @@
 (function () {
   "use strict";
 
-  var config = JSON.parse(document.getElementById("blockkit-config").textContent);
+  // ---- the run's key ----------------------------------------------------------------------
+  // blockkit dev prints this page's URL with the run's key in the fragment (#key=...), which no
+  // request carries. It is kept in this tab's sessionStorage (this origin's only: a reload, or a
+  // NAVIGATE and a reload, still has it), taken out of the address bar, and sent as a header with
+  // every API call: the API mints block tokens, and answers no other process of the machine.
+  var KEY_HEADER = "x-blockkit-dev-key";
+  var KEY_STORE = "blockkit-dev-key";
+  var devKey = (function () {
+    var match = /(?:^#|&)key=([^&]*)/.exec(window.location.hash);
+    var key = null;
+    if (match) {
+      key = decodeURIComponent(match[1]);
+      try { window.sessionStorage.setItem(KEY_STORE, key); } catch (e) { /* storage off: this load only */ }
+      var rest = window.location.hash.replace(/(^#|&)key=[^&]*/, "$1").replace(/^#&?$/, "");
+      window.history.replaceState(window.history.state, "", window.location.pathname + window.location.search + rest);
+    } else {
+      try { key = window.sessionStorage.getItem(KEY_STORE); } catch (e) { key = null; }
+    }
+    return key || "";
+  })();
+
+  function apiHeaders() {
+    var headers = { "content-type": "application/json" };
+    headers[KEY_HEADER] = devKey;
+    return headers;
+  }
+
+  var boot = JSON.parse(document.getElementById("blockkit-boot").textContent);
+  fetch("/api/page", { method: "POST", headers: apiHeaders(), body: JSON.stringify({ subPath: boot.subPath }) })
+    .then(function (response) {
+      return response.json().then(function (answer) {
+        if (!response.ok) throw new Error(answer && answer.error ? answer.error : "the dev host answered " + response.status);
+        return answer;
+      });
+    })
+    .then(run, refused);
+
+  function refused(error) {
+    var status = document.getElementById("status");
+    status.setAttribute("data-state", "failed");
+    status.textContent = "not started";
+    var stage = document.getElementById("stage");
+    stage.textContent = "";
+    var box = document.createElement("div");
+    box.className = "refused";
+    box.id = "refused";
+    box.setAttribute("role", "alert");
+    box.textContent = String(error && error.message ? error.message : error);
+    stage.appendChild(box);
+  }
+
+  // The page itself, once the host server gave its configuration (kept at the IIFE's indentation).
+  function run(config) {
   var T = config.timings;
   var isSlot = config.surface.kind === "slot";
   var MAX_PANEL_ROWS = 2000;
@@ -43,7 +95,7 @@
     var result = queue.then(function () {
       return fetch(path, {
         method: "POST",
-        headers: { "content-type": "application/json" },
+        headers: apiHeaders(),
         body: JSON.stringify(body)
       }).then(function (response) {
         return response.json();
@@ -610,7 +662,7 @@
     // The trace gets it too, if the page lives long enough to send it.
     var events = takeOutbox();
     if (events.length) {
-      fetch("/api/events", { method: "POST", keepalive: true, headers: { "content-type": "application/json" },
+      fetch("/api/events", { method: "POST", keepalive: true, headers: apiHeaders(),
                              body: JSON.stringify({ events: events }) }).catch(function () {});
     }
   });
@@ -1057,7 +1109,7 @@
     var bytes = dialog.local
       ? fetch("/api/download", {
           method: "POST",
-          headers: { "content-type": "application/json" },
+          headers: apiHeaders(),
           body: JSON.stringify({ dialogId: dialog.dialogId })
         })
       : fetch(dialog.url);
@@ -1248,4 +1300,5 @@
   })();
   panel.facts();
   mount();
+  }
 })();
