@@ -22,6 +22,7 @@ import pytest
 from emulator_helpers import stored_media
 
 from blockkit.emulator.errors import EmulatorError
+from blockkit.emulator.http.access import access_cookie
 from blockkit.emulator.options import EmulatorOptions
 from blockkit.emulator.runtime import Emulator, write_ready_file
 
@@ -62,7 +63,7 @@ def signed_in(emu: Emulator, username: str) -> httpx.Client:
     """A client holding the access cookie (from the sign-in link) and a session for ``username``."""
     auth = client(emu.urls.auth_url)
     link = auth.get(f"/login?key={KEY}")
-    assert link.status_code == 303 and "bk_access" in auth.cookies
+    assert link.status_code == 303 and access_cookie(KEY, port_of(emu.urls.auth_url))[0] in auth.cookies
     done = auth.post("/login", data={"username": username, "returnUrl": "/"}, headers={"Origin": emu.urls.auth_url})
     assert done.status_code == 302 and "bk_session" in auth.cookies, done.text
     return auth
@@ -210,7 +211,7 @@ def test_e05_a_huge_declared_body_is_refused_before_it_is_read(emu: Emulator, or
     started = time.monotonic()
     answer = raw_post(getattr(emu.urls, origin), path, {"Content-Type": content_type, "Content-Length": str(400 << 20),
                                                           "X-Blockkit-Access-Key": KEY,
-                                                          "Cookie": f"bk_access={KEY}",
+                                                          "Cookie": "=".join(access_cookie(KEY, port_of(getattr(emu.urls, origin)))),
                                                           "Authorization": f"Bearer {api_key}"})
     assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
     assert time.monotonic() - started < 5
@@ -384,7 +385,7 @@ def test_e09_a_world_writable_directory_of_another_user_is_refused(tmp_path: Pat
 
 def test_e13_a_cross_site_sign_in_or_sign_out_is_refused(emu: Emulator) -> None:
     username = a_username(emu)
-    forged = client(emu.urls.auth_url, Cookie=f"bk_access={KEY}")
+    forged = client(emu.urls.auth_url, Cookie="=".join(access_cookie(KEY, port_of(emu.urls.auth_url))))
     answer = forged.post("/login", data={"username": username}, headers={"Origin": EVIL})
     assert answer.status_code == 403 and "set-cookie" not in answer.headers
     fetched = forged.post("/login", data={"username": username}, headers={"Sec-Fetch-Site": "cross-site"})

@@ -263,3 +263,130 @@ def test_s18_the_key_comes_from_a_file_or_the_environment(tmp_path: Any) -> None
     helped = subprocess.run([sys.executable, "-m", "blockkit", "emulator", "start", "--help"], capture_output=True,
                             text=True, timeout=60, env=subprocess_env())
     assert "(ps)" in " ".join(helped.stdout.split())
+
+
+# --- S05: the browser's access cookie, which every 127.0.0.1 port receives -----------------------------
+
+def _port(url: str) -> int:
+    return int(url.rsplit(":", 1)[1])
+
+
+def _sign_in_cookies(emu: Emulator) -> dict[str, str]:
+    """What the developer's browser keeps from the printed sign-in link."""
+    with httpx.Client(base_url=emu.urls.auth_url, timeout=10) as browser:
+        link = browser.get(f"/login?key={KEY}")
+        assert link.status_code == 303
+        return {name: value for name, value in browser.cookies.items() if value}
+
+
+def _listener_receives(cookies: dict[str, str]) -> str:
+    """A server on another 127.0.0.1 port (another account's), sent what a browser sends it: every cookie."""
+    import socket
+    import threading
+
+    server = socket.create_server(("127.0.0.1", 0))
+    got: list[bytes] = []
+
+    def accept() -> None:
+        conn, _ = server.accept()
+        with conn:
+            data = b""
+            while b"\r\n\r\n" not in data:
+                chunk = conn.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+            got.append(data)
+            conn.sendall(b"HTTP/1.1 204 No Content\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    port = server.getsockname()[1]
+    # Cookies ignore ports (RFC 6265 §8.5): a jar for 127.0.0.1 sends them to this port too.
+    jar = httpx.Cookies()
+    for name, value in cookies.items():
+        jar.set(name, value, domain="127.0.0.1")
+    with httpx.Client(cookies=jar, timeout=10) as browser:
+        browser.get(f"http://127.0.0.1:{port}/")
+    thread.join(10)
+    server.close()
+    [request] = got
+    [line] = [ln for ln in request.decode("latin-1").split("\r\n") if ln.lower().startswith("cookie:")]
+    return line.split(":", 1)[1].strip()
+
+
+def test_s05_the_cookie_another_port_receives_holds_no_key(emu: Emulator) -> None:
+    from blockkit.emulator.http.access import access_cookie
+
+    cookies = _sign_in_cookies(emu)
+    # One cookie per origin of this run, each bound to its port; none is the key or holds it.
+    expected = {access_cookie(KEY, _port(url))[0] for url in emu.urls.as_dict().values()}
+    assert expected <= set(cookies) and "bk_access" not in cookies
+    received = _listener_receives(cookies)
+    assert "bk_access_" in received and KEY not in received
+    for value in cookies.values():
+        assert KEY not in value and value != KEY
+
+
+def test_s05_a_cookie_replayed_as_the_key_or_to_another_origin_grants_nothing(emu: Emulator) -> None:
+    cookies = _sign_in_cookies(emu)
+    received = _listener_receives(cookies)
+    pairs = dict(pair.strip().split("=", 1) for pair in received.split(";"))
+    auth_name = f"bk_access_{_port(emu.urls.auth_url)}"
+    base_port = _port(emu.urls.base_url)
+    base = emu.urls.base_url
+    # The auth origin's cookie, offered as the key (header) or to the catalogue's control routes and mint route:
+    # refused. The review's replay used the cookie's value as X-Blockkit-Access-Key.
+    for value in pairs.values():
+        answer = httpx.post(base + "/__emulator/clock", json={"advance": 86400},
+                            headers={"X-Blockkit-Access-Key": value, "Origin": base})
+        assert answer.status_code == 401
+        answer = httpx.post(base + "/api/v1/block-tokens", json={"blockInstanceId": "bi_x", "blockId": "b", "appId": "a"},
+                            headers={"X-Blockkit-Access-Key": value, "Origin": base})
+        assert answer.status_code == 401
+    # The auth origin's cookie renamed for the catalogue's port: not the catalogue's cookie.
+    forged = f"bk_access_{base_port}={pairs[auth_name]}"
+    answer = httpx.post(base + "/__emulator/clock", json={"advance": 86400}, headers={"Cookie": forged, "Origin": base})
+    assert answer.status_code == 401
+    # The old cookie, holding the key, is taken no more either.
+    answer = httpx.post(base + "/__emulator/clock", json={"advance": 86400}, headers={"Cookie": f"bk_access={KEY}",
+                                                                                      "Origin": base})
+    assert answer.status_code == 401
+
+
+def test_s05_a_cookie_of_this_run_is_worth_nothing_to_another_run(emu: Emulator, tmp_path: Any) -> None:
+    # Another emulator (another run, or another account's) on its own ports: this run's cookies are not its own.
+    cookies = _sign_in_cookies(emu)
+    header = "; ".join(f"{n}={v}" for n, v in cookies.items())
+    with Emulator(EmulatorOptions(data=tmp_path / "other", access_key="another-runs-key-0123456789")) as other:
+        answer = httpx.get(other.urls.auth_url + "/login", headers={"Cookie": header})
+        assert answer.status_code == 401
+        base = other.urls.base_url
+        answer = httpx.post(base + "/__emulator/clock", json={"advance": 1}, headers={"Cookie": header, "Origin": base})
+        assert answer.status_code == 401
+
+
+def test_s05_a_write_with_the_cookie_must_come_from_the_emulators_own_page(emu: Emulator) -> None:
+    cookies = _sign_in_cookies(emu)
+    header = "; ".join(f"{n}={v}" for n, v in cookies.items())
+    base = emu.urls.base_url
+    for headers in ({}, {"Origin": "http://127.0.0.1:9"}, {"Origin": "null", "Sec-Fetch-Site": "same-site"},
+                    {"Sec-Fetch-Site": "cross-site"}):
+        answer = httpx.post(base + "/__emulator/clock", json={"advance": 0}, headers={"Cookie": header, **headers})
+        assert answer.status_code == 403, (headers, answer.text)
+    # The emulator's own pages (any of its origins), as a browser says it: the cookie is the browser's credential.
+    for headers in ({"Origin": base}, {"Origin": emu.urls.auth_url}):
+        answer = httpx.post(base + "/__emulator/clock", json={"advance": 0}, headers={"Cookie": header, **headers})
+        assert answer.status_code == 200, (headers, answer.text)
+    # A read with it (the sign-in page an OAuth client's redirect opens) needs no more.
+    assert httpx.get(emu.urls.auth_url + "/login", headers={"Cookie": header}).status_code == 200
+    # Programs keep the header, with no Origin.
+    answer = httpx.post(base + "/__emulator/clock", json={"advance": 0}, headers={"X-Blockkit-Access-Key": KEY})
+    assert answer.status_code == 200
+
+
+def test_s05_an_unparsable_cookie_of_another_server_does_not_hide_ours(emu: Emulator) -> None:
+    cookies = _sign_in_cookies(emu)
+    name = f"bk_access_{_port(emu.urls.auth_url)}"
+    header = f'other="a\\"b;c; junk; {name}={cookies[name]}; x={{"j":1}}'
+    assert httpx.get(emu.urls.auth_url + "/login", headers={"Cookie": header}).status_code == 200

@@ -19,17 +19,23 @@ TestClient apps of the tests are left bare):
   - With an access key (``EmulatorOptions.access_key``; ``blockkit emulator start`` makes
     one per run unless ``--no-access-key``): ``/login`` (GET and POST), the catalogue's
     ``/__emulator/*`` writes and ``POST /api/v1/block-tokens`` ask for it (401 otherwise).
-    The key travels as the ``X-Blockkit-Access-Key`` header (scripts), or as the
-    ``bk_access`` cookie, which the sign-in link ``{auth_url}/login?key=KEY`` sets (the
-    browser). The design follows Jupyter's per-run token; see docs/platform-shapes.md.
+    The key travels as the ``X-Blockkit-Access-Key`` header (scripts). A browser holds a cookie
+    per origin instead, which the sign-in link ``{auth_url}/login?key=KEY`` sets: named
+    ``bk_access_<port>`` and holding ``HMAC-SHA256(key, "bk_access:<port>")``
+    (:func:`access_cookie`), never the key. Cookies are not port-scoped (RFC 6265 §8.5): every
+    server on 127.0.0.1 receives them. What another server receives is therefore worth nothing
+    anywhere but the one origin of this run it names (not the key, not another origin, not
+    another run), and a write it carries must come from one of the emulator's own pages
+    (``Origin``, or ``Sec-Fetch-Site: same-origin``; 403 otherwise). The design follows
+    Jupyter's per-run token; see docs/platform-shapes.md.
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import secrets
 from collections.abc import Iterable
-from http.cookies import SimpleCookie
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
@@ -40,7 +46,7 @@ if TYPE_CHECKING:
     from blockkit.emulator.state import Urls
 
 KEY_HEADER = b"x-blockkit-access-key"
-KEY_COOKIE = "bk_access"
+KEY_COOKIE = "bk_access"  # the prefix: each origin's cookie is bk_access_<port> (access_cookie)
 KEY_PARAM = "key"
 CONTROL_PREFIX = "/__emulator/"
 MINT_PATH = "/api/v1/block-tokens"
@@ -63,6 +69,16 @@ def sign_in_url(auth_url: str, key: str) -> str:
     return f"{auth_url}/login?{urlencode({KEY_PARAM: key})}"
 
 
+def access_cookie(key: str, port: int) -> tuple[str, str]:
+    """The browser's cookie for the origin on ``port``: its name and value, an HMAC of the key.
+
+    The value proves the key was shown to the sign-in link, for that port only; it does not hold
+    the key, and no other port's (nor another run's) guard takes it.
+    """
+    mac = hmac.new(key.encode(), f"{KEY_COOKIE}:{port}".encode(), hashlib.sha256).hexdigest()
+    return f"{KEY_COOKIE}_{port}", mac
+
+
 def origin_of(url: str) -> str:
     parts = urlsplit(url)
     return f"{parts.scheme}://{parts.netloc}".lower()
@@ -75,19 +91,26 @@ def guard(app: ASGIApp, role: str, port: int, urls: Urls, *, access_key: str | N
     if bound is not None and bound not in ("127.0.0.1", "::1", "localhost"):
         extra.append(f"{bound}:{port}")  # another loopback address (127.0.0.2): its own name
     hosts = HostAllowlist(port, tuple(extra))
-    inner = LocalGuard(app, role, urls, access_key=access_key)
+    inner = LocalGuard(app, role, urls, access_key=access_key, port=port)
     return HostGuard(inner, hosts, hint=HOST_HINT)
 
 
 class LocalGuard:
     """ASGI middleware: control-route, sign-in and access-key checks for one origin (see the module)."""
 
-    def __init__(self, app: ASGIApp, role: str, urls: Urls, *, access_key: str | None) -> None:
+    def __init__(self, app: ASGIApp, role: str, urls: Urls, *, access_key: str | None,
+                 port: int | None = None) -> None:
         self.app = app
         self.role = role
         self.access_key = access_key
         self.own_origins = {origin_of(url) for url in urls.as_dict().values()}
         self.auth_origin = origin_of(urls.auth_url)
+        # The ports of the three origins: the sign-in link sets each one's cookie.
+        self.ports = sorted({p for p in (urlsplit(url).port for url in urls.as_dict().values()) if p is not None})
+        own_url = {"catalogue": urls.base_url, "auth": urls.auth_url,
+                   "orchestration": urls.orchestration_url}.get(role, urls.base_url)
+        self.port = port if port is not None else (urlsplit(own_url).port or 80)
+        self.cookie = access_cookie(access_key, self.port) if access_key is not None else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -106,11 +129,11 @@ class LocalGuard:
                 if method == "GET" and KEY_PARAM in _query(scope):
                     await self._sign_in_link(scope, send)
                     return
-                refusal = self._key(headers)
+                refusal = self._key(headers, method)
             elif self.role == "catalogue" and ((method in WRITE_METHODS and (
                     path.startswith(CONTROL_PREFIX) or path.rstrip("/") == MINT_PATH))
                     or path.rstrip("/") == CALLBACKS_PATH):
-                refusal = self._key(headers)
+                refusal = self._key(headers, method)
         if refusal is not None:
             # The API origins answer in their own error shape ({"error": ...}); sign-in pages in text,
             # or, to a browser that came to sign in without the key, a page that says what to do.
@@ -144,16 +167,33 @@ class LocalGuard:
             return 403, f"sign-in and sign-out take forms from {self.auth_origin} only (Sec-Fetch-Site: {site})"
         return None
 
-    def _key(self, headers: list[tuple[bytes, bytes]]) -> tuple[int, str] | None:
-        assert self.access_key is not None
+    def _key(self, headers: list[tuple[bytes, bytes]], method: str = "GET") -> tuple[int, str] | None:
+        assert self.access_key is not None and self.cookie is not None
         offered = _header(headers, KEY_HEADER)
-        if offered is None:
-            offered = _cookie(headers, KEY_COOKIE)
-        if offered is not None and hmac.compare_digest(offered.encode(), self.access_key.encode()):
+        if offered is not None and hmac.compare_digest(offered.encode("latin-1"), self.access_key.encode()):
+            return None
+        held = _cookie(headers, self.cookie[0])
+        if offered is None and held is not None and hmac.compare_digest(held.encode("latin-1"), self.cookie[1].encode()):
+            # The browser's cookie: every local server receives it, so a write it carries must come
+            # from one of the emulator's own pages, as a browser says (a program sends the header).
+            if method in WRITE_METHODS:
+                return self._own_page(headers)
             return None
         return 401, ("this emulator asks for its access key: open the sign-in link it printed at start"
                      " (sign_in_url in the ready file), or send the key (access_key in the ready file) as"
                      " X-Blockkit-Access-Key; start it with --no-access-key to turn this off")
+
+    def _own_page(self, headers: list[tuple[bytes, bytes]]) -> tuple[int, str] | None:
+        origin = _header(headers, b"origin")
+        site = (_header(headers, b"sec-fetch-site") or "").lower()
+        if origin is not None and origin != "null":
+            if origin.lower() in self.own_origins:
+                return None
+            return 403, f"the access cookie takes writes from the emulator's own pages only, not from {origin!r}"
+        if site == "same-origin":  # Origin: null from its own page under Referrer-Policy: no-referrer
+            return None
+        return 403, ("the access cookie takes writes from the emulator's own pages only (no Origin, Sec-Fetch-Site:"
+                     f" {site or 'none'}); a program sends the key as X-Blockkit-Access-Key")
 
     async def _sign_in_link(self, scope: Scope, send: Send) -> None:
         """``GET /login?key=KEY``: keep the key in a cookie and show the sign-in page without it in the URL."""
@@ -169,11 +209,16 @@ class LocalGuard:
             return
         rest = urlencode([(name, value) for name, value in pairs if name != KEY_PARAM])
         location = "/login" + (f"?{rest}" if rest else "")
-        # HttpOnly: no script reads it. SameSite=Lax: a top-level navigation (an OAuth client
-        # sending the browser to /authorize, then /login) carries it; no cross-site POST does.
-        cookie = f"{KEY_COOKIE}={self.access_key}; Path=/; HttpOnly; SameSite=Lax"
+        # One cookie per origin of this run (cookies ignore ports, so this origin can set the others'),
+        # each an HMAC bound to its port, never the key. HttpOnly: no script reads it. SameSite=Lax: a
+        # top-level navigation (an OAuth client sending the browser to /authorize, then /login) carries
+        # it; no cross-site POST does. The old key-holding bk_access cookie of earlier versions is removed.
+        cookies = [f"{name}={value}; Path=/; HttpOnly; SameSite=Lax"
+                   for name, value in (access_cookie(self.access_key, port) for port in self.ports or [self.port])]
+        cookies.append(f"{KEY_COOKIE}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax")
         await send({"type": "http.response.start", "status": 303,
-                    "headers": [(b"location", location.encode()), (b"set-cookie", cookie.encode()),
+                    "headers": [(b"location", location.encode()),
+                                *[(b"set-cookie", cookie.encode()) for cookie in cookies],
                                 (b"cache-control", b"no-store"), (b"referrer-policy", b"no-referrer"),
                                 (b"content-length", b"0")]})
         await send({"type": "http.response.body", "body": b""})
@@ -187,16 +232,20 @@ def _header(headers: list[tuple[bytes, bytes]], name: bytes) -> str | None:
 
 
 def _cookie(headers: list[tuple[bytes, bytes]], name: str) -> str | None:
+    """The value of cookie ``name``; None when absent or sent more than once (then none is trusted).
+
+    Parsed by hand, leniently: other servers on 127.0.0.1 set cookies of their own, and one that
+    ``http.cookies`` cannot parse must not hide ours.
+    """
+    found: list[str] = []
     for key, value in headers:
-        if key.lower() == b"cookie":
-            jar: SimpleCookie = SimpleCookie()
-            try:
-                jar.load(value.decode("latin-1"))
-            except Exception:  # noqa: BLE001 - a malformed Cookie header carries no key
-                continue
-            if name in jar:
-                return jar[name].value
-    return None
+        if key.lower() != b"cookie":
+            continue
+        for pair in value.decode("latin-1").split(";"):
+            cookie_name, sep, cookie_value = pair.strip().partition("=")
+            if sep and cookie_name.strip() == name:
+                found.append(cookie_value.strip().strip('"'))
+    return found[0] if len(found) == 1 else None
 
 
 def _wants_html(headers: list[tuple[bytes, bytes]]) -> bool:
