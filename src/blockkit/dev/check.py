@@ -114,8 +114,11 @@ def run_check(session: DevSession, executable: Path | None = None,
                 raise DevError(f"the host page did not load: {_first_line(exc)}") from None
 
             def waiting_for_ready(attempt: int, elapsed_s: float) -> None:
+                # Before the page starts its first attempt it reads 0: that wait is the first attempt's
+                # (on a loaded machine the first report can come before the page's script has run).
+                attempt = max(attempt, 1)
                 tries = f" (attempt {attempt} of {1 + len(timings.page_retry_delays_ms)})" \
-                    if attempt and session.surface.kind != "slot" else ""
+                    if session.surface.kind != "slot" else ""
                 # Each attempt is a wait of its own: off a terminal, one line as each starts.
                 say(f"ready:{attempt}", f"waiting for BLOCK_READY from {session.manifest.block_id}{tries}:"
                                         f" {elapsed_s:.0f} s of at most {deadline_ms / 1000:.0f} s")
