@@ -43,10 +43,17 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$wanted" ]; then
   echo "$wanted" > "$stamp"
 fi
 
-# Debian packages the heavy tests use: chromium (browser tests), node and npm (real builds).
+# Debian packages the heavy tests use: chromium (browser tests), node and npm (real builds),
+# Neovim and Emacs with eglot (the editor setups of docs/editor.md, in tests/lsp/test_editors.py).
 missing=()
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
+command -v nvim >/dev/null 2>&1 || missing+=(neovim)
+if ! command -v emacs >/dev/null 2>&1; then
+  missing+=(emacs-nox elpa-eglot)
+elif ! emacs --batch --eval "(require 'eglot)" >/dev/null 2>&1; then
+  missing+=(elpa-eglot)
+fi
 if [ "${#missing[@]}" -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     apt-get update -qq
