@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from blockkit.dev.failures import PLATFORM, REQUEST, VIEWER, cause_of, failed_calls
+from blockkit.dev.failures import PLATFORM, REQUEST, VIEWER, cause_of, failed_calls, failure_words
 from blockkit.dev.platform import http_call
 
 
@@ -78,3 +78,26 @@ def test_a_call_refused_for_want_of_consent_fails_the_check_unless_the_block_ask
     asked = {"kind": "message", "dir": "in", "type": "REQUEST_CONSENT", "data": {"type": "REQUEST_CONSENT"}}
     [coped] = failed_calls([refused, asked])
     assert coped["cause"] == VIEWER and coped["failsCheck"] is False
+
+
+@pytest.mark.parametrize("call, words", [
+    # The block's own HTTP call: its error already reads "HTTP 409", so the status is not said again.
+    ({"error": "HTTP 409", "status": 409, "message": "already_owned"}, "HTTP 409: already_owned"),
+    ({"error": "HTTP 503", "status": 503, "message": None}, "HTTP 503"),
+    # A bridge call's code says nothing of the status: it is added once.
+    ({"error": "UNKNOWN_GOOD", "status": 404, "message": "no good 'x'"}, "UNKNOWN_GOOD (HTTP 404): no good 'x'"),
+    ({"error": "UNKNOWN_GOOD", "status": None, "message": "no good 'x'"}, "UNKNOWN_GOOD: no good 'x'"),
+    # A message that only repeats what was said is left out.
+    ({"error": "HTTP 500", "status": 500, "message": "HTTP 500"}, "HTTP 500"),
+    ({"error": "already_owned", "status": 409, "message": "Already_Owned"}, "already_owned (HTTP 409)"),
+    ({"error": None, "status": 409, "message": "you own it"}, "HTTP 409: you own it"),
+])
+def test_a_failure_says_each_fact_once(call: dict[str, Any], words: str) -> None:
+    assert failure_words(call) == words
+
+
+def test_an_http_call_that_failed_is_said_once_in_the_verdict_line() -> None:
+    scope = {"method": "POST", "path": "/api/v1/blocks/goods/purchase", "query_string": b""}
+    [listed] = failed_calls([{"kind": "call", "seq": 3,
+                              **http_call(scope, 409, b'{"error": "already_owned", "message": "you own it"}')}])
+    assert failure_words(listed) == "HTTP 409: you own it"

@@ -145,3 +145,11 @@ def test_a_block_that_needs_consent_and_never_asks_gets_a_verdict_that_says_so()
     # Another failing call beside it: the general verdict.
     other = {**consent_call, "cause": "request", "error": "BAD_REQUEST", "type": "SAVE_IMAGE"}
     assert verdict_code(result(failed_calls=[consent_call, other])) == "failed-calls"
+
+
+def test_a_failed_http_call_names_its_status_once() -> None:
+    http = {"type": "POST /api/v1/blocks/goods/purchase", "via": "http", "error": "HTTP 409", "status": 409,
+            "message": "you own it", "requestId": None, "cause": "request", "failsCheck": True, "seq": 4}
+    lines = render_text(result(READY, failed_calls=[http])).splitlines()
+    assert "  - POST /api/v1/blocks/goods/purchase: HTTP 409: you own it [the block's request]" in lines
+    assert not any("(HTTP 409)" in line for line in lines)

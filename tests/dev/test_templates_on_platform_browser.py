@@ -94,6 +94,14 @@ class Running:
         # The bridge puts itself on window.blockkit when BLOCK_INIT carries apiBaseUrl (blockkit dev).
         self.frame.wait_for_function("() => !!window.blockkit", timeout=WAIT_MS)
 
+    def reload(self) -> None:
+        """Load the host page again (a new page load of the block), on the same run."""
+        self.page.reload()
+        self.page.wait_for_function("() => window.__blockkit && window.__blockkit.outcome !== 'pending'",
+                                    timeout=WAIT_MS, polling=50)
+        assert self.page.evaluate("() => window.__blockkit.outcome") == "ready"
+        self.frame.wait_for_function("() => !!window.blockkit", timeout=WAIT_MS)
+
     def stop(self) -> None:
         if self.session is not None:
             self.session.stop()
@@ -173,6 +181,8 @@ def test_the_block_buys_a_good_once_the_viewer_confirms(running: Running) -> Non
 
     platform = running.platform
     before = sum(buzz.balance(platform.store, platform.clock, platform.viewer_id).values())
+    # Not owned yet: the entitlements read on load leaves Buy as it is.
+    assert _buy_button(running, GOOD["id"], "Buy") == {"text": "Buy", "disabled": False}
     running.frame.click(f"button[data-good={GOOD['id']}]")  # the scaffold's Buy asks first
     asked = running.text("#shop-status", "t && t.startsWith('Confirm')")
     assert GOOD["title"] in asked and f"{GOOD['priceBuzz']} Buzz" in asked
@@ -187,11 +197,37 @@ def test_the_block_buys_a_good_once_the_viewer_confirms(running: Running) -> Non
     owned = running.frame.evaluate("() => blockkit.getEntitlements()")
     assert [e["goodId"] for e in owned["entitlements"]] == [GOOD["id"]], owned
     assert set(owned["entitlements"][0]) == {"goodId", "kind", "payload", "grantedAt"}
-    # A second Buy of the same good is refused by the platform (one ownership per good).
-    running.frame.click(f"button[data-good={GOOD['id']}]")
-    running.frame.click(f"button[data-confirm={GOOD['id']}]")
-    assert running.text("#shop-status", "t && t.startsWith('You')") == f"You already own {GOOD['title']}."
+    # The bought good's Buy is gone: it reads Owned, and cannot be clicked.
+    assert _buy_button(running, GOOD["id"], "Owned") == {"text": "Owned", "disabled": True}
+    # A second purchase of the same good is refused by the platform (one ownership per good): 409 already_owned.
+    refused = running.frame.evaluate("""(goodId) => blockkit.purchaseGood(goodId).then(
+        () => 'bought', (e) => e.code)""", GOOD["id"])
+    assert refused == "already_owned"
     assert sum(buzz.balance(platform.store, platform.clock, platform.viewer_id).values()) == after
+
+
+def _buy_button(run: Running, good_id: str, text: str) -> dict[str, Any]:
+    """The shop's button for a good, once it reads ``text``: {text, disabled}."""
+    selector = f"button[data-good={good_id}]"
+    run.text(selector, f"t === {text!r}")
+    return dict(run.frame.eval_on_selector(selector, "b => ({text: b.textContent.trim(), disabled: b.disabled})"))
+
+
+def test_a_good_the_viewer_owns_shows_owned_when_the_block_loads(running: Running) -> None:
+    from blockkit.emulator.services import goods
+    from blockkit.emulator.services.errors import ServiceError
+
+    platform = running.platform
+    caller = goods.GoodsCaller(platform.viewer_id, platform.app_id, platform.manifest.block_id)
+    try:  # owned before the page loads (bought elsewhere, or by the test above)
+        goods.purchase_good(platform.store, platform.clock, caller, list(platform.manifest.goods), GOOD["id"])
+    except ServiceError as exc:
+        assert exc.code == "already_owned", exc
+    running.reload()
+    # Read from the platform on load (GET /api/v1/blocks/entitlements): Owned, not Buy.
+    assert _buy_button(running, GOOD["id"], "Owned") == {"text": "Owned", "disabled": True}
+    entitlements = [c for c in running.calls() if c.get("via") == "http" and c["type"].endswith("/entitlements")]
+    assert entitlements and entitlements[-1]["ok"], entitlements
 
 
 def test_a_good_bought_over_the_bridge_asks_in_the_hosts_dialog(running: Running) -> None:

@@ -125,9 +125,9 @@ def _print_violation(violation: Violation) -> None:
 
 
 def _print_failed_call(call: dict[str, Any]) -> None:
-    status = f" (HTTP {call['status']})" if call.get("status") is not None else ""
-    message = f": {call['message']}" if call.get("message") else ""
-    _say(f"failed call: {call.get('type')}: {call.get('error')}{status}{message}", err=True)
+    from blockkit.dev.failures import failure_words
+
+    _say(f"failed call: {call.get('type')}: {failure_words(call)}", err=True)
 
 
 def _print_note(note: str) -> None:

@@ -91,3 +91,18 @@ def failed_calls(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
             **({"consentScopes": event["consentScopes"]} if isinstance(event.get("consentScopes"), list) else {}),
         })
     return found
+
+
+def failure_words(call: dict[str, Any]) -> str:
+    """What went wrong with a failed call, each fact said once: the error, its HTTP status, the message.
+
+    The status is left out when the error already reads ``HTTP <status>`` (the block's own HTTP calls
+    carry it as their error), and the message when what came before already says it.
+    """
+    error, status, message = call.get("error"), call.get("status"), call.get("message")
+    words = str(error) if error is not None else ""
+    if status is not None and f"HTTP {status}" not in words:
+        words = f"{words} (HTTP {status})" if words else f"HTTP {status}"
+    if message and str(message).strip().lower() not in words.lower():
+        words = f"{words}: {message}" if words else str(message)
+    return words or "failed"

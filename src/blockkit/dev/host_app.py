@@ -42,6 +42,7 @@ from blockkit.dev.init_payload import (
 )
 from blockkit.dev.manifest import DevManifest
 from blockkit.dev.platform import DevPlatform
+from blockkit.dev.requests_feed import RequestFeed
 from blockkit.dev.scenarios import SCENARIOS as _SCENARIOS
 from blockkit.dev.scenarios import SWITCHABLE as SWITCHABLE_SCENARIOS
 from blockkit.dev.surface import Surface
@@ -103,6 +104,8 @@ class HostSetup:
     # The run's --scenario names (dev/scenarios.py) and the latency of `slow`, in milliseconds.
     scenarios: tuple[str, ...] = ()
     latency_ms: float = 0.0
+    # The block's own requests to the local platform, as they are recorded (the host page polls it).
+    requests: RequestFeed = field(default_factory=RequestFeed)
 
     def mint_token(self, instance_id: str | None) -> dict[str, Any]:
         """The local platform's RS256 block token for a registered instance; DevError otherwise.
@@ -202,6 +205,8 @@ class HostSetup:
             # What the viewer granted this block and what the first token withheld (the host's consent step).
             "consent": {"granted": platform.granted_scopes(),
                         "missingScopes": platform.missing_scopes(block_instance_id)},
+            # The page shows the block's own requests made after it loaded (POST /api/requests).
+            "requestsAfter": self.requests.last_seq,
         }
 
 
@@ -476,6 +481,19 @@ def build_host_app(setup: HostSetup, *, hosts: HostAllowlist, key: str, hint: st
             raise BadRequest(str(exc), status=403) from None
         return {"token": minted, "refreshInMs": setup.refresh_in_ms(minted)}
 
+    async def block_requests(request: Request) -> Response:
+        # A long poll: the block's own requests to the local platform recorded after `after` (a trace seq).
+        try:
+            body = await _json_body(request)
+            after = body.get("after")
+            if not isinstance(after, int) or isinstance(after, bool) or after < 0:
+                raise BadRequest("expected {after: the seq of the last request seen, 0 or more}")
+        except BadRequest as exc:
+            return JSONResponse({"error": str(exc)}, status_code=exc.status)
+        found = await setup.requests.wait_after(after)
+        return JSONResponse({"requests": found, "closed": setup.requests.closed},
+                            headers={"cache-control": "no-store"})
+
     async def trace_dump(request: Request) -> Response:
         return JSONResponse({"events": setup.trace.events(), "dropped": setup.trace.dropped})
 
@@ -499,6 +517,7 @@ def build_host_app(setup: HostSetup, *, hosts: HostAllowlist, key: str, hint: st
             Route("/api/consent/reset", api(consent_reset), methods=["POST"]),
             Route("/api/frame-navigated", api(frame_navigated), methods=["POST"]),
             Route("/api/scenario", api(choose_scenario), methods=["POST"]),
+            Route("/api/requests", block_requests, methods=["POST"]),
             Route("/api/trace", trace_dump),
             Mount("/static", app=StaticFiles(directory=STATIC_DIR)),
         ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -351,6 +352,7 @@ class BlockCors:
             await send({"type": "http.response.body", "body": b""})
             return
         seen: dict[str, Any] = {"status": None, "body": b""}
+        started = time.monotonic()
 
         async def send_with_cors(message: dict[str, Any]) -> None:
             if message["type"] == "http.response.start":
@@ -364,14 +366,21 @@ class BlockCors:
             await self.app(scope, receive, send_with_cors)
         finally:
             if self.on_call is not None:
-                self.on_call(http_call(scope, seen["status"], seen["body"]))
+                self.on_call(http_call(scope, seen["status"], seen["body"],
+                                       duration_ms=(time.monotonic() - started) * 1000))
 
 
-def http_call(scope: dict[str, Any], status: int | None, body: bytes) -> dict[str, Any]:
-    """A trace ``call`` event for one request of the block's frame to the emulated catalogue."""
+def http_call(scope: dict[str, Any], status: int | None, body: bytes, *,
+              duration_ms: float | None = None) -> dict[str, Any]:
+    """A trace ``call`` event for one request of the block's frame to the emulated catalogue.
+
+    ``duration_ms``: from the request's arrival to the end of its answer (the host page's trace shows it).
+    """
     failed = status is None or status >= 400
     call: dict[str, Any] = {"via": "http", "type": f"{scope['method']} {scope['path']}", "ok": not failed,
                             "status": status or 500}
+    if duration_ms is not None:
+        call["durationMs"] = round(duration_ms, 1)
     query = scope.get("query_string", b"").decode("latin-1")
     if query:
         call["query"] = query

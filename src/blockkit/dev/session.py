@@ -16,6 +16,7 @@ from blockkit.dev.init_payload import build_identity
 from blockkit.dev.manifest import DevManifest, load_dev_manifest
 from blockkit.dev.platform import DevPlatform
 from blockkit.dev.protocol import THEMES
+from blockkit.dev.requests_feed import RequestFeed
 from blockkit.dev.scenarios import apply as apply_scenarios
 from blockkit.dev.scenarios import clear as clear_scenarios
 from blockkit.dev.scenarios import latency_ms as scenario_latency_ms
@@ -125,6 +126,7 @@ class DevSession:
         self.trace: TraceLog | None = None
         self._servers: ServerPair | None = None
         self.platform: DevPlatform | None = None
+        self.requests: RequestFeed | None = None
         # The host page's API asks for it (host_app.DevKeyGuard): one per run, in page_url's fragment.
         self.dev_key = new_dev_key()
 
@@ -164,9 +166,12 @@ class DevSession:
 
         tell = self.options.on_failed_call
 
+        requests = self.requests = RequestFeed()
+
         def on_call(call: dict[str, Any]) -> None:
-            # The block's own calls to the emulated catalogue, beside the bridge's in the trace.
-            trace_log.append({"kind": "call", **call})
+            # The block's own calls to the emulated catalogue, beside the bridge's in the trace,
+            # and in the host page's trace panel (which cannot see the frame's requests itself).
+            requests.add(trace_log.append({"kind": "call", **call}))
             if tell is not None and not call["ok"]:
                 tell(call)
 
@@ -201,6 +206,7 @@ class DevSession:
             dev_reload_seen=reloads.take,
             scenarios=self.scenarios,
             latency_ms=self.latency_ms,
+            requests=requests,
         )
         # Each server answers its own port's loopback names and the --allowed-host names.
         block_hosts = HostAllowlist(servers.block_port, self.allowed_hosts)
@@ -227,6 +233,8 @@ class DevSession:
             raise
 
     def stop(self) -> None:
+        if self.requests is not None:
+            self.requests.close()  # the host page's open poll answers now, so the servers stop at once
         if self._servers is not None:
             self._servers.stop()
             self._servers = None

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from blockkit.dev.check import COLLAPSED, FAILED, READY, CheckResult
+from blockkit.dev.failures import failure_words
 from blockkit.dev.terminal import printable
 
 HANDSHAKE_COMPLETED = "handshake-completed"
@@ -123,9 +124,7 @@ def _times(count: int) -> str:
 
 
 def _failed_call_line(call: dict[str, Any]) -> str:
-    status = f" (HTTP {call['status']})" if call.get("status") is not None else ""
-    message = f": {printable(call['message'])}" if call.get("message") else ""
-    return (f"  - {printable(str(call.get('type')))}: {printable(str(call.get('error')))}{status}{message}"
+    return (f"  - {printable(str(call.get('type')))}: {printable(failure_words(call))}"
             f" [{CAUSE_WORDS.get(call.get('cause') or '', call.get('cause'))}]")
 
 

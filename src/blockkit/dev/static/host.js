@@ -84,7 +84,8 @@
     subPath: config.initPayload.context.subPath, // the page's; undefined on a slot
     timers: {},
     pending: {}, // requestId -> {type, timer}
-    violations: []
+    violations: [],
+    requests: [] // the block's own requests to the local platform, as the panel shows them
   };
 
   // ---- reporting to the host server ------------------------------------
@@ -1026,9 +1027,41 @@
       ]);
       if (event.why === "repost") row.classList.add("repost");
       if (event.kind === "unanswered" || (event.dropped && event.dropped !== "not-handled")) row.classList.add("row-bad");
-      list.appendChild(row);
+      place(row, event.t);
+    }
+
+    // Rows stay in the order things happened: a block request reaches the page after it ended, so
+    // it goes in before the rows of what followed its start.
+    function place(row, t) {
+      row.dataset.t = String(t);
+      var next = null;
+      var before = list.lastElementChild;
+      while (before && Number(before.dataset.t) > t) {
+        next = before;
+        before = before.previousElementSibling;
+      }
+      list.insertBefore(row, next);
       while (list.childElementCount > MAX_PANEL_ROWS) list.removeChild(list.firstChild);
       follow();
+    }
+
+    // One of the block's own requests to the local platform (the frame's fetch with its token):
+    // its start on this page's clock, method and path, status and duration; a failure is marked.
+    function addRequest(request) {
+      var t = Date.parse(request.at) - (request.durationMs || 0) - performance.timeOrigin;
+      var failed = request.ok === false;
+      var said = "HTTP " + request.status + (failed ? " failed" : "") +
+        (request.durationMs != null ? " in " + Math.round(request.durationMs) + " ms" : "");
+      if (failed && request.message) said += ": " + request.message;
+      else if (failed && request.error && request.error !== "HTTP " + request.status) said += ": " + request.error;
+      if (said.length > 220) said = said.slice(0, 217) + "…";
+      var row = el("li", { class: "row row-request" + (failed ? " row-bad" : ""), "data-status": String(request.status) }, [
+        el("span", { class: "time", text: when(t) }),
+        el("span", { class: "dir", text: "block → platform" }),
+        el("span", { class: "type", text: request.type + (request.query ? "?" + request.query : "") }),
+        el("span", { class: "summary", text: said })
+      ]);
+      place(row, round(t));
     }
 
     function addViolation(violation) {
@@ -1039,14 +1072,14 @@
         el("span", { class: "explanation", text: violation.explanation })
       ]));
       document.getElementById("violation-count").textContent = String(state.violations.length);
+      var t = now();
       var row = el("li", { class: "row row-bad" }, [
-        el("span", { class: "time", text: when(now()) }),
+        el("span", { class: "time", text: when(t) }),
         el("span", { class: "dir", text: "contract" }),
         el("span", { class: "type", text: violation.kind }),
         el("span", { class: "summary", text: (violation.message_type ? violation.message_type + ": " : "") + violation.explanation })
       ]);
-      list.appendChild(row);
-      follow();
+      place(row, t);
     }
 
     function facts() {
@@ -1077,8 +1110,37 @@
       });
     }
 
-    return { add: add, addViolation: addViolation, facts: facts };
+    return { add: add, addViolation: addViolation, addRequest: addRequest, facts: facts };
   })();
+
+  // The block's own requests: the frame calls the local platform directly, so the host server tells
+  // the page of each as it is recorded (a long poll, outside the trace queue; it answers at once when
+  // the run stops).
+  function watchRequests(after) {
+    var failures = 0;
+    function poll() {
+      fetch("/api/requests", { method: "POST", headers: apiHeaders(), body: JSON.stringify({ after: after }) })
+        .then(function (response) { return response.json(); })
+        .then(function (answer) {
+          if (answer.error) {
+            console.warn("blockkit dev: the trace panel cannot show the block's requests:", answer.error);
+            return;
+          }
+          failures = 0;
+          (answer.requests || []).forEach(function (request) {
+            after = Math.max(after, request.seq);
+            state.requests.push(request);
+            panel.addRequest(request);
+          });
+          if (!answer.closed) poll();
+        }, function (error) {
+          failures += 1;
+          if (failures < 5) setTimeout(poll, 500 * failures);
+          else console.warn("blockkit dev: the trace panel stopped showing the block's requests:", error);
+        });
+    }
+    poll();
+  }
 
   function showViolations(result) {
     ((result && result.violations) || []).forEach(function (violation) {
@@ -1244,6 +1306,8 @@
     get handshakeMs() { return state.handshakeMs; },
     get height() { return state.height; },
     get violations() { return state.violations.slice(); },
+    // The block's own requests to the local platform shown in the trace panel (trace call events).
+    get requests() { return state.requests.slice(); },
     // Requests still inside their reply timeout: each ends answered or reported.
     get pendingRequests() { return Object.keys(state.pending).length; },
     // When the host mints again and pushes TOKEN_REFRESH (ms after the last mint), and the viewer's consent.
@@ -1299,6 +1363,7 @@
     });
   })();
   panel.facts();
+  watchRequests(config.requestsAfter || 0);
   mount();
   }
 })();
