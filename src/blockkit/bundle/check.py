@@ -407,12 +407,11 @@ def _read_entry(archive: zipfile.ZipFile, info: zipfile.ZipInfo, remaining_total
 
 
 def _scan(content: bytes, name: str, verdict: _Verdict) -> None:
-    from blockkit.bundle.secrets import scan_text
+    from blockkit.bundle.secrets import scan_bytes
 
     if b"\x00" in content[:_BINARY_PROBE]:
         return
-    text = content.decode("utf-8", errors="replace")
-    for found in scan_text(text):
+    for found in scan_bytes(content):
         verdict.add(R.CREDENTIAL, f"this line looks like it holds a credential: {found.name} (the value is "
                                   "not shown)", entry=name, line=found.line, column=found.column,
                     end_column=found.end_column,
