@@ -110,6 +110,13 @@ def test_a_central_directory_declaring_too_many_entries_is_refused_from_its_end_
     assert "before its entries were read" in report.files[0].findings[0].message
 
 
+def test_an_end_record_that_understates_the_entries_does_not_hide_them() -> None:
+    entries = [manifest_entry()] + [RawEntry(f"f{i}", b"", deflate=False) for i in range(BUNDLE_LIMITS.entries_max)]
+    report = check_bundle(raw_zip(entries, declared_count=1))
+    assert bundle_codes(report) == ["BK504"]
+    assert f"at least {BUNDLE_LIMITS.entries_max + 1} entries" in report.files[0].findings[0].message
+
+
 def test_a_file_over_the_per_file_cap_is_refused_from_its_header() -> None:
     big = RawEntry("public/intro.mp4", b"\0" * 100, declared_size=BUNDLE_LIMITS.file_bytes_max + 1)
     report = check_bundle(raw_zip([manifest_entry(), big]))

@@ -235,9 +235,11 @@ def _sha256_of(handle: IO[bytes]) -> str:
     return digest.hexdigest()
 
 
-def declared_entry_count(handle: IO[bytes], size: int) -> Optional[int]:
-    """The number of entries the archive's end record declares, read from its last bytes only
-    (zip64 included); None when there is no end record to read."""
+def declared_entry_count(handle: IO[bytes], size: int, stop_after: int) -> Optional[int]:
+    """How many entries the archive's central directory holds, from its end record (zip64
+    included) and by walking the records' fixed headers (46 bytes each, nothing kept), which
+    stops after ``stop_after``: an end record can understate the count, and the zip reader
+    parses every record the directory's size covers. None when there is no end record."""
     tail_size = min(size, _EOCD_SIZE + 0xFFFF)
     handle.seek(size - tail_size)
     tail = handle.read(tail_size)
@@ -246,15 +248,30 @@ def declared_entry_count(handle: IO[bytes], size: int) -> Optional[int]:
         at = tail.rfind(_EOCD, 0, at)
     if at < 0:
         return None
-    (count,) = struct.unpack_from("<H", tail, at + 10)
-    if count == 0xFFFF and at >= 20 and tail[at - 20:at - 16] == _ZIP64_LOCATOR:
+    count, directory_size = struct.unpack_from("<HI", tail, at + 10)
+    directory_end = size - tail_size + at  # the directory ends where the end record starts
+    if at >= 20 and tail[at - 20:at - 16] == _ZIP64_LOCATOR:
         (record_offset,) = struct.unpack_from("<Q", tail, at - 20 + 8)
         if record_offset + 56 <= size:
             handle.seek(record_offset)
             record = handle.read(56)
             if record[:4] == _ZIP64_EOCD:
-                (count,) = struct.unpack_from("<Q", record, 32)
-    return count
+                count, directory_size = struct.unpack_from("<QQ", record, 32)
+                directory_end = size - tail_size + at - 20 - 56
+    start = directory_end - directory_size
+    walked = 0
+    if 0 <= start <= directory_end:
+        handle.seek(start)
+        position = start
+        while position + 46 <= directory_end and walked <= stop_after:
+            header = handle.read(46)
+            if len(header) < 46 or header[:4] != b"PK\x01\x02":
+                break
+            name, extra, comment = struct.unpack_from("<HHH", header, 28)
+            position += 46 + name + extra + comment
+            handle.seek(position)
+            walked += 1
+    return max(count, walked)
 
 
 def _unsafe_name(name: str) -> Optional[str]:
@@ -273,12 +290,12 @@ def _unsafe_name(name: str) -> Optional[str]:
 
 def _read_archive(handle: IO[bytes], size: int, report: BundleReport, verdict: _Verdict, context: Context,
                   scan_credentials: bool) -> None:
-    declared = declared_entry_count(handle, size)
+    declared = declared_entry_count(handle, size, BUNDLE_LIMITS.entries_max)
     if declared is None:
         verdict.add(R.BUNDLE_UNREADABLE, "the bundle is not a zip archive (no end of central directory record)")
         return
     if declared > BUNDLE_LIMITS.entries_max:
-        verdict.add(R.TOO_MANY_FILES, f"the bundle declares {declared} entries; the platform accepts at most "
+        verdict.add(R.TOO_MANY_FILES, f"the bundle's central directory holds at least {declared} entries; the platform accepts at most "
                                       f"{BUNDLE_LIMITS.files_max} files (refused before its entries were read)")
         return
     handle.seek(0)
