@@ -295,8 +295,9 @@ def _read_archive(handle: IO[bytes], size: int, report: BundleReport, verdict: _
         verdict.add(R.BUNDLE_UNREADABLE, "the bundle is not a zip archive (no end of central directory record)")
         return
     if declared > BUNDLE_LIMITS.entries_max:
-        verdict.add(R.TOO_MANY_FILES, f"the bundle's central directory holds at least {declared} entries; the platform accepts at most "
-                                      f"{BUNDLE_LIMITS.files_max} files (refused before its entries were read)")
+        verdict.add(R.TOO_MANY_FILES, f"the bundle's central directory holds at least {declared} entries; the "
+                                      f"platform accepts at most {BUNDLE_LIMITS.files_max} files (refused before its entries "
+                                      "were read)")
         return
     handle.seek(0)
     try:
