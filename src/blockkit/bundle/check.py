@@ -296,8 +296,8 @@ def _read_archive(handle: IO[bytes], size: int, report: BundleReport, verdict: _
         return
     if declared > BUNDLE_LIMITS.entries_max:
         verdict.add(R.TOO_MANY_FILES, f"the bundle's central directory holds at least {declared} entries; the "
-                                      f"platform accepts at most {BUNDLE_LIMITS.files_max} files (refused before its entries "
-                                      "were read)")
+                                      f"platform accepts at most {BUNDLE_LIMITS.files_max} files (refused before its "
+                                      "entries were read)")
         return
     handle.seek(0)
     try:
