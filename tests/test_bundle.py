@@ -398,3 +398,22 @@ def test_a_folder_without_a_manifest_cannot_be_packaged(tmp_path: Path) -> None:
         blockkit.build_package(_tree(tmp_path, {"index.html": b"x"}))
     with pytest.raises(PackageError, match="not a directory"):
         blockkit.build_package(tmp_path / "nothing")
+
+
+def test_damaged_zips_are_findings_never_exceptions() -> None:
+    """Bytes of a real bundle flipped, cut and spliced, at every part of the archive."""
+    import random
+
+    rng = random.Random(34)
+    good = honest_zip({"index.html": b"<p>hello</p>" * 50, "src/app.js": b"console.log(1)\n" * 40,
+                       "caf\u00e9.txt": b"x"})
+    for _ in range(400):
+        data = bytearray(good)
+        for _ in range(rng.randint(1, 6)):
+            data[rng.randrange(len(data))] = rng.randrange(256)
+        if rng.random() < 0.2:
+            cut = rng.randrange(len(data))
+            data = data[:cut] + data[cut + rng.randint(1, 40):]
+        report = check_bundle(bytes(data))
+        assert report.files and report.files[0].path == "<bundle>"
+        assert all(f.code.startswith("BK") for f in report.findings)

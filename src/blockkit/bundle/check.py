@@ -302,7 +302,8 @@ def _read_archive(handle: IO[bytes], size: int, report: BundleReport, verdict: _
     handle.seek(0)
     try:
         archive = zipfile.ZipFile(handle)
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError, struct.error) as exc:
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError, struct.error,
+            NotImplementedError, RuntimeError) as exc:
         verdict.add(R.BUNDLE_UNREADABLE, f"the bundle is not a readable zip archive: {exc}")
         return
     with archive:
