@@ -417,3 +417,33 @@ def test_damaged_zips_are_findings_never_exceptions() -> None:
         report = check_bundle(bytes(data))
         assert report.files and report.files[0].path == "<bundle>"
         assert all(f.code.startswith("BK") for f in report.findings)
+
+
+PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 32
+JPEG = b"\xff\xd8\xff\xe0" + b"\0" * 32
+WEBP = b"RIFF\0\0\0\0WEBPVP8 " + b"\0" * 32
+
+
+def test_real_screenshots_pass() -> None:
+    report = check_bundle(honest_zip({"screenshots/shot-1.png": PNG, "screenshots/b.JPG": JPEG,
+                                      "screenshots/c.webp": WEBP}))
+    assert report.ok, [f.message for f in report.findings]
+
+
+@pytest.mark.parametrize(("name", "content", "words"), [
+    ("screenshots/notes.txt", b"hello", "must be one of"),
+    ("screenshots/.hidden.png", PNG, "flat screenshot name"),
+    ("screenshots/sub/a.png", PNG, "flat screenshot name"),
+    ("screenshots/fake.png", JPEG, "not a valid PNG"),
+    ("screenshots/big.png", PNG + b"\0" * (2 * 1024 * 1024), "at most 2097152"),
+])
+def test_a_screenshot_the_platform_refuses(name: str, content: bytes, words: str) -> None:
+    report = check_bundle(honest_zip({name: content}))
+    assert [(f.code, words in f.message) for f in report.findings] == [("BK514", True)]
+
+
+def test_a_ninth_screenshot_is_refused() -> None:
+    files = {f"screenshots/s{i}.png": PNG for i in range(9)}
+    report = check_bundle(honest_zip(files))
+    assert bundle_codes(report) == ["BK514"] and "9 files under screenshots/" in report.findings[0].message
+    assert check_bundle(honest_zip(dict(list(files.items())[:8]))).ok

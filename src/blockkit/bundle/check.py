@@ -23,7 +23,17 @@ from typing import IO, Any, Optional, Union
 
 from blockkit.bundle import rules as R
 from blockkit.context import Context
-from blockkit.platform import BUNDLE_LIMITS, DEFAULT_APP_DOMAIN, MANIFEST_FILENAME, SUBMIT_BODY_KEY
+from blockkit.platform import (
+    BUNDLE_LIMITS,
+    DEFAULT_APP_DOMAIN,
+    MANIFEST_FILENAME,
+    SCREENSHOT_BYTES_MAX,
+    SCREENSHOT_DIR,
+    SCREENSHOT_EXTENSIONS,
+    SCREENSHOT_NAME_PATTERN,
+    SCREENSHOTS_MAX,
+    SUBMIT_BODY_KEY,
+)
 from blockkit.report import FileReport, Finding, Report, new_finding
 from blockkit.rules.base import Rule
 
@@ -337,6 +347,10 @@ def _read_entries(archive: zipfile.ZipFile, report: BundleReport, verdict: _Verd
                                               f"({_mib(BUNDLE_LIMITS.decompressed_bytes_max)}): a zip bomb, or too "
                                               "much content (nothing was decompressed)")
         return
+    screenshots = [info.filename for info in files if info.filename.startswith(SCREENSHOT_DIR)]
+    if len(screenshots) > SCREENSHOTS_MAX:
+        verdict.add(R.SCREENSHOT_INVALID, f"the bundle has {len(screenshots)} files under {SCREENSHOT_DIR}; the "
+                                          f"platform accepts at most {SCREENSHOTS_MAX} screenshots")
     metas: list[FileMeta] = []
     manifest_bytes: Optional[bytes] = None
     total = 0
@@ -383,6 +397,10 @@ def _read_entries(archive: zipfile.ZipFile, report: BundleReport, verdict: _Verd
         metas.append(FileMeta(name, digest, len(content)))
         if name == MANIFEST_FILENAME:
             manifest_bytes = content
+        if name.startswith(SCREENSHOT_DIR):
+            problem = _screenshot_problem(name[len(SCREENSHOT_DIR):], content)
+            if problem is not None:
+                verdict.add(R.SCREENSHOT_INVALID, f"{name} {problem}", entry=entry_key)
         if scan_credentials and entry_key is not None:
             _scan(content, entry_key, verdict)
     metas.sort(key=lambda meta: meta.path)
@@ -423,6 +441,30 @@ def _read_entry(archive: zipfile.ZipFile, info: zipfile.ZipInfo, remaining_total
     if count != info.file_size:
         return f"bad:its header declares {info.file_size} bytes but it holds {count}"
     return b"".join(chunks), digest.hexdigest()
+
+
+def _screenshot_problem(filename: str, content: bytes) -> Optional[str]:
+    """Why ``screenshots/<filename>`` is not a screenshot the platform accepts, or None."""
+    import re
+
+    if "/" in filename or "\\" in filename or not re.match(SCREENSHOT_NAME_PATTERN, filename):
+        return "is not a flat screenshot name like screenshots/shot-1.png (no folder, no leading dot)"
+    dot = filename.rfind(".")
+    extension = filename[dot + 1:].lower() if dot > 0 else ""
+    if extension not in SCREENSHOT_EXTENSIONS:
+        return f"must be one of: {', '.join(SCREENSHOT_EXTENSIONS)}"
+    if len(content) > SCREENSHOT_BYTES_MAX:
+        return (f"is {len(content)} bytes; a screenshot may be at most {SCREENSHOT_BYTES_MAX} "
+                f"({_mib(SCREENSHOT_BYTES_MAX)})")
+    if extension == "png":
+        matches = content[:8] == b"\x89PNG\r\n\x1a\n"
+    elif extension == "webp":
+        matches = len(content) >= 12 and content[:4] == b"RIFF" and content[8:12] == b"WEBP"
+    else:
+        matches = content[:3] == b"\xff\xd8\xff"
+    if not matches:
+        return f"is not a valid {extension.upper()} image (its bytes do not match the image signature)"
+    return None
 
 
 def _scan(content: bytes, name: str, verdict: _Verdict) -> None:
