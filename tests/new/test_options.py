@@ -22,7 +22,8 @@ RunNew = Callable[..., Result]
         ("My Cool Block!", "my-cool-block"),
         ("Ça va déjà", "ca-va-deja"),
         ("  spaced__out  ", "spaced-out"),
-        ("x" * 30 + " " + "y" * 30, "x" * 30 + "-" + "y" * 9),
+        ("x" * 20 + " " + "y" * 19, "x" * 20 + "-" + "y" * 19),  # 40: the longest
+        ("Paint 🎨 Studio", "paint-studio"),  # an emoji is a separator
     ],
 )
 def test_derive_block_id(name: str, block_id: str) -> None:
@@ -33,6 +34,27 @@ def test_derive_block_id(name: str, block_id: str) -> None:
 def test_underivable_names_suggest_block_id(name: str) -> None:
     with pytest.raises(NamingError, match="--block-id"):
         derive_block_id(name)
+
+
+@pytest.mark.parametrize("name, lost", [
+    ("Tokyo 東京 Gallery", "東, 京"),  # was 'tokyo-gallery', as for 'Tokyo 大阪 Gallery'
+    ("Москва Block", "М, о, с, к, в, а"),
+    ("Straße Viewer", "ß"),  # ß has no ASCII base letter: 'strae-viewer' would be a new word
+])
+def test_a_name_whose_letters_a_block_id_would_lose_is_refused(name: str, lost: str) -> None:
+    with pytest.raises(NamingError) as caught:
+        derive_block_id(name)
+    message = str(caught.value)
+    assert f"its letters {lost} would be lost" in message and "--block-id" in message
+
+
+def test_a_name_longer_than_a_block_id_is_refused_not_cut() -> None:
+    # Was cut to 40 characters: two names that differ after the 40th got one id.
+    name = "x" * 30 + " " + "y" * 30
+    with pytest.raises(NamingError) as caught:
+        derive_block_id(name)
+    assert "would be 61 characters long, and a blockId is at most 40" in str(caught.value)
+    assert "--block-id" in str(caught.value)
 
 
 def _manifest(block: Path) -> dict:
@@ -49,6 +71,18 @@ def test_underivable_name_refuses_and_writes_nothing(tmp_path: Path, run_new: Ru
     assert run_new(block, "--defaults", "--name", "🎨", "--block-id", "art-block").exit_code == 0
     assert _manifest(block)["blockId"] == "art-block"
     assert _manifest(block)["name"] == "🎨"
+
+
+@pytest.mark.parametrize("name", ["Tokyo 東京 Gallery", "A " * 25 + "block"])
+def test_a_name_that_would_lose_letters_or_length_refuses_and_writes_nothing(
+        tmp_path: Path, run_new: RunNew, name: str) -> None:
+    block = tmp_path / "gallery"
+    result = run_new(block, "--defaults", "--name", name)
+    assert result.exit_code == 2, result.output
+    assert "cannot derive a blockId" in result.output and "--block-id" in result.output
+    assert not block.exists()
+    assert run_new(block, "--defaults", "--name", name, "--block-id", "tokyo-gallery").exit_code == 0
+    assert _manifest(block)["blockId"] == "tokyo-gallery"
 
 
 def test_name_defaults_from_directory(tmp_path: Path, run_new: RunNew) -> None:

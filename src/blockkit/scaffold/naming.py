@@ -28,14 +28,38 @@ def check_block_id(block_id: str) -> str:
     return block_id
 
 
+def _lost_letters(name: str) -> list[str]:
+    """The letters of ``name`` that folding to ASCII drops (日, ж, ß stay letters nowhere in a
+    blockId); accented Latin letters keep their base letter (é -> e) and are not lost."""
+    lost: list[str] = []
+    for char in name:
+        if unicodedata.category(char).startswith("L") and not any(
+            c.isascii() and c.isalnum() for c in unicodedata.normalize("NFKD", char)
+        ):
+            if char not in lost:
+                lost.append(char)
+    return lost
+
+
 def derive_block_id(name: str) -> str:
-    """Turn ``"My Cool Block!"`` into ``"my-cool-block"``, or explain why it can't."""
+    """Turn ``"My Cool Block!"`` into ``"my-cool-block"``, or explain why it can't.
+
+    It never drops a letter or cuts the id short: two names that differ only there would get one
+    id, and two blocks one app (the platform's CLI refuses the same names, cli#259, #291, #333).
+    Emoji and punctuation are separators."""
+    hint = "choose one with --block-id (3-40 characters: a-z, 0-9 and '-', starting with a letter)"
     # NFKD splits accents off letters (é -> e + accent) so they survive as ASCII.
     folded = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
     slug = _NOT_ID_CHAR.sub("-", folded.lower()).strip("-")
+    lost = _lost_letters(name)
+    if lost:
+        shown = ", ".join(lost[:8]) + (", ..." if len(lost) > 8 else "")
+        became = f"it would become {slug!r}" if slug else "nothing would be left"
+        raise NamingError(f"cannot derive a blockId from the name {name!r}: a blockId holds only a-z, 0-9 and '-', "
+                          f"so its letters {shown} would be lost ({became}); {hint}")
     if len(slug) > LIMITS.block_id_max:
-        slug = slug[: LIMITS.block_id_max].rstrip("-")
-    hint = "choose one with --block-id (3-40 characters: a-z, 0-9 and '-', starting with a letter)"
+        raise NamingError(f"cannot derive a blockId from the name {name!r}: it would be {len(slug)} characters "
+                          f"long, and a blockId is at most {LIMITS.block_id_max} ({slug!r}); {hint}")
     if not slug:
         raise NamingError(f"cannot derive a blockId from the name {name!r}: it has no ASCII letters or digits; {hint}")
     try:
