@@ -138,7 +138,7 @@ def test_rerun_of_an_untouched_scaffold_changes_nothing(tmp_path: Path, run_new:
     result = run_new(block, "--force")
     assert result.exit_code == 0, result.output
     assert "Created" not in result.output
-    assert "already up to date: 13 file(s), nothing written" in result.output
+    assert "already up to date: 14 file(s), nothing written" in result.output
     after = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in block.rglob("*") if p.is_file()}
     assert after == before
 
