@@ -126,7 +126,8 @@ def wait_command(ready_file: Path, pid: int | None, timeout: float) -> None:
               help="When COMMAND ends, export the final state into DIR (an earlier export there is replaced).")
 @click.option("--user", "username", metavar="USERNAME",
               help="Also give COMMAND a Full-scope access token for USERNAME, as BLOCKKIT_ACCESS_TOKEN and"
-                   " CIVITAI_TOKEN (which published catalogue clients read).")
+                   " CIVITAI_TOKEN (which published catalogue clients read), and a personal API key as BLOCKKIT_API_KEY"
+                   " ('blockkit submit' reads it).")
 @click.argument("command", nargs=-1, type=click.UNPROCESSED, required=True)
 def exec_command(import_from: Path | None, export_on_exit: Path | None, username: str | None,
                  command: tuple[str, ...], **start_options: Any) -> None:
