@@ -11,6 +11,8 @@ from blockkit._version import __version__
 
 if TYPE_CHECKING:
     from blockkit.api import load_manifest, validate, validate_file
+    from blockkit.bundle import BundleReport, check_bundle
+    from blockkit.bundle.package import build_package
     from blockkit.context import ConfigError, Context
     from blockkit.engine import UnreadableFile
     from blockkit.errors import InvalidManifestError
@@ -21,6 +23,9 @@ _LAZY = {
     "validate": "blockkit.api",
     "validate_file": "blockkit.api",
     "load_manifest": "blockkit.api",
+    "check_bundle": "blockkit.bundle",
+    "BundleReport": "blockkit.bundle",
+    "build_package": "blockkit.bundle.package",
     "Context": "blockkit.context",
     "ConfigError": "blockkit.context",
     "UnreadableFile": "blockkit.engine",

@@ -278,3 +278,61 @@ LOOPBACK_SUFFIX = ".localhost"
 # src/server/services/blocks/settings-pattern-guard.ts and
 # src/server/schema/blocks/manifest-settings.meta.schema.ts, MAX_PATTERNED_INPUT_LEN).
 SETTINGS_PATTERN_MAX_LENGTH = 1000
+
+
+# --- submission: the bundle the platform's submitVersion accepts (BK5xx) ----------
+
+
+class BundleLimits:
+    """The caps of a submitted bundle, as read-only class attributes (``BUNDLE_LIMITS.files_max``).
+
+    civitai/civitai@ebed661 src/server/schema/blocks/publish-request.schema.ts
+    (MAX_BUNDLE_SIZE_BYTES, MAX_FILES_IN_BUNDLE, MAX_FILE_SIZE_BYTES,
+    MAX_TOTAL_DECOMPRESSED_BYTES, and the bundleBase64 string cap) and
+    src/pages/api/v1/blocks/submit-version.ts (bodyParser sizeLimit '72mb'). The proxy's
+    limit in front of the route is not in that source: it is the civitai CLI's (PR #585,
+    after cli#423, where an 8.20 MB bundle was refused as "400: Invalid JSON").
+    """
+
+    __slots__ = ()
+
+    bundle_bytes_max: int = 50 * 1024 * 1024  # the zip as uploaded (decoded from base64)
+    files_max: int = 2000  # entries that are not directories
+    file_bytes_max: int = 10 * 1024 * 1024  # one entry, decompressed
+    decompressed_bytes_max: int = 200 * 1024 * 1024  # every entry together: the zip-bomb ceiling
+    # The zod cap on the bundleBase64 string: ceil(bundle_bytes_max * 4 / 3) + 16.
+    base64_chars_max: int = -(-bundle_bytes_max * 4 // 3) + 16
+    # Next.js bodyParser sizeLimit "72mb" (the `bytes` package: 1 mb = 1024 * 1024 bytes).
+    route_body_bytes_max: int = 72 * 1024 * 1024
+    # The proxy in front of the platform (civitai CLI PR #585: 10485760 bytes).
+    proxy_body_bytes_max: int = 10485760
+    # Directory entries allowed in the central directory beside files_max files before the
+    # archive is refused unread (docs/platform-shapes.md, "Bundles"): each entry costs memory
+    # to parse, so a bundle declaring millions of them is refused from its end record alone.
+    entries_max: int = 4 * files_max
+
+
+BUNDLE_LIMITS = BundleLimits()
+# The JSON body the submit route receives: {"bundleBase64": "<base64 of the zip>"}.
+SUBMIT_BODY_KEY = "bundleBase64"
+
+# What the platform's CLI leaves out of the source zip it builds (civitai/cli
+# internal/pkgzip/pkgzip.go): directory names at any depth, matched exactly, reported
+# once as "name/" with no rule tag.
+PACKAGE_EXCLUDED_DIRS: frozenset[str] = frozenset({
+    ".git", ".hg", ".svn",  # VCS metadata
+    "node_modules", ".venv", "venv", ".pnpm-store",  # dependency installs
+    "dist", "build", "out", ".next",  # build output
+    ".vite", ".cache", "coverage", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".turbo",  # caches
+})
+# VCS names dropped as regular files too (a linked worktree's or a submodule's `.git` file).
+PACKAGE_VCS_NAMES: frozenset[str] = frozenset({".git", ".hg", ".svn"})
+# Dotenv files kept, by exact name, at the project root only (vite build reads
+# .env.production; the other two are templates a reviewer reads).
+PACKAGE_KEPT_ENV_FILES: frozenset[str] = frozenset({".env.example", ".env.sample", ".env.production"})
+# The tags the CLI's "Skipped N path(s)" line gives the pattern rules.
+PACKAGE_RULE_ARCHIVE = "*.zip"
+PACKAGE_RULE_DOTENV_PREFIX = ".env*"
+PACKAGE_RULE_DOTENV_SUFFIX = "*.env"
+PACKAGE_RULE_DOTENV_DIR = ".env or .env.*"
+PACKAGE_RULE_NON_REGULAR = "not a regular file"

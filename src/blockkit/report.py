@@ -7,9 +7,9 @@ from operator import attrgetter
 from typing import Any, Literal, Optional
 
 Severity = Literal["error", "warning", "info"]
-Layer = Literal["parse", "schema", "server", "lint", "diff"]  # diff: comparing two versions
+Layer = Literal["parse", "schema", "server", "lint", "diff", "bundle"]  # diff: two versions; bundle: a zip
 SEVERITIES: tuple[str, ...] = ("error", "warning", "info")
-LAYERS: tuple[str, ...] = ("parse", "schema", "server", "lint", "diff")
+LAYERS: tuple[str, ...] = ("parse", "schema", "server", "lint", "diff", "bundle")
 
 REPORT_FORMAT_VERSION = 1
 

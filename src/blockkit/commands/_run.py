@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "explain": ("blockkit.commands.explain", "Explain a rule: what, why, example, fix."),
     "rules": ("blockkit.commands.rules", "List every rule."),
     "diff": ("blockkit.commands.diff", "Compare two versions of a manifest as review would."),
+    "package": ("blockkit.commands.package", "Build a block's source zip and judge it as the platform would."),
     "new": ("blockkit.commands.new", "Scaffold a new block."),
     "dev": ("blockkit.commands.dev", "Run a block in a local host that behaves like the platform."),
     "emulator": ("blockkit.commands.emulator", "Serve the platform's APIs (catalogue, OAuth, orchestration) locally."),

@@ -44,6 +44,8 @@ def render_text(info: dict[str, Any]) -> str:
         fixable = "no"
     if info["layer"] == "diff":
         stage = "when a new version is compared with the last (`blockkit diff`, `blockkit lint --against`)"
+    elif info["layer"] == "bundle":
+        stage = "when a submission's zip is checked (`blockkit package`, `blockkit.check_bundle`)"
     else:
         stage = {"submit": "at submit (and every later check)", "approve": "at moderator approval"}.get(
             info["stage"], info["stage"])

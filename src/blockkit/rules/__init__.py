@@ -44,6 +44,7 @@ def load_all() -> dict[str, Rule]:
     global _all_loaded
     if not _all_loaded:
         load_validation()
+        import blockkit.bundle.rules  # noqa: F401  (BK5xx: documented here, run by blockkit.bundle)
         import blockkit.diff.rules  # noqa: F401  (BK4xx: documented here, run by blockkit.diff)
 
         for name in LINT_MODULES:
