@@ -9,25 +9,21 @@ the moderator's approve and reject (the platform's ``publish-request.service.ts`
 - ``authorize(submitter, action)``: the gates every route applies after the bearer token is read
   (an OAuth token needs the Apps-submit bit; the caller must be an author and not banned).
 
-The bundle's verdict comes from one function, :func:`judge_bundle`, so the zip reading (caps,
-manifest) has one home. Every refusal is a :class:`SubmissionError` with the platform's status and
+The bundle's verdict is the library's (``blockkit.check_bundle``), read in one function,
+:func:`judge_bundle`, as the submit route reads it. Every refusal is a :class:`SubmissionError` with the platform's status and
 its ``{"message"}`` body.
 """
 
 from __future__ import annotations
 
-import hashlib
-import io
 import re
 import secrets
 import sqlite3
-import zipfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-import orjson
-
 from blockkit.emulator.errors import ApiError, message_body
+from blockkit.platform import BUNDLE_LIMITS, DEFAULT_APP_DOMAIN, MANIFEST_FILENAME
 from blockkit.emulator.store import publish_requests as store_requests
 
 if TYPE_CHECKING:
@@ -37,21 +33,17 @@ if TYPE_CHECKING:
 # --- the platform's facts (publish-request.schema.ts, the v1 blocks routes) -----------------------
 
 APPS_SUBMIT_SCOPE = 1 << 25            # TokenScope.AppBlocksSubmit: opt-in, outside Full
-MAX_BUNDLE_SIZE_BYTES = 50 * 1024 * 1024
-MAX_FILES_IN_BUNDLE = 2000
-MAX_FILE_SIZE_BYTES = 10 * 1024 * 1024
-MAX_TOTAL_DECOMPRESSED_BYTES = 200 * 1024 * 1024
-SUBMIT_BODY_LIMIT_BYTES = 72 * 1024 * 1024      # the route's bodyParser sizeLimit '72mb'
-SMALL_BODY_LIMIT_BYTES = 8 * 1024               # withdraw and submissions: '8kb'
-MAX_BUNDLE_BASE64_CHARS = -(-MAX_BUNDLE_SIZE_BYTES * 4 // 3) + 16
-MANIFEST_PATH = "block.manifest.json"
+SUBMIT_BODY_LIMIT_BYTES = BUNDLE_LIMITS.route_body_bytes_max   # the route's bodyParser sizeLimit '72mb'
+SMALL_BODY_LIMIT_BYTES = 8 * 1024                              # withdraw and submissions: '8kb'
+MAX_BUNDLE_BASE64_CHARS = BUNDLE_LIMITS.base64_chars_max
+MANIFEST_PATH = MANIFEST_FILENAME
 SLUG_REGEX = re.compile(r"[a-z][a-z0-9-]*[a-z0-9]", re.ASCII)
 SEMVER_REGEX = re.compile(r"(\d+)\.(\d+)\.(\d+)(-[0-9A-Za-z.-]+)?", re.ASCII)
 REJECTION_REASON_MIN = 3
 REJECTION_REASON_MAX = 2000
 APPROVAL_NOTES_MAX = 2000
 MAX_ROWS = 100
-APPS_DOMAIN = "civit.ai"
+APPS_DOMAIN = DEFAULT_APP_DOMAIN
 
 # Fixed windows of 60 s: (requests allowed, what the window is counted per).
 RATE_LIMITS: dict[str, int] = {"blocks-submit": 10, "blocks-submissions": 60, "blocks-withdraw": 30}
@@ -121,76 +113,52 @@ def rate_limit(store: Store, clock: Clock, submitter: Submitter, action: Action)
                                      "windowSeconds": RATE_WINDOW_SECONDS})
 
 
-# --- the bundle's verdict (one function: the library's check_bundle replaces its inside) -----------
+# --- the bundle's verdict: the library's check_bundle, read as the submit route reads it ------------
+
+# Findings about the request rather than the zip: the route measures its own body (72 MB), and the
+# local platform has no proxy in front of it.
+_REQUEST_CODES = frozenset({"BK511", "BK512"})
+
 
 @dataclass
 class BundleVerdict:
-    manifest: dict[str, Any] | None
-    files: list[dict[str, Any]] = field(default_factory=list)   # [{path, size, sha256}]
-    error: str | None = None                                      # the first refusal, in words
+    manifest: dict[str, Any] | None           # as stored: iframe.src stamped
+    report: Any = None                        # the library's BundleReport
+    error: str | None = None                  # the first refusal, in words
 
 
-def judge_bundle(bundle: bytes) -> BundleVerdict:
-    """The submit-time verdict on a zip: the caps, every file hashed, the manifest read.
+def judge_bundle(bundle: bytes, previous: bytes | None = None) -> BundleVerdict:
+    """The submit-time verdict on a zip (``blockkit.check_bundle``): the caps and the zip's own
+    errors, then the manifest's shape checks and, against the approved bundle, the version guard.
 
-    Reads the archive in memory only; an entry is read in chunks and given up as soon as it
-    passes the per-file or the running total cap, whatever its header claims.
+    The manifest's deeper findings (schema, server rules, credentials) are the report's, and do not
+    refuse a submission: the platform leaves them to review, as it does.
     """
-    if len(bundle) > MAX_BUNDLE_SIZE_BYTES:
-        return BundleVerdict(None, error=f"bundle is {len(bundle)} bytes (max {MAX_BUNDLE_SIZE_BYTES})")
-    if not bundle:
-        return BundleVerdict(None, error="bundle is empty")
-    try:
-        archive = zipfile.ZipFile(io.BytesIO(bundle))
-        entries = [info for info in archive.infolist() if not info.is_dir()]
-    except (zipfile.BadZipFile, ValueError, EOFError, OSError) as exc:
-        return BundleVerdict(None, error=f"bundle is not a valid zip archive: {exc}")
-    if not entries:
-        return BundleVerdict(None, error="bundle is empty (no files)")
-    if len(entries) > MAX_FILES_IN_BUNDLE:
-        return BundleVerdict(None, error=f"bundle contains {len(entries)} files (max {MAX_FILES_IN_BUNDLE})")
-    files: list[dict[str, Any]] = []
-    seen: set[str] = set()
-    total = 0
-    manifest_bytes: bytes | None = None
-    for info in entries:
-        name = info.filename
-        if name.startswith("/") or "\\" in name or ".." in name.split("/"):
-            return BundleVerdict(None, error=f"bundle entry {name!r} has an unsafe path")
-        if name in seen:
-            return BundleVerdict(None, error=f"bundle has two entries named {name!r}")
-        seen.add(name)
-        digest = hashlib.sha256()
-        size = 0
-        keep = name == MANIFEST_PATH
-        kept: list[bytes] = []
-        try:
-            with archive.open(info) as handle:
-                while chunk := handle.read(1 << 16):
-                    size += len(chunk)
-                    total += len(chunk)
-                    if size > MAX_FILE_SIZE_BYTES:
-                        return BundleVerdict(None, error=f"{name} is over {MAX_FILE_SIZE_BYTES} bytes (max per file)")
-                    if total > MAX_TOTAL_DECOMPRESSED_BYTES:
-                        return BundleVerdict(None, error=f"bundle decompresses to more than"
-                                                         f" {MAX_TOTAL_DECOMPRESSED_BYTES} bytes")
-                    digest.update(chunk)
-                    if keep:
-                        kept.append(chunk)
-        except (zipfile.BadZipFile, NotImplementedError, RuntimeError, EOFError, OSError, ValueError) as exc:
-            return BundleVerdict(None, error=f"bundle entry {name} cannot be read: {exc}")
-        if keep:
-            manifest_bytes = b"".join(kept)
-        files.append({"path": name, "size": size, "sha256": digest.hexdigest()})
-    if manifest_bytes is None:
-        return BundleVerdict(None, files, f"bundle is missing required file: {MANIFEST_PATH}")
-    try:
-        manifest = orjson.loads(manifest_bytes)
-    except orjson.JSONDecodeError as exc:
-        return BundleVerdict(None, files, f"{MANIFEST_PATH} is not valid JSON: {exc}")
-    if not isinstance(manifest, dict):
-        return BundleVerdict(None, files, f"{MANIFEST_PATH} must contain a JSON object")
-    return BundleVerdict(manifest, files)
+    from blockkit.bundle import check_bundle
+
+    report = check_bundle(bundle, previous=previous, scan_credentials=False)
+    for finding in report.files[0].findings if report.files else ():
+        if finding.severity == "error" and finding.code not in _REQUEST_CODES:
+            return BundleVerdict(None, report, finding.message)
+    for file_report in report.files[1:]:
+        if file_report is report.manifest_report:
+            continue
+        for finding in file_report.findings:
+            if finding.severity == "error" and finding.layer == "bundle":
+                return BundleVerdict(None, report, f"{file_report.path}: {finding.message}")
+    manifest_file = report.manifest_report
+    if report.manifest is None:
+        parse = [f for f in manifest_file.findings if f.layer == "parse"] if manifest_file else []
+        if parse:
+            return BundleVerdict(None, report, f"{MANIFEST_PATH}: {parse[0].message}")
+        return BundleVerdict(None, report, f"{MANIFEST_PATH} must contain a JSON object")
+    problem = _manifest_error(report.manifest)
+    if problem is not None:
+        return BundleVerdict(None, report, problem)
+    guard = [f for f in manifest_file.findings if f.layer == "diff" and f.severity == "error"] if manifest_file else []
+    if guard:
+        return BundleVerdict(None, report, f"{guard[0].code}: {guard[0].message}")
+    return BundleVerdict(report.manifest, report)
 
 
 def _manifest_error(manifest: dict[str, Any]) -> str | None:
@@ -211,36 +179,6 @@ def _manifest_error(manifest: dict[str, Any]) -> str | None:
     return None
 
 
-def semver_key(version: str) -> tuple[Any, ...]:
-    """A sort key in semver precedence (a pre-release before its release; identifiers compared per spec)."""
-    match = SEMVER_REGEX.fullmatch(version)
-    assert match is not None
-    release = tuple(int(part) for part in match.group(1, 2, 3))
-    pre = match.group(4)
-    if pre is None:
-        return (release, 1, ())
-    idents = tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in pre[1:].split("."))
-    return (release, 0, idents)
-
-
-def file_summary(files: list[dict[str, Any]], previous: list[dict[str, Any]] | None) -> dict[str, Any]:
-    if previous is None:
-        return {"files": files, "added": sorted(f["path"] for f in files), "removed": [], "changed": []}
-    before = {f["path"]: f["sha256"] for f in previous}
-    now = {f["path"]: f["sha256"] for f in files}
-    return {"files": files, "added": sorted(set(now) - set(before)), "removed": sorted(set(before) - set(now)),
-            "changed": sorted(p for p in now if p in before and before[p] != now[p])}
-
-
-def manifest_diff(manifest: dict[str, Any], previous: dict[str, Any] | None) -> dict[str, Any]:
-    if previous is None:
-        return {"kind": "first-version", "fields": sorted(manifest)}
-    changed = [{"field": k, "from": previous[k], "to": manifest[k]}
-               for k in sorted(set(manifest) & set(previous)) if manifest[k] != previous[k]]
-    return {"kind": "update", "added": sorted(set(manifest) - set(previous)),
-            "removed": sorted(set(previous) - set(manifest)), "changed": changed}
-
-
 # --- the calls ----------------------------------------------------------------------------------
 
 def new_request_id() -> str:
@@ -251,14 +189,18 @@ def new_request_id() -> str:
 
 def submit_version(store: Store, clock: Clock, submitter: Submitter, bundle: bytes) -> dict[str, Any]:
     """Judge the bundle and record a pending request; SubmissionError 400 with the first refusal."""
-    verdict = judge_bundle(bundle)
+    first = judge_bundle(bundle)
+    if first.error is not None or first.manifest is None:
+        raise SubmissionError(400, first.error or "bundle refused")
+    slug = first.manifest["blockId"]
+    served = approved_bundle(store, slug)
+    if served is not None and served[0].submitted_by_user_id != submitter.user_id:
+        raise SubmissionError(400, f"slug {slug} belongs to another author; choose a different blockId")
+    verdict = judge_bundle(bundle, served[1]) if served is not None else first
     if verdict.error is not None or verdict.manifest is None:
         raise SubmissionError(400, verdict.error or "bundle refused")
-    manifest = verdict.manifest
-    problem = _manifest_error(manifest)
-    if problem is not None:
-        raise SubmissionError(400, problem)
-    slug, version = manifest["blockId"], manifest["version"]
+    manifest, report = verdict.manifest, verdict.report
+    version = manifest["version"]
     request_id = new_request_id()
     with store.write() as db:
         pending = store_requests.pending_for_slug(db, slug)
@@ -269,20 +211,11 @@ def submit_version(store: Store, clock: Clock, submitter: Submitter, bundle: byt
                                            " resubmitting")
             raise SubmissionError(400, f"slug {slug} already has a pending submission from another user; wait for it"
                                        " to be reviewed before submitting a different bundle")
-        approved = store_requests.latest_approved(db, slug)
-        if approved is not None and approved.submitted_by_user_id != submitter.user_id:
-            raise SubmissionError(400, f"slug {slug} belongs to another author; choose a different blockId")
-        if approved is not None and semver_key(version) <= semver_key(approved.version):
-            raise SubmissionError(400, f'manifest.version "{version}" must be greater than the approved version'
-                                       f' "{approved.version}"')
-        previous_files = approved.file_summary.get("files") if approved is not None else None
         try:
             store_requests.insert(
                 db, id=request_id, slug=slug, version=version, name=manifest["name"], user_id=submitter.user_id,
-                manifest=manifest, bundle=bundle, bundle_sha256=hashlib.sha256(bundle).hexdigest(),
-                file_summary=file_summary(verdict.files, previous_files),
-                manifest_diff_summary=manifest_diff(manifest, approved.manifest if approved else None),
-                now=clock.iso())
+                manifest=manifest, bundle=bundle, bundle_sha256=report.bundle_sha256,
+                file_summary=report.file_summary, manifest_diff_summary=report.manifest_diff, now=clock.iso())
         except sqlite3.IntegrityError:
             raise SubmissionError(400, f"slug {slug} already has a pending publish request (race window); withdraw"
                                        " the other or retry") from None
