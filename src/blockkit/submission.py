@@ -10,13 +10,11 @@ for it (``EXIT_*``) and a one-line message that never holds the key.
 from __future__ import annotations
 
 import base64
-import io
 import os
 import stat
 import urllib.error
 import urllib.parse
 import urllib.request
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,8 +37,6 @@ TIMEOUT_SECONDS = 120.0
 SUBMIT_PATH = "/api/v1/blocks/submit-version"
 SUBMISSIONS_PATH = "/api/v1/blocks/submissions"
 WITHDRAW_PATH = "/api/v1/blocks/withdraw"
-# The platform's submit route: a 72 MB body ceiling (Next.js bodyParser sizeLimit '72mb').
-SUBMIT_BODY_LIMIT_BYTES = 72 * 1024 * 1024
 
 
 class SubmissionFailed(Exception):
@@ -166,36 +162,3 @@ def _message(raw: bytes, reason: str) -> str:
             if isinstance(body.get(key), str):
                 return " ".join(str(body[key]).split())
     return str(reason or "error")
-
-
-def request_body_size(bundle_size: int) -> int:
-    """The bytes of ``{"bundleBase64": "..."}`` for a bundle of ``bundle_size`` bytes."""
-    return len('{"bundleBase64":""}') + 4 * -(-bundle_size // 3)
-
-
-# --- the bundle (until `blockkit package` lands: its one switch point) ---------------------------------
-
-_SKIPPED_DIRS = frozenset({".git", "node_modules", "dist", "build", ".blockkit", "__pycache__", ".venv"})
-_KEPT_ENV = frozenset({".env.example", ".env.production"})
-
-
-def build_bundle(directory: Path) -> bytes:
-    """The block's source zip: what ``blockkit package`` builds (deterministic: sorted, fixed times)."""
-    entries: list[tuple[str, Path]] = []
-    for root, dirs, files in os.walk(directory):
-        dirs[:] = sorted(d for d in dirs if d not in _SKIPPED_DIRS and not (Path(root) / d).is_symlink())
-        for name in sorted(files):
-            path = Path(root) / name
-            if path.is_symlink() or name.endswith(".zip"):
-                continue
-            if name.startswith(".env") and name not in _KEPT_ENV:
-                continue
-            entries.append((path.relative_to(directory).as_posix(), path))
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for arcname, path in sorted(entries):
-            info = zipfile.ZipInfo(arcname, date_time=(1980, 1, 1, 0, 0, 0))
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = 0o644 << 16
-            archive.writestr(info, path.read_bytes())
-    return buffer.getvalue()

@@ -1,55 +1,72 @@
-"""``blockkit submit [DIR]``: package the block, show its size, ask, and submit it for review."""
+"""``blockkit submit [DIR]``: package the block, judge it, show its size, ask, and submit it for review."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
+from blockkit.commands._common import context_options
 from blockkit.commands._submit_common import client, connection_options, fail
-from blockkit.submission import EXIT_USAGE, SUBMIT_BODY_LIMIT_BYTES, SubmissionFailed, build_bundle, request_body_size
-
-
-def _size(n: int) -> str:
-    return f"{n / (1 << 20):.1f} MiB" if n >= 1 << 20 else f"{n / 1024:.1f} KiB" if n >= 1024 else f"{n} B"
+from blockkit.submission import EXIT_GENERIC, EXIT_USAGE, SubmissionFailed
 
 
 @click.command("submit")
 @click.argument("directory", type=click.Path(file_okay=False, path_type=Path), default=".", required=False)
 @connection_options
 @click.option("--yes", "-y", is_flag=True, help="Upload without asking (needed when there is no terminal).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def command(directory: Path, base_url: str | None, token_file: Path | None, yes: bool, fmt: str) -> None:
-    """Package DIR (default: .) and submit it for review; prints the publish request.
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="How to print the publish request (the verdict and sizes go to stderr).")
+@context_options
+def command(directory: Path, base_url: str | None, token_file: Path | None, yes: bool, fmt: str,
+            **context: Any) -> None:
+    """Package DIR (default: .) as 'blockkit package' does and submit it for review.
 
-    Exit status as the platform's CLI: 0 submitted, 2 refused (400) or a usage error, 3 the key
-    was refused (401/403), 4 not found, 5 the platform could not be reached, 6 rate limited, 1
-    anything else.
+    The bundle is judged first (every cap, the credential scan, the manifest's verdict): with
+    an error nothing is uploaded. The size report follows, then a question before uploading
+    (--yes answers it; without a terminal --yes is needed). Prints the publish request.
+
+    Exit status as the platform's CLI: 0 submitted, 1 not submitted (the bundle has errors,
+    or the answer was no), 2 refused by the platform (400) or a usage error, 3 the key was
+    refused (401/403), 4 not found, 5 the platform could not be reached, 6 rate limited.
     """
     import orjson
 
-    if not (directory / "block.manifest.json").is_file():
-        fail("submit", SubmissionFailed(EXIT_USAGE, f"{directory}: no block.manifest.json here"))
+    from blockkit.bundle import check_bundle
+    from blockkit.bundle.package import PackageError, package_tree
+    from blockkit.commands._common import ContextFlags
+    from blockkit.commands.package import size_lines
+    from blockkit.context import ConfigError
+    from blockkit.platform import MANIFEST_FILENAME
+    from blockkit.render import render
+
+    if not (directory / MANIFEST_FILENAME).is_file():
+        fail("submit", SubmissionFailed(EXIT_USAGE, f"{directory}: no {MANIFEST_FILENAME} here"))
     the_client = client("submit", base_url, token_file)
     try:
-        bundle = build_bundle(directory)
-    except OSError as exc:
-        fail("submit", SubmissionFailed(EXIT_USAGE, f"{directory}: cannot package: {exc.strerror or exc}"))
-    body = request_body_size(len(bundle))
-    click.echo(f"bundle: {_size(len(bundle))} zipped; request body {_size(body)} (limit"
-               f" {_size(SUBMIT_BODY_LIMIT_BYTES)})", err=True)
-    if body > SUBMIT_BODY_LIMIT_BYTES:
-        fail("submit", SubmissionFailed(EXIT_USAGE, f"the request body would be {body} bytes, over the platform's"
-                                                    f" {SUBMIT_BODY_LIMIT_BYTES}-byte limit"))
+        config = ContextFlags(**context).config_for(directory / MANIFEST_FILENAME)
+        package = package_tree(directory)
+    except (ConfigError, PackageError) as exc:
+        fail("submit", SubmissionFailed(EXIT_USAGE, str(exc)))
+    prefix = "" if str(directory) in ("", ".") else f"{directory.as_posix().rstrip('/')}/"
+    report = check_bundle(package.data, config.context, label=str(directory), prefix=prefix)
+    if report.findings:
+        click.echo(render(report, "text", color=False).rstrip("\n"), err=True)
+    skipped = package.skipped_line()
+    for line in ([skipped] if skipped else []) + size_lines(report, package):
+        click.echo(line, err=True)
+    if report.errors:
+        fail("submit", SubmissionFailed(EXIT_GENERIC, f"not submitted: the bundle has {report.errors} error(s)"))
     if not yes:
         if not sys.stdin.isatty():
             fail("submit", SubmissionFailed(EXIT_USAGE, "no terminal to ask on: pass --yes to upload"))
-        if not click.confirm(f"Upload to {the_client.base_url}?", default=False, err=True):
-            click.echo("blockkit submit: not uploaded", err=True)
-            raise SystemExit(1)
+        if not click.confirm(f"Upload {report.request_body_bytes} bytes to {the_client.base_url}?", default=False,
+                             err=True):
+            fail("submit", SubmissionFailed(EXIT_GENERIC, "not uploaded"))
     try:
-        result = the_client.submit(bundle)
+        result = the_client.submit(package.data)
     except SubmissionFailed as exc:
         fail("submit", exc)
     if fmt == "json":
