@@ -7,6 +7,7 @@ updates (``WHERE status = 'pending'``), so a withdraw and an approve that race c
 
 from __future__ import annotations
 
+import base64
 import sqlite3
 from dataclasses import dataclass
 from typing import Any
@@ -52,10 +53,11 @@ def insert(db: sqlite3.Connection, *, id: str, slug: str, version: str, name: st
            manifest_diff_summary: dict[str, Any], now: str) -> None:
     """A new pending request (sqlite3.IntegrityError when the slug already has a pending one)."""
     db.execute(
-        "INSERT INTO publish_requests (id, slug, version, name, submitted_by_user_id, status, manifest, bundle,"
+        "INSERT INTO publish_requests (id, slug, version, name, submitted_by_user_id, status, manifest, bundle_base64,"
         " bundle_sha256, bundle_size_bytes, file_summary, manifest_diff_summary, submitted_at, updated_at)"
         " VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?)",
-        (id, slug, version, name, user_id, orjson.dumps(manifest).decode(), bundle, bundle_sha256, len(bundle),
+        (id, slug, version, name, user_id, orjson.dumps(manifest).decode(), base64.b64encode(bundle).decode("ascii"),
+         bundle_sha256, len(bundle),
          orjson.dumps(file_summary).decode(), orjson.dumps(manifest_diff_summary).decode(), now, now))
 
 
@@ -78,8 +80,8 @@ def latest_approved(db: sqlite3.Connection, slug: str) -> PublishRequest | None:
 
 
 def bundle_of(db: sqlite3.Connection, request_id: str) -> bytes | None:
-    row = db.execute("SELECT bundle FROM publish_requests WHERE id = ?", (request_id,)).fetchone()
-    return None if row is None else bytes(row[0])
+    row = db.execute("SELECT bundle_base64 FROM publish_requests WHERE id = ?", (request_id,)).fetchone()
+    return None if row is None else base64.b64decode(row[0])
 
 
 def list_requests(db: sqlite3.Connection, *, user_id: int | None = None, request_id: str | None = None,

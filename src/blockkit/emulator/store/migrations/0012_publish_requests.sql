@@ -12,7 +12,8 @@ CREATE TABLE publish_requests (
     status                 TEXT NOT NULL
                            CHECK (status IN ('pending', 'approved', 'rejected', 'withdrawn')),
     manifest               TEXT NOT NULL,                              -- the bundle's manifest (JSON)
-    bundle                 BLOB NOT NULL,                              -- the zip as submitted
+    bundle_base64          TEXT NOT NULL,                              -- the zip as submitted (base64, as sent:
+                                                                       -- an export's JSON lines carry it as is)
     bundle_sha256          TEXT NOT NULL CHECK (length(bundle_sha256) = 64),
     bundle_size_bytes      INTEGER NOT NULL CHECK (bundle_size_bytes > 0),
     file_summary           TEXT NOT NULL,                              -- {added, removed, changed, ...} (JSON)
