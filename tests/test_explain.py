@@ -30,8 +30,8 @@ def test_every_rule_has_four_nonempty_parts(code: str) -> None:
         assert part.strip(), f"{code}: an empty documentation part"
     assert "\n" not in doc.summary
     assert rule.severity in ("error", "warning", "info")
-    assert rule.layer in ("parse", "schema", "server", "lint", "diff")
-    assert code[2] == {"parse": "0", "schema": "1", "server": "2", "lint": "3", "diff": "4"}[rule.layer]
+    assert rule.layer in ("parse", "schema", "server", "lint", "diff", "bundle")
+    assert code[2] == {"parse": "0", "schema": "1", "server": "2", "lint": "3", "diff": "4", "bundle": "5"}[rule.layer]
 
 
 def test_rule_names_are_unique_and_explain_accepts_them() -> None:
