@@ -191,3 +191,15 @@ def test_the_key_is_no_command_line_option() -> None:
     result = blockkit("submit", "--api-key", "secret-value")
     assert result.returncode == 2
     assert "No such option" in result.stderr and "secret-value" not in result.stdout
+
+
+def test_emulator_exec_passes_an_api_key_for_the_user(platform: SubmitPlatform) -> None:
+    import sys
+
+    moderator = platform.user(moderator=True)
+    env = subprocess_env()
+    env.pop("BLOCKKIT_API_KEY", None)
+    env.pop("BLOCKKIT_BASE_URL", None)
+    result = blockkit("emulator", "exec", "--no-access-key", "--user", moderator, "--", sys.executable, "-m",
+                      "blockkit", "submissions", env=env, timeout=120)
+    assert (result.returncode, result.stdout.strip()) == (0, "no submissions"), result.stderr
