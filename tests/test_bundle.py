@@ -110,12 +110,20 @@ def test_a_central_directory_declaring_too_many_entries_is_refused_from_its_end_
     assert "before its entries were read" in report.files[0].findings[0].message
 
 
+def test_an_end_record_that_understates_the_entries_does_not_hide_them() -> None:
+    entries = [manifest_entry()] + [RawEntry(f"f{i}", b"", deflate=False) for i in range(BUNDLE_LIMITS.entries_max)]
+    report = check_bundle(raw_zip(entries, declared_count=1))
+    assert bundle_codes(report) == ["BK504"]
+    assert f"at least {BUNDLE_LIMITS.entries_max + 1} entries" in report.files[0].findings[0].message
+
+
 def test_a_file_over_the_per_file_cap_is_refused_from_its_header() -> None:
     big = RawEntry("public/intro.mp4", b"\0" * 100, declared_size=BUNDLE_LIMITS.file_bytes_max + 1)
     report = check_bundle(raw_zip([manifest_entry(), big]))
     assert codes(report) == ["BK505"]
     finding = report.findings[0]
-    assert str(BUNDLE_LIMITS.file_bytes_max) in finding.message and str(BUNDLE_LIMITS.file_bytes_max + 1) in finding.message
+    assert str(BUNDLE_LIMITS.file_bytes_max) in finding.message
+    assert str(BUNDLE_LIMITS.file_bytes_max + 1) in finding.message
     assert [f.path for f in report.files if f.findings] == ["public/intro.mp4"]
 
 
@@ -390,3 +398,52 @@ def test_a_folder_without_a_manifest_cannot_be_packaged(tmp_path: Path) -> None:
         blockkit.build_package(_tree(tmp_path, {"index.html": b"x"}))
     with pytest.raises(PackageError, match="not a directory"):
         blockkit.build_package(tmp_path / "nothing")
+
+
+def test_damaged_zips_are_findings_never_exceptions() -> None:
+    """Bytes of a real bundle flipped, cut and spliced, at every part of the archive."""
+    import random
+
+    rng = random.Random(34)
+    good = honest_zip({"index.html": b"<p>hello</p>" * 50, "src/app.js": b"console.log(1)\n" * 40,
+                       "caf\u00e9.txt": b"x"})
+    for _ in range(400):
+        data = bytearray(good)
+        for _ in range(rng.randint(1, 6)):
+            data[rng.randrange(len(data))] = rng.randrange(256)
+        if rng.random() < 0.2:
+            cut = rng.randrange(len(data))
+            data = data[:cut] + data[cut + rng.randint(1, 40):]
+        report = check_bundle(bytes(data))
+        assert report.files and report.files[0].path == "<bundle>"
+        assert all(f.code.startswith("BK") for f in report.findings)
+
+
+PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 32
+JPEG = b"\xff\xd8\xff\xe0" + b"\0" * 32
+WEBP = b"RIFF\0\0\0\0WEBPVP8 " + b"\0" * 32
+
+
+def test_real_screenshots_pass() -> None:
+    report = check_bundle(honest_zip({"screenshots/shot-1.png": PNG, "screenshots/b.JPG": JPEG,
+                                      "screenshots/c.webp": WEBP}))
+    assert report.ok, [f.message for f in report.findings]
+
+
+@pytest.mark.parametrize(("name", "content", "words"), [
+    ("screenshots/notes.txt", b"hello", "must be one of"),
+    ("screenshots/.hidden.png", PNG, "flat screenshot name"),
+    ("screenshots/sub/a.png", PNG, "flat screenshot name"),
+    ("screenshots/fake.png", JPEG, "not a valid PNG"),
+    ("screenshots/big.png", PNG + b"\0" * (2 * 1024 * 1024), "at most 2097152"),
+])
+def test_a_screenshot_the_platform_refuses(name: str, content: bytes, words: str) -> None:
+    report = check_bundle(honest_zip({name: content}))
+    assert [(f.code, words in f.message) for f in report.findings] == [("BK514", True)]
+
+
+def test_a_ninth_screenshot_is_refused() -> None:
+    files = {f"screenshots/s{i}.png": PNG for i in range(9)}
+    report = check_bundle(honest_zip(files))
+    assert bundle_codes(report) == ["BK514"] and "9 files under screenshots/" in report.findings[0].message
+    assert check_bundle(honest_zip(dict(list(files.items())[:8]))).ok

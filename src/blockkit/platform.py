@@ -336,3 +336,12 @@ PACKAGE_RULE_DOTENV_PREFIX = ".env*"
 PACKAGE_RULE_DOTENV_SUFFIX = "*.env"
 PACKAGE_RULE_DOTENV_DIR = ".env or .env.*"
 PACKAGE_RULE_NON_REGULAR = "not a regular file"
+
+# Publisher screenshots in a bundle (civitai/civitai@ebed661 publish-request.schema.ts
+# MAX_SCREENSHOTS, MAX_SCREENSHOT_SIZE_BYTES, SCREENSHOT_EXTENSIONS, SCREENSHOT_DIR;
+# publish-request.service.ts SCREENSHOT_NAME_REGEX and detectImageType).
+SCREENSHOT_DIR = "screenshots/"
+SCREENSHOTS_MAX = 8
+SCREENSHOT_BYTES_MAX = 2 * 1024 * 1024
+SCREENSHOT_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]*$"
+SCREENSHOT_EXTENSIONS: tuple[str, ...] = ("png", "webp", "jpg", "jpeg")

@@ -23,7 +23,17 @@ from typing import IO, Any, Optional, Union
 
 from blockkit.bundle import rules as R
 from blockkit.context import Context
-from blockkit.platform import BUNDLE_LIMITS, DEFAULT_APP_DOMAIN, MANIFEST_FILENAME, SUBMIT_BODY_KEY
+from blockkit.platform import (
+    BUNDLE_LIMITS,
+    DEFAULT_APP_DOMAIN,
+    MANIFEST_FILENAME,
+    SCREENSHOT_BYTES_MAX,
+    SCREENSHOT_DIR,
+    SCREENSHOT_EXTENSIONS,
+    SCREENSHOT_NAME_PATTERN,
+    SCREENSHOTS_MAX,
+    SUBMIT_BODY_KEY,
+)
 from blockkit.report import FileReport, Finding, Report, new_finding
 from blockkit.rules.base import Rule
 
@@ -235,9 +245,11 @@ def _sha256_of(handle: IO[bytes]) -> str:
     return digest.hexdigest()
 
 
-def declared_entry_count(handle: IO[bytes], size: int) -> Optional[int]:
-    """The number of entries the archive's end record declares, read from its last bytes only
-    (zip64 included); None when there is no end record to read."""
+def declared_entry_count(handle: IO[bytes], size: int, stop_after: int) -> Optional[int]:
+    """How many entries the archive's central directory holds, from its end record (zip64
+    included) and by walking the records' fixed headers (46 bytes each, nothing kept), which
+    stops after ``stop_after``: an end record can understate the count, and the zip reader
+    parses every record the directory's size covers. None when there is no end record."""
     tail_size = min(size, _EOCD_SIZE + 0xFFFF)
     handle.seek(size - tail_size)
     tail = handle.read(tail_size)
@@ -246,15 +258,30 @@ def declared_entry_count(handle: IO[bytes], size: int) -> Optional[int]:
         at = tail.rfind(_EOCD, 0, at)
     if at < 0:
         return None
-    (count,) = struct.unpack_from("<H", tail, at + 10)
-    if count == 0xFFFF and at >= 20 and tail[at - 20:at - 16] == _ZIP64_LOCATOR:
+    count, directory_size = struct.unpack_from("<HI", tail, at + 10)
+    directory_end = size - tail_size + at  # the directory ends where the end record starts
+    if at >= 20 and tail[at - 20:at - 16] == _ZIP64_LOCATOR:
         (record_offset,) = struct.unpack_from("<Q", tail, at - 20 + 8)
         if record_offset + 56 <= size:
             handle.seek(record_offset)
             record = handle.read(56)
             if record[:4] == _ZIP64_EOCD:
-                (count,) = struct.unpack_from("<Q", record, 32)
-    return count
+                count, directory_size = struct.unpack_from("<QQ", record, 32)
+                directory_end = size - tail_size + at - 20 - 56
+    start = directory_end - directory_size
+    walked = 0
+    if 0 <= start <= directory_end:
+        handle.seek(start)
+        position = start
+        while position + 46 <= directory_end and walked <= stop_after:
+            header = handle.read(46)
+            if len(header) < 46 or header[:4] != b"PK\x01\x02":
+                break
+            name, extra, comment = struct.unpack_from("<HHH", header, 28)
+            position += 46 + name + extra + comment
+            handle.seek(position)
+            walked += 1
+    return max(count, walked)
 
 
 def _unsafe_name(name: str) -> Optional[str]:
@@ -273,18 +300,20 @@ def _unsafe_name(name: str) -> Optional[str]:
 
 def _read_archive(handle: IO[bytes], size: int, report: BundleReport, verdict: _Verdict, context: Context,
                   scan_credentials: bool) -> None:
-    declared = declared_entry_count(handle, size)
+    declared = declared_entry_count(handle, size, BUNDLE_LIMITS.entries_max)
     if declared is None:
         verdict.add(R.BUNDLE_UNREADABLE, "the bundle is not a zip archive (no end of central directory record)")
         return
     if declared > BUNDLE_LIMITS.entries_max:
-        verdict.add(R.TOO_MANY_FILES, f"the bundle declares {declared} entries; the platform accepts at most "
-                                      f"{BUNDLE_LIMITS.files_max} files (refused before its entries were read)")
+        verdict.add(R.TOO_MANY_FILES, f"the bundle's central directory holds at least {declared} entries; the "
+                                      f"platform accepts at most {BUNDLE_LIMITS.files_max} files (refused before its "
+                                      "entries were read)")
         return
     handle.seek(0)
     try:
         archive = zipfile.ZipFile(handle)
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError, struct.error) as exc:
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError, struct.error,
+            NotImplementedError, RuntimeError) as exc:
         verdict.add(R.BUNDLE_UNREADABLE, f"the bundle is not a readable zip archive: {exc}")
         return
     with archive:
@@ -318,6 +347,10 @@ def _read_entries(archive: zipfile.ZipFile, report: BundleReport, verdict: _Verd
                                               f"({_mib(BUNDLE_LIMITS.decompressed_bytes_max)}): a zip bomb, or too "
                                               "much content (nothing was decompressed)")
         return
+    screenshots = [info.filename for info in files if info.filename.startswith(SCREENSHOT_DIR)]
+    if len(screenshots) > SCREENSHOTS_MAX:
+        verdict.add(R.SCREENSHOT_INVALID, f"the bundle has {len(screenshots)} files under {SCREENSHOT_DIR}; the "
+                                          f"platform accepts at most {SCREENSHOTS_MAX} screenshots")
     metas: list[FileMeta] = []
     manifest_bytes: Optional[bytes] = None
     total = 0
@@ -364,6 +397,10 @@ def _read_entries(archive: zipfile.ZipFile, report: BundleReport, verdict: _Verd
         metas.append(FileMeta(name, digest, len(content)))
         if name == MANIFEST_FILENAME:
             manifest_bytes = content
+        if name.startswith(SCREENSHOT_DIR):
+            problem = _screenshot_problem(name[len(SCREENSHOT_DIR):], content)
+            if problem is not None:
+                verdict.add(R.SCREENSHOT_INVALID, f"{name} {problem}", entry=entry_key)
         if scan_credentials and entry_key is not None:
             _scan(content, entry_key, verdict)
     metas.sort(key=lambda meta: meta.path)
@@ -406,13 +443,36 @@ def _read_entry(archive: zipfile.ZipFile, info: zipfile.ZipInfo, remaining_total
     return b"".join(chunks), digest.hexdigest()
 
 
+def _screenshot_problem(filename: str, content: bytes) -> Optional[str]:
+    """Why ``screenshots/<filename>`` is not a screenshot the platform accepts, or None."""
+    import re
+
+    if "/" in filename or "\\" in filename or not re.match(SCREENSHOT_NAME_PATTERN, filename):
+        return "is not a flat screenshot name like screenshots/shot-1.png (no folder, no leading dot)"
+    dot = filename.rfind(".")
+    extension = filename[dot + 1:].lower() if dot > 0 else ""
+    if extension not in SCREENSHOT_EXTENSIONS:
+        return f"must be one of: {', '.join(SCREENSHOT_EXTENSIONS)}"
+    if len(content) > SCREENSHOT_BYTES_MAX:
+        return (f"is {len(content)} bytes; a screenshot may be at most {SCREENSHOT_BYTES_MAX} "
+                f"({_mib(SCREENSHOT_BYTES_MAX)})")
+    if extension == "png":
+        matches = content[:8] == b"\x89PNG\r\n\x1a\n"
+    elif extension == "webp":
+        matches = len(content) >= 12 and content[:4] == b"RIFF" and content[8:12] == b"WEBP"
+    else:
+        matches = content[:3] == b"\xff\xd8\xff"
+    if not matches:
+        return f"is not a valid {extension.upper()} image (its bytes do not match the image signature)"
+    return None
+
+
 def _scan(content: bytes, name: str, verdict: _Verdict) -> None:
-    from blockkit.bundle.secrets import scan_text
+    from blockkit.bundle.secrets import scan_bytes
 
     if b"\x00" in content[:_BINARY_PROBE]:
         return
-    text = content.decode("utf-8", errors="replace")
-    for found in scan_text(text):
+    for found in scan_bytes(content):
         verdict.add(R.CREDENTIAL, f"this line looks like it holds a credential: {found.name} (the value is "
                                   "not shown)", entry=name, line=found.line, column=found.column,
                     end_column=found.end_column,

@@ -143,3 +143,17 @@ CREDENTIAL = declare("BK520", "bundle-credential", layer="bundle", severity="war
     "`src/config.js:3` `const API_KEY = \"sk_live_...\"`",
     "Remove the value from the source, revoke it, and read it at run time from where the platform provides "
     "it (the block token the host hands over), or keep it in a dotenv file that is not packaged (`.env.local`)."))
+
+SCREENSHOT_INVALID = declare("BK514", "bundle-screenshot-invalid", layer="bundle", severity="error",
+                             stage="submit", doc=_doc(
+    "A file under `screenshots/` is not a screenshot the platform accepts.",
+    "Every file under `screenshots/` is a store screenshot. At most 8 of them; each with a flat name "
+    "(`[A-Za-z0-9][A-Za-z0-9._-]*`, no folder), the extension png, webp, jpg or jpeg, at most 2 MiB, and "
+    "bytes that really are an image of that type (the PNG signature, the JPEG start marker, a RIFF WEBP "
+    "container).",
+    "The platform checks screenshots at submit and refuses the whole submission when one fails: "
+    "screenshots are shown publicly in the store, so they get tighter caps than other files, and a ninth "
+    "file is refused rather than dropped so that nothing hides behind the cut.",
+    "`screenshots/notes.txt`, `screenshots/shot-1.png` holding a JPEG, or `screenshots/big.png` of 3 MB",
+    "Keep only real images in `screenshots/`, named like `shot-1.png`, each under 2 MiB; move anything else "
+    "out of the folder."))

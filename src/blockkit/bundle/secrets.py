@@ -37,7 +37,8 @@ _FORMATS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
 _COMPILED = tuple((name, re.compile(pattern), literals) for name, pattern, literals in _FORMATS)
 
 # A name that says it holds a secret, inside a longer identifier (VITE_LIVE_BLOCK_TOKEN, apiKey).
-_SECRET_WORD = re.compile(r"(?i)api[_-]?key|secret|token|passw(?:or)?d|private[_-]?key|access[_-]?key|credential")
+# Searched in the lowercased text: a case-insensitive alternation is ten times slower.
+_SECRET_WORD = re.compile(r"api[_-]?key|secret|token|passw(?:or)?d|private[_-]?key|access[_-]?key|credential")
 _IDENTIFIER_CHAR = re.compile(r"[A-Za-z0-9_.-]")
 # After the name: an optional closing quote, = or :, and a literal value (optionally quoted).
 _ASSIGNED = re.compile(r"""[A-Za-z0-9_]{0,64}["']?\s{0,8}(?::|=|:=|=>)\s{0,8}(["'`]?)([A-Za-z0-9_+/=.~-]{16,512})""")
@@ -62,30 +63,39 @@ def _is_secret_literal(value: str) -> bool:
 
 def scan_text(text: str) -> list[Credential]:
     """Every credential-shaped value in ``text``, in order, at most one per (line, name)."""
-    found: list[tuple[int, int, str]] = []  # (start, end, name)
+    return scan_bytes(text.encode("utf-8", "surrogatepass"))
+
+
+def scan_bytes(content: bytes) -> list[Credential]:
+    """``scan_text`` on a file's bytes. Every pattern is ASCII, so the bytes are read as Latin-1
+    (one character a byte, lowercased without changing its length); columns are counted in the
+    characters of the UTF-8 text, as an editor shows them."""
+    text = content.decode("latin-1")
+    found: list[tuple[int, int, str]] = []  # (start, end, name), offsets in bytes
     for name, pattern, literals in _COMPILED:
         if not any(literal in text for literal in literals):
             continue
         for match in pattern.finditer(text):
             found.append((match.start(), match.end(), name))
-    found.extend(_assignments(text))
+    found.extend(_assignments(text, text.lower()))
     found.sort()
     out: list[Credential] = []
     seen: set[tuple[int, str]] = set()
     taken_until = -1
-    for start, end, name, line, column in _positions(text, found):
+    for start, end, name, line, line_start in _positions(text, found):
         if start < taken_until:  # a value inside one already reported (a JWT assigned to TOKEN)
             continue
         if (line, name) in seen:
             continue
         seen.add((line, name))
         taken_until = end
-        out.append(Credential(line, column, column + (end - start), name))
+        column = len(content[line_start:start].decode("utf-8", "replace")) + 1
+        out.append(Credential(line, column, column + len(content[start:end].decode("utf-8", "replace")), name))
     return out
 
 
-def _assignments(text: str) -> Iterator[tuple[int, int, str]]:
-    for word in _SECRET_WORD.finditer(text):
+def _assignments(text: str, lowered: str) -> Iterator[tuple[int, int, str]]:
+    for word in _SECRET_WORD.finditer(lowered):
         # The whole identifier the word is part of, leftwards (bounded) and rightwards.
         left = word.start()
         limit = max(0, left - _IDENTIFIER_LEFT_MAX)
@@ -103,7 +113,7 @@ def _assignments(text: str) -> Iterator[tuple[int, int, str]]:
 
 
 def _positions(text: str, found: list[tuple[int, int, str]]) -> Iterator[tuple[int, int, str, int, int]]:
-    """``found`` (sorted by start) with the 1-based line and column of each start."""
+    """``found`` (sorted by start) with the 1-based line of each start and the offset its line starts at."""
     line, line_start, scanned = 1, 0, 0
     for start, end, name in found:
         newline = text.rfind("\n", scanned, start)
@@ -111,4 +121,4 @@ def _positions(text: str, found: list[tuple[int, int, str]]) -> Iterator[tuple[i
             line += text.count("\n", scanned, start)
             line_start = newline + 1
         scanned = start
-        yield start, end, name, line, start - line_start + 1
+        yield start, end, name, line, line_start
