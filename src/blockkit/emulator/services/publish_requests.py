@@ -256,9 +256,9 @@ def withdraw(store: Store, clock: Clock, submitter: Submitter, request_id: str) 
             raise SubmissionError(404, "Publish request not found")
         if row.status == "withdrawn":
             return
+        # Read and moved in one write transaction: a pending row read here is still pending.
         if row.status != "pending" or not store_requests.set_status(db, request_id, "withdrawn", now=clock.iso()):
-            status = row.status if row.status != "pending" else "changed"
-            raise SubmissionError(409, f"cannot withdraw a request in status {status}")
+            raise SubmissionError(409, f"cannot withdraw a request in status {row.status}")
 
 
 def list_all(store: Store, *, status: str | None = None) -> list[dict[str, Any]]:
