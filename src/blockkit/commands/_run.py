@@ -24,6 +24,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "new": ("blockkit.commands.new", "Scaffold a new block."),
     "dev": ("blockkit.commands.dev", "Run a block in a local host that behaves like the platform."),
     "emulator": ("blockkit.commands.emulator", "Serve the platform's APIs (catalogue, OAuth, orchestration) locally."),
+    "submit": ("blockkit.commands.submit", "Package a block and submit it for review."),
+    "submissions": ("blockkit.commands.submissions", "List your submissions and their review state."),
+    "withdraw": ("blockkit.commands.withdraw", "Withdraw a pending submission."),
     "lsp": ("blockkit.commands.lsp", "Serve the Language Server Protocol for editors (stdio)."),
 }
 

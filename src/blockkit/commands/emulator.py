@@ -126,7 +126,8 @@ def wait_command(ready_file: Path, pid: int | None, timeout: float) -> None:
               help="When COMMAND ends, export the final state into DIR (an earlier export there is replaced).")
 @click.option("--user", "username", metavar="USERNAME",
               help="Also give COMMAND a Full-scope access token for USERNAME, as BLOCKKIT_ACCESS_TOKEN and"
-                   " CIVITAI_TOKEN (which published catalogue clients read).")
+                   " CIVITAI_TOKEN (which published catalogue clients read), and a personal API key as BLOCKKIT_API_KEY"
+                   " ('blockkit submit' reads it).")
 @click.argument("command", nargs=-1, type=click.UNPROCESSED, required=True)
 def exec_command(import_from: Path | None, export_on_exit: Path | None, username: str | None,
                  command: tuple[str, ...], **start_options: Any) -> None:
@@ -400,3 +401,92 @@ def apikey_add(username: str, data: Path) -> None:
     except EmulatorError as exc:
         _fail(str(exc))
     click.echo(orjson.dumps(created).decode())
+
+
+# --- submissions: the moderator's review of publish requests (the submission routes' part) -------
+
+@emulator.group("submissions", invoke_without_command=True)
+@click.pass_context
+def submissions_group(ctx: click.Context) -> None:
+    """Publish requests submitted to the local platform: list them, approve or reject one.
+
+    Without a subcommand: 'list'. Each works on --data DIR while the emulator runs.
+    """
+    if ctx.invoked_subcommand is None:
+        _fail("say what to do: 'blockkit emulator submissions list|approve ID|reject ID --reason TEXT --data DIR'")
+
+
+def _review_store(data: Path) -> Any:
+    from blockkit.emulator.store import DB_FILENAME, Store
+
+    if not (data / DB_FILENAME).is_file():
+        _fail(f"{data}: no emulator data here (start once with --data {data})")
+    return Store.open(data, check=False)
+
+
+@submissions_group.command("list")
+@click.option("--status", type=click.Choice(["pending", "approved", "rejected", "withdrawn"]),
+              help="Only the requests in this status.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--data", type=click.Path(file_okay=False, path_type=Path), metavar="DIR", required=True,
+              help="The data directory (as given to 'start --data').")
+def submissions_list(status: str | None, fmt: str, data: Path) -> None:
+    """List the publish requests, newest first: id, block, version, status, submitter."""
+    import orjson
+
+    from blockkit.emulator.services.publish_requests import list_all
+
+    try:
+        with _review_store(data) as store:
+            rows = list_all(store, status=status)
+    except EmulatorError as exc:
+        _fail(str(exc))
+    if fmt == "json":
+        click.echo(orjson.dumps({"submissions": rows}).decode())
+        return
+    if not rows:
+        click.echo("no submissions")
+        return
+    for row in rows:
+        reason = f"  ({row['rejectionReason']})" if row["rejectionReason"] else ""
+        click.echo(f"{row['id']}  {row['blockId']}  {row['version']}  {row['status']}  user"
+                   f" {row['submittedByUserId']}  {row['submittedAt']}{reason}")
+
+
+def _review(data: Path, action: str, request_id: str, text: str | None) -> None:
+    import orjson
+
+    from blockkit.emulator.services import publish_requests as service
+    from blockkit.emulator.store.clock import Clock
+
+    try:
+        with _review_store(data) as store, store.guard():
+            if action == "approve":
+                shaped = service.approve(store, Clock(store), request_id, text)
+            else:
+                shaped = service.reject(store, Clock(store), request_id, text or "")
+    except service.SubmissionError as exc:
+        _fail(f"{action} {request_id}: {exc}")
+    except EmulatorError as exc:
+        _fail(str(exc))
+    click.echo(orjson.dumps({"submission": shaped}).decode())
+
+
+@submissions_group.command("approve")
+@click.argument("request_id", metavar="ID")
+@click.option("--notes", help="Approval notes the submitter reads.")
+@click.option("--data", type=click.Path(file_okay=False, path_type=Path), metavar="DIR", required=True,
+              help="The data directory (as given to 'start --data').")
+def submissions_approve(request_id: str, notes: str | None, data: Path) -> None:
+    """Approve pending request ID: it becomes the block's served version. Prints it as JSON."""
+    _review(data, "approve", request_id, notes)
+
+
+@submissions_group.command("reject")
+@click.argument("request_id", metavar="ID")
+@click.option("--reason", required=True, help="Why (3 to 2000 characters); the submitter reads it.")
+@click.option("--data", type=click.Path(file_okay=False, path_type=Path), metavar="DIR", required=True,
+              help="The data directory (as given to 'start --data').")
+def submissions_reject(request_id: str, reason: str, data: Path) -> None:
+    """Reject pending request ID with a reason. Prints it as JSON."""
+    _review(data, "reject", request_id, reason)

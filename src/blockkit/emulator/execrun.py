@@ -273,6 +273,7 @@ def run_exec(options: EmulatorOptions, command: list[str], *, export_on_exit: Pa
     """``blockkit emulator exec``: returns COMMAND's exit status (EmulatorError: the emulator could not run)."""
     from blockkit.emulator.runtime import Emulator, _remove_ready_file, write_ready_file
     from blockkit.emulator.testing import LocalPlatform, environment
+    from blockkit.submission import ENV_API_KEY
 
     if not command:
         raise EmulatorError("give the command to run after --, e.g. 'blockkit emulator exec -- pytest'")
@@ -296,6 +297,8 @@ def run_exec(options: EmulatorOptions, command: list[str], *, export_on_exit: Pa
             emulator.restore_from(None)
         token = platform.oauth_token(user, scope=_full_scope()) if user is not None else None
         env = {**os.environ, **environment(emulator.urls, access_token=token, access_key=options.access_key)}
+        if user is not None:  # a personal API key too, for 'blockkit submit' and the platform's CLI routes
+            env[ENV_API_KEY] = platform.api_key(user)
         if options.ready_file is not None:
             write_ready_file(options.ready_file, emulator.ready_info())
         status = run_command(command, env)

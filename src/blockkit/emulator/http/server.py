@@ -68,6 +68,7 @@ def build_catalogue_app(state: EmulatorState) -> Starlette:
     from blockkit.emulator.http.control import callbacks as control_callbacks
     from blockkit.emulator.http.control import clock as control
     from blockkit.emulator.http.control import faults as fault_routes
+    from blockkit.emulator.http.control import submissions as review_routes
     from blockkit.emulator.http.control.media import media_routes
     from blockkit.emulator.http.oauth import legacy
 
@@ -77,6 +78,7 @@ def build_catalogue_app(state: EmulatorState) -> Starlette:
     app = Starlette(
         routes=[Mount(catalogue.API_PREFIX, routes=api_routes),
                 Mount(control.PREFIX, routes=[*control.routes, *fault_routes.routes, *control_callbacks.routes,
+                                              *review_routes.routes,
                                               *media_routes, *downloads.file_routes]),
                 *downloads.routes,  # /api/download/models/{id}: outside /api/v1, as on the platform
                 *legacy.routes],

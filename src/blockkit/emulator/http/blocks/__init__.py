@@ -4,6 +4,8 @@
 - ``blockroutes.py``: ``/api/v1/block-tokens`` (mint, JWKS), ``/blocks/models|images|me``, and the
   block-scope middleware that marks a request as on a block route;
 - ``blockrest.py``: the bridge procedures' REST twins (``/blocks/app-storage``, workflows, Buzz, ...);
+- ``submissions.py``: ``/blocks/submit-version``, ``/blocks/submissions``, ``/blocks/withdraw`` (API key or
+  an Apps-submit OAuth token);
 - ``entitlements.py``: goods (``/blocks/goods/*``, ``GET /blocks/entitlements``).
 
 ``ROUTE_MODULES`` lists the modules whose ``routes`` are mounted under /api/v1 after the
@@ -16,4 +18,5 @@ ROUTE_MODULES: tuple[str, ...] = (
     "blockkit.emulator.http.blocks.entitlements",  # goods: GET /blocks/entitlements
     "blockkit.emulator.http.blocks.blockroutes",  # block tokens: mint, JWKS, /blocks/models|images|me
     "blockkit.emulator.http.blocks.blockrest",  # the bridge procedures' REST twins (/blocks/app-storage, workflows, buzz, ...)
+    "blockkit.emulator.http.blocks.submissions",  # the platform CLI's submit-version, submissions, withdraw
 )
