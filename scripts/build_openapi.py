@@ -961,17 +961,26 @@ def schemas() -> dict[str, Any]:
             "totalItems": COUNT,
             "currentPage": {"type": "integer", "minimum": 1},
             "pageSize": {"type": "integer", "minimum": 1},
-            "totalPages": COUNT,
+            "totalPages": {"type": "integer", "minimum": 1},
+            "hasMore": BOOL,
             "nextPage": URL,
             "prevPage": URL,
         },
-        optional=("nextPage", "prevPage"),
-        description="With query, totalItems and totalPages are lower bounds; nextPage is the signal for another page.",
+        optional=("hasMore", "nextPage", "prevPage"),
+        description=("The platform's getPagingData and getPaginationLinks: totalPages is 1 when there is nothing; "
+                     "with query nothing is counted: totalItems and totalPages are lower bounds (exact on the last "
+                     "page) and hasMore is sent, the signal for another page. nextPage while currentPage < "
+                     "totalPages, prevPage from page 2 when totalPages > 1."),
     )
     s["TagsMetadata"] = obj(
-        dict(s["CreatorsMetadata"]["properties"]),
-        optional=("nextPage", "prevPage"),
-        description="totalItems and totalPages may be 0 when an exact count is not cheap.",
+        {
+            "totalItems": {"type": "integer", "const": 0},
+            "currentPage": {"type": "integer", "minimum": 1},
+            "pageSize": {"type": "integer", "minimum": 1},
+            "totalPages": {"type": "integer", "const": 1},
+        },
+        description=("The platform counts no tags (tag.service.ts getTags): totalItems 0 and totalPages 1 on "
+                     "every page, and so no nextPage or prevPage; page by the items' length."),
     )
 
     # Error bodies.

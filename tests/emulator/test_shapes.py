@@ -162,6 +162,8 @@ def sample_users(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) ->
 def sample_creators(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) -> Iterator[Any]:
     yield ok(api.get("/api/v1/creators?limit=100"))
     yield ok(api.get("/api/v1/creators?limit=5&page=2"))
+    yield ok(api.get("/api/v1/creators?limit=2&query=e"))  # the search path: hasMore, bounds
+    yield ok(api.get("/api/v1/creators?limit=2&page=2&query=e"))
 
 
 def sample_tags(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) -> Iterator[Any]:
