@@ -897,7 +897,24 @@ def schemas() -> dict[str, Any]:
             "status": {"type": "string", "enum": USER_STATUSES},
             "isMember": BOOL,
             "subscriptions": array(STR),
+            "email": STR,
+            "emailVerified": BOOL,
+            "tokenScope": {"type": "integer", "minimum": 0},
+            "buzzLimit": {"type": ["array", "null"], "items": {"type": "object"}},
+            "subject": {
+                "oneOf": [
+                    obj({"type": {"const": "oauth"}, "id": STR}),
+                    obj({"type": {"const": "apiKey"}, "id": {"type": "integer", "minimum": 1}}),
+                ]
+            },
         },
+        optional=("email", "emailVerified", "tokenScope", "buzzLimit", "subject"),
+        dependentRequired={"email": ["emailVerified"], "emailVerified": ["email"],
+                           "tokenScope": ["buzzLimit", "subject"], "subject": ["tokenScope", "buzzLimit"]},
+        description=("me.ts: email and emailVerified when the token may read the profile (UserRead) and the user has "
+                     "an email; every bearer token adds tokenScope, buzzLimit (a list of budgets, or null) and "
+                     "subject: {type: oauth, id: <clientId>} for an OAuth token, {type: apiKey, id: <key row id>} "
+                     "for a user's own key (bearer-token.ts)."),
         allOf=[
             {
                 "if": {"properties": {"tier": {"const": "free"}}},

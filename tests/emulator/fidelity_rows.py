@@ -218,6 +218,10 @@ ROWS: dict[tuple[str, str], Row] = {
                   "test_creators.py::test_page_past_the_end", "test_creators.py::test_no_creators_is_one_page",
                   "test_creators.py::test_the_links_repeat_the_requests_query", SH),
         "hasMore on the search path, totalPages 1 for nothing, the links carry the request's whole query"),
+    ("Shapes review", "GET /me token fields for every bearer token"): Row(
+        "fixed", ("test_me.py::test_me_names_a_cli_tokens_subject_by_its_row_id",
+                  "test_me.py::test_me_bodies_validate_against_the_document", SH),
+        "a client-less token is the platform's API key: subject {type: apiKey, id: row id}, buzzLimit null"),
     ("Shapes review", "validator: upper-case scheme in an allowed origin"): Row(
         "fixed", ("../rules/test_asset_url.py::test_family2_bare_hosts_are_https_origins",)),
     # routes

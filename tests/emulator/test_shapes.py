@@ -176,6 +176,26 @@ def sample_permissions(api: httpx.Client, landmarks: dict[str, Any], store_of: A
     yield ok(api.get(f"/api/v1/permissions/check?entityIds={ids}"))
 
 
+def sample_me(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) -> Iterator[Any]:
+    """Client-less (CLI) tokens with and without UserRead, and OAuth tokens with and without a Buzz limit."""
+    from blockkit.emulator.store import oauth, tokens
+    from blockkit.emulator.store.clock import Clock
+
+    now = Clock(store_of).now()
+    raws: list[str] = []
+    with store_of.write() as db:
+        for role, scope in (("member", 1), ("member", 2), ("muted_user", 1), ("free_user", 3)):
+            raws.append(tokens.issue_access_token(db, user_id=landmarks[role]["id"], scope=scope, now=now))
+        owner = landmarks["member"]["id"]
+        for n, limit in enumerate((None, [{"type": "sliding", "limit": 500, "window": "day", "unit": 1}])):
+            client_id, _ = oauth.add_client(db, name=f"shapes-me-{n}", owner_user_id=owner, redirect_uris=[],
+                                            allowed_scopes=3, confidential=False, allowed_origins=[], now=now)
+            oauth.save_consent(db, user_id=owner, client_id=client_id, scope=3, buzz_limit=limit, now=now)
+            raws.append(tokens.issue_access_token(db, user_id=owner, scope=3, now=now, client_id=client_id))
+    for raw in raws:
+        yield ok(api.get("/api/v1/me", headers={"Authorization": f"Bearer {raw}"}))
+
+
 ROUTES: dict[str, Callable[..., Iterator[Any]]] = {
     "GET /api/v1/models": sample_models,
     "GET /api/v1/models/{id}": sample_model,
@@ -194,6 +214,7 @@ ROUTES: dict[str, Callable[..., Iterator[Any]]] = {
     "GET /api/v1/creators": sample_creators,
     "GET /api/v1/tags": sample_tags,
     "GET /api/v1/permissions/check": sample_permissions,
+    "GET /api/v1/me": sample_me,
 }
 
 
