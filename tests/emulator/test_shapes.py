@@ -157,6 +157,12 @@ def sample_collection(api: httpx.Client, landmarks: dict[str, Any], store_of: An
 
 def sample_users(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) -> Iterator[Any]:
     yield ok(api.get("/api/v1/users?limit=100"))
+    with store_of.read() as db:  # users with and without an avatar, a mature one among them
+        ids = [r[0] for r in db.execute(
+            "SELECT id FROM (SELECT id, image IS NULL AS bare, avatar_nsfw FROM users WHERE id > 0"
+            " AND deleted_at IS NULL ORDER BY id) GROUP BY bare, avatar_nsfw")]
+    yield ok(api.get(f"/api/v1/users?ids={','.join(map(str, ids))}"))
+    yield ok(api.get("/api/v1/users?query=a"))
 
 
 def sample_creators(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) -> Iterator[Any]:
