@@ -148,6 +148,8 @@ def sample_article(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) 
 
 def sample_collections(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) -> Iterator[Any]:
     yield ok(api.get("/api/v1/collections?limit=100"))
+    yield ok(api.get("/api/v1/collections?limit=100&nsfw=true"))
+    yield ok(api.get("/api/v1/collections?limit=1"))  # a next page: nextCursor, nextPage
 
 
 def sample_collection(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) -> Iterator[Any]:
