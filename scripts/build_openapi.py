@@ -851,7 +851,14 @@ def schemas() -> dict[str, Any]:
                       "tippedAmountCount"),
             description="The spec's seven counts (the emulator sends them); other count keys may appear.",
         ),
-        "user": obj({"id": ID, "username": STR, "image": nullable(URL)}, optional=("image",)),
+        "user": obj(
+            {"id": ID, "username": STR, "image": nullable(URL), "deletedAt": nullable(ref("Timestamp")),
+             "profilePicture": {"type": ["object", "null"]}, "cosmetics": {"type": ["array", "null"]},
+             "isModerator": BOOL},
+            optional=("image", "deletedAt", "profilePicture", "cosmetics", "isModerator"),
+            description=("The list's cosmetics is null without equipped cosmetics (getArticles's jsonb_agg), the "
+                         "single article's an array (Prisma); the single article adds isModerator."),
+        ),
         "tags": array(obj({"id": ID, "name": STR, "isCategory": BOOL}, optional=("isCategory",))),
         "coverImage": nullable(obj({"id": ID, "url": URL, "nsfwLevel": COUNT, "width": nullable(COUNT),
                                     "height": nullable(COUNT)})),

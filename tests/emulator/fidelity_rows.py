@@ -128,7 +128,8 @@ ROWS: dict[tuple[str, str], Row] = {
     ("GET /articles", "list stats"): Row("spec", (), "spec: Article stats are the seven keys it names"),
     ("GET /articles", "list item"): Row("fixed", ("test_articles.py::test_items_carry_the_platforms_extra_fields",),
                                         "userId, coverId, unlisted, cosmetic and the user's deletedAt and cosmetics "
-                                        "added; cover (the cover's JSON) and userNsfwLevel are not"),
+                                        "added (issue 33: the list's cosmetics null, profilePicture null, the single "
+                                        "article's isModerator); cover (the cover's JSON) and userNsfwLevel are not"),
     ("GET /articles/{id}", "detail stats"): Row("spec", (), "spec: the single shape 'adds the article body' to the "
                                                             "list shape, whose stats it names"),
     ("GET /articles/{id}", "detail extras"): Row("deviation", (), "contentJson, attachments, reactions, ... have no "

@@ -139,6 +139,7 @@ def sample_posts(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) ->
 def sample_articles(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) -> Iterator[Any]:
     yield ok(api.get("/api/v1/articles?limit=100&nsfw=true"))
     yield ok(api.get("/api/v1/articles?limit=100"))
+    yield ok(api.get("/api/v1/articles?limit=1"))  # a next page: nextCursor, nextPage
 
 
 def sample_article(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) -> Iterator[Any]:
