@@ -81,11 +81,31 @@ def sample_model(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) ->
             yield response.json()
 
 
+def moderator_token(landmarks: dict[str, Any], store_of: Any) -> str:
+    from blockkit.emulator.store import tokens
+    from blockkit.emulator.store.clock import Clock
+
+    with store_of.write() as db:
+        return tokens.issue_access_token(db, user_id=landmarks["moderator"]["id"], scope=1, now=Clock(store_of).now())
+
+
+def versions_of_every_status(store_of: Any) -> list[int]:
+    """A version of each status but Published (model-versions/[id].ts: a moderator reads any status)."""
+    with store_of.read() as db:
+        return [r[0] for r in db.execute("SELECT min(id) FROM model_versions WHERE status <> 'Published'"
+                                         " GROUP BY status")]
+
+
 def sample_version(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) -> Iterator[Any]:
     for version_id in version_ids(api, landmarks, store_of):
         response = api.get(f"/api/v1/model-versions/{version_id}")
         if response.status_code == 200:
             yield response.json()
+    unpublished = versions_of_every_status(store_of)
+    assert unpublished, "the seed holds versions that are not Published"
+    headers = {"Authorization": f"Bearer {moderator_token(landmarks, store_of)}"}
+    for version_id in unpublished:
+        yield ok(api.get(f"/api/v1/model-versions/{version_id}", headers=headers))
 
 
 def sha256s(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) -> list[str]:
