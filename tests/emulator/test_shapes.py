@@ -225,6 +225,10 @@ def sample_me(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) -> It
         yield ok(api.get("/api/v1/me", headers={"Authorization": f"Bearer {raw}"}))
 
 
+def sample_enums(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) -> Iterator[Any]:
+    yield ok(api.get("/api/v1/enums"))
+
+
 ROUTES: dict[str, Callable[..., Iterator[Any]]] = {
     "GET /api/v1/models": sample_models,
     "GET /api/v1/models/{id}": sample_model,
@@ -244,6 +248,7 @@ ROUTES: dict[str, Callable[..., Iterator[Any]]] = {
     "GET /api/v1/tags": sample_tags,
     "GET /api/v1/permissions/check": sample_permissions,
     "GET /api/v1/me": sample_me,
+    "GET /api/v1/enums": sample_enums,
 }
 
 
