@@ -738,7 +738,7 @@ def schemas() -> dict[str, Any]:
             "modelName": STR,
             "versionName": STR,
             "creatorName": STR,
-            "creatorId": INT,
+            "creatorId": nullable(INT),  # Int? on the platform (SetNull when the creator goes)
             "type": ref("ModelType"),
             "baseModel": STR,
             "category": STR,
@@ -1448,7 +1448,7 @@ def paths() -> dict[str, Any]:
                                     "totalItems": COUNT,
                                     "currentPage": {"type": "integer", "minimum": 1},
                                     "pageSize": {"type": "integer", "minimum": 1},
-                                    "totalPages": COUNT,
+                                    "totalPages": {"type": "integer", "minimum": 1},  # getPagingData: 1 for no items
                                 }
                             ),
                             obj({"vault": {"type": "null"}}, **decision("D-vault-nonmember")),

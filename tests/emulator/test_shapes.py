@@ -229,6 +229,32 @@ def sample_enums(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) ->
     yield ok(api.get("/api/v1/enums"))
 
 
+def member_headers(landmarks: dict[str, Any], store_of: Any) -> dict[str, str]:
+    from blockkit.emulator.store import tokens
+    from blockkit.emulator.store.clock import Clock
+
+    with store_of.write() as db:
+        raw = tokens.issue_access_token(db, user_id=landmarks["member"]["id"], scope=1, now=Clock(store_of).now())
+    return {"Authorization": f"Bearer {raw}"}
+
+
+def sample_vault_get(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) -> Iterator[Any]:
+    yield ok(api.get("/api/v1/vault/get", headers=member_headers(landmarks, store_of)))
+
+
+def sample_vault_all(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) -> Iterator[Any]:
+    headers = member_headers(landmarks, store_of)
+    yield ok(api.get("/api/v1/vault/all?limit=60", headers=headers))
+    yield ok(api.get("/api/v1/vault/all?query=zz-no-such-item-zz", headers=headers))
+
+
+def sample_vault_check(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) -> Iterator[Any]:
+    headers = member_headers(landmarks, store_of)
+    stored = [i["modelVersionId"] for i in ok(api.get("/api/v1/vault/all?limit=5", headers=headers))["items"]]
+    ids = ",".join(map(str, stored + [landmarks["public_version"]["id"]]))
+    yield ok(api.get(f"/api/v1/vault/check-vault?modelVersionIds={ids}", headers=headers))
+
+
 ROUTES: dict[str, Callable[..., Iterator[Any]]] = {
     "GET /api/v1/models": sample_models,
     "GET /api/v1/models/{id}": sample_model,
@@ -249,6 +275,9 @@ ROUTES: dict[str, Callable[..., Iterator[Any]]] = {
     "GET /api/v1/permissions/check": sample_permissions,
     "GET /api/v1/me": sample_me,
     "GET /api/v1/enums": sample_enums,
+    "GET /api/v1/vault/get": sample_vault_get,
+    "GET /api/v1/vault/all": sample_vault_all,
+    "GET /api/v1/vault/check-vault": sample_vault_check,
 }
 
 
