@@ -738,7 +738,7 @@ def schemas() -> dict[str, Any]:
             "modelName": STR,
             "versionName": STR,
             "creatorName": STR,
-            "creatorId": INT,
+            "creatorId": nullable(INT),  # Int? on the platform (SetNull when the creator goes)
             "type": ref("ModelType"),
             "baseModel": STR,
             "category": STR,
@@ -851,7 +851,14 @@ def schemas() -> dict[str, Any]:
                       "tippedAmountCount"),
             description="The spec's seven counts (the emulator sends them); other count keys may appear.",
         ),
-        "user": obj({"id": ID, "username": STR, "image": nullable(URL)}, optional=("image",)),
+        "user": obj(
+            {"id": ID, "username": STR, "image": nullable(URL), "deletedAt": nullable(ref("Timestamp")),
+             "profilePicture": {"type": ["object", "null"]}, "cosmetics": {"type": ["array", "null"]},
+             "isModerator": BOOL},
+            optional=("image", "deletedAt", "profilePicture", "cosmetics", "isModerator"),
+            description=("The list's cosmetics is null without equipped cosmetics (getArticles's jsonb_agg), the "
+                         "single article's an array (Prisma); the single article adds isModerator."),
+        ),
         "tags": array(obj({"id": ID, "name": STR, "isCategory": BOOL}, optional=("isCategory",))),
         "coverImage": nullable(obj({"id": ID, "url": URL, "nsfwLevel": COUNT, "width": nullable(COUNT),
                                     "height": nullable(COUNT)})),
@@ -897,7 +904,24 @@ def schemas() -> dict[str, Any]:
             "status": {"type": "string", "enum": USER_STATUSES},
             "isMember": BOOL,
             "subscriptions": array(STR),
+            "email": STR,
+            "emailVerified": BOOL,
+            "tokenScope": {"type": "integer", "minimum": 0},
+            "buzzLimit": {"type": ["array", "null"], "items": {"type": "object"}},
+            "subject": {
+                "oneOf": [
+                    obj({"type": {"const": "oauth"}, "id": STR}),
+                    obj({"type": {"const": "apiKey"}, "id": {"type": "integer", "minimum": 1}}),
+                ]
+            },
         },
+        optional=("email", "emailVerified", "tokenScope", "buzzLimit", "subject"),
+        dependentRequired={"email": ["emailVerified"], "emailVerified": ["email"],
+                           "tokenScope": ["buzzLimit", "subject"], "subject": ["tokenScope", "buzzLimit"]},
+        description=("me.ts: email and emailVerified when the token may read the profile (UserRead) and the user has "
+                     "an email; every bearer token adds tokenScope, buzzLimit (a list of budgets, or null) and "
+                     "subject: {type: oauth, id: <clientId>} for an OAuth token, {type: apiKey, id: <key row id>} "
+                     "for a user's own key (bearer-token.ts)."),
         allOf=[
             {
                 "if": {"properties": {"tier": {"const": "free"}}},
@@ -961,17 +985,26 @@ def schemas() -> dict[str, Any]:
             "totalItems": COUNT,
             "currentPage": {"type": "integer", "minimum": 1},
             "pageSize": {"type": "integer", "minimum": 1},
-            "totalPages": COUNT,
+            "totalPages": {"type": "integer", "minimum": 1},
+            "hasMore": BOOL,
             "nextPage": URL,
             "prevPage": URL,
         },
-        optional=("nextPage", "prevPage"),
-        description="With query, totalItems and totalPages are lower bounds; nextPage is the signal for another page.",
+        optional=("hasMore", "nextPage", "prevPage"),
+        description=("The platform's getPagingData and getPaginationLinks: totalPages is 1 when there is nothing; "
+                     "with query nothing is counted: totalItems and totalPages are lower bounds (exact on the last "
+                     "page) and hasMore is sent, the signal for another page. nextPage while currentPage < "
+                     "totalPages, prevPage from page 2 when totalPages > 1."),
     )
     s["TagsMetadata"] = obj(
-        dict(s["CreatorsMetadata"]["properties"]),
-        optional=("nextPage", "prevPage"),
-        description="totalItems and totalPages may be 0 when an exact count is not cheap.",
+        {
+            "totalItems": {"type": "integer", "const": 0},
+            "currentPage": {"type": "integer", "minimum": 1},
+            "pageSize": {"type": "integer", "minimum": 1},
+            "totalPages": {"type": "integer", "const": 1},
+        },
+        description=("The platform counts no tags (tag.service.ts getTags): totalItems 0 and totalPages 1 on "
+                     "every page, and so no nextPage or prevPage; page by the items' length."),
     )
 
     # Error bodies.
@@ -1415,7 +1448,7 @@ def paths() -> dict[str, Any]:
                                     "totalItems": COUNT,
                                     "currentPage": {"type": "integer", "minimum": 1},
                                     "pageSize": {"type": "integer", "minimum": 1},
-                                    "totalPages": COUNT,
+                                    "totalPages": {"type": "integer", "minimum": 1},  # getPagingData: 1 for no items
                                 }
                             ),
                             obj({"vault": {"type": "null"}}, **decision("D-vault-nonmember")),

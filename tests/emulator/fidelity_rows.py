@@ -128,7 +128,8 @@ ROWS: dict[tuple[str, str], Row] = {
     ("GET /articles", "list stats"): Row("spec", (), "spec: Article stats are the seven keys it names"),
     ("GET /articles", "list item"): Row("fixed", ("test_articles.py::test_items_carry_the_platforms_extra_fields",),
                                         "userId, coverId, unlisted, cosmetic and the user's deletedAt and cosmetics "
-                                        "added; cover (the cover's JSON) and userNsfwLevel are not"),
+                                        "added (issue 33: the list's cosmetics null, profilePicture null, the single "
+                                        "article's isModerator); cover (the cover's JSON) and userNsfwLevel are not"),
     ("GET /articles/{id}", "detail stats"): Row("spec", (), "spec: the single shape 'adds the article body' to the "
                                                             "list shape, whose stats it names"),
     ("GET /articles/{id}", "detail extras"): Row("deviation", (), "contentJson, attachments, reactions, ... have no "
@@ -154,7 +155,7 @@ ROWS: dict[tuple[str, str], Row] = {
                                                                "document accepts it left out, as the platform does)"),
     ("GET /creators, /tags", "metadata"): Row("fixed", (F + "test_page_two_has_a_prev_page",)),
     ("GET /creators, /tags", "400 body"): Row("fixed", (F + "test_creators_and_tags_issue_codes_are_zods",)),
-    ("GET /creators, /tags", "tag item"): Row("same", ("test_tags.py::test_model_tags_only_most_used_first_with_exact_totals",)),
+    ("GET /creators, /tags", "tag item"): Row("same", ("test_tags.py::test_model_tags_only_most_used_first_with_the_platforms_metadata",)),
     # me
     ("GET /me", "fields"): Row("fixed", ("test_me.py::test_me_describes_the_tokens_user",)),
     ("GET /me", "401"): Row("same", ("test_me.py::test_me_401_for_missing_malformed_or_unknown",)),
@@ -208,6 +209,23 @@ ROWS: dict[tuple[str, str], Row] = {
         "the platform's key (image.schema.ts) against the spec's platformResources"),
     ("Shapes review", "stats null when the creator hides them"): Row(
         "deviation", (), "no Creator Controls metric privacy in the emulator: the counts are always integers"),
+    ("Shapes review", "GET /tags metadata (the platform counts no tags)"): Row(
+        "fixed", ("test_tags.py::test_model_tags_only_most_used_first_with_the_platforms_metadata",
+                  "test_tags.py::test_with_query_the_metadata_is_the_same_and_items_drive_paging",
+                  F + "test_page_two_has_a_prev_page", SH),
+        "totalItems 0, totalPages 1, no nextPage or prevPage (tag.service.ts getTags, getPagingData)"),
+    ("Shapes review", "GET /creators metadata (getPagingData, getPaginationLinks)"): Row(
+        "fixed", ("test_creators.py::test_with_query_totals_are_lower_bounds_exact_on_the_last_page",
+                  "test_creators.py::test_page_past_the_end", "test_creators.py::test_no_creators_is_one_page",
+                  "test_creators.py::test_the_links_repeat_the_requests_query", SH),
+        "hasMore on the search path, totalPages 1 for nothing, the links carry the request's whole query"),
+    ("Shapes review", "GET /me token fields for every bearer token"): Row(
+        "fixed", ("test_me.py::test_me_names_a_cli_tokens_subject_by_its_row_id",
+                  "test_me.py::test_me_bodies_validate_against_the_document", SH),
+        "a client-less token is the platform's API key: subject {type: apiKey, id: row id}, buzzLimit null"),
+    ("Shapes review", "GET /vault/all totalPages for no items"): Row(
+        "fixed", ("test_vault.py::test_all_pages", SH),
+        "getPaginatedVaultItems ends in getPagingData: totalPages 1 when nothing matches (it was 0)"),
     ("Shapes review", "validator: upper-case scheme in an allowed origin"): Row(
         "fixed", ("../rules/test_asset_url.py::test_family2_bare_hosts_are_https_origins",)),
     # routes

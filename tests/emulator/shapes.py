@@ -7,7 +7,7 @@ number is also seen is counted as a number), ``boolean``, ``null``, and two kind
 ``timestamp`` (``2024-01-02T03:04:05.678Z``) and ``timestamp-nz`` (a timestamp without time
 zone as Postgres writes one in JSON: ``2024-01-02T03:04:05`` or ``...05.67``, no ``Z``).
 Free-form objects (image ``meta``, ``earlyAccessConfig``, ``trainingDetails``, a Vault's
-``meta``, the enums' lists) are ``object`` with no paths below.
+``meta``, the enums' lists, /me's ``buzzLimit`` budgets) are ``object`` with no paths below.
 
 The per-route tables are in docs/platform-shapes.md ("Route shapes, key by key"): one table
 per route, ``| `key path` | types | source |``; ``tables()`` reads them for
@@ -26,7 +26,7 @@ SECTION = "## Route shapes, key by key"
 TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z")
 TIMESTAMP_NZ = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?")
 # Keys whose value is free-form (any keys below): their paths end there.
-OPAQUE = {"meta", "earlyAccessConfig", "trainingDetails", "details"}
+OPAQUE = {"meta", "earlyAccessConfig", "trainingDetails", "details", "buzzLimit"}
 
 
 def kind(value: Any) -> str:

@@ -69,7 +69,7 @@ def test_stats_fields_follow_the_store(media: MediaEnv) -> None:
                              "heartCount": 0, "viewCount": 0, "tippedAmountCount": 0}
     assert item["user"] == {"id": d.users["owner"], "username": "Media_Owner",
                             "image": f"{media.base_url}/__emulator/media/avatar-owner.jpeg",
-                            "deletedAt": None, "cosmetics": []}
+                            "deletedAt": None, "profilePicture": None, "cosmetics": None}
     assert item["tags"] == [{"id": d.tags["article"], "name": "media-article-tag", "isCategory": False},
                             {"id": d.tags["article_category"], "name": "media-article-category", "isCategory": True}]
     assert item["coverImage"]["id"] == d.images["cover_pg"] and item["coverImage"]["url"].startswith(media.base_url)
@@ -183,7 +183,14 @@ def test_bad_article_id_is_a_400(media: MediaEnv, value: str) -> None:
 
 def test_items_carry_the_platforms_extra_fields(media: MediaEnv) -> None:
     # Review row "articles list item": userId, coverId, unlisted, cosmetic; user adds deletedAt, cosmetics.
+    # Issue 33: the list's cosmetics is getArticles's jsonb_agg subquery, null without equipped cosmetics;
+    # the single article's is Prisma's relation, an array, beside the author's isModerator.
     item = media.json("/articles", limit=1)["items"][0]
     assert item["userId"] == item["user"]["id"] and item["cosmetic"] is None and item["unlisted"] is False
-    assert "coverId" in item and item["user"]["deletedAt"] is None and item["user"]["cosmetics"] == []
+    assert "coverId" in item and item["user"]["deletedAt"] is None and item["user"]["cosmetics"] is None
+    assert item["user"]["profilePicture"] is None
+    single = media.json(f"/articles/{item['id']}")["user"]
+    assert single["cosmetics"] == [] and single["profilePicture"] is None
+    moderator = media.sql("SELECT is_moderator FROM users WHERE id = ?", item["user"]["id"])[0][0]
+    assert single["isModerator"] is bool(moderator)
 

@@ -41,8 +41,10 @@ def bearer(token: str) -> dict[str, str]:
 
 def test_me_answers_the_token_owner(store: Store) -> None:
     body = client(store).get("/api/v1/me", headers=bearer(mint(store, 10))).json()
+    subject = body.pop("subject")  # a client-less token: the platform's apiKey subject (bearer-token.ts)
+    assert subject["type"] == "apiKey" and isinstance(subject["id"], int)
     assert body == {"id": 10, "username": "alice", "tier": "gold", "status": "active", "isMember": True,
-                    "subscriptions": ["Gold Membership"]}
+                    "subscriptions": ["Gold Membership"], "tokenScope": 1, "buzzLimit": None}
 
 
 def test_only_the_hash_is_stored(store: Store) -> None:

@@ -26,9 +26,11 @@ def test_me_describes_the_tokens_user(api: httpx.Client, landmarks: dict[str, An
                                 "status": user["status"], "isMember": user["tier"] != "free", "subscriptions": products}
     if email:  # me.ts:33-35: the email when the token may read the profile (UserRead, scope 1 here)
         expected |= {"email": email, "emailVerified": bool(verified)}
-    token_fields = {k: body.pop(k) for k in ("tokenScope", "buzzLimit", "subject") if k in body}
-    if token_fields:  # me.ts:40: an OAuth token's scope, Buzz limit and subject
-        assert token_fields["tokenScope"] == 1 and token_fields["subject"]["type"] == "oauth"
+    # me.ts:40: every bearer token's scope, Buzz limit and subject; a client-less (CLI) token is the
+    # emulator's API key: bearer-token.ts's {type: "apiKey", id: <the key's row id>}, no limit.
+    token_fields = {k: body.pop(k) for k in ("tokenScope", "buzzLimit", "subject")}
+    assert token_fields["tokenScope"] == 1 and token_fields["buzzLimit"] is None
+    assert token_fields["subject"]["type"] == "apiKey" and isinstance(token_fields["subject"]["id"], int)
     assert body == expected
 
 
@@ -69,3 +71,30 @@ def test_cli_token_works_against_the_running_emulator(api: httpx.Client, emulato
     assert done.returncode == 0, done.stderr
     token = json.loads(done.stdout)["access_token"]
     assert api.get("/api/v1/me", headers=bearer(token)).json()["id"] == landmarks["member"]["id"]
+
+
+def test_me_names_a_cli_tokens_subject_by_its_row_id(api: httpx.Client, landmarks: dict[str, Any], mint: Any,
+                                                    store_of: Any) -> None:
+    # bearer-token.ts: a token without an OAuth client is a user's API key, its subject the key's own id.
+    raw = mint(landmarks["member"]["id"], scope=3)
+    with store_of.read() as db:
+        token_id = db.execute("SELECT id FROM oauth_access_tokens WHERE token_hash = ?",
+                              (tokens.hash_token(raw),)).fetchone()[0]
+    body = api.get("/api/v1/me", headers=bearer(raw)).json()
+    assert (body["tokenScope"], body["buzzLimit"], body["subject"]) == (3, None, {"type": "apiKey", "id": token_id})
+    other = api.get("/api/v1/me", headers=bearer(mint(landmarks["member"]["id"]))).json()["subject"]
+    assert other["type"] == "apiKey" and other["id"] != token_id
+
+
+def test_me_bodies_validate_against_the_document(api: httpx.Client, landmarks: dict[str, Any], mint: Any) -> None:
+    # CurrentUser in openapi.json names the token fields (tokenScope, buzzLimit, subject) and email.
+    from test_recorded_responses import validator_for
+
+    validator = validator_for("CurrentUser")
+    for role in ("member", "free_user", "muted_user"):
+        body = api.get("/api/v1/me", headers=bearer(mint(landmarks[role]["id"]))).json()
+        assert "subject" in body
+        assert not list(validator.iter_errors(body)), body
+    broken = {**api.get("/api/v1/me", headers=bearer(mint(landmarks["member"]["id"]))).json(),
+              "subject": {"type": "apiKey", "id": "not-an-id"}}
+    assert list(validator.iter_errors(broken))

@@ -81,11 +81,31 @@ def sample_model(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) ->
             yield response.json()
 
 
+def moderator_token(landmarks: dict[str, Any], store_of: Any) -> str:
+    from blockkit.emulator.store import tokens
+    from blockkit.emulator.store.clock import Clock
+
+    with store_of.write() as db:
+        return tokens.issue_access_token(db, user_id=landmarks["moderator"]["id"], scope=1, now=Clock(store_of).now())
+
+
+def versions_of_every_status(store_of: Any) -> list[int]:
+    """A version of each status but Published (model-versions/[id].ts: a moderator reads any status)."""
+    with store_of.read() as db:
+        return [r[0] for r in db.execute("SELECT min(id) FROM model_versions WHERE status <> 'Published'"
+                                         " GROUP BY status")]
+
+
 def sample_version(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) -> Iterator[Any]:
     for version_id in version_ids(api, landmarks, store_of):
         response = api.get(f"/api/v1/model-versions/{version_id}")
         if response.status_code == 200:
             yield response.json()
+    unpublished = versions_of_every_status(store_of)
+    assert unpublished, "the seed holds versions that are not Published"
+    headers = {"Authorization": f"Bearer {moderator_token(landmarks, store_of)}"}
+    for version_id in unpublished:
+        yield ok(api.get(f"/api/v1/model-versions/{version_id}", headers=headers))
 
 
 def sha256s(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) -> list[str]:
@@ -118,6 +138,14 @@ def sample_mini(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) -> 
         response = api.get(f"/api/v1/model-versions/mini/{version_id}")
         if response.status_code == 200:
             yield response.json()
+    with store_of.read() as db:  # Private (training) versions, read by a moderator as their owner could
+        private = [r[0] for r in db.execute("SELECT id FROM model_versions WHERE availability = 'Private'"
+                                            " ORDER BY id LIMIT 5")]
+    headers = {"Authorization": f"Bearer {moderator_token(landmarks, store_of)}"}
+    for version_id in versions_of_every_status(store_of) + private:
+        response = api.get(f"/api/v1/model-versions/mini/{version_id}", headers=headers)
+        if response.status_code == 200:
+            yield response.json()
 
 
 def sample_images(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) -> Iterator[Any]:
@@ -139,6 +167,7 @@ def sample_posts(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) ->
 def sample_articles(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) -> Iterator[Any]:
     yield ok(api.get("/api/v1/articles?limit=100&nsfw=true"))
     yield ok(api.get("/api/v1/articles?limit=100"))
+    yield ok(api.get("/api/v1/articles?limit=1"))  # a next page: nextCursor, nextPage
 
 
 def sample_article(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) -> Iterator[Any]:
@@ -148,6 +177,8 @@ def sample_article(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) 
 
 def sample_collections(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) -> Iterator[Any]:
     yield ok(api.get("/api/v1/collections?limit=100"))
+    yield ok(api.get("/api/v1/collections?limit=100&nsfw=true"))
+    yield ok(api.get("/api/v1/collections?limit=1"))  # a next page: nextCursor, nextPage
 
 
 def sample_collection(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) -> Iterator[Any]:
@@ -157,11 +188,19 @@ def sample_collection(api: httpx.Client, landmarks: dict[str, Any], store_of: An
 
 def sample_users(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) -> Iterator[Any]:
     yield ok(api.get("/api/v1/users?limit=100"))
+    with store_of.read() as db:  # users with and without an avatar, a mature one among them
+        ids = [r[0] for r in db.execute(
+            "SELECT id FROM (SELECT id, image IS NULL AS bare, avatar_nsfw FROM users WHERE id > 0"
+            " AND deleted_at IS NULL ORDER BY id) GROUP BY bare, avatar_nsfw")]
+    yield ok(api.get(f"/api/v1/users?ids={','.join(map(str, ids))}"))
+    yield ok(api.get("/api/v1/users?query=a"))
 
 
 def sample_creators(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) -> Iterator[Any]:
     yield ok(api.get("/api/v1/creators?limit=100"))
     yield ok(api.get("/api/v1/creators?limit=5&page=2"))
+    yield ok(api.get("/api/v1/creators?limit=2&query=e"))  # the search path: hasMore, bounds
+    yield ok(api.get("/api/v1/creators?limit=2&page=2&query=e"))
 
 
 def sample_tags(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) -> Iterator[Any]:
@@ -172,6 +211,56 @@ def sample_tags(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) -> 
 def sample_permissions(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) -> Iterator[Any]:
     ids = ",".join(str(landmarks[k]["id"]) for k in ("early_access_version", "public_version"))
     yield ok(api.get(f"/api/v1/permissions/check?entityIds={ids}"))
+
+
+def sample_me(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) -> Iterator[Any]:
+    """Client-less (CLI) tokens with and without UserRead, and OAuth tokens with and without a Buzz limit."""
+    from blockkit.emulator.store import oauth, tokens
+    from blockkit.emulator.store.clock import Clock
+
+    now = Clock(store_of).now()
+    raws: list[str] = []
+    with store_of.write() as db:
+        for role, scope in (("member", 1), ("member", 2), ("muted_user", 1), ("free_user", 3)):
+            raws.append(tokens.issue_access_token(db, user_id=landmarks[role]["id"], scope=scope, now=now))
+        owner = landmarks["member"]["id"]
+        for n, limit in enumerate((None, [{"type": "sliding", "limit": 500, "window": "day", "unit": 1}])):
+            client_id, _ = oauth.add_client(db, name=f"shapes-me-{n}", owner_user_id=owner, redirect_uris=[],
+                                            allowed_scopes=3, confidential=False, allowed_origins=[], now=now)
+            oauth.save_consent(db, user_id=owner, client_id=client_id, scope=3, buzz_limit=limit, now=now)
+            raws.append(tokens.issue_access_token(db, user_id=owner, scope=3, now=now, client_id=client_id))
+    for raw in raws:
+        yield ok(api.get("/api/v1/me", headers={"Authorization": f"Bearer {raw}"}))
+
+
+def sample_enums(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) -> Iterator[Any]:
+    yield ok(api.get("/api/v1/enums"))
+
+
+def member_headers(landmarks: dict[str, Any], store_of: Any) -> dict[str, str]:
+    from blockkit.emulator.store import tokens
+    from blockkit.emulator.store.clock import Clock
+
+    with store_of.write() as db:
+        raw = tokens.issue_access_token(db, user_id=landmarks["member"]["id"], scope=1, now=Clock(store_of).now())
+    return {"Authorization": f"Bearer {raw}"}
+
+
+def sample_vault_get(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) -> Iterator[Any]:
+    yield ok(api.get("/api/v1/vault/get", headers=member_headers(landmarks, store_of)))
+
+
+def sample_vault_all(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) -> Iterator[Any]:
+    headers = member_headers(landmarks, store_of)
+    yield ok(api.get("/api/v1/vault/all?limit=60", headers=headers))
+    yield ok(api.get("/api/v1/vault/all?query=zz-no-such-item-zz", headers=headers))
+
+
+def sample_vault_check(api: httpx.Client, landmarks: dict[str, Any], store_of: Any) -> Iterator[Any]:
+    headers = member_headers(landmarks, store_of)
+    stored = [i["modelVersionId"] for i in ok(api.get("/api/v1/vault/all?limit=5", headers=headers))["items"]]
+    ids = ",".join(map(str, stored + [landmarks["public_version"]["id"]]))
+    yield ok(api.get(f"/api/v1/vault/check-vault?modelVersionIds={ids}", headers=headers))
 
 
 ROUTES: dict[str, Callable[..., Iterator[Any]]] = {
@@ -192,6 +281,11 @@ ROUTES: dict[str, Callable[..., Iterator[Any]]] = {
     "GET /api/v1/creators": sample_creators,
     "GET /api/v1/tags": sample_tags,
     "GET /api/v1/permissions/check": sample_permissions,
+    "GET /api/v1/me": sample_me,
+    "GET /api/v1/enums": sample_enums,
+    "GET /api/v1/vault/get": sample_vault_get,
+    "GET /api/v1/vault/all": sample_vault_all,
+    "GET /api/v1/vault/check-vault": sample_vault_check,
 }
 
 

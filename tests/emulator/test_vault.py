@@ -87,6 +87,9 @@ def test_all_pages(api: httpx.Client, member: dict[str, str]) -> None:
     beyond = api.get("/api/v1/vault/all?limit=2&page=999", headers=member).json()
     assert beyond["items"] == [] and beyond["totalItems"] == len(everything)
     assert api.get("/api/v1/vault/all", headers=member).json()["pageSize"] == 60  # the default
+    # getPagingData: with nothing to count, totalPages is 1 (issue 33; it was 0).
+    none = api.get("/api/v1/vault/all?query=zz-no-such-item-zz", headers=member).json()
+    assert (none["items"], none["totalItems"], none["totalPages"]) == ([], 0, 1)
 
 
 @pytest.mark.parametrize("sort,key,reverse", [

@@ -41,6 +41,7 @@ class ArticleRow:
     user_id: int
     username: str
     user_image: str | None
+    user_is_moderator: bool
     cover_id: int | None
     cover_url: str | None
     cover_level: int | None
@@ -54,7 +55,7 @@ class ArticleRow:
 def _columns(sort_key: str, with_content: bool) -> str:
     return ("a.id, a.title, a.published_at, a.created_at, a.updated_at, a.nsfw_level, a.availability, a.status,"
             " a.scanned_at IS NOT NULL, a.favorite_count, a.collected_count, a.comment_count, a.like_count,"
-            " a.heart_count, a.view_count, a.tipped_amount_count, u.id, u.username, u.image,"
+            " a.heart_count, a.view_count, a.tipped_amount_count, u.id, u.username, u.image, u.is_moderator = 1,"
             " c.id, c.url, c.nsfw_level, c.scanned_at IS NOT NULL, c.width, c.height,"
             f" {'a.content' if with_content else 'NULL'}, {sort_key}")
 

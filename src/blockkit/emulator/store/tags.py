@@ -23,7 +23,3 @@ def list_model_tags(db: sqlite3.Connection, *, query: str | None, limit: int, of
         f" WHERE {where} GROUP BY t.id ORDER BY count(m.id) DESC, t.name COLLATE NOCASE, t.id LIMIT ? OFFSET ?",
         [*params, limit, offset])
     return [r[0] for r in rows]
-
-
-def count_model_tags(db: sqlite3.Connection) -> int:
-    return int(db.execute("SELECT count(*) FROM tags WHERE kind = 'model'").fetchone()[0])

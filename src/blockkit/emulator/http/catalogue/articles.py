@@ -167,8 +167,14 @@ def article_out(row: store.ArticleRow, tags: list[tuple[int, str, bool]], *, lev
     # cover's id, whether the article is unlisted, and cosmetics (none in the emulator).
     article.update({"userId": row.user_id, "coverId": row.cover_id, "unlisted": row.availability == "Unlisted",  # type: ignore[typeddict-item]
                     "cosmetic": None})
-    article["user"].update({"deletedAt": None, "cosmetics": []})  # type: ignore[typeddict-item]
+    # The author (issue 33): simpleUserSelect's profilePicture (an Image row; the emulator's avatars are bare
+    # URLs, so null). On the list, cosmetics is getArticles's jsonb_agg subquery over the equipped cosmetics,
+    # which is null when there are none; the single article reads them through Prisma
+    # (userWithCosmeticsSelect), an array, and adds the author's isModerator (articleDetailSelect).
+    article["user"].update({"deletedAt": None, "profilePicture": None,  # type: ignore[typeddict-item]
+                            "cosmetics": [] if with_content else None})
     if with_content:
+        article["user"]["isModerator"] = bool(row.user_is_moderator)  # type: ignore[typeddict-unknown-key]
         article["content"] = row.content
     return article
 

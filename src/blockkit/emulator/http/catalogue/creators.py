@@ -5,14 +5,17 @@ case-insensitive substring of the username. Each item links to the models list
 filtered by the creator's username; modelCount (published models) appears only when
 above zero.
 
-Totals: without ``query`` they are exact. With ``query`` they are lower bounds, as
-the platform's search gives them: the items up to this page plus one when another
-page follows, so they grow as pages are walked and are exact on the final page (and
-on a page past the end, which counts). nextPage is the signal for another page.
+Totals (the platform's getPagingData): without ``query`` they are exact, and totalPages is 1 when
+there are none. With ``query`` the platform counts nothing (a take+1 probe): totalItems is the
+items up to this page plus one when another page follows, totalPages this page plus one or this
+page, and ``hasMore`` says which; so totals grow as pages are walked and are exact on the final
+page (a page past the end reports the items skipped). nextPage (the request's query, ``page``
+set) while currentPage < totalPages; prevPage from page 2 when totalPages > 1.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Optional
 
 from pydantic import Field
@@ -24,7 +27,7 @@ from typing_extensions import NotRequired, TypedDict
 from blockkit.emulator.http.catalogue import links
 from blockkit.emulator.http.errors import json_response
 from blockkit.emulator.http.catalogue.models import EDGE_CACHED
-from blockkit.emulator.http.catalogue.pages import PageMetadata, page_metadata
+from blockkit.emulator.http.catalogue.pages import PageMetadata, paging_data, with_links
 from blockkit.emulator.http.catalogue.params import MAX_SAFE_INTEGER, QueryModel
 from blockkit.emulator.http.catalogue.query import Int, Shape, Text, read_query
 from blockkit.emulator.state import EmulatorState, emulator
@@ -49,16 +52,20 @@ class CreatorsPage(TypedDict):
     metadata: PageMetadata
 
 
-def list_creators(state: EmulatorState, query: CreatorsQuery, *, base_url: str) -> CreatorsPage:
+def list_creators(state: EmulatorState, query: CreatorsQuery, *, base_url: str,
+                  params: Sequence[tuple[str, str]] = ()) -> CreatorsPage:
+    """``params``: the request's query, which the platform's nextPage and prevPage repeat with ``page`` set."""
     offset = (query.page - 1) * query.limit
     with state.store.read() as db:
         rows = store.list_creators(db, query=query.query, limit=query.limit + 1, offset=offset)
         more = len(rows) > query.limit
         rows = rows[:query.limit]
-        if query.query and rows:
-            total = offset + len(rows) + (1 if more else 0)   # a lower bound, exact on the last page
+        if query.query:
+            # getCreators's search path: a take+1 probe instead of a count (getPagingData's hasMore).
+            metadata = paging_data(page=query.page, limit=query.limit, returned=len(rows), has_more=more)
         else:
-            total = store.count_creators(db, query=query.query)
+            metadata = paging_data(page=query.page, limit=query.limit,
+                                   total=store.count_creators(db, query=None))
     items: list[CreatorOut] = []
     for row in rows:
         item: CreatorOut = {"username": row.username,
@@ -67,14 +74,13 @@ def list_creators(state: EmulatorState, query: CreatorsQuery, *, base_url: str) 
         if row.model_count > 0:
             item["modelCount"] = row.model_count
         items.append(item)
-    metadata = page_metadata(base_url, "/creators", page=query.page, limit=query.limit, total=total, more=more,
-                             query=query.query)
-    return {"items": items, "metadata": metadata}
+    return {"items": items, "metadata": with_links(metadata, base_url, "/creators", params)}
 
 
 def creators_endpoint(request: Request) -> Response:
     query = read_query(request, CreatorsQuery, Shape.ISSUES)
-    return json_response(list_creators(emulator(request), query, base_url=links.request_origin(request)), headers=EDGE_CACHED)
+    return json_response(list_creators(emulator(request), query, base_url=links.request_origin(request),
+                                       params=request.query_params.multi_items()), headers=EDGE_CACHED)
 
 
 routes = [Route("/creators", creators_endpoint, methods=["GET"])]

@@ -35,7 +35,13 @@ USER_READ = 1  # the OAuth scope bit that releases the email, as on userinfo
 
 def profile_and_token_fields(request: Request, caller: Caller) -> dict[str, Any]:
     """What the platform's /me adds (me.ts:33-40): email and emailVerified when the token may read the
-    profile (UserRead) and the user has an email; tokenScope, buzzLimit and subject for an OAuth token."""
+    profile (UserRead) and the user has an email; the token's tokenScope, buzzLimit and subject.
+
+    Every bearer token on the platform has a subject (bearer-token.ts): an OAuth token's is
+    ``{type: "oauth", id: <clientId>}`` with the consent's Buzz limit, a user's own API key's
+    ``{type: "apiKey", id: <the key's row id>}`` with the key's limit. A token the CLI minted (no
+    client) is the emulator's API key: its subject is ``apiKey`` with the token's row id, and its
+    buzzLimit null (the emulator sets no limit on those)."""
     from blockkit.emulator.state import emulator
     from blockkit.emulator.store import oauth as oauth_store
 
@@ -52,6 +58,10 @@ def profile_and_token_fields(request: Request, caller: Caller) -> dict[str, Any]
         out["tokenScope"] = caller.scope
         out["buzzLimit"] = consent.buzz_limit if consent is not None else None
         out["subject"] = {"type": "oauth", "id": client_id}
+    elif caller.kind == "oauth" and caller.token_ctx.get("token_id") is not None:
+        out["tokenScope"] = caller.scope
+        out["buzzLimit"] = None
+        out["subject"] = {"type": "apiKey", "id": caller.token_ctx["token_id"]}
     return out
 
 

@@ -12,6 +12,7 @@ value that is ``None`` goes out as null.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Optional
 
 from typing_extensions import NotRequired, TypedDict
@@ -30,26 +31,55 @@ class CursorMetadata(TypedDict):
 
 
 class PageMetadata(TypedDict):
-    """Page pagination (creators, tags)."""
+    """Page pagination (creators, tags): the platform's getPagingData, then getPaginationLinks's links."""
 
     totalItems: int
     currentPage: int
     pageSize: int
     totalPages: int
+    hasMore: NotRequired[bool]   # only where the count is a lower bound (creators with query)
     nextPage: NotRequired[str]
     prevPage: NotRequired[str]
 
 
-def page_metadata(base_url: str, path: str, *, page: int, limit: int, total: int, more: bool,
-                  query: Optional[str]) -> PageMetadata:
-    """Totals as given; nextPage (same limit and query, the next page) only when ``more``; prevPage from
-    page 2 on (getPaginationLinks, creators.ts:44 and tags.ts)."""
-    metadata: PageMetadata = {"totalItems": total, "currentPage": page, "pageSize": limit,
-                              "totalPages": math.ceil(total / limit) if total else 0}
-    if more:
-        params = [("limit", str(limit)), ("page", str(page + 1))] + ([("query", query)] if query else [])
-        metadata["nextPage"] = links.api_url(base_url, path, params)
-    if page > 1:
-        params = [("limit", str(limit)), ("page", str(page - 1))] + ([("query", query)] if query else [])
-        metadata["prevPage"] = links.api_url(base_url, path, params)
+def paging_data(*, page: int, limit: int, total: Optional[int] = None, returned: int = 0,
+                has_more: Optional[bool] = None) -> PageMetadata:
+    """The platform's ``getPagingData`` (``server/utils/pagination-helpers.ts``).
+
+    With ``has_more`` (a take+1 probe instead of a count): totalItems is the lower bound
+    ``skipped + returned (+1 when more)``, totalPages ``page + 1`` when more else ``page``, and
+    ``hasMore`` is sent too. Otherwise totalItems is ``total`` (0 when there is no count) and
+    totalPages ``ceil(total / limit)``, or 1 when the total is 0.
+    """
+    if has_more is not None:
+        skipped = (page - 1) * limit if page > 1 else 0
+        return {"totalItems": skipped + returned + (1 if has_more else 0), "currentPage": page, "pageSize": limit,
+                "totalPages": page + 1 if has_more else page, "hasMore": has_more}
+    total = total or 0
+    return {"totalItems": total, "currentPage": page, "pageSize": limit,
+            "totalPages": math.ceil(total / limit) if total else 1}
+
+
+def with_links(metadata: PageMetadata, base_url: str, path: str, params: Sequence[tuple[str, str]]
+               ) -> PageMetadata:
+    """The platform's ``getPaginationLinks``: nextPage while currentPage < totalPages, prevPage when
+    totalPages > 1 and currentPage > 1; each is the request's own query with ``page`` set (in its place,
+    or last when the request had none)."""
+    current, pages = metadata["currentPage"], metadata["totalPages"]
+
+    def link(page: int) -> str:
+        items: list[tuple[str, str]] = []
+        for key, value in params:
+            if key != "page":
+                items.append((key, value))
+            elif not any(k == "page" for k, _ in items):
+                items.append(("page", str(page)))
+        if not any(k == "page" for k, _ in items):
+            items.append(("page", str(page)))
+        return links.api_url(base_url, path, items)
+
+    if current < pages:
+        metadata["nextPage"] = link(current + 1)
+    if pages > 1 and current > 1:
+        metadata["prevPage"] = link(current - 1)
     return metadata

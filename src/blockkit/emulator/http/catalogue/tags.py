@@ -4,10 +4,9 @@ Model tags only, most used first (published models carrying them), then by name;
 page pagination; ``query`` is a case-insensitive substring of the name. Each item
 links to the models list filtered by the tag.
 
-Totals: exact without ``query``; with ``query`` they are 0 (the spec allows 0 "when an
-exact count is not cheap": a substring search is where the platform stops counting),
-so clients page by items and nextPage, which is present whenever another page
-follows.
+Metadata as the platform's (``tags.ts`` over ``tag.service.ts`` getTags, which has counted
+nothing since 2025-10): ``{totalItems: 0, currentPage, pageSize, totalPages: 1}`` on every page,
+with no nextPage or prevPage; a client pages by the items' length (a full page may have a next).
 
 Answers are cached server-side for 60 seconds of the emulator clock, per (limit,
 page, query, origin): a tag added meanwhile shows once the entry expires (advance the clock
@@ -29,7 +28,7 @@ from typing_extensions import TypedDict
 from blockkit.emulator.http.catalogue import links
 from blockkit.emulator.http.errors import json_response
 from blockkit.emulator.http.catalogue.models import EDGE_CACHED
-from blockkit.emulator.http.catalogue.pages import PageMetadata, page_metadata
+from blockkit.emulator.http.catalogue.pages import PageMetadata, paging_data, with_links
 from blockkit.emulator.http.catalogue.params import MAX_SAFE_INTEGER, QueryModel
 from blockkit.emulator.http.catalogue.query import Int, Shape, Text, read_query
 from blockkit.emulator.state import EmulatorState, emulator
@@ -98,14 +97,13 @@ def list_tags(state: EmulatorState, query: TagsQuery, *, base_url: str) -> TagsP
         return cached  # type: ignore[no-any-return]
     offset = (query.page - 1) * query.limit
     with state.store.read() as db:
-        names = store.list_model_tags(db, query=query.query, limit=query.limit + 1, offset=offset)
-        total = 0 if query.query else store.count_model_tags(db)
-    more = len(names) > query.limit
+        names = store.list_model_tags(db, query=query.query, limit=query.limit, offset=offset)
+    # The platform's getTags counts nothing (the count was removed: "Nothing actually supports
+    # paging tags anyway"), so getPagingData gives totalItems 0 and totalPages 1, and
+    # getPaginationLinks no nextPage or prevPage: a client pages by the items' length.
     page: TagsPage = {
-        "items": [{"name": name, "link": links.api_url(base_url, "/models", [("tag", name)])}
-                  for name in names[:query.limit]],
-        "metadata": page_metadata(base_url, "/tags", page=query.page, limit=query.limit, total=total, more=more,
-                                  query=query.query),
+        "items": [{"name": name, "link": links.api_url(base_url, "/models", [("tag", name)])} for name in names],
+        "metadata": with_links(paging_data(page=query.page, limit=query.limit), base_url, "/tags", ()),
     }
     cache.put(key, page, now)
     return page

@@ -34,6 +34,7 @@ from blockkit.emulator import facts
 from blockkit.emulator.http.auth import Caller, caller_of
 from blockkit.emulator.http.errors import ApiError, json_response
 from blockkit.emulator.http.catalogue.model_versions import may_see
+from blockkit.emulator.http.catalogue.pages import paging_data
 from blockkit.emulator.http.catalogue.models import PRIVATE, ModelTypeName, absolute, origin
 from blockkit.emulator.http.catalogue.params import (
     MAX_SAFE_INTEGER,
@@ -208,8 +209,9 @@ def list_items(state: EmulatorState, caller: Caller, query: VaultAllQuery, base_
         start = (query.page - 1) * query.limit
         page = rows[start:start + query.limit] if start < total else []
         files = store.item_files(db, [r[0] for r in page])
-    return {"items": [item_shape(r, files.get(r[0], []), base_url) for r in page], "totalItems": total,
-            "currentPage": query.page, "pageSize": query.limit, "totalPages": math.ceil(total / query.limit)}
+    # getPaginatedVaultItems ends in getPagingData, spread at the top level: totalPages is 1 for no items.
+    return {"items": [item_shape(r, files.get(r[0], []), base_url) for r in page],
+            **paging_data(page=query.page, limit=query.limit, total=total)}
 
 
 def check_items(state: EmulatorState, caller: Caller, version_ids: list[int], base_url: str) -> list[dict[str, Any]]:
