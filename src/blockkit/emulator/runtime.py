@@ -47,6 +47,7 @@ class Emulator:
         self.data_dir: Path | None = None
         self._temporary = options.data is None
         self._data_lock: Any = None
+        self.journal: Any = None
 
     @property
     def urls(self) -> Urls:
@@ -59,6 +60,9 @@ class Emulator:
         from blockkit.emulator.services.orchestration.callbacks import Background
         from blockkit.emulator.store.checkpointer import Checkpointer
 
+        from blockkit.emulator.journal import Journal, journal_size
+
+        self.journal = Journal(journal_size(self.options.journal_size))
         # Sockets first: a busy port fails before any work, and port 0 knows its URLs.
         self.server = EmulatorServer(self.options)
         try:
@@ -73,7 +77,8 @@ class Emulator:
                 for line in seed.ensure_seeded(self.store, self.options.seed, self.options.scale):
                     self._note(line)
                 self.clock = Clock(self.store, follow=True)  # an import or reset while it runs moves it
-            apps = build_apps(self.store, self.clock, self.options, self.server.urls, note=self._note)
+            apps = build_apps(self.store, self.clock, self.options, self.server.urls, note=self._note,
+                          journal=self.journal)
             if self._wrap_catalogue is not None:
                 apps = (self._wrap_catalogue(apps[0]), *apps[1:])
             # Before serving: refund what a crash cut short; then the callback and expiry worker runs.
@@ -81,7 +86,7 @@ class Emulator:
             # Checkpoints off the request path (store/checkpointer.py), for the connections the
             # request threads are about to make.
             self.checkpointer = Checkpointer(self.store).start()
-            self.server.start(apps)
+            self.server.start(apps, journal=self.journal)
         except BaseException:
             try:
                 self.stop()
@@ -166,7 +171,8 @@ class Emulator:
         if self.clock is not None:
             self.clock.close()
         self.clock = Clock(self.store, follow=True)
-        apps = build_apps(self.store, self.clock, self.options, self.server.urls, note=self._note)
+        apps = build_apps(self.store, self.clock, self.options, self.server.urls, note=self._note,
+                          journal=self.journal)
         if self._wrap_catalogue is not None:
             apps = (self._wrap_catalogue(apps[0]), *apps[1:])
         self.background = Background(self.store, self.clock, note=self._note).start()
