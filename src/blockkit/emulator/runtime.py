@@ -30,6 +30,9 @@ from blockkit.emulator.state import Urls
 from blockkit.emulator.store import Store
 
 TEMP_PREFIX = "blockkit-emulator-"
+# In a kept data directory while a server runs on it: the ready file's contents (URLs, pid, access
+# key), 0600 in the 0700 directory, so `blockkit emulator log --data DIR` finds the server.
+SERVER_FILE = "server.json"
 
 
 class Emulator:
@@ -87,6 +90,8 @@ class Emulator:
             # request threads are about to make.
             self.checkpointer = Checkpointer(self.store).start()
             self.server.start(apps, journal=self.journal)
+            if not self._temporary:
+                write_ready_file(self.data_dir / SERVER_FILE, self.ready_info())
         except BaseException:
             try:
                 self.stop()
@@ -126,6 +131,11 @@ class Emulator:
         """Stop serving, checkpoint and close the store, remove a temporary data directory. Idempotent."""
         if self.server is not None:
             self.server.stop()
+        if not self._temporary and self.data_dir is not None and self._data_lock is not None:
+            server_file = self.data_dir / SERVER_FILE
+            info = _read_ready(server_file)
+            if info is not None and info.get("pid") == os.getpid():
+                server_file.unlink(missing_ok=True)
         if getattr(self, "background", None) is not None:
             self.background.stop()
             self.background = None

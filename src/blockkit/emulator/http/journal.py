@@ -222,20 +222,21 @@ async def journal_endpoint(request: Request) -> Response:
         return journal.entries(since=since, status=status, origin=origin, client=params.get("client") or None,
                                user=user, limit=limit, bodies=bodies == "1")
 
+    # last_id as it was before the read: a follower that got no entries goes on from it and misses none.
+    last = journal.last_id
     found = read()
-    if not found and wait > 0 and journal.enabled:
+    if not found and wait > 0 and since is not None and journal.enabled:
         deadline = time.monotonic() + wait
-        seen = journal.last_id
         while time.monotonic() < deadline:
             await asyncio.sleep(POLL_S)
             if await request.is_disconnected():
                 break
-            if journal.last_id != seen:
-                seen = journal.last_id
+            if journal.last_id != last:
+                last = journal.last_id
                 found = read()
                 if found:
                     break
-    return json_response({"entries": found, "last_id": journal.last_id, "size": journal.size,
+    return json_response({"entries": found, "last_id": last, "size": journal.size,
                           "enabled": journal.enabled}, headers={"Cache-Control": "no-store"})
 
 
