@@ -137,6 +137,8 @@ class JournalMiddleware:
         }
         if status >= 400:
             entry["reason"] = holder.get("reason") or _reason_from_body(response_body, response_type, status)
+        elif status >= 300 and holder.get("reason"):  # an OAuth refusal sent back to the client's redirect_uri
+            entry["reason"] = holder["reason"]
         self.journal.add(entry)
 
 

@@ -246,7 +246,7 @@ class Validator(RequestValidator):
             self.failed(request)
             return False  # unknown client, or a secret from a public client
         if not hmac.compare_digest(hash_token(secret), client.secret_hash):
-            journal.note_reason(f"the client_secret sent is not client {client_id!r}'s")
+            journal.note_reason(f"the client_secret sent is not the one registered for client {client_id!r}")
             self.failed(request)
             return False
         request.client = client
@@ -315,8 +315,8 @@ class Validator(RequestValidator):
         if client is None or not scopes.within(value, client.allowed_scopes | scopes.USER_READ):
             if client is not None:
                 ceiling = client.allowed_scopes | scopes.USER_READ
-                journal.note_reason(f"scope {value} asks for {scope_names(value & ~ceiling)}, outside client"
-                                    f" {client.id!r}'s allowed scopes ({client.allowed_scopes}:"
+                journal.note_reason(f"scope {value} asks for {scope_names(value & ~ceiling)}, outside the scopes"
+                                    f" client {client.id!r} is allowed ({client.allowed_scopes}:"
                                     f" {scope_names(client.allowed_scopes)})")
             return False
         request.scopes = [str(value)]
@@ -512,7 +512,8 @@ def redirect_reason(client: store.Client, sent: str | None) -> str:
     registered = journal.described([repr(uri) for uri in client.redirect_uris])
     if not sent:
         return f"no redirect_uri was sent; client {client.id!r} registers {registered}"
-    return f"redirect_uri {sent!r} does not match any of client {client.id!r}'s registered redirect URIs: {registered}"
+    return (f"redirect_uri {sent!r} does not match any redirect URI registered for client {client.id!r}:"
+            f" {registered}")
 
 
 # --- the endpoints ---------------------------------------------------------------------------
