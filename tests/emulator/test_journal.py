@@ -90,9 +90,12 @@ def test_redaction_of_queries_forms_json_and_headers() -> None:
     assert journal_mod.redact_text("password=hunter2&username=u", "application/x-www-form-urlencoded") == \
         f"password={REDACTED}&username=u"
     headers = journal_mod.redact_headers([(b"Authorization", b"Bearer t0k"), (b"Cookie", b"s=1"),
-                                          (b"X-Blockkit-Access-Key", b"k"), (b"Accept", b"*/*")])
+                                          (b"X-Blockkit-Access-Key", b"k"), (b"Accept", b"*/*"),
+                                          (b"Location", b"http://127.0.0.1:9/cb?code=C0DE&state=s")])
     assert headers == [["authorization", REDACTED], ["cookie", REDACTED], ["x-blockkit-access-key", REDACTED],
-                       ["accept", "*/*"]]
+                       ["accept", "*/*"], ["location", f"http://127.0.0.1:9/cb?code={REDACTED}&state=s"]]
+    assert journal_mod.redact_path("/__emulator/downloads/GRANT123/model.safetensors") == \
+        f"/__emulator/downloads/{REDACTED}/model.safetensors"
 
 
 def test_the_size_comes_from_the_option_then_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -219,7 +222,10 @@ def test_the_rate_limit_names_its_window_and_count(oauth: OAuthEnv) -> None:
 def test_tokens_and_secrets_never_reach_the_journal(oauth: OAuthEnv) -> None:
     client = oauth.client(owner=oauth.user()["username"])
     since = mark(oauth.base_url)
-    granted = oauth.grant(client, oauth.user()["username"], scope="1")
+    code, verifier = oauth.code_for(client, oauth.user()["username"], scope="1")
+    exchanged = oauth.exchange(client, code, verifier)
+    assert exchanged.status_code == 200, exchanged.text
+    granted = exchanged.json()
     refreshed = oauth.refresh(client, granted["refresh_token"]).json()
     assert httpx.get(oauth.base_url + "/api/v1/me", headers={"Authorization": f"Bearer {refreshed['access_token']}"},
                      timeout=30).status_code == 200
@@ -228,7 +234,8 @@ def test_tokens_and_secrets_never_reach_the_journal(oauth: OAuthEnv) -> None:
     browser = oauth.signed_in(oauth.user()["username"])
     session = next(iter(browser.cookies.values()))
     text = json.dumps(read_journal(oauth.base_url, since=since, bodies=1, limit=2000))
-    secrets = {"client_secret": client.client_secret, "access_token": granted["access_token"],
+    secrets = {"code": code, "code_verifier": verifier, "client_secret": client.client_secret,
+               "access_token": granted["access_token"],
                "refresh_token": granted["refresh_token"], "new access_token": refreshed["access_token"],
                "new refresh_token": refreshed["refresh_token"], "session cookie": session}
     for name, value in secrets.items():

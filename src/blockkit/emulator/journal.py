@@ -97,12 +97,36 @@ def sensitive(name: str) -> bool:
     return folded in _SECRET_NAMES or any(word in folded for word in _SECRET_WORDS)
 
 
+_URL_HEADERS = frozenset({"location", "referer", "content-location"})
+
+
+def redact_url(url: str) -> str:
+    """A URL with its query's secrets redacted (an OAuth redirect's ``code``), and its fragment's."""
+    for mark in ("?", "#"):
+        head, sep, tail = url.partition(mark)
+        if sep:
+            url = head + sep + redact_pairs(tail)
+    return redact_path(url)
+
+
+_GRANT_PATH = re.compile(r"(/__emulator/downloads/)[^/?#]+")
+
+
+def redact_path(path: str) -> str:
+    """A path with the secrets it carries redacted (a download grant)."""
+    return _GRANT_PATH.sub(rf"\g<1>{REDACTED}", path)
+
+
 def redact_headers(headers: Iterable[tuple[bytes, bytes]]) -> list[list[str]]:
     out: list[list[str]] = []
     for raw_name, raw_value in headers:
         name = raw_name.decode("latin-1").lower()
         value = raw_value.decode("latin-1")
-        out.append([name, REDACTED if name in _SECRET_HEADERS or sensitive(name) else value])
+        if name in _SECRET_HEADERS or sensitive(name):
+            value = REDACTED
+        elif name in _URL_HEADERS:
+            value = redact_url(value)
+        out.append([name, value])
     return out
 
 

@@ -124,7 +124,7 @@ class JournalMiddleware:
                 "+00:00", "Z"),
             "origin": self.origin,
             "method": str(scope.get("method", "")),
-            "path": str(scope.get("path", "")),
+            "path": journal_mod.redact_path(str(scope.get("path", ""))),
             "query": journal_mod.redact_pairs(query),
             "status": status,
             "duration_ms": round((time.perf_counter() - started) * 1000, 2),
