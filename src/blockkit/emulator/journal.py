@@ -20,6 +20,7 @@ The size: ``EmulatorOptions.journal_size`` (``emulator start --journal-size N``)
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import threading
@@ -27,6 +28,7 @@ from collections import deque
 from collections.abc import Iterable, Sequence
 from contextvars import ContextVar
 from typing import Any
+from urllib.parse import unquote_plus
 
 from blockkit.emulator.errors import EmulatorError
 
@@ -36,6 +38,8 @@ SIZE_VARIABLE = "BLOCKKIT_EMULATOR_JOURNAL"
 BODY_LIMIT = 2048  # bytes of each body kept
 REDACTED = "[redacted]"
 PATH = "/__emulator/journal"
+RAW = "_raw"  # an entry's headers and bodies as they passed, until first read (then redacted)
+_HIDDEN = frozenset({RAW, "request", "response"})
 
 _current: ContextVar[dict[str, Any] | None] = ContextVar("blockkit_journal_entry", default=None)
 
@@ -89,6 +93,7 @@ _SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "
                              "x-api-key", "x-csrf-token"})
 
 
+@functools.lru_cache(maxsize=4096)
 def sensitive(name: str) -> bool:
     """Whether a field, parameter or header called ``name`` holds a secret (its value is redacted)."""
     folded = re.sub(r"[^a-z0-9]", "", name.lower())
@@ -135,7 +140,8 @@ _PAIR = re.compile(r"(^|[&;])([^=&;]*)=([^&;]*)")
 
 def redact_pairs(text: str) -> str:
     """A query string or form body with the values of secret names replaced."""
-    from urllib.parse import unquote_plus
+    if "=" not in text:
+        return text
 
     def one(match: re.Match[str]) -> str:
         lead, name, value = match.groups()
@@ -146,7 +152,7 @@ def redact_pairs(text: str) -> str:
 
 # A JSON member "name": "value" (the value maybe cut off at the end of the kept bytes), or a
 # number/true/false/null value.
-_JSON_MEMBER = re.compile(r'"((?:[^"\\]|\\.){1,80})"(\s*:\s*)("(?:[^"\\]|\\.)*(?:"|$)|[-0-9.eE+]+|true|false|null)')
+_JSON_MEMBER = re.compile(r'"([^"\\]{1,80})"(\s*:\s*)("[^"\\]*(?:\\.[^"\\]*)*(?:"|$)|[-0-9.eE+]+|true|false|null)')
 _BEARER = re.compile(r"(?i)(bearer\s+)[A-Za-z0-9\-._~+/]+=*")
 
 
@@ -271,9 +277,28 @@ class Journal:
                 continue
             if user is not None and who.get("user") != user:
                 continue
-            found.append(entry if bodies else {k: v for k, v in entry.items() if k not in ("request", "response")})
+            if bodies:
+                if RAW in entry:
+                    with self._lock:
+                        _materialise(entry)
+                found.append({k: v for k, v in entry.items() if k != RAW})
+            else:
+                found.append({k: v for k, v in entry.items() if k not in _HIDDEN})
             if len(found) >= limit:
                 break
         if since is None:
             found.reverse()
         return found
+
+
+def _materialise(entry: dict[str, Any]) -> None:
+    """Replace an entry's raw headers and bodies by their redacted form (once, under the ring's lock)."""
+    raw = entry.pop(RAW, None)
+    if raw is None:
+        return
+    request_headers, request_body, request_total, request_type, response_headers, response_body, \
+        response_total, response_type = raw
+    entry["request"] = {"headers": redact_headers(request_headers),
+                        "body": body_text(request_body, request_total, request_type)}
+    entry["response"] = {"headers": redact_headers(response_headers),
+                         "body": body_text(response_body, response_total, response_type)}

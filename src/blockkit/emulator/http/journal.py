@@ -130,10 +130,10 @@ class JournalMiddleware:
             "duration_ms": round((time.perf_counter() - started) * 1000, 2),
             "who": who,
             "reason": None,
-            "request": {"headers": journal_mod.redact_headers(request_headers),
-                        "body": journal_mod.body_text(request_body, request_total, request_type)},
-            "response": {"headers": journal_mod.redact_headers(answer["headers"]),
-                         "body": journal_mod.body_text(response_body, answer["total"], response_type)},
+            # Headers and bodies as they passed, redacted when first read (journal.py: Journal.entries),
+            # so a request no one looks at costs no redaction.
+            journal_mod.RAW: (request_headers, request_body, request_total, request_type, answer["headers"],
+                              response_body, answer["total"], response_type),
         }
         if status >= 400:
             entry["reason"] = holder.get("reason") or _reason_from_body(response_body, response_type, status)
