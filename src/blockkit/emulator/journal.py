@@ -296,9 +296,17 @@ def _materialise(entry: dict[str, Any]) -> None:
     raw = entry.pop(RAW, None)
     if raw is None:
         return
-    request_headers, request_body, request_total, request_type, response_headers, response_body, \
-        response_total, response_type = raw
+    request_headers, request_body, request_total, response_headers, response_body, response_total = raw
+    request_type = _content_type(request_headers)
+    response_type = _content_type(response_headers)
     entry["request"] = {"headers": redact_headers(request_headers),
                         "body": body_text(request_body, request_total, request_type)}
     entry["response"] = {"headers": redact_headers(response_headers),
                          "body": body_text(response_body, response_total, response_type)}
+
+
+def _content_type(headers: Iterable[tuple[bytes, bytes]]) -> str:
+    for name, value in headers:
+        if name.lower() == b"content-type":
+            return value.decode("latin-1")
+    return ""

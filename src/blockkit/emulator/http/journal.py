@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
+
+import orjson
 
 from blockkit.emulator import journal as journal_mod
 from blockkit.emulator.journal import BODY_LIMIT, Journal
@@ -108,46 +109,48 @@ class JournalMiddleware:
 
     def _record(self, scope: Scope, holder: dict[str, Any], started: float, wall: float, request_body: bytes,
                 request_total: int, answer: dict[str, Any], response_body: bytes) -> None:
+        # On the request path: only what the listing shows. Headers and bodies are kept as they
+        # passed and redacted when first read (journal.py: Journal.entries).
         status = int(answer["status"] or 0)
-        request_headers: list[tuple[bytes, bytes]] = list(scope.get("headers") or [])
-        request_type = _header(request_headers, b"content-type")
-        response_type = _header(answer["headers"], b"content-type")
-        query = scope.get("query_string", b"").decode("latin-1")
-        who = dict(holder.get("who") or {})
-        if "client" not in who:  # the OAuth endpoints name the client in the query or the form
-            client = _client_id(query, request_body if request_type.startswith(
-                "application/x-www-form-urlencoded") else b"")
+        request_headers = scope.get("headers") or []
+        raw_query: bytes = scope.get("query_string", b"")
+        query = journal_mod.redact_pairs(raw_query.decode("latin-1")) if raw_query else ""
+        path = str(scope.get("path", ""))
+        if path.startswith("/__emulator/downloads/"):
+            path = journal_mod.redact_path(path)
+        who = dict(holder["who"]) if "who" in holder else {}
+        if "client" not in who and (b"client_id" in raw_query or b"client_id" in request_body):
+            # The OAuth endpoints name the client in the query or the form.
+            client = _client_id(raw_query, request_body)
             if client:
                 who["client"] = client
         entry: dict[str, Any] = {
-            "time": datetime.fromtimestamp(wall, timezone.utc).isoformat(timespec="milliseconds").replace(
-                "+00:00", "Z"),
+            "time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(wall)) + f".{int(wall * 1000) % 1000:03d}Z",
             "origin": self.origin,
-            "method": str(scope.get("method", "")),
-            "path": journal_mod.redact_path(str(scope.get("path", ""))),
-            "query": journal_mod.redact_pairs(query),
+            "method": scope.get("method", ""),
+            "path": path,
+            "query": query,
             "status": status,
             "duration_ms": round((time.perf_counter() - started) * 1000, 2),
             "who": who,
             "reason": None,
-            # Headers and bodies as they passed, redacted when first read (journal.py: Journal.entries),
-            # so a request no one looks at costs no redaction.
-            journal_mod.RAW: (request_headers, request_body, request_total, request_type, answer["headers"],
-                              response_body, answer["total"], response_type),
+            journal_mod.RAW: (request_headers, request_body, request_total, answer["headers"], response_body,
+                              answer["total"]),
         }
         if status >= 400:
-            entry["reason"] = holder.get("reason") or _reason_from_body(response_body, response_type, status)
-        elif status >= 300 and holder.get("reason"):  # an OAuth refusal sent back to the client's redirect_uri
+            entry["reason"] = holder.get("reason") or _reason_from_body(
+                response_body, _header(answer["headers"], b"content-type"), status)
+        elif status >= 300 and "reason" in holder:  # an OAuth refusal sent back to the client's redirect_uri
             entry["reason"] = holder["reason"]
         self.journal.add(entry)
 
 
-def _client_id(query: str, form: bytes) -> str | None:
+def _client_id(query: bytes, form: bytes) -> str | None:
     from urllib.parse import parse_qsl
 
-    for text in (query, form.decode("latin-1")):
-        if "client_id" in text:
-            for name, value in parse_qsl(text, keep_blank_values=False):
+    for raw in (query, form):
+        if b"client_id" in raw:
+            for name, value in parse_qsl(raw.decode("latin-1"), keep_blank_values=False):
                 if name == "client_id":
                     return value[:128]
     return None
@@ -155,8 +158,6 @@ def _client_id(query: str, form: bytes) -> str | None:
 
 def _reason_from_body(body: bytes, content_type: str, status: int) -> str:
     """No code said why: the answer's own words (its error description, detail or error)."""
-    import orjson
-
     if "json" in content_type:
         try:
             data = orjson.loads(body)
