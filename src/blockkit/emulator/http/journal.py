@@ -64,31 +64,33 @@ class JournalMiddleware:
         started = time.perf_counter()
         wall = time.time()
         holder, token = journal_mod.begin()
-        request_body = bytearray()
-        request_total = 0
-        answer: dict[str, Any] = {"status": None, "headers": [], "total": 0}
-        response_body = bytearray()
+        # The first BODY_LIMIT bytes of each body, as the chunks that carried them (one, mostly: kept
+        # as it is, not copied).
+        request_chunks: list[bytes] = []
+        response_chunks: list[bytes] = []
+        sizes = [0, 0]  # request, response bytes in all
+        answer: dict[str, Any] = {"status": None, "headers": ()}
 
         async def reading() -> Any:
-            nonlocal request_total
             message = await receive()
             if message["type"] == "http.request":
                 chunk = message.get("body", b"")
-                request_total += len(chunk)
-                if len(request_body) < BODY_LIMIT:
-                    request_body.extend(chunk[:BODY_LIMIT - len(request_body)])
+                if chunk:
+                    if sizes[0] < BODY_LIMIT:
+                        request_chunks.append(chunk[:BODY_LIMIT - sizes[0]])
+                    sizes[0] += len(chunk)
             return message
 
         async def sending(message: Any) -> None:
-            kind = message["type"]
-            if kind == "http.response.start":
+            if message["type"] == "http.response.start":
                 answer["status"] = message["status"]
-                answer["headers"] = list(message.get("headers") or [])
-            elif kind == "http.response.body":
+                answer["headers"] = message.get("headers") or ()
+            else:
                 chunk = message.get("body", b"")
-                answer["total"] += len(chunk)
-                if len(response_body) < BODY_LIMIT:
-                    response_body.extend(chunk[:BODY_LIMIT - len(response_body)])
+                if chunk:
+                    if sizes[1] < BODY_LIMIT:
+                        response_chunks.append(chunk[:BODY_LIMIT - sizes[1]])
+                    sizes[1] += len(chunk)
             await send(message)
 
         try:
@@ -100,15 +102,15 @@ class JournalMiddleware:
         finally:
             journal_mod.end(token)
             try:
-                self._record(scope, holder, started, wall, bytes(request_body), request_total, answer,
-                             bytes(response_body))
+                self._record(scope, holder, started, wall, _joined(request_chunks), sizes[0], answer,
+                             _joined(response_chunks), sizes[1])
             except Exception:  # noqa: BLE001 - the journal never costs a request its answer
                 import logging
 
                 logging.getLogger("blockkit.emulator").exception("the request journal could not record a request")
 
     def _record(self, scope: Scope, holder: dict[str, Any], started: float, wall: float, request_body: bytes,
-                request_total: int, answer: dict[str, Any], response_body: bytes) -> None:
+                request_total: int, answer: dict[str, Any], response_body: bytes, response_total: int) -> None:
         # On the request path: only what the listing shows. Headers and bodies are kept as they
         # passed and redacted when first read (journal.py: Journal.entries).
         status = int(answer["status"] or 0)
@@ -135,7 +137,7 @@ class JournalMiddleware:
             "who": who,
             "reason": None,
             journal_mod.RAW: (request_headers, request_body, request_total, answer["headers"], response_body,
-                              answer["total"]),
+                              response_total),
         }
         if status >= 400:
             entry["reason"] = holder.get("reason") or _reason_from_body(
@@ -143,6 +145,10 @@ class JournalMiddleware:
         elif status >= 300 and "reason" in holder:  # an OAuth refusal sent back to the client's redirect_uri
             entry["reason"] = holder["reason"]
         self.journal.add(entry)
+
+
+def _joined(chunks: list[bytes]) -> bytes:
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def _client_id(query: bytes, form: bytes) -> str | None:
