@@ -74,6 +74,8 @@ class EmulatorState:
             return found  # type: ignore[no-any-return]
     # The emulator's notes to whoever runs it (stderr of `emulator start`, `exec`, `dev`), each once.
     note_once: NoteOnce = field(default_factory=NoteOnce, compare=False)
+    # The run's request journal (journal.py), kept across resets; None: apps built without a server.
+    journal: Any = field(default=None, compare=False)
 
 
 def emulator(request: Request) -> EmulatorState:
