@@ -111,7 +111,8 @@ class Emulator:
 
     def ready_info(self) -> dict[str, Any]:
         """What the ready file holds (with the access key and the sign-in link, when there is a key)."""
-        info: dict[str, Any] = {**self.urls.as_dict(), "pid": os.getpid(), "data": str(self.data_dir)}
+        info: dict[str, Any] = {**self.urls.as_dict(), "pid": os.getpid(), "data": str(self.data_dir),
+                                "console_url": access.console_url(self.urls.base_url)}
         if self.options.access_key is not None:
             info["access_key"] = self.options.access_key
             info["sign_in_url"] = access.sign_in_url(self.urls.auth_url, self.options.access_key)
@@ -318,6 +319,7 @@ def run_foreground(options: EmulatorOptions, *, out: TextIO = sys.stdout, err: T
         print(f"orchestration_url {urls.orchestration_url}   (orchestration)", file=out, flush=True)
         if options.access_key is not None:
             print(f"sign in           {access.sign_in_url(urls.auth_url, options.access_key)}", file=out, flush=True)
+        print(f"console           {access.console_url(urls.base_url, options.access_key)}", file=out, flush=True)
         if options.ready_file is not None:
             write_ready_file(options.ready_file, emulator.ready_info())
         print(f"blockkit emulator: data in {emulator.data_dir}"

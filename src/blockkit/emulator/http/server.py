@@ -65,6 +65,7 @@ def build_catalogue_app(state: EmulatorState) -> Starlette:
     from blockkit.emulator.http.blocks.blockroutes import BlockScopeMiddleware
     from blockkit.emulator.http.catalogue import downloads
     from blockkit.emulator.http.catalogue.edge import EdgeCache
+    from blockkit.emulator.http.console import build_routes as console_routes
     from blockkit.emulator.http.control import callbacks as control_callbacks
     from blockkit.emulator.http.control import clock as control
     from blockkit.emulator.http.control import faults as fault_routes
@@ -77,7 +78,7 @@ def build_catalogue_app(state: EmulatorState) -> Starlette:
     app = Starlette(
         routes=[Mount(catalogue.API_PREFIX, routes=api_routes),
                 Mount(control.PREFIX, routes=[*control.routes, *fault_routes.routes, *control_callbacks.routes,
-                                              *media_routes, *downloads.file_routes]),
+                                              *media_routes, *downloads.file_routes, *console_routes()]),
                 *downloads.routes,  # /api/download/models/{id}: outside /api/v1, as on the platform
                 *legacy.routes],
         # The edge cache first: a repeat it answers skips the rest (catalogue/edge.py).
