@@ -11,11 +11,11 @@
     return meta ? meta.getAttribute("content") : "";
   }
 
-  function show(message, isError) {
+  function show(message, isError, busy) {
     var status = document.getElementById("status");
     if (!status) return;
     status.textContent = message;
-    status.className = "status " + (isError ? "error" : "ok");
+    status.className = "status " + (busy ? "busy" : isError ? "error" : "ok");
     if (isError) status.setAttribute("role", "alert"); else status.setAttribute("role", "status");
   }
 
@@ -64,7 +64,7 @@
 
   function send(form, url, body, type) {
     form.setAttribute("aria-busy", "true");
-    show("working…", false);
+    show("working…", false, true);
     var headers = {};
     headers["Content-Type"] = type;
     headers[TOKEN_HEADER] = token();
