@@ -169,13 +169,15 @@ def text(payload: dict[str, Any], name: str, *, required: bool = True) -> str:
 
 
 def build_routes() -> list[Route]:
-    from blockkit.emulator.http.console import overview, people  # noqa: F401 - they register their pages
-
     routes: list[Route] = [Route("/console/static/{name}", static_endpoint, methods=["GET"])]
-    for module in (overview, people):
+    for module in PAGES:
         routes.extend(module.routes)
     routes.append(Route("/console/{action}", action_endpoint, methods=["POST"]))
     return routes
 
 
-__all__ = ["ACTIONS", "IMPORT_PATH", "build_routes", "page"]
+# The pages (each registers its actions above as it is imported): last, as they import this module.
+from blockkit.emulator.http.console import overview, people  # noqa: E402
+
+PAGES = (overview, people)
+__all__ = ["ACTIONS", "IMPORT_PATH", "PAGES", "build_routes", "page"]
