@@ -199,3 +199,179 @@ def test_readable_at_400px_in_dark_mode(console: Any, browser: Any) -> None:
         page.screenshot(path=str(SHOTS / "console-dark-400.png"), full_page=False)
     finally:
         context.close()
+
+
+# --- apps and access ------------------------------------------------------------------------
+
+def _client(console: Any, *, confidential: bool = False, uris: tuple[str, ...] = ("http://127.0.0.1:9/cb",)) -> str:
+    from blockkit.emulator.services.oauth.clients import register_client
+
+    return register_client(console.store, console.clock, name="Console Test App", redirect_uris=list(uris),
+                           confidential=confidential).client_id
+
+
+def _me(console: Any, token: str) -> int:
+    return httpx.get(console.base + "/api/v1/me", headers={"Authorization": f"Bearer {token}"}).status_code
+
+
+def test_add_a_client_and_its_secret_is_shown_once(console: Any, console_page: Any) -> None:
+    from blockkit.emulator.store import oauth as oauth_store
+
+    page = console_page
+    page.goto(console.url + "apps")
+    page.click("#add-client summary")
+    page.fill("#new-name", "Made In The Console")
+    page.fill("#new-uris", "http://127.0.0.1:8123/callback\nhttp://localhost:8123/other")
+    page.check("#new-confidential")
+    page.click("#add-client-submit")
+    assert "its client_secret is shown once" in _status(page)
+    secret = page.inner_text("#secret")
+    with console.store.read() as db:
+        row = db.execute("SELECT id FROM oauth_clients WHERE name = 'Made In The Console'").fetchone()
+        client = oauth_store.get_client(db, row[0])
+    assert client is not None and client.confidential
+    assert client.redirect_uris == ("http://127.0.0.1:8123/callback", "http://localhost:8123/other")
+    assert client.secret_hash == tokens_store.hash_token(secret)
+    # The secret works at the token endpoint (client_credentials), and the page does not show it again.
+    answer = httpx.post(console.emu.urls.auth_url + "/api/auth/oauth/token",
+                        data={"grant_type": "client_credentials", "client_id": client.id, "client_secret": secret})
+    assert answer.status_code == 200, answer.text
+    page.reload()
+    assert secret not in page.content() and client.id in page.inner_text(f"#client-{client.id}")
+    # A bad redirect URI is refused in one line.
+    page.click("#add-client summary")
+    page.fill("#new-name", "Bad")
+    page.fill("#new-uris", "not-a-uri")
+    page.click("#add-client-submit")
+    assert "must be an absolute http:// or https:// URI" in _status(page)
+
+
+def test_edit_a_clients_redirect_uris_and_scopes_then_remove_it(console: Any, console_page: Any) -> None:
+    from blockkit.emulator.services.oauth import scopes
+    from blockkit.emulator.store import oauth as oauth_store
+
+    client_id = _client(console)
+    page = console_page
+    page.goto(console.url + "apps")
+    card = page.locator(f"#client-{client_id}")
+    card.locator("summary").click()
+    card.locator("textarea").fill("http://127.0.0.1:7777/new")
+    for box in card.locator("input[name=scope]").all():
+        box.uncheck()
+    card.locator(f"input[name=scope][value='{scopes.BY_NAME['UserRead']}']").check()
+    card.locator(f"input[name=scope][value='{scopes.BY_NAME['ModelsRead']}']").check()
+    card.locator("button.primary").click()
+    assert _status(page) == f"{client_id}: saved"
+    with console.store.read() as db:
+        client = oauth_store.get_client(db, client_id)
+    assert client is not None and client.redirect_uris == ("http://127.0.0.1:7777/new",)
+    assert client.allowed_scopes == scopes.BY_NAME["UserRead"] | scopes.BY_NAME["ModelsRead"]
+    assert "UserRead, ModelsRead" in page.inner_text(f"#client-{client_id} .allowed")
+    # The provider now refuses the old redirect URI (asked by a signed-in browser).
+    from blockkit.emulator.services import console as service
+
+    session = service.sign_in(console.store, console.clock, _first_user(console)[0])
+
+    def authorize(redirect_uri: str) -> httpx.Response:
+        return httpx.get(console.emu.urls.auth_url + "/api/auth/oauth/authorize", params={
+            "client_id": client_id, "redirect_uri": redirect_uri, "response_type": "code", "scope": "1",
+            "state": "s", "code_challenge": "x" * 43, "code_challenge_method": "S256"}, follow_redirects=False,
+            cookies={"bk_session": session}, headers={"X-Blockkit-Access-Key": console.key})
+
+    assert authorize("http://127.0.0.1:9/cb").status_code == 400
+    assert authorize("http://127.0.0.1:7777/new").status_code in (200, 303)  # on to consent, for the new one
+    page.locator(f"#client-{client_id} button.danger").click()
+    assert _status(page).startswith(f"{client_id}: removed")
+    with console.store.read() as db:
+        assert oauth_store.get_client(db, client_id) is None
+    assert page.locator(f"#client-{client_id}").count() == 0
+
+
+def test_revoke_a_live_token_and_a_grant(console: Any, console_page: Any) -> None:
+    from blockkit.emulator.store import oauth as oauth_store
+
+    user_id, username = _first_user(console)
+    client_id = _client(console)
+    with console.store.write() as db:
+        cli_token = tokens_store.issue_access_token(db, user_id=user_id, scope=1, now=console.clock.now())
+        app_token = tokens_store.issue_access_token(db, user_id=user_id, scope=1, now=console.clock.now(),
+                                                    client_id=client_id)
+        oauth_store.save_consent(db, user_id=user_id, client_id=client_id, scope=1, buzz_limit=None,
+                                 now=console.clock.now())
+        token_id = db.execute("SELECT id FROM oauth_access_tokens WHERE client_id IS NULL ORDER BY id DESC"
+                              " LIMIT 1").fetchone()[0]
+    assert _me(console, cli_token) == 200 and _me(console, app_token) == 200
+    page = console_page
+    page.goto(console.url + "apps")
+    page.locator(f"#token-{token_id} button").click()
+    assert _status(page) == f"token {token_id}: revoked"
+    assert _me(console, cli_token) == 401
+    assert page.locator(f"#token-{token_id}").count() == 0
+    page.locator("#consents button").first.click()
+    assert _status(page) == f"user {user_id} and {client_id}: consent forgotten, tokens revoked"
+    assert _me(console, app_token) == 401
+    with console.store.read() as db:
+        assert oauth_store.get_consent(db, user_id, client_id) is None
+
+
+def test_approve_and_deny_pending_device_codes(console: Any, console_page: Any) -> None:
+    client_id = _client(console)
+    auth = console.emu.urls.auth_url
+    started = [httpx.post(auth + "/api/auth/oauth/device", data={"client_id": client_id, "scope": "1"}).json()
+               for _ in range(2)]
+    user_id, _name = _first_user(console)
+    page = console_page
+    page.goto(console.url + "apps")
+    first, second = (s["user_code"] for s in started)
+    card = page.locator(f"#device-{first}")
+    card.locator("select").select_option(str(user_id))
+    card.locator("button.primary").click()
+    assert _status(page).startswith(f"{first}: approved as user {user_id}")
+    page.locator(f"#device-{second} button.danger").click()
+    assert _status(page) == f"{second}: denied"
+    assert page.locator("#no-devices").count() == 1
+
+    def poll(entry: dict[str, Any]) -> httpx.Response:
+        return httpx.post(auth + "/api/auth/oauth/device-token", data={
+            "grant_type": "urn:ietf:params:oauth:grant-type:device_code", "device_code": entry["device_code"],
+            "client_id": client_id})
+
+    approved = poll(started[0])
+    assert approved.status_code == 200, approved.text
+    assert _me(console, approved.json()["access_token"]) == 200
+    denied = poll(started[1])
+    assert denied.status_code == 400 and denied.json()["error"] == "access_denied"
+
+
+def test_reset_a_block_consent_grant(console: Any, console_page: Any) -> None:
+    from blockkit.emulator.services import consent
+
+    user_id, _name = _first_user(console)
+    consent.grant(console.store, console.clock, user_id, "app-block-1", ["buzz:read"], ceiling=["buzz:read"])
+    assert consent.granted(console.store, user_id, "app-block-1") == {"buzz:read"}
+    page = console_page
+    page.goto(console.url + "apps")
+    assert "app-block-1" in page.inner_text("#block-grants")
+    page.locator("#block-grants button").click()
+    assert _status(page) == f"user {user_id} and app-block-1: the block asks for consent again"
+    assert consent.granted(console.store, user_id, "app-block-1") == set()
+    assert page.locator("#no-block-grants").count() == 1
+
+
+def test_make_and_revoke_an_api_key(console: Any, console_page: Any) -> None:
+    from blockkit.emulator.services.orchestration.funds import api_key_user
+
+    user_id, username = _first_user(console)
+    page = console_page
+    page.goto(console.url + "apps")
+    page.select_option("#key-user", username)
+    page.click("#add-key")
+    assert "shown once" in _status(page)
+    raw = page.inner_text("#secret")
+    assert api_key_user(console.store, raw) == user_id
+    page.reload()
+    assert raw not in page.content()
+    page.locator("#api-keys button").first.click()
+    assert _status(page).endswith(": revoked")
+    assert api_key_user(console.store, raw) is None
+    page.screenshot(path=str(SHOTS / "console-apps.png"), full_page=True)

@@ -164,3 +164,93 @@ def reset(store: Store, seed: object, scale: object) -> tuple[int, str]:
         raise bad_request("bad_scale", "the scale is small or large")
     reset_store(store, seed, str(scale))
     return seed, str(scale)
+
+
+# --- apps and access ------------------------------------------------------------------------
+
+def scope_of(bits: object) -> int:
+    """The scope bitmask of a list of bits (the console's checkboxes) or one; unknown bits are refused."""
+    from blockkit.emulator.services.oauth import scopes
+
+    values = bits if isinstance(bits, list) else [] if bits in (None, "") else [bits]
+    total = 0
+    for value in values:
+        try:
+            bit = int(str(value))
+        except ValueError:
+            raise bad_request("bad_scope", f"{value!r} is not a scope bit") from None
+        if bit <= 0 or bit & (bit - 1) or bit > scopes.FULL:
+            raise bad_request("bad_scope", f"{value!r} is not a scope bit")
+        total |= bit
+    return total
+
+
+def update_client(store: Store, client_id: str, *, redirect_uris: list[str], allowed_scopes: int) -> None:
+    """Replace a client's registered redirect URIs (exact strings, as ``client add`` checks them) and scopes."""
+    from blockkit.emulator.services.oauth.clients import check_redirect_uri
+    from blockkit.emulator.store import console as console_store
+
+    if not redirect_uris:
+        raise bad_request("no_redirect_uri", "a client needs at least one redirect URI")
+    try:
+        uris = list(dict.fromkeys(check_redirect_uri(uri) for uri in redirect_uris))
+    except EmulatorError as exc:
+        raise bad_request("bad_redirect_uri", str(exc).replace("--redirect-uri ", "")) from None
+    with store.write() as db:
+        if not console_store.update_client(db, client_id, redirect_uris=uris, allowed_scopes=allowed_scopes):
+            raise ServiceError(404, "no_client", f"no client {client_id}")
+
+
+def remove_client(store: Store, client_id: str) -> None:
+    from blockkit.emulator.store import console as console_store
+
+    with store.write() as db:
+        if not console_store.remove_client(db, client_id):
+            raise ServiceError(404, "no_client", f"no client {client_id}")
+
+
+def revoke_grant(store: Store, clock: Clock, user_id: int, client_id: str) -> int:
+    from blockkit.emulator.store import console as console_store
+
+    with store.write() as db:
+        touched = console_store.revoke_grant(db, user_id, client_id, clock.iso())
+    if not touched:
+        raise ServiceError(404, "no_grant", f"user {user_id} has no grant to {client_id}")
+    return touched
+
+
+def revoke_token(store: Store, clock: Clock, token_id: int) -> None:
+    from blockkit.emulator.store import tokens as tokens_store
+
+    with store.write() as db:
+        if not tokens_store.revoke_access_token_id(db, token_id, now=clock.now()):
+            raise ServiceError(404, "no_token", f"token {token_id} is not live")
+
+
+def revoke_api_key(store: Store, clock: Clock, key_id: int) -> None:
+    from blockkit.emulator.store import console as console_store
+
+    with store.write() as db:
+        if not console_store.revoke_api_key(db, key_id, clock.iso()):
+            raise ServiceError(404, "no_key", f"API key {key_id} is not live")
+
+
+def pending_devices(memory: Any) -> list[Any]:
+    """The device codes a person has not decided yet, soonest expiry first."""
+    now = memory.now()
+    with memory.lock:
+        found = [entry for entry in memory.devices.values() if entry.status == "pending" and entry.expires_at > now]
+    return sorted(found, key=lambda entry: entry.expires_at)
+
+
+def decide_device(store: Store, memory: Any, user_code: str, user_id: int, *, approved: bool) -> None:
+    """Approve (as ``user_id``) or deny a pending device code, as its page would."""
+    entry, why = memory.pending_by_user_code(user_code)
+    if entry is None:
+        raise bad_request("bad_code", f"{user_code}: {why.lower()}")
+    with store.read() as db:
+        row = db.execute("SELECT 1 FROM users WHERE id = ? AND deleted_at IS NULL AND status = 'active'",
+                         (user_id,)).fetchone()
+    if row is None:
+        raise bad_request("no_user", f"user {user_id} cannot approve: not an active user")
+    memory.decide(entry, user_id=user_id, approved=approved)

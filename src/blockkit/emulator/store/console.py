@@ -64,3 +64,88 @@ def counts(db: sqlite3.Connection) -> dict[str, int]:
 
 
 __all__ = ["POOLS", "counts", "crossings", "ledger", "user_with_pools", "users_with_pools"]
+
+
+# --- apps and access ------------------------------------------------------------------------
+
+def oauth_clients(db: sqlite3.Connection) -> list[dict[str, Any]]:
+    import orjson
+
+    rows = db.execute(
+        "SELECT c.id, c.name, c.is_confidential, c.allowed_scopes, c.redirect_uris, c.allowed_origins, c.created_at,"
+        " u.username AS owner FROM oauth_clients c JOIN users u ON u.id = c.owner_user_id ORDER BY c.created_at, c.id")
+    return [{**dict(row), "redirect_uris": orjson.loads(row["redirect_uris"]),
+             "allowed_origins": orjson.loads(row["allowed_origins"])} for row in rows]
+
+
+def consents(db: sqlite3.Connection) -> list[dict[str, Any]]:
+    """Remembered consents (the consent page is skipped for these) with the live refresh grants beside them."""
+    rows = db.execute(
+        "SELECT k.user_id, u.username, k.client_id, c.name AS client_name, k.scope, k.buzz_limit, k.updated_at"
+        " FROM oauth_consents k JOIN users u ON u.id = k.user_id JOIN oauth_clients c ON c.id = k.client_id"
+        " ORDER BY k.updated_at DESC")
+    return [dict(row) for row in rows]
+
+
+def grants(db: sqlite3.Connection, now: str) -> list[dict[str, Any]]:
+    """Live refresh-token grants (one row per family: its current token), soonest expiry first."""
+    rows = db.execute(
+        "SELECT r.family_id, r.client_id, c.name AS client_name, r.user_id, u.username, r.scope, r.expires_at"
+        " FROM oauth_refresh_tokens r JOIN users u ON u.id = r.user_id JOIN oauth_clients c ON c.id = r.client_id"
+        " WHERE r.revoked_at IS NULL AND r.rotated_at IS NULL AND r.expires_at > ? ORDER BY r.expires_at", (now,))
+    return [dict(row) for row in rows]
+
+
+def live_tokens(db: sqlite3.Connection, now: str, limit: int = 200) -> list[dict[str, Any]]:
+    rows = db.execute(
+        "SELECT t.id, t.client_id, c.name AS client_name, t.user_id, u.username, t.scope, t.created_at, t.expires_at"
+        " FROM oauth_access_tokens t JOIN users u ON u.id = t.user_id LEFT JOIN oauth_clients c ON c.id = t.client_id"
+        " WHERE t.revoked_at IS NULL AND t.expires_at > ? ORDER BY t.expires_at, t.id LIMIT ?", (now, limit))
+    return [dict(row) for row in rows]
+
+
+def block_grants(db: sqlite3.Connection) -> list[dict[str, Any]]:
+    rows = db.execute(
+        "SELECT g.user_id, u.username, g.app_block_id, g.version, g.granted_scopes, g.updated_at"
+        " FROM app_user_scope_grants g LEFT JOIN users u ON u.id = g.user_id WHERE g.revoked_at IS NULL"
+        " ORDER BY g.updated_at DESC")
+    return [dict(row) for row in rows]
+
+
+def api_keys(db: sqlite3.Connection) -> list[dict[str, Any]]:
+    rows = db.execute(
+        "SELECT k.id, k.user_id, u.username, k.created_at, k.revoked_at FROM orchestration_api_keys k"
+        " JOIN users u ON u.id = k.user_id ORDER BY k.id DESC")
+    return [dict(row) for row in rows]
+
+
+def update_client(db: sqlite3.Connection, client_id: str, *, redirect_uris: list[str], allowed_scopes: int) -> bool:
+    import orjson
+
+    cursor = db.execute("UPDATE oauth_clients SET redirect_uris = ?, allowed_scopes = ? WHERE id = ?",
+                        (orjson.dumps(redirect_uris).decode(), allowed_scopes, client_id))
+    return cursor.rowcount > 0
+
+
+def remove_client(db: sqlite3.Connection, client_id: str) -> bool:
+    """The client and everything issued to it (codes, refresh and access tokens, consents)."""
+    for table in ("oauth_codes", "oauth_refresh_tokens", "oauth_access_tokens", "oauth_consents"):
+        db.execute(f"DELETE FROM {table} WHERE client_id = ?", (client_id,))  # noqa: S608 - fixed names
+    return db.execute("DELETE FROM oauth_clients WHERE id = ?", (client_id,)).rowcount > 0
+
+
+def revoke_grant(db: sqlite3.Connection, user_id: int, client_id: str, now: str) -> int:
+    """Forget the consent of ``user_id`` to ``client_id`` and revoke its refresh and access tokens;
+    returns how many rows it touched (0: there was nothing to revoke)."""
+    touched = db.execute("DELETE FROM oauth_consents WHERE user_id = ? AND client_id = ?",
+                         (user_id, client_id)).rowcount
+    touched += db.execute("UPDATE oauth_refresh_tokens SET revoked_at = ? WHERE user_id = ? AND client_id = ?"
+                          " AND revoked_at IS NULL", (now, user_id, client_id)).rowcount
+    touched += db.execute("UPDATE oauth_access_tokens SET revoked_at = ? WHERE user_id = ? AND client_id = ?"
+                          " AND revoked_at IS NULL", (now, user_id, client_id)).rowcount
+    return touched
+
+
+def revoke_api_key(db: sqlite3.Connection, key_id: int, now: str) -> bool:
+    return db.execute("UPDATE orchestration_api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
+                      (now, key_id)).rowcount > 0
