@@ -375,3 +375,118 @@ def test_make_and_revoke_an_api_key(console: Any, console_page: Any) -> None:
     assert _status(page).endswith(": revoked")
     assert api_key_user(console.store, raw) is None
     page.screenshot(path=str(SHOTS / "console-apps.png"), full_page=True)
+
+
+# --- orchestration and goods ----------------------------------------------------------------
+
+def _receiver() -> Any:
+    """A loopback callback receiver that answers 200 and keeps the bodies it got."""
+    import http.server
+    import threading
+
+    got: list[bytes] = []
+
+    class Receiver(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 - http.server's name
+            got.append(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server.got = got  # type: ignore[attr-defined]
+    return server
+
+
+def _wait_for(check: Any, what: str) -> None:
+    import time
+
+    deadline = time.monotonic() + 20
+    while not check():
+        assert time.monotonic() < deadline, f"not seen within 20 s: {what}"
+        time.sleep(0.05)
+
+
+def test_workflows_with_steps_cost_thumbnails_and_callbacks_delivered_again(console: Any, console_page: Any) -> None:
+    from blockkit.emulator.services.orchestration.funds import create_api_key
+
+    user_id, username = _first_user(console)
+    key = create_api_key(console.store, console.clock, username)["api_key"]
+    receiver = _receiver()
+    try:
+        hook = f"http://127.0.0.1:{receiver.server_address[1]}/hook"
+        submitted = httpx.post(console.emu.urls.orchestration_url + "/v2/consumer/workflows",
+                               headers={"Authorization": f"Bearer {key}"},
+                               json={"steps": [{"$type": "textToImage", "name": "gen",
+                                                "input": {"prompt": "a red fox", "seed": 7}}],
+                                     "callbacks": [{"url": hook, "type": ["workflow:succeeded"]}]})
+        assert submitted.status_code == 200, submitted.text
+        workflow = submitted.json()
+        console.clock.advance(10)
+        _wait_for(lambda: len(receiver.got) == 1, "the workflow:succeeded callback")
+        page = console_page
+        page.goto(console.url + "work")
+        card = page.locator(f"#workflow-{workflow['id']}")
+        assert card.locator(".status").inner_text() == "succeeded"
+        assert card.locator(".cost").inner_text() == str(workflow["cost"]["total"])
+        assert "gen" in card.locator("table.steps").inner_text() and "textToImage" in card.inner_text()
+        thumb = card.locator("img.thumb").first
+        thumb.scroll_into_view_if_needed()
+        _wait_for(lambda: thumb.evaluate("img => img.complete && img.naturalWidth > 0"), "the thumbnail to load")
+        with console.store.read() as db:
+            event_id = db.execute("SELECT id FROM workflow_events WHERE workflow_id = ?",
+                                  (workflow["id"],)).fetchone()[0]
+        _wait_for(lambda: (page.reload() or True) and page.inner_text(f"#event-{event_id} .state") == "delivered",
+                  "the event shown delivered")
+        page.locator(f"#event-{event_id} button").click()
+        assert _status(page) == f"callback event {event_id}: queued to be delivered again"
+        _wait_for(lambda: len(receiver.got) == 2, "the second delivery")
+        assert receiver.got[0] == receiver.got[1]  # the same event, sent again
+        with console.store.read() as db:
+            state, attempts = db.execute("SELECT state, attempts FROM workflow_events WHERE id = ?",
+                                         (event_id,)).fetchone()
+        assert (state, attempts) == ("delivered", 2)
+        # The ledger's charge links to the workflow on this page.
+        page.goto(console.url + f"people/{user_id}")
+        page.click(f"#ledger a[href='/__emulator/work#workflow-{workflow['id']}']")
+        page.wait_for_selector(f"#workflow-{workflow['id']}")
+        page.screenshot(path=str(SHOTS / "console-work.png"), full_page=True)
+    finally:
+        receiver.shutdown()
+        receiver.server_close()
+
+
+def test_goods_catalogue_purchase_and_refund(console: Any, console_page: Any) -> None:
+    from blockkit.emulator.services import goods
+
+    user_id, username = _first_user(console)
+    catalogue = [{"id": "gem-pack", "title": "Gem pack", "priceBuzz": 100, "payload": {"gems": 50}}]
+    goods.register_catalogue(console.store, console.clock, "app-7", "block-7", catalogue)
+    from blockkit.emulator.services import buzz
+
+    before = sum(buzz.balance(console.store, console.clock, user_id).values())
+    goods.purchase_good(console.store, console.clock, goods.GoodsCaller(user_id, "app-7", "block-7"), catalogue,
+                        "gem-pack")
+    with console.store.read() as db:
+        purchase_id = db.execute("SELECT id FROM goods_purchases WHERE user_id = ?", (user_id,)).fetchone()[0]
+    assert [e["goodId"] for e in goods.entitlements(console.store, console.clock, user_id)["entitlements"]] == \
+        ["gem-pack"]
+    page = console_page
+    page.goto(console.url + "work")
+    assert "Gem pack" in page.inner_text("#catalogue-app-7") and "100 Buzz" in page.inner_text("#catalogue-app-7")
+    row = page.locator(f"#purchase-{purchase_id}")
+    assert row.locator(".entitlement").inner_text() == "held"
+    row.locator("button").click()
+    assert _status(page) == f"purchase {purchase_id}: refunded; the entitlement is gone"
+    assert page.locator(f"#purchase-{purchase_id} .entitlement").inner_text().startswith("refunded")
+    assert goods.entitlements(console.store, console.clock, user_id)["entitlements"] == []
+    with console.store.read() as db:
+        assert sum(buzz_store.balances(db, user_id).values()) == before
+    # Both ledger entries link to the purchase.
+    page.goto(console.url + f"people/{user_id}")
+    links = page.locator(f"#ledger a[href='/__emulator/work#purchase-{purchase_id}']")
+    assert links.count() >= 2 and "refund of purchase" in page.inner_text("#ledger")

@@ -254,3 +254,15 @@ def decide_device(store: Store, memory: Any, user_code: str, user_id: int, *, ap
     if row is None:
         raise bad_request("no_user", f"user {user_id} cannot approve: not an active user")
     memory.decide(entry, user_id=user_id, approved=approved)
+
+
+# --- orchestration and goods ----------------------------------------------------------------
+
+def deliver_again(store: Store, event_id: int) -> None:
+    """Queue a callback event again (the dispatcher sends it within a moment, as a new attempt)."""
+    from blockkit.emulator.store import console as console_store
+
+    with store.write() as db:
+        if not console_store.deliver_again(db, event_id):
+            raise bad_request("not_queued", f"callback event {event_id} does not exist or is already waiting to"
+                                            " be delivered")

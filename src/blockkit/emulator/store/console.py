@@ -149,3 +149,48 @@ def revoke_grant(db: sqlite3.Connection, user_id: int, client_id: str, now: str)
 def revoke_api_key(db: sqlite3.Connection, key_id: int, now: str) -> bool:
     return db.execute("UPDATE orchestration_api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
                       (now, key_id)).rowcount > 0
+
+
+# --- orchestration and goods ----------------------------------------------------------------
+
+def recent_workflows(db: sqlite3.Connection, limit: int = 50) -> list[dict[str, Any]]:
+    """The newest workflows (every column ``workflows.render`` reads, and the owner's username)."""
+    rows = db.execute(
+        "SELECT w.*, u.username FROM workflows w JOIN users u ON u.id = w.user_id"
+        " ORDER BY w.created_at DESC, w.id DESC LIMIT ?", (limit,))
+    return [dict(row) for row in rows]
+
+
+def callback_events(db: sqlite3.Connection, limit: int = 200) -> list[dict[str, Any]]:
+    rows = db.execute("SELECT id, workflow_id, url, event_type, due_at, state, attempts, last_error"
+                      " FROM workflow_events ORDER BY id DESC LIMIT ?", (limit,))
+    return [dict(row) for row in rows]
+
+
+def deliver_again(db: sqlite3.Connection, event_id: int) -> bool:
+    """Put a callback event back in the dispatcher's queue, due now (its attempts so far are kept)."""
+    return db.execute("UPDATE workflow_events SET state = 'pending', next_try = 0 WHERE id = ? AND state != 'pending'",
+                      (event_id,)).rowcount > 0
+
+
+def goods_catalogues(db: sqlite3.Connection) -> list[dict[str, Any]]:
+    import orjson
+
+    rows = db.execute("SELECT g.app_id, g.block_id, g.owner_user_id, u.username AS owner, g.goods, g.updated_at"
+                      " FROM goods_catalogues g LEFT JOIN users u ON u.id = g.owner_user_id ORDER BY g.app_id")
+    return [{**dict(row), "goods": orjson.loads(row["goods"])} for row in rows]
+
+
+def purchases(db: sqlite3.Connection, limit: int = 200) -> list[dict[str, Any]]:
+    rows = db.execute(
+        "SELECT p.id, p.user_id, u.username, p.app_id, p.block_id, p.good_id, p.kind, p.title, p.price,"
+        " p.created_at, p.refund_state, p.refunded_at FROM goods_purchases p JOIN users u ON u.id = p.user_id"
+        " ORDER BY p.created_at DESC, p.id LIMIT ?", (limit,))
+    return [dict(row) for row in rows]
+
+
+def recipe_jobs(db: sqlite3.Connection, limit: int = 50) -> list[dict[str, Any]]:
+    rows = db.execute("SELECT j.id, j.user_id, u.username, j.recipe, j.status, j.cost, j.created_at, j.finished_at"
+                      " FROM recipe_jobs j JOIN users u ON u.id = j.user_id ORDER BY j.created_at DESC LIMIT ?",
+                      (limit,))
+    return [dict(row) for row in rows]
