@@ -190,7 +190,7 @@ def test_readable_at_400px_in_dark_mode(console: Any, browser: Any) -> None:
     try:
         page = context.new_page()
         user_id, _name = _first_user(console)
-        for path in ("", "people", f"people/{user_id}"):
+        for path in ("", "people", f"people/{user_id}", "apps", "work", "storage"):
             page.goto(console.url + path + "?key=" + console.key)
             width = page.evaluate("document.documentElement.scrollWidth")
             assert width <= 400, f"/{path}: the page is {width} px wide at 400"
@@ -490,3 +490,68 @@ def test_goods_catalogue_purchase_and_refund(console: Any, console_page: Any) ->
     page.goto(console.url + f"people/{user_id}")
     links = page.locator(f"#ledger a[href='/__emulator/work#purchase-{purchase_id}']")
     assert links.count() >= 2 and "refund of purchase" in page.inner_text("#ledger")
+
+
+# --- storage --------------------------------------------------------------------------------
+
+def test_app_storage_shown_filtered_edited_added_and_deleted(console: Any, console_page: Any) -> None:
+    from blockkit.emulator.services import appstorage
+
+    user_id, username = _first_user(console)
+    appstorage.storage_set(console.store, console.clock, "block-a", user_id, "settings", {"theme": "dark"})
+    appstorage.storage_set(console.store, console.clock, "block-b", user_id, "other", [1, 2])
+    page = console_page
+    page.goto(console.url + "storage")
+    page.select_option("#filter-block", "block-a")
+    page.click("form.filter button")
+    page.wait_for_url("**/storage?block=block-a*")
+    cards = page.locator("form.entry[data-action='storage-set']")
+    assert cards.count() == 1 and '"theme": "dark"' in cards.first.locator("textarea").input_value()
+    cards.first.locator("textarea").fill('{"theme": "light", "size": 3}')
+    cards.first.locator("button.primary").click()
+    assert _status(page).startswith(f"block-a / user {user_id} / settings: saved")
+    # What the block reads through the bridge's own service is the new value.
+    assert appstorage.storage_get(console.store, console.clock, "block-a", user_id, "settings") == {
+        "value": {"theme": "light", "size": 3}}
+    # Bad JSON: one line, nothing written.
+    page.locator("form.entry textarea").first.fill("{not json")
+    page.locator("form.entry button.primary").first.click()
+    assert "the value is not JSON" in _status(page)
+    # Add a key, by keyboard.
+    page.click("#add-storage summary")
+    page.fill("#new-user", str(user_id))
+    page.fill("#new-key", "added")
+    page.fill("#new-value", '"hello"')
+    page.focus("#add-storage-submit")
+    page.keyboard.press("Enter")
+    assert _status(page).startswith(f"block-a / user {user_id} / added: saved")
+    assert appstorage.storage_get(console.store, console.clock, "block-a", user_id, "added") == {"value": "hello"}
+    page.locator(f"[id='app-block-a-{user_id}-added'] button.danger").click()
+    assert _status(page) == f"block-a / user {user_id} / added: deleted"
+    assert appstorage.storage_get(console.store, console.clock, "block-a", user_id, "added") == {"value": None}
+    page.screenshot(path=str(SHOTS / "console-storage.png"), full_page=True)
+
+
+def test_shared_storage_edited_and_withdrawn_as_its_author(console: Any, console_page: Any) -> None:
+    from blockkit.emulator.services import appstorage
+
+    user_id, _name = _first_user(console)
+    key = appstorage.shared_append(console.store, console.clock, "block-s", user_id, {"title": "first post"})["key"]
+    page = console_page
+    page.goto(console.url + "storage?block=block-s")
+    card = page.locator(f"#shared-{key}")
+    assert "first post" in card.locator("textarea").input_value()
+    card.locator("textarea").fill('{"title": "edited in the console", "body": "b"}')
+    card.locator("button.primary").click()
+    assert _status(page) == f"shared entry {key}: saved"
+    got = appstorage.shared_get(console.store, console.clock, "block-s", None, key)["item"]
+    assert got["value"] == {"title": "edited in the console", "body": "b"}
+    # The service's own rules hold: a title is required.
+    page.locator(f"#shared-{key} textarea").fill('{"body": "no title"}')
+    page.locator(f"#shared-{key} button.primary").click()
+    assert "title" in _status(page)
+    page.reload()
+    page.locator(f"#shared-{key} button.danger").click()
+    assert _status(page) == f"shared entry {key}: withdrawn"
+    assert page.locator(f"#shared-{key} .status").inner_text() == "withdrawn"
+    assert appstorage.shared_get(console.store, console.clock, "block-s", None, key)["item"] is None

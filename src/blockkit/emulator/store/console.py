@@ -194,3 +194,31 @@ def recipe_jobs(db: sqlite3.Connection, limit: int = 50) -> list[dict[str, Any]]
                       " FROM recipe_jobs j JOIN users u ON u.id = j.user_id ORDER BY j.created_at DESC LIMIT ?",
                       (limit,))
     return [dict(row) for row in rows]
+
+
+# --- storage --------------------------------------------------------------------------------
+
+def app_storage(db: sqlite3.Connection, block_id: str | None = None, user_id: int | None = None,
+                limit: int = 500) -> list[dict[str, Any]]:
+    """App storage rows by block, user and key (optionally of one block and one user)."""
+    rows = db.execute(
+        "SELECT s.block_id, s.user_id, u.username, s.key, s.value, s.size, s.updated_at FROM app_storage s"
+        " LEFT JOIN users u ON u.id = s.user_id WHERE (? IS NULL OR s.block_id = ?) AND (? IS NULL OR s.user_id = ?)"
+        " ORDER BY s.block_id, s.user_id, s.key LIMIT ?", (block_id, block_id, user_id, user_id, limit))
+    return [dict(row) for row in rows]
+
+
+def shared_entries(db: sqlite3.Connection, block_id: str | None = None, user_id: int | None = None,
+                   limit: int = 500) -> list[dict[str, Any]]:
+    rows = db.execute(
+        "SELECT e.id, e.block_id, e.board, e.user_id, u.username, e.value, e.size, e.status, e.created_at,"
+        " e.updated_at, (SELECT count(*) FROM shared_votes v WHERE v.entry_id = e.id) AS votes"
+        " FROM shared_entries e LEFT JOIN users u ON u.id = e.user_id"
+        " WHERE (? IS NULL OR e.block_id = ?) AND (? IS NULL OR e.user_id = ?)"
+        " ORDER BY e.block_id, e.board, e.id DESC LIMIT ?", (block_id, block_id, user_id, user_id, limit))
+    return [dict(row) for row in rows]
+
+
+def storage_blocks(db: sqlite3.Connection) -> list[str]:
+    rows = db.execute("SELECT block_id FROM app_storage UNION SELECT block_id FROM shared_entries ORDER BY 1")
+    return [str(row[0]) for row in rows]

@@ -177,7 +177,7 @@ def build_routes() -> list[Route]:
 
 
 # The pages (each registers its actions above as it is imported): last, as they import this module.
-from blockkit.emulator.http.console import apps, overview, people, work  # noqa: E402
+from blockkit.emulator.http.console import apps, overview, people, storage, work  # noqa: E402
 
-PAGES = (overview, people, apps, work)
+PAGES = (overview, people, apps, work, storage)
 __all__ = ["ACTIONS", "IMPORT_PATH", "PAGES", "build_routes", "page"]

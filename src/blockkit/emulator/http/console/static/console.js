@@ -75,11 +75,13 @@
 
   document.addEventListener("submit", function (event) {
     var form = event.target;
-    var name = form.getAttribute("data-action");
+    var button = event.submitter || null;
+    // A second button of a form may send another action (data-as): Delete beside Save.
+    var name = (button && button.getAttribute("data-as")) || form.getAttribute("data-action");
     var upload = form.getAttribute("data-upload");
     if (!name && !upload) return;
     event.preventDefault();
-    var question = form.getAttribute("data-confirm");
+    var question = (button && button.getAttribute("data-confirm")) || form.getAttribute("data-confirm");
     if (question && !window.confirm(question)) return;
     if (name) {
       send(form, "/__emulator/console/" + encodeURIComponent(name), JSON.stringify(fields(form)), "application/json");
