@@ -21,6 +21,7 @@ from typing import Any, Callable, TextIO
 
 import orjson
 
+from blockkit.emulator import transfer
 from blockkit.emulator.http import access
 from blockkit.emulator.store.clock import Clock
 from blockkit.emulator.errors import EmulatorError
@@ -73,7 +74,8 @@ class Emulator:
                 for line in seed.ensure_seeded(self.store, self.options.seed, self.options.scale):
                     self._note(line)
                 self.clock = Clock(self.store, follow=True)  # an import or reset while it runs moves it
-            apps = build_apps(self.store, self.clock, self.options, self.server.urls, note=self._note)
+            apps = build_apps(self.store, self.clock, self.options, self.server.urls, note=self._note,
+                          data_ops=transfer)
             if self._wrap_catalogue is not None:
                 apps = (self._wrap_catalogue(apps[0]), *apps[1:])
             # Before serving: refund what a crash cut short; then the callback and expiry worker runs.
@@ -167,7 +169,8 @@ class Emulator:
         if self.clock is not None:
             self.clock.close()
         self.clock = Clock(self.store, follow=True)
-        apps = build_apps(self.store, self.clock, self.options, self.server.urls, note=self._note)
+        apps = build_apps(self.store, self.clock, self.options, self.server.urls, note=self._note,
+                          data_ops=transfer)
         if self._wrap_catalogue is not None:
             apps = (self._wrap_catalogue(apps[0]), *apps[1:])
         self.background = Background(self.store, self.clock, note=self._note).start()

@@ -92,12 +92,15 @@ def build_catalogue_app(state: EmulatorState) -> Starlette:
 
 
 def build_apps(store: Store, clock: Clock, options: EmulatorOptions, urls: Urls | None = None,
-               note: Callable[[str], None] | None = None) -> tuple[Starlette, Starlette, Starlette]:
+               note: Callable[[str], None] | None = None,
+               data_ops: Any = None) -> tuple[Starlette, Starlette, Starlette]:
     """(catalogue_app, auth_app, orchestration_app) sharing one store and clock; ``note`` hears
-    the lines worth telling whoever runs them, each once (a video asked for without PyAV)."""
+    the lines worth telling whoever runs them, each once (a video asked for without PyAV);
+    ``data_ops`` is the building's transfer module (the console's export, import and reset)."""
     if urls is None:
         urls = urls_for(options.host, [options.port, options.port + 1, options.port + 2])
-    state = EmulatorState(store=store, clock=clock, options=options, urls=urls, note_once=NoteOnce(note))
+    state = EmulatorState(store=store, clock=clock, options=options, urls=urls, note_once=NoteOnce(note),
+                          data_ops=data_ops)
     from blockkit.emulator.http.oauth import build_auth_app
 
     from blockkit.emulator.http.orchestration import build_orchestration_app

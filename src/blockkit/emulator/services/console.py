@@ -105,10 +105,16 @@ def advance(clock: Clock, seconds: float) -> datetime:
         raise bad_request("bad_amount", str(exc)) from None
 
 
-def export_zip(store: Store) -> bytes:
-    """The store exported (``blockkit emulator export``) and packed as one zip file."""
-    from blockkit.emulator.transfer import export
+def _ops(data_ops: Any) -> Any:
+    if data_ops is None:
+        raise bad_request("unavailable", "export, import and reset need the emulator as 'blockkit emulator start'"
+                                         " runs it (these apps were built without its data operations)")
+    return data_ops
 
+
+def export_zip(store: Store, data_ops: Any) -> bytes:
+    """The store exported (``blockkit emulator export``: ``data_ops.export``) and packed as one zip file."""
+    export = _ops(data_ops).export
     with tempfile.TemporaryDirectory(prefix="blockkit-console-") as tmp:
         target = Path(tmp) / "export"
         export(store, target)
@@ -120,10 +126,10 @@ def export_zip(store: Store) -> bytes:
         return buffer.getvalue()
 
 
-def import_zip(store: Store, data: bytes) -> dict[str, Any]:
-    """Replace the store's data with the export in zip ``data`` (checked first, all or nothing)."""
-    from blockkit.emulator.transfer import import_export
-
+def import_zip(store: Store, data: bytes, data_ops: Any) -> dict[str, Any]:
+    """Replace the store's data with the export in zip ``data`` (checked first, all or nothing;
+    ``data_ops.import_export``, as ``blockkit emulator import --replace``)."""
+    import_export = _ops(data_ops).import_export
     if len(data) > MAX_IMPORT_BYTES:
         raise ServiceError(413, "too_large", f"an import is at most {MAX_IMPORT_BYTES // (1024 * 1024)} MiB")
     try:
@@ -154,10 +160,9 @@ def import_zip(store: Store, data: bytes) -> dict[str, Any]:
             raise bad_request("bad_export", str(exc)) from None
 
 
-def reset(store: Store, seed: object, scale: object) -> tuple[int, str]:
-    """Re-seed (``blockkit emulator reset``): every change is thrown away; the clock offset stays."""
-    from blockkit.emulator.transfer import reset as reset_store
-
+def reset(store: Store, seed: object, scale: object, data_ops: Any) -> tuple[int, str]:
+    """Re-seed (``blockkit emulator reset``: ``data_ops.reset``): every change is thrown away; the clock offset stays."""
+    reset_store = _ops(data_ops).reset
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise bad_request("bad_seed", "the seed is a whole number, 0 or more")
     if scale not in ("small", "large"):

@@ -74,7 +74,7 @@ def reset_action(request: Request, state: EmulatorState, payload: dict[str, Any]
     raw_seed = text(payload, "seed")
     if not raw_seed.isdigit():
         raise ServiceError(400, "bad_seed", "the seed is a whole number, 0 or more")
-    seed, scale = service.reset(state.store, int(raw_seed), payload.get("scale", "small"))
+    seed, scale = service.reset(state.store, int(raw_seed), payload.get("scale", "small"), state.data_ops)
     return done(f"reset: seeded with --seed {seed} --scale {scale}")
 
 
@@ -84,7 +84,7 @@ async def export_route(request: Request) -> Response:
         return refusal(403, "the export downloads from the console's own page only")
     state = emulator(request)
     try:
-        data = await run_in_threadpool(service.export_zip, state.store)
+        data = await run_in_threadpool(service.export_zip, state.store, state.data_ops)
     except ServiceError as exc:
         return refusal(exc.status, exc.detail)
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
@@ -101,7 +101,7 @@ async def import_route(request: Request) -> Response:
     body = await read_limited(request, service.MAX_IMPORT_BYTES)
     state = emulator(request)
     try:
-        manifest = await run_in_threadpool(service.import_zip, state.store, body)
+        manifest = await run_in_threadpool(service.import_zip, state.store, body, state.data_ops)
     except ServiceError as exc:
         return refusal(exc.status, exc.detail)
     rows = sum(entry["rows"] for entry in manifest["tables"].values())
