@@ -15,7 +15,18 @@ from blockkit.emulator.store import tokens as tokens_store
 from blockkit.emulator.store.clock import format_timestamp, parse_timestamp
 
 pytestmark = pytest.mark.browser
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "images"
+# The guide's screenshots (docs/console.md) are these tests' own: with BLOCKKIT_CONSOLE_SHOTS=docs/images
+# they are written there; otherwise to a temporary folder, so a test run leaves the tree as it was.
+SHOTS_VARIABLE = "BLOCKKIT_CONSOLE_SHOTS"
+
+
+def _shot(page: Any, name: str, *, full_page: bool = True) -> None:
+    import os
+    import tempfile
+
+    folder = Path(os.environ.get(SHOTS_VARIABLE) or Path(tempfile.gettempdir()) / "blockkit-console-shots")
+    folder.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(folder / name), full_page=full_page)
 
 
 def _status(page: Any) -> str:
@@ -45,8 +56,7 @@ def test_the_sign_in_link_opens_the_overview_with_the_origins_seed_and_data(cons
     cookies = {c["name"]: c for c in page.context.cookies()}
     port = httpx.URL(urls.base_url).port
     assert cookies[f"bk_access_{port}"]["httpOnly"] is True  # held by the browser; no script reads it
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "console-overview.png"), full_page=True)
+    _shot(page, "console-overview.png")
 
 
 def test_advance_by_shows_what_it_crosses_then_moves_the_clock(console: Any, console_page: Any) -> None:
@@ -160,7 +170,7 @@ def test_people_list_and_set_a_balance_by_keyboard(console: Any, console_page: A
     page.fill("#set-green", "-3")
     page.keyboard.press("Enter")
     assert "a balance is a whole number of Buzz" in _status(page)
-    page.screenshot(path=str(SHOTS / "console-person.png"), full_page=True)
+    _shot(page, "console-person.png")
 
 
 def test_a_ledger_reference_to_nothing_is_shown_not_linked(console: Any, console_page: Any) -> None:
@@ -196,7 +206,7 @@ def test_readable_at_400px_in_dark_mode(console: Any, browser: Any) -> None:
             assert width <= 400, f"/{path}: the page is {width} px wide at 400"
             background = page.evaluate("getComputedStyle(document.documentElement).backgroundColor")
             assert background == "rgb(13, 17, 23)", background
-        page.screenshot(path=str(SHOTS / "console-dark-400.png"), full_page=False)
+        _shot(page, "console-dark-400.png", full_page=False)
     finally:
         context.close()
 
@@ -374,7 +384,7 @@ def test_make_and_revoke_an_api_key(console: Any, console_page: Any) -> None:
     page.locator("#api-keys button").first.click()
     assert _status(page).endswith(": revoked")
     assert api_key_user(console.store, raw) is None
-    page.screenshot(path=str(SHOTS / "console-apps.png"), full_page=True)
+    _shot(page, "console-apps.png")
 
 
 # --- orchestration and goods ----------------------------------------------------------------
@@ -454,7 +464,7 @@ def test_workflows_with_steps_cost_thumbnails_and_callbacks_delivered_again(cons
         page.goto(console.url + f"people/{user_id}")
         page.click(f"#ledger a[href='/__emulator/work#workflow-{workflow['id']}']")
         page.wait_for_selector(f"#workflow-{workflow['id']}")
-        page.screenshot(path=str(SHOTS / "console-work.png"), full_page=True)
+        _shot(page, "console-work.png")
     finally:
         receiver.shutdown()
         receiver.server_close()
@@ -529,7 +539,7 @@ def test_app_storage_shown_filtered_edited_added_and_deleted(console: Any, conso
     page.locator(f"[id='app-block-a-{user_id}-added'] button.danger").click()
     assert _status(page) == f"block-a / user {user_id} / added: deleted"
     assert appstorage.storage_get(console.store, console.clock, "block-a", user_id, "added") == {"value": None}
-    page.screenshot(path=str(SHOTS / "console-storage.png"), full_page=True)
+    _shot(page, "console-storage.png")
 
 
 def test_shared_storage_edited_and_withdrawn_as_its_author(console: Any, console_page: Any) -> None:
