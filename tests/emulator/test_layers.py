@@ -3,14 +3,14 @@
 ``src/blockkit/emulator/`` is laid out in layers (``emulator/__init__.py`` has the map):
 
 ====  ===============================================================================
-0     the ground: ``errors.py``, ``facts.py``, ``options.py``
+0     the ground: ``errors.py``, ``facts.py``, ``options.py``, ``journal.py``
 1     ``store/``: state (SQL per family, migrations, indexes, the clock)
 2     ``state.py``: what every app shares (store, clock, options, urls)
 3     ``services/``: the rules, no HTTP
 4     ``http/``: the shared kit and one folder per origin; beside it ``seed/``, the generator
       that fills a new store (it uses the files service for the model files' hashes)
 5     the building: ``runtime.py``, ``testing.py``, ``execrun.py``, ``datadir.py``,
-      ``transfer.py``, the package itself
+      ``transfer.py``, ``journal_client.py``, the package itself
 ====  ===============================================================================
 
 Every import inside the emulator (at the top of a module, inside a function, or for typing
@@ -29,8 +29,8 @@ import pytest
 EMULATOR = Path(__file__).resolve().parents[2] / "src" / "blockkit" / "emulator"
 PACKAGE = "blockkit.emulator"
 
-GROUND = {"errors", "facts", "options"}
-BUILDING = {"runtime", "testing", "execrun", "datadir", "transfer", "__init__"}
+GROUND = {"errors", "facts", "options", "journal"}
+BUILDING = {"runtime", "testing", "execrun", "datadir", "transfer", "journal_client", "__init__"}
 LAYER_NAMES = ["ground", "store", "state", "services", "http/seed", "building"]
 
 

@@ -32,6 +32,7 @@ UNDOCUMENTED = {
     "/api/v1/blocks/": "the block routes and the bridge's REST twins (PLATFORM.md)",
     "/__emulator/media/": "seed media files the catalogue's URLs point at",
     "/__emulator/callbacks": "the emulator's own list of undelivered workflow callbacks (docs/local-platform.md)",
+    "/__emulator/journal": "the emulator's own request journal (docs/local-platform.md)",
     "/api/auth/oauth": "legacy OAuth paths on base_url, redirected (308) to auth_url",
 }
 METHODS = {"GET", "POST", "PUT", "PATCH", "DELETE"}

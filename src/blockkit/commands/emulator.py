@@ -54,6 +54,8 @@ _START_OPTIONS = (
                  help="Read the access key from PATH (its first line)."),
     click.option("--no-access-key", is_flag=True,
                  help="Ask for no access key: every local user and process can then sign in as anyone."),
+    click.option("--journal-size", type=int, default=None, metavar="N", envvar="BLOCKKIT_EMULATOR_JOURNAL",
+                 help="Requests the request journal keeps ('blockkit emulator log'; default 2000; 0 turns it off)."),
 )
 
 
@@ -65,7 +67,7 @@ def _start_options(command: Any) -> Any:
 
 def _emulator_options(data: Path | None, host: str, port: int, seed: int, scale: str, ready_file: Path | None,
                       sfw_only: bool, access_key: str | None, no_access_key: bool,
-                      access_key_file: Path | None = None) -> EmulatorOptions:
+                      access_key_file: Path | None = None, journal_size: int | None = None) -> EmulatorOptions:
     """The start options, checked (EmulatorError for a bad one); a new access key unless one is given or refused."""
     from blockkit.emulator.http.access import new_access_key
     from blockkit.emulator.options import EmulatorOptions
@@ -82,7 +84,8 @@ def _emulator_options(data: Path | None, host: str, port: int, seed: int, scale:
     if access_key is not None and no_access_key:
         raise EmulatorError("--access-key and --no-access-key: give one or the other")
     return EmulatorOptions(data=data, host=host, port=port, seed=seed, scale=scale, ready_file=ready_file,
-                           sfw_only=sfw_only, access_key=None if no_access_key else access_key or new_access_key())
+                           sfw_only=sfw_only, access_key=None if no_access_key else access_key or new_access_key(),
+                           journal_size=journal_size)
 
 
 @emulator.command("start")
@@ -400,3 +403,33 @@ def apikey_add(username: str, data: Path) -> None:
     except EmulatorError as exc:
         _fail(str(exc))
     click.echo(orjson.dumps(created).decode())
+
+
+@emulator.command("log")
+@click.option("--data", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
+              help="The data directory of the running emulator (as given to 'start --data').")
+@click.option("--ready-file", type=click.Path(dir_okay=False, path_type=Path), metavar="PATH",
+              help="The --ready-file the running emulator was started with.")
+@click.option("--follow", "-f", is_flag=True, help="Keep printing new requests as they come (Ctrl-C stops).")
+@click.option("--status", metavar="STATUS", help="Only these statuses: 404, 4xx, or several: 4xx,5xx.")
+@click.option("--origin", type=click.Choice(["catalogue", "auth", "orchestration"]), help="Only this origin.")
+@click.option("--client", metavar="CLIENT_ID", help="Only requests of this OAuth client.")
+@click.option("--user", "user_id", type=int, metavar="USER_ID", help="Only requests of this user id.")
+@click.option("--limit", type=click.IntRange(1, 2000), default=100, show_default=True,
+              help="Without --follow: at most this many of the newest entries.")
+@click.option("--bodies", is_flag=True, help="Include headers and bodies (redacted) in --format json.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="text: a line per request (and its refusal's reason); json: a JSON object per line.")
+def log_command(data: Path | None, ready_file: Path | None, follow: bool, status: str | None, origin: str | None,
+                client: str | None, user_id: int | None, limit: int, bodies: bool, fmt: str) -> None:
+    """Print the running emulator's request journal: every request, and why each refusal was refused."""
+    from blockkit.emulator import journal_client
+
+    try:
+        journal_client.run(data=data, ready_file=ready_file, follow=follow, status=status, origin=origin,
+                           client=client, user=user_id, limit=limit, bodies=bodies, fmt=fmt,
+                           echo=lambda line: click.echo(line))
+    except EmulatorError as exc:
+        _fail(str(exc))
+    except KeyboardInterrupt:
+        raise SystemExit(0) from None

@@ -8,7 +8,7 @@ Layout, one line per folder, in layers: each imports only from its own layer or 
 it (``tests/emulator/test_layers.py`` holds it so)::
 
     emulator/
-      http/        HTTP: the kit (errors.py, bodies.py, auth.py, region.py, access.py, hostcheck.py,
+      http/        HTTP: the kit (errors.py, bodies.py, auth.py, region.py, access.py, hostcheck.py, journal.py,
                    connlimit.py, server.py: build_apps, sockets, uvicorn), then one folder per
                    origin: catalogue/ (/api/v1 families, downloads), blocks/ (block routes and
                    REST twins), control/ (/__emulator: clock, media, blobs), oauth/ (auth_url),
@@ -26,10 +26,14 @@ it (``tests/emulator/test_layers.py`` holds it so)::
                    spec's error bodies
       facts.py     the ground: platform facts as tables (enums, base models, NSFW bits, tiers)
       options.py   the ground: EmulatorOptions (start flags, loopback check)
+      journal.py   the ground: the request journal's ring, redaction, and note_reason/note_who,
+                   which any layer calls to tell it why a request was refused (http/journal.py
+                   records and serves it)
 
     and the building, at the root: runtime.py (Emulator in-process, run_foreground for the CLI),
     testing.py (LocalPlatform, running(), the pytest plugin's engine), execrun.py (``emulator
-    exec``), datadir.py (the data directory and its lock), transfer.py (export and import).
+    exec``), datadir.py (the data directory and its lock), transfer.py (export and import),
+    journal_client.py (``emulator log``).
 
 Data flows one way: HTTP request -> route (``http/``) -> service (``services/``) -> store
 (``store/``) -> response model -> JSON. Routes hold no SQL; services never see a request and

@@ -29,6 +29,8 @@ class EmulatorOptions:
     access_key: str | None = None
     # Host names besides loopback the three origins answer to (blockkit dev's --allowed-host).
     allowed_hosts: tuple[str, ...] = ()
+    # Entries the request journal keeps (journal.py); None: BLOCKKIT_EMULATOR_JOURNAL or 2000; 0: off.
+    journal_size: int | None = None
 
     def __post_init__(self) -> None:
         check_loopback(self.host)
@@ -39,6 +41,8 @@ class EmulatorOptions:
                                 " and PORT+2)")
         if self.scale not in SCALES:
             raise EmulatorError(f"--scale {self.scale}: must be one of {', '.join(SCALES)}")
+        if self.journal_size is not None and not 0 <= self.journal_size <= 1_000_000:
+            raise EmulatorError(f"--journal-size {self.journal_size}: give 0 (off) to 1000000 entries")
         if self.seed < 0:
             raise EmulatorError(f"--seed {self.seed}: must be 0 or more")
 

@@ -31,6 +31,9 @@ from blockkit.emulator.state import Urls
 from blockkit.emulator.store import Store
 
 TEMP_PREFIX = "blockkit-emulator-"
+# In a kept data directory while a server runs on it: the ready file's contents (URLs, pid, access
+# key), 0600 in the 0700 directory, so `blockkit emulator log --data DIR` finds the server.
+SERVER_FILE = "server.json"
 
 
 class Emulator:
@@ -48,6 +51,7 @@ class Emulator:
         self.data_dir: Path | None = None
         self._temporary = options.data is None
         self._data_lock: Any = None
+        self.journal: Any = None
 
     @property
     def urls(self) -> Urls:
@@ -60,6 +64,9 @@ class Emulator:
         from blockkit.emulator.services.orchestration.callbacks import Background
         from blockkit.emulator.store.checkpointer import Checkpointer
 
+        from blockkit.emulator.journal import Journal, journal_size
+
+        self.journal = Journal(journal_size(self.options.journal_size))
         # Sockets first: a busy port fails before any work, and port 0 knows its URLs.
         self.server = EmulatorServer(self.options)
         try:
@@ -75,7 +82,7 @@ class Emulator:
                     self._note(line)
                 self.clock = Clock(self.store, follow=True)  # an import or reset while it runs moves it
             apps = build_apps(self.store, self.clock, self.options, self.server.urls, note=self._note,
-                          data_ops=transfer)
+                          journal=self.journal, data_ops=transfer)
             if self._wrap_catalogue is not None:
                 apps = (self._wrap_catalogue(apps[0]), *apps[1:])
             # Before serving: refund what a crash cut short; then the callback and expiry worker runs.
@@ -83,7 +90,9 @@ class Emulator:
             # Checkpoints off the request path (store/checkpointer.py), for the connections the
             # request threads are about to make.
             self.checkpointer = Checkpointer(self.store).start()
-            self.server.start(apps)
+            self.server.start(apps, journal=self.journal)
+            if not self._temporary:
+                write_ready_file(self.data_dir / SERVER_FILE, self.ready_info())
         except BaseException:
             try:
                 self.stop()
@@ -124,6 +133,11 @@ class Emulator:
         """Stop serving, checkpoint and close the store, remove a temporary data directory. Idempotent."""
         if self.server is not None:
             self.server.stop()
+        if not self._temporary and self.data_dir is not None and self._data_lock is not None:
+            server_file = self.data_dir / SERVER_FILE
+            info = _read_ready(server_file)
+            if info is not None and info.get("pid") == os.getpid():
+                server_file.unlink(missing_ok=True)
         if getattr(self, "background", None) is not None:
             self.background.stop()
             self.background = None
@@ -170,7 +184,7 @@ class Emulator:
             self.clock.close()
         self.clock = Clock(self.store, follow=True)
         apps = build_apps(self.store, self.clock, self.options, self.server.urls, note=self._note,
-                          data_ops=transfer)
+                          journal=self.journal, data_ops=transfer)
         if self._wrap_catalogue is not None:
             apps = (self._wrap_catalogue(apps[0]), *apps[1:])
         self.background = Background(self.store, self.clock, note=self._note).start()

@@ -77,6 +77,8 @@ class EmulatorState:
     # The building's whole-store operations (``blockkit.emulator.transfer``: export, import_export,
     # reset), handed down by ``runtime.Emulator`` for the web console; None in apps built bare.
     data_ops: Any = field(default=None, compare=False, repr=False)
+    # The run's request journal (journal.py), kept across resets; None: apps built without a server.
+    journal: Any = field(default=None, compare=False)
 
 
 def emulator(request: Request) -> EmulatorState:

@@ -60,6 +60,9 @@ KEY_PARAM = "key"
 CONTROL_PREFIX = "/__emulator/"
 MINT_PATH = "/api/v1/block-tokens"
 CALLBACKS_PATH = "/__emulator/callbacks"  # lists callback URLs: read with the key only
+# The request journal (journal.py): read with the key only, and by no other origin's page.
+JOURNAL_PATH = "/__emulator/journal"
+KEYED_READS = frozenset({CALLBACKS_PATH, JOURNAL_PATH})
 JSON_TYPE = "application/json"
 ZIP_TYPE = "application/zip"
 CONSOLE_IMPORT_PATH = "/__emulator/console/import"
@@ -140,6 +143,8 @@ class LocalGuard:
             refusal = self._control(headers, path)
         elif self.role == "auth" and path in ("/login", "/logout") and method == "POST":
             refusal = self._same_origin_form(headers)
+        elif self.role == "catalogue" and path.rstrip("/") == JOURNAL_PATH:
+            refusal = self._own_reader(headers)
         if refusal is None and self.access_key is not None:
             if self.role == "auth" and path == "/login":
                 if method == "GET" and KEY_PARAM in _query(scope):
@@ -153,7 +158,7 @@ class LocalGuard:
                 refusal = self._key(headers, method)
             elif self.role == "catalogue" and ((method in WRITE_METHODS and (
                     path.startswith(CONTROL_PREFIX) or path.rstrip("/") == MINT_PATH))
-                    or path.rstrip("/") == CALLBACKS_PATH):
+                    or path.rstrip("/") in KEYED_READS):
                 refusal = self._key(headers, method)
         if refusal is not None:
             # The API origins answer in their own error shape ({"error": ...}); sign-in pages in text,
@@ -179,6 +184,16 @@ class LocalGuard:
             return None  # the console's import: a zip body (no more a CORS simple request than JSON is)
         if content_type != JSON_TYPE:
             return 415, f"send the control request as {JSON_TYPE}"
+        return None
+
+    def _own_reader(self, headers: list[tuple[bytes, bytes]]) -> tuple[int, str] | None:
+        """A read of the journal: not from another origin's page (it shows who asked what, and why not)."""
+        origin = _header(headers, b"origin")
+        if origin is not None and origin != "null" and origin.lower() not in self.own_origins:
+            return 403, f"the request journal is read by the emulator's own pages only, not from {origin!r}"
+        site = _header(headers, b"sec-fetch-site")
+        if site is not None and site.lower() not in OWN_FETCH_SITES:
+            return 403, f"the request journal is read by the emulator's own pages only (Sec-Fetch-Site: {site})"
         return None
 
     def _same_origin_form(self, headers: list[tuple[bytes, bytes]]) -> tuple[int, str] | None:

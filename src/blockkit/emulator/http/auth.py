@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from blockkit.emulator import facts
+from blockkit.emulator import facts, journal
 from blockkit.emulator.http.errors import ApiError, error_body
 
 if TYPE_CHECKING:
@@ -92,6 +92,8 @@ class TokenRejected(ApiError):
         super().__init__(401, error_body("Unauthorized"))
         self.reason = reason
         self.detail = detail or reason
+        journal.note_reason("the route needs a bearer token (Authorization: Bearer <token>) and none was sent"
+                            if reason == "missing" else f"the bearer token was refused: {self.detail}")
 
     def __str__(self) -> str:
         return f"token rejected: {self.detail}"
@@ -126,9 +128,11 @@ def verify_access_token(raw: str, state: EmulatorState) -> Caller:
     if token.revoked_at is not None:
         raise TokenRejected("revoked", "the access token was revoked")
     if token.expires_at <= now:  # one timestamp form, so text order is time order
-        raise TokenRejected("expired", "the access token expired")
+        raise TokenRejected("expired", f"the access token expired at {token.expires_at} (the emulator's clock"
+                                       f" reads {now})")
     if user is None or user.deleted:
         raise TokenRejected("user", "the token's user no longer exists")
+    journal.note_who(user=user.id, client=token.client_id)
     return Caller(
         user_id=user.id, username=user.username, tier=user.tier, status=user.status,
         is_moderator=user.is_moderator, browsing_level=user.browsing_level, kind="oauth", scope=token.scope,

@@ -70,6 +70,7 @@ def build_catalogue_app(state: EmulatorState) -> Starlette:
     from blockkit.emulator.http.control import clock as control
     from blockkit.emulator.http.control import faults as fault_routes
     from blockkit.emulator.http.control.media import media_routes
+    from blockkit.emulator.http.journal import control_routes as control_journal
     from blockkit.emulator.http.oauth import legacy
 
     api_routes = []
@@ -78,7 +79,8 @@ def build_catalogue_app(state: EmulatorState) -> Starlette:
     app = Starlette(
         routes=[Mount(catalogue.API_PREFIX, routes=api_routes),
                 Mount(control.PREFIX, routes=[*control.routes, *fault_routes.routes, *control_callbacks.routes,
-                                              *media_routes, *downloads.file_routes, *console_routes()]),
+                                              *control_journal(), *media_routes, *downloads.file_routes,
+                                              *console_routes()]),
                 *downloads.routes,  # /api/download/models/{id}: outside /api/v1, as on the platform
                 *legacy.routes],
         # The edge cache first: a repeat it answers skips the rest (catalogue/edge.py).
@@ -92,15 +94,16 @@ def build_catalogue_app(state: EmulatorState) -> Starlette:
 
 
 def build_apps(store: Store, clock: Clock, options: EmulatorOptions, urls: Urls | None = None,
-               note: Callable[[str], None] | None = None,
+               note: Callable[[str], None] | None = None, journal: Any = None,
                data_ops: Any = None) -> tuple[Starlette, Starlette, Starlette]:
     """(catalogue_app, auth_app, orchestration_app) sharing one store and clock; ``note`` hears
     the lines worth telling whoever runs them, each once (a video asked for without PyAV);
+    ``journal`` is the run's request journal, read by ``/__emulator/journal`` (None: no journal);
     ``data_ops`` is the building's transfer module (the console's export, import and reset)."""
     if urls is None:
         urls = urls_for(options.host, [options.port, options.port + 1, options.port + 2])
     state = EmulatorState(store=store, clock=clock, options=options, urls=urls, note_once=NoteOnce(note),
-                          data_ops=data_ops)
+                          journal=journal, data_ops=data_ops)
     from blockkit.emulator.http.oauth import build_auth_app
 
     from blockkit.emulator.http.orchestration import build_orchestration_app
@@ -225,12 +228,13 @@ class EmulatorServer:
         self._started = threading.Event()
         self._error: BaseException | None = None
 
-    def start(self, apps: tuple[Starlette, Starlette, Starlette]) -> None:
+    def start(self, apps: tuple[Starlette, Starlette, Starlette], journal: Any = None) -> None:
         """Serve ``apps``; return once all three accept connections.
 
         Each app is served behind ``access.guard`` (Host names, control routes, sign-in forms,
         the access key), and every connection through ``connlimit`` (a header deadline and a
-        cap on open connections below the descriptor limit).
+        cap on open connections below the descriptor limit). With a ``journal`` (journal.py),
+        its middleware is outermost: every request, the guards' refusals too, is recorded.
         """
         import uvicorn
 
@@ -245,6 +249,10 @@ class EmulatorServer:
             guarded = access.guard(app, ORIGIN_ROLES_SHORT[origin], sock.getsockname()[1], self.urls,
                                    access_key=self.options.access_key, allowed_hosts=self.options.allowed_hosts,
                                    bound=bound)
+            if journal is not None and journal.enabled:
+                from blockkit.emulator.http.journal import JournalMiddleware
+
+                guarded = JournalMiddleware(guarded, journal, ORIGIN_ROLES_SHORT[origin])
             config = uvicorn.Config(guarded, log_level="warning", access_log=False, lifespan="off",
                                     timeout_graceful_shutdown=2, server_header=False, proxy_headers=False,
                                     **limits)

@@ -151,6 +151,13 @@ def charge(db: sqlite3.Connection, now: str, user_id: int, amount: int, order: t
     held = buzz_store.balances(db, user_id)
     available = sum(held[p] for p in order)
     if available < amount:
+        from blockkit.emulator import journal
+
+        pools = ", ".join(f"{pool} {held[pool]}" for pool in order)
+        others = [p for p in held if p not in order]
+        journal.note_reason(f"the price is {amount} Buzz and user {user_id}'s pools it may use hold {available}"
+                            f" ({pools}); short by {amount - available}"
+                            + (f" (not usable here: {', '.join(f'{p} {held[p]}' for p in others)})" if others else ""))
         raise ServiceError(403, "insufficient_buzz", f"this costs {amount} Buzz and the viewer holds {available}"
                                                      f" in the pools it may use ({', '.join(order)})", plain=True)
     debits: dict[str, int] = {}

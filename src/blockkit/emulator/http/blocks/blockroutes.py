@@ -29,6 +29,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from blockkit.emulator import journal
 from blockkit.emulator.http import auth
 from blockkit.emulator.http.blocks import verifier
 from blockkit.emulator.services import blocktokens
@@ -171,6 +172,8 @@ class BlockScopeMiddleware:
             return _denied(*refused)
         if required:
             if required not in claims["scopes"]:
+                journal.note_reason(f"this route needs the block scope {required}; the block token holds"
+                                    f" {journal.described(sorted(claims['scopes']))}")
                 return _denied(403, f"missing required scope: {required}")
             problem = binding_error(claims, request)
             if problem is not None:
@@ -228,6 +231,9 @@ def _mint(request: Request, body: bytes) -> Response:
         count, left = oauth_store.hit(db, "block-tokens", web.client_ip(request), now=state.clock.timestamp(),
                                       window=60)
     if count > MINT_LIMIT_PER_MINUTE:
+        journal.note_reason(f"block-token minting is limited to {MINT_LIMIT_PER_MINUTE} a minute per address: this"
+                            f" is request {count} from {web.client_ip(request)} in the 60 s window, which ends in"
+                            f" {max(1, left)} s")
         return json_response({"error": "Rate limit exceeded"}, 429, {"Retry-After": str(max(1, left))})
     session = web.session_of(request)
     slot = payload["slotContext"]

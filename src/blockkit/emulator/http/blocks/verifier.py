@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextvars
 from typing import TYPE_CHECKING, Any
 
-from blockkit.emulator import facts
+from blockkit.emulator import facts, journal
 from blockkit.emulator.http.auth import Caller, TokenRejected, register_verifier
 from blockkit.emulator.services.blocktokens import looks_like_jwt, verify
 
@@ -29,6 +29,7 @@ def caller_from_claims(claims: dict[str, Any], state: EmulatorState) -> Caller:
     ceiling = facts.SFW_BROWSING_LEVEL if ceiling is None else int(ceiling)  # no claim: fail closed to SFW
     sub = claims["sub"]
     scopes = frozenset(claims["scopes"])
+    journal.note_who(block=str(claims.get("appBlockId") or claims.get("blockId") or ""))
     if sub == "anon":
         return Caller(kind="block", block_scopes=scopes, max_browsing_level=ceiling, token_ctx=claims)
     from blockkit.emulator.store import tokens
@@ -37,6 +38,7 @@ def caller_from_claims(claims: dict[str, Any], state: EmulatorState) -> Caller:
         user = tokens.token_user(db, int(sub.split(":", 1)[1]))
     if user is None or user.deleted:
         raise TokenRejected("user", "the token's user no longer exists")
+    journal.note_who(user=user.id)
     return Caller(user_id=user.id, username=user.username, tier=user.tier, status=user.status,
                   is_moderator=user.is_moderator, browsing_level=user.browsing_level, kind="block",
                   block_scopes=scopes, max_browsing_level=ceiling, token_ctx=claims, subscriptions=user.subscriptions)

@@ -190,6 +190,10 @@ def _authorize(request: Request, body: str, pairs: list[tuple[str, str]], page_o
         return web.oauth_error(request, 400, "invalid_client", "Unknown client_id")
     redirect_uri = web.single(pairs, "redirect_uri")
     if not redirect_uri or not redirect_uri_matches(client.redirect_uris, redirect_uri):
+        from blockkit.emulator import journal
+        from blockkit.emulator.services.oauth.validator import redirect_reason
+
+        journal.note_reason(redirect_reason(client, redirect_uri))
         return web.oauth_error(request, 400, "invalid_request", "redirect_uri does not match any registered URI")
     state_value = web.single(pairs, "state")
     try:

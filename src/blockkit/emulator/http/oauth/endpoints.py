@@ -288,6 +288,11 @@ def _userinfo(request: Request) -> Response:
     except auth.TokenRejected as exc:
         return _invalid_token("Invalid or expired token" if exc.reason != "malformed" else "Malformed bearer token")
     if not caller.scope & scopes.USER_READ:
+        from blockkit.emulator import journal
+        from blockkit.emulator.services.oauth.validator import scope_names
+
+        journal.note_reason(f"userinfo needs the UserRead scope (1); the access token holds scope {caller.scope}"
+                            f" ({scope_names(caller.scope)})")
         return _error(403, "insufficient_scope", "The token does not carry the UserRead scope",
                       {"WWW-Authenticate": 'Bearer error="insufficient_scope", scope="1"'})
     return json_response(claims_of(request, caller.user_id or 0), 200, web.NO_STORE)

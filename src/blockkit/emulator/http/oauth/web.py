@@ -157,7 +157,12 @@ def session_of(request: Request) -> store.Session | None:
         return None
     state = emulator(request)
     with state.store.read() as db:
-        return store.find_session(db, raw, now=state.clock.iso())
+        session = store.find_session(db, raw, now=state.clock.iso())
+    if session is not None:
+        from blockkit.emulator import journal
+
+        journal.note_who(user=session.user_id)
+    return session
 
 
 def username_of(request: Request, user_id: int) -> str:
@@ -202,6 +207,11 @@ def count_hit(request: Request, bucket: str, key: str) -> tuple[bool, int]:
     state = emulator(request)
     with state.store.write() as db:
         count, left = store.hit(db, bucket, key, now=state.clock.timestamp(), window=RATE_WINDOW_SECONDS)
+    if count > RATE_LIMITS[bucket]:
+        from blockkit.emulator import journal
+        from blockkit.emulator.services.oauth.limits import limit_reason
+
+        journal.note_reason(limit_reason(bucket, key, count, max(1, left)))
     return count > RATE_LIMITS[bucket], max(1, left)
 
 

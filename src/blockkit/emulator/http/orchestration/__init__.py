@@ -83,6 +83,9 @@ def key_owner(request: Request) -> int:
     user_id = funds.api_key_user(emulator(request).store, raw)
     if user_id is None:
         raise unauthorized("the API key is not valid")
+    from blockkit.emulator import journal
+
+    journal.note_who(user=user_id)
     return user_id
 
 

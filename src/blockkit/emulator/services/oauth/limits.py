@@ -20,3 +20,14 @@ RATE_WINDOW_SECONDS = 60
 def rate_limited_body(bucket: str) -> dict[str, str]:
     error, words = RATE_ERRORS[bucket]
     return {"error": error, "error_description": f"{words}: at most {RATE_LIMITS[bucket]} a minute. Try again later."}
+
+
+# Who each bucket counts (the journal's words).
+RATE_KEYS = {"authorize": "user", "token": "client", "token-failed": "address", "revoke": "address"}
+
+
+def limit_reason(bucket: str, key: str, count: int, left: int) -> str:
+    """Why a request was refused 429, for the request journal: the window, the count, the limit."""
+    return (f"the {bucket} rate limit allows {RATE_LIMITS[bucket]} requests per {RATE_KEYS[bucket]} in a"
+            f" {RATE_WINDOW_SECONDS} s window; this was request {count} from {RATE_KEYS[bucket]} {key} in the"
+            f" current window, which ends in {left} s")

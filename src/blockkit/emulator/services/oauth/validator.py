@@ -53,6 +53,7 @@ from oauthlib.oauth2.rfc6749.grant_types import (
 from oauthlib.oauth2.rfc6749.grant_types.authorization_code import code_challenge_method_s256
 from oauthlib.oauth2.rfc6749.tokens import BearerToken
 
+from blockkit.emulator import journal
 from blockkit.emulator.services.oauth import scopes
 from blockkit.emulator.services.oauth.clients import redirect_uri_matches
 from blockkit.emulator.store import oauth as store
@@ -99,10 +100,19 @@ class RateLimited(errors.OAuth2Error):
         return {"Retry-After": str(self.retry_after)}
 
 
+def _s256_noted(verifier: str, challenge: str) -> bool:
+    """oauthlib's S256 check; a mismatch is told to the request journal."""
+    if code_challenge_method_s256(verifier, challenge):
+        return True
+    journal.note_reason("PKCE: the code_verifier does not hash (S256) to the code_challenge sent to /authorize;"
+                        " send the verifier the challenge was made from")
+    return False
+
+
 class S256OnlyCodeGrant(AuthorizationCodeGrant):
     """The authorization-code grant with PKCE ``S256`` only: ``plain`` is an unsupported method."""
 
-    _code_challenge_methods = {"S256": code_challenge_method_s256}
+    _code_challenge_methods = {"S256": lambda verifier, challenge: _s256_noted(verifier, challenge)}
 
     def create_authorization_code(self, request: OAuthRequest) -> dict[str, str]:
         grant = {"code": store.new_secret()}
@@ -192,6 +202,9 @@ class Validator(RequestValidator):
         with self.state.store.write() as db:
             count, left = store.hit(db, bucket, key, now=self.state.clock.timestamp(), window=RATE_WINDOW_SECONDS)
         if count > RATE_LIMITS[bucket]:
+            from blockkit.emulator.services.oauth.limits import limit_reason
+
+            journal.note_reason(limit_reason(bucket, key, count, max(1, left)))
             raise RateLimited(rate_limited_body(bucket)["error_description"], max(1, left), request=request)
 
     def proven(self, client: store.Client, request: OAuthRequest) -> None:
@@ -221,14 +234,20 @@ class Validator(RequestValidator):
                 return False  # two authentication methods at once (RFC 6749 2.3)
             client_id, secret = basic
             if request.client_id and request.client_id != client_id:
+                journal.note_reason(f"client_id {request.client_id!r} in the body differs from {client_id!r} in"
+                                    " the Basic credentials")
                 return False
         else:
             client_id, secret = request.client_id, request.client_secret
         client = self._client(client_id)
         if client is None or secret is None or not client.confidential or client.secret_hash is None:
+            journal.note_reason(f"no client {client_id!r} is registered" if client is None else
+                                f"client {client_id!r} is public: it authenticates with PKCE, not a client_secret"
+                                if not client.confidential else f"client {client_id!r} sent no client_secret")
             self.failed(request)
             return False  # unknown client, or a secret from a public client
         if not hmac.compare_digest(hash_token(secret), client.secret_hash):
+            journal.note_reason(f"the client_secret sent is not the one registered for client {client_id!r}")
             self.failed(request)
             return False
         request.client = client
@@ -239,6 +258,8 @@ class Validator(RequestValidator):
     def authenticate_client_id(self, client_id: str, request: OAuthRequest, *args: Any, **kwargs: Any) -> bool:
         client = self._client(client_id)
         if client is None or client.confidential:
+            journal.note_reason(f"no client {client_id!r} is registered" if client is None else
+                                f"client {client_id!r} is confidential and sent no client_secret")
             self.failed(request)
             return False
         request.client = client
@@ -262,7 +283,11 @@ class Validator(RequestValidator):
     def validate_redirect_uri(self, client_id: str, redirect_uri: str, request: OAuthRequest, *args: Any,
                               **kwargs: Any) -> bool:
         client = self._client(client_id)
-        return client is not None and redirect_uri_matches(client.redirect_uris, redirect_uri)
+        if client is not None and redirect_uri_matches(client.redirect_uris, redirect_uri):
+            return True
+        if client is not None:
+            journal.note_reason(redirect_reason(client, redirect_uri))
+        return False
 
     def get_default_redirect_uri(self, client_id: str, request: OAuthRequest, *args: Any, **kwargs: Any) -> None:
         return None  # redirect_uri is required on every request
@@ -289,6 +314,11 @@ class Validator(RequestValidator):
             return False
         value |= scopes.USER_READ  # a baseline on every grant: the app may always learn who the user is
         if client is None or not scopes.within(value, client.allowed_scopes | scopes.USER_READ):
+            if client is not None:
+                ceiling = client.allowed_scopes | scopes.USER_READ
+                journal.note_reason(f"scope {value} asks for {scope_names(value & ~ceiling)}, outside the scopes"
+                                    f" client {client.id!r} is allowed ({client.allowed_scopes}:"
+                                    f" {scope_names(client.allowed_scopes)})")
             return False
         request.scopes = [str(value)]
         return True
@@ -336,8 +366,15 @@ class Validator(RequestValidator):
         with self.state.store.write() as db:
             row = store.find_code(db, code)
             if row is None or row.client_id != client_id or row.used_at is not None:
+                journal.note_reason("the authorization code is not one this emulator issued" if row is None else
+                                    f"the authorization code was issued to client {row.client_id!r}, not"
+                                    f" {client_id!r}" if row.client_id != client_id else
+                                    f"the authorization code was already used (at {row.used_at}); a code is"
+                                    " good for one exchange")
                 raise errors.InvalidGrantError(description=invalid, request=request)
             if row.expires_at <= self.state.clock.iso():
+                journal.note_reason(f"the authorization code expired at {row.expires_at}; the emulator's clock"
+                                    f" reads {self.state.clock.iso()}")
                 raise errors.InvalidGrantError(description="Invalid grant: authorization code has expired",
                                                request=request)
         if not client.confidential:
@@ -355,7 +392,12 @@ class Validator(RequestValidator):
     def confirm_redirect_uri(self, client_id: str, code: str, redirect_uri: str, client: store.Client,
                              request: OAuthRequest, *args: Any, **kwargs: Any) -> bool:
         row = getattr(request, "code_row", None)
-        return row is not None and redirect_uri == row.redirect_uri
+        if row is not None and redirect_uri == row.redirect_uri:
+            return True
+        if row is not None:
+            journal.note_reason(f"redirect_uri {redirect_uri!r} is not the one the code was issued for"
+                                f" ({row.redirect_uri!r})")
+        return False
 
     def invalidate_authorization_code(self, client_id: str, code: str, request: OAuthRequest, *args: Any,
                                       **kwargs: Any) -> None:
@@ -459,6 +501,20 @@ class ConfidentialSecretRequired:
         if client is not None and client.confidential:
             raise errors.InvalidRequestError(description="client_secret is required for a confidential client",
                                              request=request)
+
+
+def scope_names(scope: int) -> str:
+    """A scope's bits by name (``UserRead and ModelsRead``), for the journal's reasons."""
+    return journal.described([bit.name for bit in scopes.bits_of(scope)])
+
+
+def redirect_reason(client: store.Client, sent: str | None) -> str:
+    """Why a redirect_uri was refused, for the journal: the one sent beside the registered ones."""
+    registered = journal.described([repr(uri) for uri in client.redirect_uris])
+    if not sent:
+        return f"no redirect_uri was sent; client {client.id!r} registers {registered}"
+    return (f"redirect_uri {sent!r} does not match any redirect URI registered for client {client.id!r}:"
+            f" {registered}")
 
 
 # --- the endpoints ---------------------------------------------------------------------------
