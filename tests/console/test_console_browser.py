@@ -200,7 +200,7 @@ def test_readable_at_400px_in_dark_mode(console: Any, browser: Any) -> None:
     try:
         page = context.new_page()
         user_id, _name = _first_user(console)
-        for path in ("", "people", f"people/{user_id}", "apps", "work", "storage"):
+        for path in ("", "people", f"people/{user_id}", "apps", "work", "storage", "requests"):
             page.goto(console.url + path + "?key=" + console.key)
             width = page.evaluate("document.documentElement.scrollWidth")
             assert width <= 400, f"/{path}: the page is {width} px wide at 400"
@@ -565,3 +565,51 @@ def test_shared_storage_edited_and_withdrawn_as_its_author(console: Any, console
     assert _status(page) == f"shared entry {key}: withdrawn"
     assert page.locator(f"#shared-{key} .status").inner_text() == "withdrawn"
     assert appstorage.shared_get(console.store, console.clock, "block-s", None, key)["item"] is None
+
+
+# --- requests (the journal) -----------------------------------------------------------------
+
+def test_requests_show_each_refusal_with_its_reason_filtered_and_redacted(console: Any, console_page: Any) -> None:
+    from blockkit.emulator.services.oauth.clients import register_client
+
+    client = register_client(console.store, console.clock, name="Journal App",
+                             redirect_uris=["http://127.0.0.1:9/registered"]).client_id
+    from blockkit.emulator.services import console as service
+
+    session = service.sign_in(console.store, console.clock, _first_user(console)[0])
+    refused = httpx.get(console.emu.urls.auth_url + "/api/auth/oauth/authorize", params={
+        "client_id": client, "redirect_uri": "http://127.0.0.1:9/other", "response_type": "code", "scope": "1",
+        "state": "s", "code_challenge": "x" * 43, "code_challenge_method": "S256"},
+        cookies={"bk_session": session}, headers={"X-Blockkit-Access-Key": console.key})
+    assert refused.status_code == 400
+    secret_token = "not-a-real-token-" + "z" * 30
+    assert httpx.get(console.base + "/api/v1/me", headers={"Authorization": f"Bearer {secret_token}"}).status_code == 401
+    assert httpx.get(console.base + "/api/v1/enums").status_code == 200
+    page = console_page
+    page.click("nav >> text=Requests")
+    page.wait_for_selector("#journal")
+    assert page.locator("li.request").count() >= 3
+    assert "/__emulator/" not in " ".join(page.locator("li.request code.path").all_inner_texts())  # its own left out
+    page.select_option("#f-origin", "auth")
+    page.fill("#f-status", "4xx")
+    page.click("#filter")
+    page.wait_for_url("**/requests?*")
+    rows = page.locator("li.request")
+    assert rows.count() >= 1
+    texts = rows.all_inner_texts()
+    assert all(" 4" in t or "\n4" in t for t in texts)
+    authorize = next(t for t in texts if "/api/auth/oauth/authorize" in t)
+    assert "http://127.0.0.1:9/registered" in authorize and "http://127.0.0.1:9/other" in authorize
+    page.fill("#f-status", "401")
+    page.select_option("#f-origin", "catalogue")
+    page.click("#filter")
+    page.wait_for_url("**status=401*")
+    me = page.locator("li.request").first
+    assert "/api/v1/me" in me.inner_text()
+    me.locator("summary").click()
+    shown = me.inner_text()
+    assert "authorization" in shown.lower() and secret_token not in page.content()
+    page.fill("#f-status", "banana")
+    page.click("#filter")
+    assert "status is a code or a class" in page.inner_text("main")
+    _shot(page, "console-requests.png")

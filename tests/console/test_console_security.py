@@ -17,7 +17,8 @@ from blockkit.emulator.http.console import ACTIONS
 from blockkit.emulator.store import buzz as buzz_store
 
 PAGES = ("/__emulator/", "/__emulator/people", "/__emulator/people/1", "/__emulator/console/export.zip",
-         "/__emulator/console/static/console.js", "/__emulator/apps", "/__emulator/work", "/__emulator/storage")
+         "/__emulator/console/static/console.js", "/__emulator/apps", "/__emulator/work", "/__emulator/storage",
+         "/__emulator/requests")
 ACTION_PATHS = tuple(f"/__emulator/console/{name}" for name in sorted(ACTIONS)) + ("/__emulator/console/import",)
 EVIL = "http://evil.example"
 

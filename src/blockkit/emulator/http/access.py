@@ -48,7 +48,7 @@ def is_console_path(path: str) -> bool:
 
 
 CONSOLE_PREFIXES = ("/__emulator/people", "/__emulator/apps", "/__emulator/work", "/__emulator/storage",
-                    "/__emulator/console/")
+                    "/__emulator/requests", "/__emulator/console/")
 
 if TYPE_CHECKING:
     from blockkit.emulator.http.hostcheck import ASGIApp, Receive, Scope, Send

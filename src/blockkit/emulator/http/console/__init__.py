@@ -55,7 +55,7 @@ SECURITY_HEADERS = {
 }
 NAV = (("overview", "/__emulator/", "Overview"), ("people", "/__emulator/people", "People and money"),
        ("apps", "/__emulator/apps", "Apps and access"), ("work", "/__emulator/work", "Orchestration and goods"),
-       ("storage", "/__emulator/storage", "Storage"))
+       ("storage", "/__emulator/storage", "Storage"), ("requests", "/__emulator/requests", "Requests"))
 
 
 @functools.lru_cache(maxsize=1)
@@ -177,7 +177,7 @@ def build_routes() -> list[Route]:
 
 
 # The pages (each registers its actions above as it is imported): last, as they import this module.
-from blockkit.emulator.http.console import apps, overview, people, storage, work  # noqa: E402
+from blockkit.emulator.http.console import apps, overview, people, requests, storage, work  # noqa: E402
 
-PAGES = (overview, people, apps, work, storage)
+PAGES = (overview, people, apps, work, storage, requests)
 __all__ = ["ACTIONS", "IMPORT_PATH", "PAGES", "build_routes", "page"]

@@ -96,5 +96,11 @@
     var note = null;
     try { note = sessionStorage.getItem(NOTE_KEY); sessionStorage.removeItem(NOTE_KEY); } catch (e) { /* none */ }
     if (note) show(note, false);
+    // The requests page, when asked to follow the journal: reload it every few seconds.
+    var follow = document.querySelector("[data-follow]");
+    if (follow) {
+      var every = parseInt(follow.getAttribute("data-follow"), 10) || 2000;
+      window.setTimeout(function () { window.location.reload(); }, every);
+    }
   });
 })();
