@@ -600,6 +600,7 @@ def test_requests_show_each_refusal_with_its_reason_filtered_and_redacted(consol
     assert all(" 4" in t or "\n4" in t for t in texts)
     authorize = next(t for t in texts if "/api/auth/oauth/authorize" in t)
     assert "http://127.0.0.1:9/registered" in authorize and "http://127.0.0.1:9/other" in authorize
+    _shot(page, "console-requests.png")
     page.fill("#f-status", "401")
     page.select_option("#f-origin", "catalogue")
     page.click("#filter")
@@ -612,4 +613,3 @@ def test_requests_show_each_refusal_with_its_reason_filtered_and_redacted(consol
     page.fill("#f-status", "banana")
     page.click("#filter")
     assert "status is a code or a class" in page.inner_text("main")
-    _shot(page, "console-requests.png")
