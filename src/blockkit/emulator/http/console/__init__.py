@@ -41,7 +41,6 @@ if TYPE_CHECKING:
 
 TOKEN_HEADER = "x-blockkit-console-token"
 MAX_ACTION_BYTES = 64 * 1024
-MAX_IMPORT_BYTES = 512 * 1024 * 1024
 IMPORT_PATH = "/__emulator/console/import"
 SECURITY_HEADERS = {
     "Cache-Control": "no-store",
