@@ -17,7 +17,8 @@ from blockkit.emulator.store import DB_FILENAME
 
 
 def test_ready_file_and_the_three_origins(emulator: dict[str, Any]) -> None:
-    assert set(emulator) == {"base_url", "auth_url", "orchestration_url", "pid", "data"}
+    assert set(emulator) == {"base_url", "auth_url", "orchestration_url", "pid", "data", "console_url"}
+    assert emulator["console_url"] == emulator["base_url"] + "/__emulator/"
     ports = {emulator[k].rsplit(":", 1)[1] for k in ("base_url", "auth_url", "orchestration_url")}
     assert len(ports) == 3
     for key in ("base_url", "auth_url", "orchestration_url"):
@@ -51,8 +52,9 @@ def test_a_signal_stops_it_cleanly_and_removes_the_temporary_data(start_emulator
     assert code == 0, err
     assert "Traceback" not in err
     lines = out.strip().splitlines()
-    assert [line.split()[0] for line in lines] == ["base_url", "auth_url", "orchestration_url"]
+    assert [line.split()[0] for line in lines] == ["base_url", "auth_url", "orchestration_url", "console"]
     assert lines[0].split()[1] == started.info["base_url"]
+    assert lines[3].split()[1] == started.info["console_url"]  # the web console (no key: --no-access-key)
     assert not data.exists()
     assert not started.ready_file.exists()
     for key in ("base_url", "auth_url", "orchestration_url"):  # the ports are free again

@@ -21,6 +21,7 @@ from typing import Any, Callable, TextIO
 
 import orjson
 
+from blockkit.emulator import transfer
 from blockkit.emulator.http import access
 from blockkit.emulator.store.clock import Clock
 from blockkit.emulator.errors import EmulatorError
@@ -81,7 +82,7 @@ class Emulator:
                     self._note(line)
                 self.clock = Clock(self.store, follow=True)  # an import or reset while it runs moves it
             apps = build_apps(self.store, self.clock, self.options, self.server.urls, note=self._note,
-                          journal=self.journal)
+                          journal=self.journal, data_ops=transfer)
             if self._wrap_catalogue is not None:
                 apps = (self._wrap_catalogue(apps[0]), *apps[1:])
             # Before serving: refund what a crash cut short; then the callback and expiry worker runs.
@@ -121,7 +122,8 @@ class Emulator:
 
     def ready_info(self) -> dict[str, Any]:
         """What the ready file holds (with the access key and the sign-in link, when there is a key)."""
-        info: dict[str, Any] = {**self.urls.as_dict(), "pid": os.getpid(), "data": str(self.data_dir)}
+        info: dict[str, Any] = {**self.urls.as_dict(), "pid": os.getpid(), "data": str(self.data_dir),
+                                "console_url": access.console_url(self.urls.base_url)}
         if self.options.access_key is not None:
             info["access_key"] = self.options.access_key
             info["sign_in_url"] = access.sign_in_url(self.urls.auth_url, self.options.access_key)
@@ -182,7 +184,7 @@ class Emulator:
             self.clock.close()
         self.clock = Clock(self.store, follow=True)
         apps = build_apps(self.store, self.clock, self.options, self.server.urls, note=self._note,
-                          journal=self.journal)
+                          journal=self.journal, data_ops=transfer)
         if self._wrap_catalogue is not None:
             apps = (self._wrap_catalogue(apps[0]), *apps[1:])
         self.background = Background(self.store, self.clock, note=self._note).start()
@@ -334,6 +336,7 @@ def run_foreground(options: EmulatorOptions, *, out: TextIO = sys.stdout, err: T
         print(f"orchestration_url {urls.orchestration_url}   (orchestration)", file=out, flush=True)
         if options.access_key is not None:
             print(f"sign in           {access.sign_in_url(urls.auth_url, options.access_key)}", file=out, flush=True)
+        print(f"console           {access.console_url(urls.base_url, options.access_key)}", file=out, flush=True)
         if options.ready_file is not None:
             write_ready_file(options.ready_file, emulator.ready_info())
         print(f"blockkit emulator: data in {emulator.data_dir}"

@@ -74,6 +74,9 @@ class EmulatorState:
             return found  # type: ignore[no-any-return]
     # The emulator's notes to whoever runs it (stderr of `emulator start`, `exec`, `dev`), each once.
     note_once: NoteOnce = field(default_factory=NoteOnce, compare=False)
+    # The building's whole-store operations (``blockkit.emulator.transfer``: export, import_export,
+    # reset), handed down by ``runtime.Emulator`` for the web console; None in apps built bare.
+    data_ops: Any = field(default=None, compare=False, repr=False)
     # The run's request journal (journal.py), kept across resets; None: apps built without a server.
     journal: Any = field(default=None, compare=False)
 

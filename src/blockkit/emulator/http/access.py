@@ -41,6 +41,15 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from blockkit.emulator.http.hostcheck import SAFE_METHODS, HostAllowlist, HostGuard
 
+
+def is_console_path(path: str) -> bool:
+    """A page, file or action of the web console (``http/console``): every method asks for the key."""
+    return path == "/__emulator/" or path.startswith(CONSOLE_PREFIXES)
+
+
+CONSOLE_PREFIXES = ("/__emulator/people", "/__emulator/apps", "/__emulator/work", "/__emulator/storage",
+                    "/__emulator/requests", "/__emulator/console/")
+
 if TYPE_CHECKING:
     from blockkit.emulator.http.hostcheck import ASGIApp, Receive, Scope, Send
     from blockkit.emulator.state import Urls
@@ -55,6 +64,8 @@ CALLBACKS_PATH = "/__emulator/callbacks"  # lists callback URLs: read with the k
 JOURNAL_PATH = "/__emulator/journal"
 KEYED_READS = frozenset({CALLBACKS_PATH, JOURNAL_PATH})
 JSON_TYPE = "application/json"
+ZIP_TYPE = "application/zip"
+CONSOLE_IMPORT_PATH = "/__emulator/console/import"
 # The methods a route of the emulator can change state with. Any other method (a made-up one such as
 # QUERY, TRACE) reaches the app, which answers 405: the checks guard writes, not the method table.
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -70,6 +81,11 @@ def new_access_key() -> str:
 
 def sign_in_url(auth_url: str, key: str) -> str:
     return f"{auth_url}/login?{urlencode({KEY_PARAM: key})}"
+
+
+def console_url(base_url: str, key: str | None = None) -> str:
+    """The web console (``http/console``); with ``key``, the link that also signs this browser in."""
+    return f"{base_url}/__emulator/" + (f"?{urlencode({KEY_PARAM: key})}" if key is not None else "")
 
 
 def access_cookie(key: str, port: int) -> tuple[str, str]:
@@ -124,7 +140,7 @@ class LocalGuard:
         headers: list[tuple[bytes, bytes]] = list(scope.get("headers") or [])
         refusal: tuple[int, str] | None = None
         if path.startswith(CONTROL_PREFIX) and method in WRITE_METHODS:
-            refusal = self._control(headers)
+            refusal = self._control(headers, path)
         elif self.role == "auth" and path in ("/login", "/logout") and method == "POST":
             refusal = self._same_origin_form(headers)
         elif self.role == "catalogue" and path.rstrip("/") == JOURNAL_PATH:
@@ -133,6 +149,11 @@ class LocalGuard:
             if self.role == "auth" and path == "/login":
                 if method == "GET" and KEY_PARAM in _query(scope):
                     await self._sign_in_link(scope, send)
+                    return
+                refusal = self._key(headers, method)
+            elif self.role == "catalogue" and is_console_path(path):
+                if method == "GET" and KEY_PARAM in _query(scope):
+                    await self._sign_in_link(scope, send, then=path)
                     return
                 refusal = self._key(headers, method)
             elif self.role == "catalogue" and ((method in WRITE_METHODS and (
@@ -145,16 +166,22 @@ class LocalGuard:
             if self.role == "auth" and path == "/login" and method == "GET" and _wants_html(headers):
                 await _key_page(send, scope, wrong_key=False)
                 return
+            if self.role == "catalogue" and method == "GET" and refusal[0] == 401 and _wants_html(headers) \
+                    and is_console_path(path):
+                await _key_page(send, scope, wrong_key=False, action=path)
+                return
             await _answer(send, refusal[0], refusal[1], as_json=self.role != "auth")
             return
         await self.app(scope, receive, send)
 
     # --- the checks ---------------------------------------------------------------------------
-    def _control(self, headers: list[tuple[bytes, bytes]]) -> tuple[int, str] | None:
+    def _control(self, headers: list[tuple[bytes, bytes]], path: str = "") -> tuple[int, str] | None:
         origin = _header(headers, b"origin")
         if origin is not None and origin.lower() not in self.own_origins:
             return 403, f"a control route takes writes from the emulator's own origins only, not from {origin!r}"
         content_type = (_header(headers, b"content-type") or "").split(";")[0].strip().lower()
+        if content_type == ZIP_TYPE and self.role == "catalogue" and path == CONSOLE_IMPORT_PATH:
+            return None  # the console's import: a zip body (no more a CORS simple request than JSON is)
         if content_type != JSON_TYPE:
             return 415, f"send the control request as {JSON_TYPE}"
         return None
@@ -210,20 +237,21 @@ class LocalGuard:
         return 403, ("the access cookie takes writes from the emulator's own pages only (no Origin, Sec-Fetch-Site:"
                      f" {site or 'none'}); a program sends the key as X-Blockkit-Access-Key")
 
-    async def _sign_in_link(self, scope: Scope, send: Send) -> None:
-        """``GET /login?key=KEY``: keep the key in a cookie and show the sign-in page without it in the URL."""
+    async def _sign_in_link(self, scope: Scope, send: Send, then: str = "/login") -> None:
+        """``GET /login?key=KEY`` (or the console's ``/__emulator/?key=KEY``, ``then``): keep the key in a
+        cookie and show the page without it in the URL."""
         assert self.access_key is not None
         pairs = parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
         offered = next((value for name, value in pairs if name == KEY_PARAM), "")
         if not hmac.compare_digest(offered.encode(), self.access_key.encode()):
             if _wants_html(list(scope.get("headers") or [])):
-                await _key_page(send, scope, wrong_key=True)
+                await _key_page(send, scope, wrong_key=True, action=then)
                 return
             await _answer(send, 401, "this sign-in link holds another run's access key: use the link the emulator"
                                      " printed at this start (sign_in_url in the ready file)")
             return
         rest = urlencode([(name, value) for name, value in pairs if name != KEY_PARAM])
-        location = "/login" + (f"?{rest}" if rest else "")
+        location = then + (f"?{rest}" if rest else "")
         # One cookie per origin of this run (cookies ignore ports, so this origin can set the others'),
         # each an HMAC bound to its port, never the key. HttpOnly: no script reads it. SameSite=Lax: a
         # top-level navigation (an OAuth client sending the browser to /authorize, then /login) carries
@@ -298,7 +326,7 @@ KEY_PAGE = """<!doctype html>
 <code>sign_in_url</code> in the ready file. Then reload this page{again}.</p>
 <p class="why" id="why">The local platform acts for its seeded users, so each run has an access key that only
 whoever started it holds: other accounts on this machine, and web pages you visit, cannot sign in as you.</p>
-<form method="get" action="/login">
+<form method="get" action="{action}">
   <label for="key">Or paste the key (<code>access_key</code> in the ready file)</label>
   <input type="password" id="key" name="key" autocomplete="off" required>
   {hidden}<button type="submit">Sign in</button>
@@ -310,7 +338,7 @@ whoever started it holds: other accounts on this machine, and web pages you visi
 """
 
 
-async def _key_page(send: Send, scope: Scope, *, wrong_key: bool) -> None:
+async def _key_page(send: Send, scope: Scope, *, wrong_key: bool, action: str = "/login") -> None:
     """The 401 a browser gets at ``/login`` without the key (or with another run's): what to open, and why."""
     from html import escape
 
@@ -320,9 +348,9 @@ async def _key_page(send: Send, scope: Scope, *, wrong_key: bool) -> None:
     title = ("This sign-in link holds another run's access key" if wrong_key
              else "Sign in with this run's access key")
     body = KEY_PAGE.format(
-        title=title, link=escape(f"{_own_origin(scope)}/login?key=..."),
+        title=title, link=escape(f"{_own_origin(scope)}{action}?key=..."),
         again=" (the app's sign-in carries on from here)" if any(n == "returnUrl" for n, _v in pairs) else "",
-        hidden=hidden).encode("utf-8")
+        hidden=hidden, action=escape(action)).encode("utf-8")
     await send({"type": "http.response.start", "status": 401,
                 "headers": [(b"content-type", b"text/html; charset=utf-8"),
                             (b"content-length", str(len(body)).encode()),

@@ -65,6 +65,7 @@ def build_catalogue_app(state: EmulatorState) -> Starlette:
     from blockkit.emulator.http.blocks.blockroutes import BlockScopeMiddleware
     from blockkit.emulator.http.catalogue import downloads
     from blockkit.emulator.http.catalogue.edge import EdgeCache
+    from blockkit.emulator.http.console import build_routes as console_routes
     from blockkit.emulator.http.control import callbacks as control_callbacks
     from blockkit.emulator.http.control import clock as control
     from blockkit.emulator.http.control import faults as fault_routes
@@ -80,7 +81,7 @@ def build_catalogue_app(state: EmulatorState) -> Starlette:
         routes=[Mount(catalogue.API_PREFIX, routes=api_routes),
                 Mount(control.PREFIX, routes=[*control.routes, *fault_routes.routes, *control_callbacks.routes,
                                               *review_routes.routes, *control_journal(),
-                                              *media_routes, *downloads.file_routes]),
+                                              *media_routes, *downloads.file_routes, *console_routes()]),
                 *downloads.routes,  # /api/download/models/{id}: outside /api/v1, as on the platform
                 *legacy.routes],
         # The edge cache first: a repeat it answers skips the rest (catalogue/edge.py).
@@ -94,14 +95,16 @@ def build_catalogue_app(state: EmulatorState) -> Starlette:
 
 
 def build_apps(store: Store, clock: Clock, options: EmulatorOptions, urls: Urls | None = None,
-               note: Callable[[str], None] | None = None, journal: Any = None) -> tuple[Starlette, Starlette, Starlette]:
+               note: Callable[[str], None] | None = None, journal: Any = None,
+               data_ops: Any = None) -> tuple[Starlette, Starlette, Starlette]:
     """(catalogue_app, auth_app, orchestration_app) sharing one store and clock; ``note`` hears
     the lines worth telling whoever runs them, each once (a video asked for without PyAV);
-    ``journal`` is the run's request journal, read by ``/__emulator/journal`` (None: no journal)."""
+    ``journal`` is the run's request journal, read by ``/__emulator/journal`` (None: no journal);
+    ``data_ops`` is the building's transfer module (the console's export, import and reset)."""
     if urls is None:
         urls = urls_for(options.host, [options.port, options.port + 1, options.port + 2])
     state = EmulatorState(store=store, clock=clock, options=options, urls=urls, note_once=NoteOnce(note),
-                          journal=journal)
+                          journal=journal, data_ops=data_ops)
     from blockkit.emulator.http.oauth import build_auth_app
 
     from blockkit.emulator.http.orchestration import build_orchestration_app

@@ -163,7 +163,8 @@ class Validator(RequestValidator):
         self.state = state
         from blockkit.emulator.services.oauth.memory import Memory
 
-        self.memory = Memory(state.clock)
+        # Kept in the build's state: the web console (catalogue origin) lists and decides pending device codes.
+        self.memory = state.kept("oauth-memory", lambda: Memory(state.clock))
         self._request_local = threading.local()
 
     # --- helpers ---------------------------------------------------------------------------
