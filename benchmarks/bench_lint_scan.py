@@ -7,7 +7,7 @@ pre-commit hook, say): source files of up to 2 MiB and index.html. A regex or a
 tokenizer that goes back over the text can turn one such file into hours of CI
 (review row 29: `useAppStorage<` repeated, 280 KB took 126 s). This script runs
 every project-scan pattern (blockkit.project.scan.SCAN_PATTERNS), the comment
-stripper, the #root finder and the whole source scan of a project on inputs of
+stripper, the #root finder, the <script> finder of the entry graph and the whole source scan of a project on inputs of
 --size characters (default 1 MiB) built to hurt them:
 
 - every prefix of a string each pattern matches, repeated (``u``, ``us``, ...,
@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from blockkit.project.code import strip_comments
-from blockkit.project.html import find_root
+from blockkit.project.html import find_root, find_scripts
 from blockkit.project.scan import SCAN_PATTERNS, Project
 from blockkit.platform import MANIFEST_FILENAME
 
@@ -53,6 +53,11 @@ WITNESSES: dict[str, tuple[str, ...]] = {
     "shared app storage 1": ("useSharedStorage<T>(",),
     "shared app storage 2": ('"SHARED_GET_COUNTS"',),
     "shared app storage 3": ("blocks/shared-storage/",),
+    "module reference: import from": ("from './bridge.js'",),
+    "module reference: import for effect": ('import "./style.css"',),
+    "module reference: import call": ("import ( './page.ts' )", "import(`./a.js`)", "import(name"),
+    "module reference: require call": ("require('./a.js')", "require(`./a`)", "require(name"),
+    "module reference: import glob": ("import.meta.glob",),
 }
 FILLERS = ("", " ", " " * 100, "x" * 300, ">" * 300)
 
@@ -99,6 +104,8 @@ def cases(size: int, quick: bool = False) -> Iterator[Case]:
             yield Case(f"strip_comments {suffix}", repr(unit), _fill(unit, size))
     for unit in (*HTML_UNITS, *SCRIPT_UNITS):
         yield Case("find_root", repr(unit), _fill(unit, size))
+    for unit in (*HTML_UNITS, *SCRIPT_UNITS[:4]) if quick else (*HTML_UNITS, *SCRIPT_UNITS):
+        yield Case("find_scripts", repr(unit), _fill(unit, size))
     for unit in ROOT_UNITS:
         yield Case("find_root", f"#root then {unit!r}", _fill(unit, size, head='<div id="root">'))
     for unit in SCRIPT_UNITS[:4] if quick else script_units:
@@ -113,6 +120,8 @@ def scanner(name: str, workdir: Path) -> Callable[[str], object]:
         return lambda text: strip_comments(text, suffix)
     if name == "find_root":
         return find_root
+    if name == "find_scripts":
+        return find_scripts
     if name == "source scan of a project":
         return lambda text: _scan_project(workdir, text)
     raise ValueError(name)
