@@ -185,14 +185,14 @@ def _lockfile_defect(project: Project, lockfile: str) -> Optional[str]:
         if len(raw) > limit:
             return None  # only comments in the part read: no verdict on the rest
         if not text.strip():
-            return "it is empty" if not raw else "it holds only blank lines"
+            return "it is empty" if not text else "it holds only blank lines"
         if lockfile == LOCKFILES["yarn"] and not project.dependencies():
             return None  # yarn 1 writes just its header for a project without dependencies
         return "it holds only comments, no package"
     if len(raw) > limit:
         return None
     if not text.strip():
-        return "it is empty" if not raw else "it holds only blank lines"
+        return "it is empty" if not text else "it holds only blank lines"
     try:
         data = json.loads(text)
     except ValueError as exc:
