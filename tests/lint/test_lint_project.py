@@ -634,3 +634,19 @@ def test_the_entry_graph_reads_each_file_once_and_stops_at_its_budget(tmp_path: 
     monkeypatch.setattr(entry, "MAX_GRAPH_FILES", 5)
     graph = Project(tmp_path).entry_graph()
     assert not graph.complete and "more than 5 files" in (graph.gap or "") and graph.ready is None
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="no symlinks here")
+def test_the_entry_graph_follows_a_linked_folder_as_the_scan_does(tmp_path: Path) -> None:
+    from lint_helpers import lint_file
+
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "bridge.js").write_text(HOST_JS)
+    path = write_project(tmp_path / "app", clean(), {"index.html": INDEX, "app.js": "import './src/bridge.js';\n"})
+    os.symlink(shared, tmp_path / "app" / "src")
+    assert "BK318" not in codes(lint_file(path))
+    assert Project(tmp_path / "app").entry_graph().files == ["index.html", "app.js", "src/bridge.js"]
+    (tmp_path / "app" / "app.js").write_text(QUIET)
+    (finding,) = [f for f in lint_file(path) if f.code == "BK318"]
+    assert finding.message.startswith("src/bridge.js:3 sends BLOCK_READY but nothing index.html loads")

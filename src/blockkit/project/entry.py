@@ -78,7 +78,7 @@ class _Walker:
     def __init__(self, root: Path, dependencies: frozenset[str], ready: "re.Pattern[str]",
                  max_file_bytes: int) -> None:
         self.root = root
-        self.real_root = os.path.realpath(root)
+        self.norm_root = os.path.normpath(os.path.abspath(root))
         self.dependencies = dependencies
         self.ready_pattern = ready
         self.max_file_bytes = max_file_bytes
@@ -145,7 +145,7 @@ class _Walker:
             if real in self.seen:
                 continue
             self.seen.add(real)
-            relative = PurePosixPath(os.path.relpath(real, self.real_root)).as_posix()
+            relative = Path(os.path.relpath(os.path.normpath(os.path.abspath(target)), self.norm_root)).as_posix()
             suffix = target.suffix.lower()
             if not is_source(PurePosixPath(target.name)):
                 self.graph.files.append(relative)  # a stylesheet, JSON, an image: loaded, runs nothing
@@ -198,8 +198,9 @@ class _Walker:
         return found
 
     def _inside(self, path: Path) -> bool:
-        real = os.path.realpath(path)
-        return real == self.real_root or real.startswith(self.real_root.rstrip(os.sep) + os.sep)
+        # Lexically, as the source scan walks: a linked folder inside the project is part of it.
+        norm = os.path.normpath(os.path.abspath(path))
+        return norm == self.norm_root or norm.startswith(self.norm_root.rstrip(os.sep) + os.sep)
 
     def _url_file(self, candidate: Path, rest: str, path_part: str) -> Optional[Path]:
         if candidate.is_file():
