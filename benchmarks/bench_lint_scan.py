@@ -7,7 +7,7 @@ pre-commit hook, say): source files of up to 2 MiB and index.html. A regex or a
 tokenizer that goes back over the text can turn one such file into hours of CI
 (review row 29: `useAppStorage<` repeated, 280 KB took 126 s). This script runs
 every project-scan pattern (blockkit.project.scan.SCAN_PATTERNS), the comment
-stripper, the #root finder, the <script> finder of the entry graph and the whole source scan of a project on inputs of
+stripper, the #root finder, the <script> finder and the entry graph and the whole source scan of a project on inputs of
 --size characters (default 1 MiB) built to hurt them:
 
 - every prefix of a string each pattern matches, repeated (``u``, ``us``, ...,
@@ -68,6 +68,9 @@ SCRIPT_UNITS = ("/", "//\n", "x//\n", "/*", "/**/", "/*\n*/", "*/", "'", '"', "`
 HTML_UNITS = ("<", "< ", "<a", "<a>", "<<a>", "</a>", "</", "<!", "<!>", "<?", "<!--", "<!---->", "&",
               "<div id=root", '<a b="', "<a b='x' c=\"y\" ", "<a =", "<a/", "<a id id=x ", "<a id=x>",
               "<a id=x root>", "<a id=&amp;>", "<script>", "<script></scrip", "<script></script>")
+# index.html units for the entry graph: many references, most of them the same.
+GRAPH_UNITS = ('<script src="a.js"></script>', "<script src=", '<script type="module">import "./a.js";</script>',
+               "<script>import(", '<script src="https://cdn.example/x.js"></script>')
 # Units after an open #root, so that the finder looks for content until the end.
 ROOT_UNITS = ("</a>", " </a>", "<!---->", "&nbsp;", "&nbsp;<!---->", "&#32;</a>", " ")
 
@@ -110,6 +113,8 @@ def cases(size: int, quick: bool = False) -> Iterator[Case]:
         yield Case("find_root", f"#root then {unit!r}", _fill(unit, size, head='<div id="root">'))
     for unit in SCRIPT_UNITS[:4] if quick else script_units:
         yield Case("source scan of a project", repr(unit), _fill(unit, size))
+    for unit in GRAPH_UNITS:
+        yield Case("entry graph of a project", repr(unit), _fill(unit, size))
 
 
 def scanner(name: str, workdir: Path) -> Callable[[str], object]:
@@ -124,6 +129,8 @@ def scanner(name: str, workdir: Path) -> Callable[[str], object]:
         return find_scripts
     if name == "source scan of a project":
         return lambda text: _scan_project(workdir, text)
+    if name == "entry graph of a project":
+        return lambda text: _entry_graph(workdir, text)
     raise ValueError(name)
 
 
@@ -142,6 +149,17 @@ def check_witnesses() -> None:
     missing = set(SCAN_PATTERNS) - set(WITNESSES)
     if missing:
         sys.exit(f"bench_lint_scan: no witnesses for {', '.join(sorted(missing))}; add them to WITNESSES")
+
+
+def _entry_graph(workdir: Path, text: str) -> object:
+    """What index.html loads: index.html read, its scripts found, every reference resolved."""
+    (workdir / "index.html").write_text(text, encoding="utf-8")
+    (workdir / "a.js").write_text("import './a.js';\nexport * from './a';\n", encoding="utf-8")
+    try:
+        return Project(workdir).entry_graph()
+    finally:
+        (workdir / "index.html").unlink()
+        (workdir / "a.js").unlink()
 
 
 def run(size: int, report: Callable[[Case, float, float], None],

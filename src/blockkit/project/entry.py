@@ -36,6 +36,8 @@ from blockkit.project.scan import read_regular
 
 INDEX_HTML = "index.html"
 MAX_GRAPH_FILES = 200
+# References (script src and specifiers) followed at most, duplicates not counted.
+MAX_GRAPH_REFERENCES = 5000
 # Vite's default resolve.extensions, in its order.
 VITE_EXTENSIONS = (".mjs", ".js", ".mts", ".ts", ".jsx", ".tsx", ".json")
 # From a TypeScript module, Vite resolves a specifier of the emitted extension to the source.
@@ -85,6 +87,7 @@ class _Walker:
         self.graph = EntryGraph()
         self.seen: set[str] = set()
         self.queue: list[_Ref] = []
+        self.queued: set[tuple[str, str, bool, bool]] = set()
 
     def _gap(self, why: str) -> None:
         if self.graph.gap is None:
@@ -114,7 +117,17 @@ class _Walker:
             offset, what = computed[0]
             self._gap(f"{importer} (line {line_of(code, offset)}) has an {what}, which no static reading can follow")
         for spec in specs:
-            self.queue.append(_Ref(spec, base, True, importer, suffix))
+            self._enqueue(_Ref(spec, base, True, importer, suffix))
+
+    def _enqueue(self, ref: _Ref) -> None:
+        key = (ref.spec, str(ref.base), ref.module, ref.importer_suffix in _TS_IMPORTERS)
+        if key in self.queued:
+            return
+        if len(self.queued) >= MAX_GRAPH_REFERENCES:
+            self._gap(f"the files index.html loads name more than {MAX_GRAPH_REFERENCES} modules")
+            return
+        self.queued.add(key)
+        self.queue.append(ref)
 
     def run(self) -> EntryGraph:
         index = self.root / INDEX_HTML
@@ -131,7 +144,7 @@ class _Walker:
                 continue
             where = f"{INDEX_HTML} (line {script.line})"
             if script.src is not None:
-                self.queue.append(_Ref(script.src, self.root, False, where, ".html"))
+                self._enqueue(_Ref(script.src, self.root, False, where, ".html"))
             else:
                 self._queue_module_refs(strip_comments(script.text, ".js"), self.root, where, ".js")
         position = 0

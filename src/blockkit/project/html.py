@@ -137,6 +137,7 @@ def find_scripts(html: str) -> list[Script]:
     """
     found: list[Script] = []
     pos: Optional[int] = 0
+    counted, line = 0, 1  # lines are counted forward only: html[:counted] holds line - 1 newlines
     while pos is not None:
         tokens, pos = _TOKEN.finditer(html, pos), None
         for match in tokens:
@@ -152,7 +153,9 @@ def find_scripts(html: str) -> list[Script]:
             end = close.start() if close else len(html)
             if name == "script":
                 values = _attributes_of(attributes)
-                found.append(Script(line=html.count("\n", 0, match.start()) + 1, src=values.get("src"),
+                line += html.count("\n", counted, match.start())
+                counted = match.start()
+                found.append(Script(line=line, src=values.get("src"),
                                     kind=_script_kind(values.get("type")),
                                     text="" if "src" in values else html[match.end():end]))
             pos = end
