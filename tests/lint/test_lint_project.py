@@ -650,3 +650,19 @@ def test_the_entry_graph_follows_a_linked_folder_as_the_scan_does(tmp_path: Path
     (tmp_path / "app" / "app.js").write_text(QUIET)
     (finding,) = [f for f in lint_file(path) if f.code == "BK318"]
     assert finding.message.startswith("src/bridge.js:3 sends BLOCK_READY but nothing index.html loads")
+
+
+def test_evidence_in_a_loaded_file_counts_though_the_rest_cannot_be_followed(lint) -> None:
+    # dist/ is left out of the source scan, but index.html loads it: the graph's evidence counts.
+    files = {"index.html": '<script src="dist/host.js"></script><script src="https://cdn.example/x.js"></script>',
+             "dist/host.js": HOST_JS, "app.js": QUIET}
+    assert ready_messages(lint, files) == []
+    files["dist/host.js"] = QUIET
+    assert len(ready_messages(lint, files)) == 1
+
+
+def test_the_orphan_hint_names_the_entry_module(lint) -> None:
+    files = {"index.html": '<link rel="stylesheet" href="s.css"><script type="module" src="/src/main.ts"></script>',
+             "src/main.ts": "import './style.css';\n", "src/style.css": "", "src/host.js": HOST_JS}
+    (finding,) = [f for f in lint(clean(), files) if f.code == "BK318"]
+    assert finding.hint.startswith("import src/host.js from the module index.html loads (src/main.ts)"), finding.hint

@@ -9,8 +9,10 @@ guess about files we could not see.
 from __future__ import annotations
 
 import json
+from pathlib import PurePosixPath
 from typing import Any, Iterator, Optional
 
+from blockkit.project.code import is_source
 from blockkit.project.html import ROOT_ID, find_root
 from blockkit.project.scan import Project, read_regular
 from blockkit.platform import (
@@ -300,12 +302,12 @@ def block_ready_never_sent(manifest: dict[str, Any], ctx: RuleContext) -> Iterat
     if not scan.complete:
         return  # a tree we could not read proves nothing, about wiring either
     graph = project.entry_graph()
-    if graph.complete and graph.ready is not None:
-        return
+    if graph.ready is not None:
+        return  # a file index.html loads sends it (evidence counts, whatever could not be followed)
     if scan.ready is not None:
         if not graph.complete:
             return  # the text is there and we cannot tell whether it is loaded
-        loads = graph.files[1] if len(graph.files) > 1 else None
+        loads = next((name for name in graph.files[1:] if is_source(PurePosixPath(name))), None)
         yield Hit("", f"{scan.ready} sends {READY_MESSAGE} but nothing {INDEX_HTML} loads reaches it, so the host "
                       "never receives it and gives up after 10 s (a page shows a failure card)", at="open",
                   hint=(f"import {scan.ready.path} from the module {INDEX_HTML} loads ({loads})" if loads else
