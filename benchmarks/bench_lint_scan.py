@@ -7,7 +7,7 @@ pre-commit hook, say): source files of up to 2 MiB and index.html. A regex or a
 tokenizer that goes back over the text can turn one such file into hours of CI
 (review row 29: `useAppStorage<` repeated, 280 KB took 126 s). This script runs
 every project-scan pattern (blockkit.project.scan.SCAN_PATTERNS), the comment
-stripper, the #root finder and the whole source scan of a project on inputs of
+stripper, the #root finder, the <script> finder and the entry graph and the whole source scan of a project on inputs of
 --size characters (default 1 MiB) built to hurt them:
 
 - every prefix of a string each pattern matches, repeated (``u``, ``us``, ...,
@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from blockkit.project.code import strip_comments
-from blockkit.project.html import find_root
+from blockkit.project.html import find_root, find_scripts
 from blockkit.project.scan import SCAN_PATTERNS, Project
 from blockkit.platform import MANIFEST_FILENAME
 
@@ -53,6 +53,11 @@ WITNESSES: dict[str, tuple[str, ...]] = {
     "shared app storage 1": ("useSharedStorage<T>(",),
     "shared app storage 2": ('"SHARED_GET_COUNTS"',),
     "shared app storage 3": ("blocks/shared-storage/",),
+    "module reference: import from": ("from './bridge.js'",),
+    "module reference: import for effect": ('import "./style.css"',),
+    "module reference: import call": ("import ( './page.ts' )", "import(`./a.js`)", "import(name"),
+    "module reference: require call": ("require('./a.js')", "require(`./a`)", "require(name"),
+    "module reference: import glob": ("import.meta.glob",),
 }
 FILLERS = ("", " ", " " * 100, "x" * 300, ">" * 300)
 
@@ -63,6 +68,9 @@ SCRIPT_UNITS = ("/", "//\n", "x//\n", "/*", "/**/", "/*\n*/", "*/", "'", '"', "`
 HTML_UNITS = ("<", "< ", "<a", "<a>", "<<a>", "</a>", "</", "<!", "<!>", "<?", "<!--", "<!---->", "&",
               "<div id=root", '<a b="', "<a b='x' c=\"y\" ", "<a =", "<a/", "<a id id=x ", "<a id=x>",
               "<a id=x root>", "<a id=&amp;>", "<script>", "<script></scrip", "<script></script>")
+# index.html units for the entry graph: many references, most of them the same.
+GRAPH_UNITS = ('<script src="a.js"></script>', "<script src=", '<script type="module">import "./a.js";</script>',
+               "<script>import(", '<script src="https://cdn.example/x.js"></script>')
 # Units after an open #root, so that the finder looks for content until the end.
 ROOT_UNITS = ("</a>", " </a>", "<!---->", "&nbsp;", "&nbsp;<!---->", "&#32;</a>", " ")
 
@@ -99,10 +107,14 @@ def cases(size: int, quick: bool = False) -> Iterator[Case]:
             yield Case(f"strip_comments {suffix}", repr(unit), _fill(unit, size))
     for unit in (*HTML_UNITS, *SCRIPT_UNITS):
         yield Case("find_root", repr(unit), _fill(unit, size))
+    for unit in (*HTML_UNITS, *SCRIPT_UNITS[:4]) if quick else (*HTML_UNITS, *SCRIPT_UNITS):
+        yield Case("find_scripts", repr(unit), _fill(unit, size))
     for unit in ROOT_UNITS:
         yield Case("find_root", f"#root then {unit!r}", _fill(unit, size, head='<div id="root">'))
     for unit in SCRIPT_UNITS[:4] if quick else script_units:
         yield Case("source scan of a project", repr(unit), _fill(unit, size))
+    for unit in GRAPH_UNITS:
+        yield Case("entry graph of a project", repr(unit), _fill(unit, size))
 
 
 def scanner(name: str, workdir: Path) -> Callable[[str], object]:
@@ -113,8 +125,12 @@ def scanner(name: str, workdir: Path) -> Callable[[str], object]:
         return lambda text: strip_comments(text, suffix)
     if name == "find_root":
         return find_root
+    if name == "find_scripts":
+        return find_scripts
     if name == "source scan of a project":
         return lambda text: _scan_project(workdir, text)
+    if name == "entry graph of a project":
+        return lambda text: _entry_graph(workdir, text)
     raise ValueError(name)
 
 
@@ -133,6 +149,17 @@ def check_witnesses() -> None:
     missing = set(SCAN_PATTERNS) - set(WITNESSES)
     if missing:
         sys.exit(f"bench_lint_scan: no witnesses for {', '.join(sorted(missing))}; add them to WITNESSES")
+
+
+def _entry_graph(workdir: Path, text: str) -> object:
+    """What index.html loads: index.html read, its scripts found, every reference resolved."""
+    (workdir / "index.html").write_text(text, encoding="utf-8")
+    (workdir / "a.js").write_text("import './a.js';\nexport * from './a';\n", encoding="utf-8")
+    try:
+        return Project(workdir).entry_graph()
+    finally:
+        (workdir / "index.html").unlink()
+        (workdir / "a.js").unlink()
 
 
 def run(size: int, report: Callable[[Case, float, float], None],

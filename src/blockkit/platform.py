@@ -123,6 +123,10 @@ LOCKFILES: Mapping[str, str] = MappingProxyType(
     {"npm": "package-lock.json", "npx": "package-lock.json", "vite": "package-lock.json",
      "pnpm": "pnpm-lock.yaml", "yarn": "yarn.lock"}
 )
+# The npm lockfile must be a JSON object whose lockfileVersion is a number of at least
+# this (npm ci refuses anything else); pnpm and yarn lockfiles must hold more than blank
+# lines and comments.
+NPM_LOCKFILE_MIN_VERSION = 1
 
 
 class Limits:
@@ -180,9 +184,12 @@ STALE_TARGET_KEYS: Mapping[str, str | None] = MappingProxyType({"priority": None
 
 # The message a block must send to answer BLOCK_INIT (PLATFORM.md §6).
 READY_MESSAGE = "BLOCK_READY"
-# Packages whose runtime sends READY_MESSAGE for the block (exact names; the
-# plain app SDK does not send it, so depending on it proves nothing).
-READY_SENDING_PACKAGES: tuple[str, ...] = ("@civitai/blocks-react",)
+# Packages whose runtime sends READY_MESSAGE for the block (exact names). The React
+# bindings' transport sends it; the newer SDK's initialize() acknowledges BLOCK_INIT
+# with it (the platform CLI's page-elements template relies on that). The older
+# @civitai/app-sdk does not send it (its runtime files never name the message), nor do
+# the theme and component packages, so depending on them proves nothing.
+READY_SENDING_PACKAGES: tuple[str, ...] = ("@civitai/blocks-react", "@civitai/sdk")
 # package.json sections that put a package into the block's build.
 PACKAGE_DEPENDENCY_SECTIONS: tuple[str, ...] = ("dependencies", "devDependencies", "peerDependencies")
 

@@ -23,6 +23,7 @@ EMPTY_ROOT = '<!doctype html><body>\n  <div id="root">\n    <!-- the app mounts 
              '<script src="./app.js"></script></body>'
 BUILD = {"buildCommand": "npm run build", "outputDir": "dist"}
 PACKAGE = '{"name": "demo", "private": true, "scripts": {"build": "vite build"}}'
+NPM_LOCK = '{"name": "demo", "lockfileVersion": 3, "requires": true, "packages": {}}'
 USES_STORAGE = "import { useAppStorage } from '@civitai/blocks-react';\nexport const useNotes = () => useAppStorage();\n"
 # The SDK answers BLOCK_INIT itself, so only the storage rule has anything to say.
 REACT_STORAGE = {"package.json": '{"dependencies": {"@civitai/blocks-react": "^0.39.0"}}', "src/notes.ts": USES_STORAGE}
@@ -99,7 +100,14 @@ CASES = [
               Case(clean(bootSkeleton=True), {"index.html": SKELETON, "app.js": READY_JS}), "(line 2) is empty"),
     RuleCases("BK317", Case(clean(**BUILD), {"package.json": PACKAGE, "pnpm-lock.yaml": "lockfileVersion: '9.0'\n"}),
               "/buildCommand",
-              Case(clean(**BUILD), {"package.json": PACKAGE, "package-lock.json": "{}"}), "no package-lock.json"),
+              Case(clean(**BUILD), {"package.json": PACKAGE, "package-lock.json": NPM_LOCK}), "no package-lock.json"),
+    RuleCases("BK323", Case(clean(**BUILD), {"package.json": PACKAGE, "package-lock.json": ""}), "/buildCommand",
+              Case(clean(**BUILD), {"package.json": PACKAGE, "package-lock.json": NPM_LOCK}),
+              "package-lock.json is there, but it is empty"),
+    RuleCases("BK324", Case(clean(**BUILD), {"package.json": PACKAGE, "package-lock.json": NPM_LOCK,
+                                             "yarn.lock": "# yarn lockfile v1\n"}), "/buildCommand",
+              Case(clean(**BUILD), {"package.json": PACKAGE, "package-lock.json": NPM_LOCK}),
+              "installs from package-lock.json and ignores yarn.lock"),
     RuleCases("BK318", Case(clean(), {"index.html": SKELETON, "app.js": "document.title = 'hi';\n"}), "",
               Case(clean(), {"index.html": SKELETON, "app.js": READY_JS}), "none of the block's 2 source files"),
     # Credentials in the bundle URL, percent-encoded too: the platform accepts them (BK222 ignores
@@ -141,10 +149,17 @@ def test_rule_accepts(case: RuleCases, lint) -> None:
     assert findings == [], [(f.code, f.message) for f in findings]
 
 
+# Lint rules are advice, except where the platform's build certainly fails: a lockfile
+# that npm ci / --frozen-lockfile refuses (issue 34, item 5; the platform CLI makes it
+# a hard error too).
+BUILD_FAILURE_RULES = {"BK323"}
+
+
 def test_lint_rules_are_advice_only() -> None:
     for code, rule in load_all().items():
         if code.startswith("BK3"):
-            assert rule.layer == "lint" and rule.severity in ("warning", "info"), code
+            expected = ("error",) if code in BUILD_FAILURE_RULES else ("warning", "info")
+            assert rule.layer == "lint" and rule.severity in expected, code
         else:
             assert rule.layer != "lint", code
 

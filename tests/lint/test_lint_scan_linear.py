@@ -92,7 +92,8 @@ def test_every_scanner_is_fast_on_adversarial_input(bench: ModuleType) -> None:
 
     results = bench.run(SIZE, stop_when_slow, quick=True)
     assert {case.scanner for case, _, _ in results} >= {
-        *(f"pattern {name}" for name in SCAN_PATTERNS), "strip_comments .js", "find_root", "source scan of a project"}
+        *(f"pattern {name}" for name in SCAN_PATTERNS), "strip_comments .js", "find_root", "find_scripts",
+        "source scan of a project", "entry graph of a project"}
 
 
 # --- row 29 through lint itself -----------------------------------------------------------

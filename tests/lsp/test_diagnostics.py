@@ -182,6 +182,9 @@ async def test_project_aware_advice_and_config_changes_without_restart(tmp_path:
 
         # the block's code changes on disk (the server keeps the project read while it does not)
         (tmp_path / "src" / "ready.js").write_text("parent.postMessage({type: 'BLOCK_READY'}, '*');\n")
+        # loaded by the entry module: an emitter nothing loads would not count
+        (tmp_path / "src" / "main.js").write_text("const [v, set] = useAppStorage('k');\nimport './ready.js';\n",
+                                                  encoding="utf-8")
         client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri)))
         await settle(client)
         now = [as_tuple(d) for d in client.diagnostics[uri]]

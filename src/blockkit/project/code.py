@@ -130,3 +130,54 @@ def is_source(path: PurePath) -> bool:
 
 def line_of(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
+
+
+# --- module references, for the entry graph (blockkit.project.entry) ------------------
+# Each pattern starts with its keyword's text (so the engine searches for it) and checks
+# afterwards that the keyword is not the end of a longer name or a property (``x.from``);
+# every repetition is bounded, so an attempt costs a constant. They run on code whose
+# comments are blanked; a specifier is one line of at most 256 characters.
+_SPEC = r"""(['"])([^'"\\\n]{1,256})\1"""
+_CLOSES = r"(?=\s{0,256}[,)])"
+
+
+def _keyword(word: str) -> str:
+    return rf"{word}(?<![\w$.]{word})"
+
+
+MODULE_REFERENCE_PATTERNS: dict[str, re.Pattern[str]] = {
+    # import x from "./a", import {x} from "./a", export * from "./a"
+    "import from": re.compile(rf"{_keyword('from')}\s{{0,256}}{_SPEC}"),
+    # import "./style.css"
+    "import for effect": re.compile(rf"{_keyword('import')}\s{{0,256}}{_SPEC}"),
+    # import("./a"), require("./a"): group 2 is a literal, group 3 a template literal without
+    # ${}; neither matched means a specifier computed at run time.
+    "import call": re.compile(
+        rf"{_keyword('import')}\s{{0,256}}\(\s{{0,256}}(?:{_SPEC}{_CLOSES}|`([^`$\\\n]{{0,256}})`{_CLOSES})?"),
+    "require call": re.compile(
+        rf"{_keyword('require')}\s{{0,256}}\(\s{{0,256}}(?:{_SPEC}{_CLOSES}|`([^`$\\\n]{{0,256}})`{_CLOSES})?"),
+    # import.meta.glob("./pages/*.ts"): Vite loads files by pattern
+    "import glob": re.compile(r"import\.meta\.glob"),
+}
+_CALLS = ("import call", "require call")
+
+
+def module_references(code: str) -> tuple[list[str], list[tuple[int, str]]]:
+    """The module specifiers ``code`` names, and the places (offset, what) where it names
+    one that is computed at run time, which no static reading can follow."""
+    specs: list[tuple[int, str]] = []
+    computed: list[tuple[int, str]] = []
+    for name, pattern in MODULE_REFERENCE_PATTERNS.items():
+        for match in pattern.finditer(code):
+            if name == "import glob":
+                computed.append((match.start(), "import.meta.glob()"))
+            elif name in _CALLS:
+                spec = match.group(2) if match.group(2) is not None else match.group(3)
+                if spec is None:
+                    computed.append((match.start(), f"{name.split()[0]}() of a computed specifier"))
+                else:
+                    specs.append((match.start(), spec))
+            else:
+                specs.append((match.start(), match.group(2)))
+    specs.sort()
+    return [spec for _, spec in specs], sorted(computed)

@@ -107,3 +107,68 @@ def _id_of(attributes: str) -> Optional[str]:
             value = next((v for v in attribute.groups()[1:] if v is not None), "")
             return unescape(value)
     return None
+
+
+@dataclass(frozen=True)
+class Script:
+    """One ``<script>`` element of index.html, as the entry graph needs it."""
+
+    line: int  # 1-based line of the start tag
+    src: Optional[str]  # the src attribute, None when the script is inline
+    kind: str  # "module", "classic", or "data" (a type the browser does not run: JSON, an import map...)
+    text: str  # the inline code ("" for an external script)
+
+
+def _script_kind(type_attribute: Optional[str]) -> str:
+    value = (type_attribute or "").strip().lower()
+    if value == "module":
+        return "module"
+    # The standard's JavaScript MIME type essence matches; an empty or absent type is classic.
+    if value == "" or "javascript" in value or "ecmascript" in value or value in ("jscript", "livescript"):
+        return "classic"
+    return "data"
+
+
+def find_scripts(html: str) -> list[Script]:
+    """Every ``<script>`` element outside comments, in document order.
+
+    The same single pass as ``find_root``: a script's text runs to its own end tag, a tag
+    that never ends ends the scan, and nothing is read twice.
+    """
+    found: list[Script] = []
+    pos: Optional[int] = 0
+    counted, line = 0, 1  # lines are counted forward only: html[:counted] holds line - 1 newlines
+    while pos is not None:
+        tokens, pos = _TOKEN.finditer(html, pos), None
+        for match in tokens:
+            _text, name, attributes, closed = match.groups()
+            if name is None:
+                continue
+            if closed is None:
+                break
+            name = name.lower()
+            if html[match.start() + 1] == "/" or name not in _RAW_TEXT:
+                continue
+            close = _RAW_TEXT_END[name].search(html, match.end())
+            end = close.start() if close else len(html)
+            if name == "script":
+                values = _attributes_of(attributes)
+                line += html.count("\n", counted, match.start())
+                counted = match.start()
+                found.append(Script(line=line, src=values.get("src"),
+                                    kind=_script_kind(values.get("type")),
+                                    text="" if "src" in values else html[match.end():end]))
+            pos = end
+            break
+    return found
+
+
+def _attributes_of(attributes: str) -> dict[str, str]:
+    """Attribute names (lower case) to values; the first of duplicates wins, as in the standard."""
+    values: dict[str, str] = {}
+    for attribute in _ATTRIBUTE.finditer(attributes):
+        key = attribute.group(1).lower()
+        if key not in values:
+            value = next((v for v in attribute.groups()[1:] if v is not None), "")
+            values[key] = unescape(value).strip() if "&" in value else value.strip()
+    return values

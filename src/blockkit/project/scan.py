@@ -19,9 +19,9 @@ import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
-from blockkit.project.code import is_source, line_of, strip_comments
+from blockkit.project.code import MODULE_REFERENCE_PATTERNS, is_source, line_of, strip_comments
 from blockkit.platform import (
     BLOCKKIT_BRIDGE_MARKER,
     MANIFEST_FILENAME,
@@ -29,6 +29,9 @@ from blockkit.platform import (
     READY_MESSAGE,
     STORAGE_STORES,
 )
+
+if TYPE_CHECKING:
+    from blockkit.project.entry import EntryGraph
 
 # Folders that hold dependencies, build output or tooling, never the block's own
 # code, skipped by name wherever they occur below the project root (never the
@@ -58,6 +61,8 @@ SCAN_PATTERNS: dict[str, re.Pattern[str]] = {
     READY_MESSAGE: _READY,
     **{f"{name} {index}": pattern for name, patterns in _STORE_PATTERNS
        for index, pattern in enumerate(patterns, start=1)},
+    # The entry graph's (blockkit.project.entry) run over the same files.
+    **{f"module reference: {name}": pattern for name, pattern in MODULE_REFERENCE_PATTERNS.items()},
 }
 
 
@@ -130,7 +135,22 @@ class Project:
         return any(isinstance(data.get(section), dict) and package in data[section]
                    for section in PACKAGE_DEPENDENCY_SECTIONS)
 
+    def dependencies(self) -> frozenset[str]:
+        """The names package.json's dependency sections declare (none without a usable one)."""
+        data = self.package_json.data
+        if not isinstance(data, dict):
+            return frozenset()
+        return frozenset(name for section in PACKAGE_DEPENDENCY_SECTIONS if isinstance(data.get(section), dict)
+                         for name in data[section])
+
     # --- the block's source ----------------------------------------------------
+
+    def entry_graph(self) -> "EntryGraph":
+        """What index.html loads, followed once (see blockkit.project.entry)."""
+        from blockkit.project.entry import resolve_entry_graph  # it reads files with read_regular, below
+
+        return self._memo("entry-graph", lambda: resolve_entry_graph(self.root, self.dependencies(), _READY,
+                                                                     MAX_FILE_BYTES))
 
     def scan(self, output_dir: Any = None) -> SourceScan:
         """Scan the block's source files once (per output directory to leave out)."""

@@ -9,12 +9,15 @@ guess about files we could not see.
 from __future__ import annotations
 
 import json
+from pathlib import PurePosixPath
 from typing import Any, Iterator, Optional
 
+from blockkit.project.code import is_source
 from blockkit.project.html import ROOT_ID, find_root
-from blockkit.project.scan import Project
+from blockkit.project.scan import Project, read_regular
 from blockkit.platform import (
     LOCKFILES,
+    NPM_LOCKFILE_MIN_VERSION,
     READY_MESSAGE,
     READY_SENDING_PACKAGES,
     SENSITIVE_SCOPES,
@@ -23,6 +26,11 @@ from blockkit.platform import (
 from blockkit.rules.base import Hit, RuleContext, rule
 
 INDEX_HTML = "index.html"
+# Lockfiles are read up to this size. Over it, no verdict on the content (a generated
+# lockfile of a large tree; an empty or hand-made one is never that big).
+MAX_LOCKFILE_BYTES = 16 * 1024 * 1024
+# pnpm and yarn lockfiles only need their first line of content: this much is read.
+TEXT_LOCKFILE_PREFIX_BYTES = 64 * 1024
 
 
 def project_of(ctx: RuleContext) -> Optional[Project]:
@@ -118,18 +126,154 @@ def lockfile_missing(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit
                                "installs strictly from that lockfile, so the build fails", hint=hint)
 
 
-@rule("BK318", "block-ready-never-sent", layer="lint", severity="warning")
-def block_ready_never_sent(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
-    """The block's code never sends `BLOCK_READY`.
+@rule("BK323", "lockfile-invalid", layer="lint", severity="error")
+def lockfile_invalid(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
+    """The lockfile the build installs from is empty or not a lockfile.
 
     ## What it does
-    Reads the block's own source files (`.js`, `.mjs`, `.cjs`, `.jsx`, `.ts`,
-    `.tsx`, `.html`, `.vue`, `.svelte`; not `node_modules`, build folders,
-    `outputDir` or other blocks' folders), with comments removed, and reports a
-    project in which none of them names `BLOCK_READY` and `package.json` does not
-    depend on `@civitai/blocks-react` (which sends it for you). It stays silent
-    when it could not read the whole project: too many or too large files, an
-    unreadable file, or no source file at all.
+    When the project has a `package.json` and the lockfile of the package
+    manager `buildCommand` names (see BK317), reads it and reports one the
+    package manager cannot install from: a `package-lock.json` that is empty,
+    not a JSON object, or whose `lockfileVersion` is missing, not a number or
+    below 1; a `pnpm-lock.yaml` or `yarn.lock` with nothing but blank lines and
+    comments (a `yarn.lock` of only its header is right when `package.json`
+    declares no dependencies). A lockfile over 16 MiB is not judged.
+
+    ## Why it matters
+    The platform installs strictly from that lockfile (`npm ci`,
+    `pnpm install --frozen-lockfile`, `yarn install --frozen-lockfile`), and
+    each refuses such a file: the build fails after review. A file created with
+    `touch`, or left broken by a merge, passes every check that only looks for
+    its name.
+
+    ## Example
+    "buildCommand": "npm run build", with an empty package-lock.json
+
+    ## Fix
+    Delete the file and let the package manager write it: `npm install` (or
+    `pnpm install`, `yarn install`), then commit the lockfile it generated.
+    """
+    command = manifest.get("buildCommand")
+    project = project_of(ctx)
+    if project is None or not isinstance(command, str) or not project.has_file("package.json"):
+        return
+    words = command.split()
+    manager = words[0] if words else ""
+    lockfile = LOCKFILES.get(manager)
+    if lockfile is None or not project.has_file(lockfile):
+        return
+    defect = _lockfile_defect(project, lockfile)
+    if defect is None:
+        return
+    installer = "npm" if lockfile == LOCKFILES["npm"] else manager
+    yield Hit("/buildCommand", f"buildCommand runs {manager} and {lockfile} is there, but {defect}: it is not a "
+                               "lockfile the platform's build can install from, so the build fails",
+              hint=f"a lockfile is generated, never written by hand: delete {lockfile}, run `{installer} install` "
+                   "and commit the file it writes")
+
+
+def _lockfile_defect(project: Project, lockfile: str) -> Optional[str]:
+    """What makes ``lockfile`` unusable, or None when it is fine or could not be judged."""
+    json_lockfile = lockfile == LOCKFILES["npm"]
+    limit = MAX_LOCKFILE_BYTES if json_lockfile else TEXT_LOCKFILE_PREFIX_BYTES
+    try:
+        raw = read_regular(project.root / lockfile, limit + 1)
+    except (OSError, ValueError):
+        return None  # unreadable: no verdict
+    text = raw.decode("utf-8", errors="replace").lstrip("\ufeff")
+    if not json_lockfile:
+        if any(line.strip() and not line.lstrip().startswith("#") for line in text.splitlines()):
+            return None
+        if len(raw) > limit:
+            return None  # only comments in the part read: no verdict on the rest
+        if not text.strip():
+            return "it is empty" if not text else "it holds only blank lines"
+        if lockfile == LOCKFILES["yarn"] and not project.dependencies():
+            return None  # yarn 1 writes just its header for a project without dependencies
+        return "it holds only comments, no package"
+    if len(raw) > limit:
+        return None
+    if not text.strip():
+        return "it is empty" if not text else "it holds only blank lines"
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        return f"it is not valid JSON ({exc})"
+    except RecursionError:
+        return "it is nested too deeply to read"
+    if not isinstance(data, dict):
+        return "it is not a JSON object"
+    if "lockfileVersion" not in data:
+        return "it has no \"lockfileVersion\""
+    version = data["lockfileVersion"]
+    if isinstance(version, bool) or not isinstance(version, (int, float)):
+        return f"its \"lockfileVersion\" is {json.dumps(version)[:40]}, not a number"
+    if version < NPM_LOCKFILE_MIN_VERSION:
+        return f"its \"lockfileVersion\" is {json.dumps(version)}, below {NPM_LOCKFILE_MIN_VERSION}"
+    return None
+
+
+@rule("BK324", "lockfile-unused", layer="lint", severity="warning")
+def lockfile_unused(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
+    """A lockfile of another package manager lies beside the one the build uses.
+
+    ## What it does
+    When the project has a `package.json` and the lockfile of the package
+    manager `buildCommand` names, reports the lockfiles of the other package
+    managers (`package-lock.json`, `pnpm-lock.yaml`, `yarn.lock`) that are there
+    too. (Without the right lockfile, BK317 reports the missing one and names
+    the others in its hint.)
+
+    ## Why it matters
+    The platform installs only from the lockfile of the package manager
+    `buildCommand` names and ignores the rest. An unused lockfile drifts out of
+    date, and whoever runs the other package manager next builds something the
+    platform does not.
+
+    ## Example
+    "buildCommand": "pnpm run build", in a project that commits pnpm-lock.yaml
+    and package-lock.json
+
+    ## Fix
+    Delete the lockfiles of the package managers the block does not use, or set
+    `buildCommand` to the one it does.
+    """
+    command = manifest.get("buildCommand")
+    project = project_of(ctx)
+    if project is None or not isinstance(command, str) or not project.has_file("package.json"):
+        return
+    words = command.split()
+    manager = words[0] if words else ""
+    lockfile = LOCKFILES.get(manager)
+    if lockfile is None or not project.has_file(lockfile):
+        return
+    others = sorted({name for name in LOCKFILES.values() if name != lockfile and project.has_file(name)})
+    if not others:
+        return
+    listed = " and ".join(others)
+    yield Hit("/buildCommand", f"buildCommand runs {manager}, so the platform installs from {lockfile} and ignores "
+                               f"{listed}, which will drift out of date",
+              hint=f"delete {listed} if the block does not use {'them' if len(others) > 1 else 'it'}")
+
+
+@rule("BK318", "block-ready-never-sent", layer="lint", severity="warning")
+def block_ready_never_sent(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
+    """Nothing the block loads sends `BLOCK_READY`.
+
+    ## What it does
+    Unless `package.json` depends on `@civitai/blocks-react` or `@civitai/sdk`
+    (which send it for you), follows what `index.html` loads, as the browser and
+    Vite do: `<script src>` of local paths, the imports of inline scripts and of
+    every module reached (`import`, `export … from`, `import()`, `require()` of
+    relative or `/`-rooted paths, with Vite's extensions and `/index` files).
+    With comments removed, it reports two things: an emitter that names
+    `BLOCK_READY` but that nothing `index.html` loads reaches, and a project in
+    which no source file names it at all. When the graph cannot be followed (a
+    URL off the project, a computed `import()`, a bundler alias, a file that is
+    not there), it falls back to reading every source file (not `node_modules`,
+    build folders, `outputDir` or other blocks' folders) and says so. It stays
+    silent when it could not read the whole project: too many or too large
+    files, an unreadable file, or no source file at all.
 
     ## Why it matters
     The host posts `BLOCK_INIT` until the block answers `BLOCK_READY {height}`,
@@ -142,8 +286,9 @@ def block_ready_never_sent(manifest: dict[str, Any], ctx: RuleContext) -> Iterat
 
     ## Fix
     Answer `BLOCK_INIT` with
-    `parent.postMessage({type: "BLOCK_READY", payload: {height}}, hostOrigin)`,
-    or use the bridge `blockkit new` writes, or `@civitai/blocks-react`.
+    `parent.postMessage({type: "BLOCK_READY", payload: {height}}, hostOrigin)`
+    in code `index.html` loads (import the emitter from the entry module), or use
+    the bridge `blockkit new` writes, or `@civitai/blocks-react`.
     """
     project = project_of(ctx)
     if project is None:
@@ -154,12 +299,33 @@ def block_ready_never_sent(manifest: dict[str, Any], ctx: RuleContext) -> Iterat
     if any(project.depends_on(name) for name in READY_SENDING_PACKAGES):
         return
     scan = project.scan(manifest.get("outputDir"))
-    if scan.ready is not None or not scan.complete:
+    if not scan.complete:
+        return  # a tree we could not read proves nothing, about wiring either
+    graph = project.entry_graph()
+    if graph.ready is not None:
+        return  # a file index.html loads sends it (evidence counts, whatever could not be followed)
+    if scan.ready is not None:
+        if not graph.complete:
+            return  # the text is there and we cannot tell whether it is loaded
+        loads = next((name for name in graph.files[1:] if is_source(PurePosixPath(name))), None)
+        yield Hit("", f"{scan.ready} sends {READY_MESSAGE} but nothing {INDEX_HTML} loads reaches it, so the host "
+                      "never receives it and gives up after 10 s (a page shows a failure card)", at="open",
+                  hint=(f"import {scan.ready.path} from the module {INDEX_HTML} loads ({loads})" if loads else
+                        f"load {scan.ready.path} from {INDEX_HTML} with <script type=\"module\" src=...>")
+                       + f"; {INDEX_HTML} loads {_count(len(graph.files) - 1, 'file')} in all")
         return
-    yield Hit("", f"none of the block's {scan.files_read} source file{'s' if scan.files_read != 1 else ''} sends "
-                  f"{READY_MESSAGE}, so the host gives up after 10 s (a page shows a failure card)", at="open",
+    message = (f"none of the block's {_count(scan.files_read, 'source file')} sends {READY_MESSAGE}, so the "
+               "host gives up after 10 s (a page shows a failure card)")
+    if not graph.complete:
+        message += f" (a text scan of every source file, as the files {INDEX_HTML} loads could not be followed: " \
+                   f"{graph.gap})"
+    yield Hit("", message, at="open",
               hint=f"answer BLOCK_INIT with postMessage({{type: \"{READY_MESSAGE}\", payload: {{height}}}}) to the "
                    f"host, or use {READY_SENDING_PACKAGES[0]}, which sends it for you")
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'s' if number != 1 else ''}"
 
 
 @rule("BK319", "storage-scope-missing", layer="lint", severity="warning")
