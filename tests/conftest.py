@@ -3,6 +3,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import signal
 from pathlib import Path
 from typing import Any, Callable
 
@@ -10,6 +11,15 @@ import pytest
 
 from blockkit.dev.browser import chromium_path, launch_chromium, playwright_available
 from sample_manifests import PAGE_BLOCK
+
+# A shell without job control (`bash -c '... &'`, nohup, some CI runners) starts a background
+# command with SIGINT ignored; a Python started so keeps it ignored (no KeyboardInterrupt) and
+# hands that on to every child it runs. The tests that press Ctrl-C on a command (dev, new's
+# prompts, the fork pool) then wait for an exit that never comes. A handler, unlike an ignored
+# signal, is reset to the default across exec, so the commands the tests start behave as they do
+# from a terminal.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 REPO = Path(__file__).resolve().parents[1]
 # Two corpora of manifests. The real one (../shared/corpus, beside the checkout in CI) is

@@ -335,7 +335,9 @@ def test_the_trace_panel_stays_readable_while_the_host_re_posts(host: Any, make_
     assert posted >= 10 and 1 <= len(reposts) <= 3
     others = len(summaries) - len(reposts)  # the first post, and one after the block's HELLO
     counts = [int(text.split("×")[1].split(" ")[0]) if "×" in text else 1 for text in reposts]
-    assert others <= 2 and sum(counts) == posted - others and max(counts) >= posted - others - 4
+    # How the rows cut the re-posts depends on when the frame loads (later on a loaded machine);
+    # one run still holds most of them.
+    assert others <= 2 and sum(counts) == posted - others and max(counts) > (posted - others) // 2
     # The first posts show the payload; each re-post says what it is in one short line
     # instead of repeating the whole payload, which would bury the rest of the trace.
     assert "blockInstanceId" in summaries[0]
