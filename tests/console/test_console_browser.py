@@ -389,8 +389,9 @@ def test_make_and_revoke_an_api_key(console: Any, console_page: Any) -> None:
 
 # --- orchestration and goods ----------------------------------------------------------------
 
-def _receiver() -> Any:
-    """A loopback callback receiver that answers 200 and keeps the bodies it got."""
+def _receiver(failures: int = 0) -> Any:
+    """A loopback callback receiver that answers 503 to its first ``failures`` POSTs, then 200, and
+    keeps the bodies it got (every one, failed or not)."""
     import http.server
     import threading
 
@@ -399,7 +400,7 @@ def _receiver() -> Any:
     class Receiver(http.server.BaseHTTPRequestHandler):
         def do_POST(self) -> None:  # noqa: N802 - http.server's name
             got.append(self.rfile.read(int(self.headers.get("Content-Length", 0))))
-            self.send_response(200)
+            self.send_response(503 if len(got) <= failures else 200)
             self.send_header("Content-Length", "0")
             self.end_headers()
 
@@ -465,6 +466,56 @@ def test_workflows_with_steps_cost_thumbnails_and_callbacks_delivered_again(cons
         page.click(f"#ledger a[href='/__emulator/work#workflow-{workflow['id']}']")
         page.wait_for_selector(f"#workflow-{workflow['id']}")
         _shot(page, "console-work.png")
+    finally:
+        receiver.shutdown()
+        receiver.server_close()
+
+
+def test_each_delivery_attempt_is_listed_and_deliver_again_adds_one(console: Any, console_page: Any) -> None:
+    """A receiver that fails once then succeeds: the page lists both attempts in order (status,
+    duration, error); "deliver again" makes a third that appears on the page that follows."""
+    from blockkit.emulator.services.orchestration.funds import create_api_key
+
+    _user_id, username = _first_user(console)
+    key = create_api_key(console.store, console.clock, username)["api_key"]
+    receiver = _receiver(failures=1)
+    try:
+        hook = f"http://127.0.0.1:{receiver.server_address[1]}/hook"
+        submitted = httpx.post(console.emu.urls.orchestration_url + "/v2/consumer/workflows",
+                               headers={"Authorization": f"Bearer {key}"},
+                               json={"steps": [{"$type": "textToImage", "name": "gen",
+                                                "input": {"prompt": "a red fox", "seed": 7}}],
+                                     "callbacks": [{"url": hook, "type": ["workflow:succeeded"]}]})
+        assert submitted.status_code == 200, submitted.text
+        workflow_id = submitted.json()["id"]
+        console.clock.advance(10)
+        _wait_for(lambda: len(receiver.got) == 2, "the failed delivery and its retry")
+        with console.store.read() as db:
+            event_id = db.execute("SELECT id FROM workflow_events WHERE workflow_id = ?", (workflow_id,)).fetchone()[0]
+        page = console_page
+        page.goto(console.url + "work")
+        _wait_for(lambda: (page.reload() or True) and page.inner_text(f"#event-{event_id} .state") == "delivered",
+                  "the event shown delivered")
+        rows = page.locator(f"#attempts-{event_id} tr.attempt")
+
+        def shown() -> list[tuple[str, str, str]]:
+            return [(rows.nth(i).locator("td").first.inner_text(), rows.nth(i).locator(".http-status").inner_text(),
+                     rows.nth(i).locator(".error").inner_text()) for i in range(rows.count())]
+
+        assert shown() == [("1", "503", "HTTP 503"), ("2", "200", "")]
+        assert all(rows.nth(i).locator(".duration").inner_text().endswith(" ms") for i in range(2))
+        first, second = (rows.nth(i).locator("time").get_attribute("datetime") for i in range(2))
+        assert first is not None and second is not None and first <= second
+        page.locator(f"#event-{event_id} button").click()
+        assert _status(page) == f"callback event {event_id}: queued to be delivered again"
+        _wait_for(lambda: len(receiver.got) == 3, "the delivery made again")
+        _wait_for(lambda: (page.reload() or True) and rows.count() == 3, "the third attempt on the page")
+        assert shown() == [("1", "503", "HTTP 503"), ("2", "200", ""), ("3", "200", "")]
+        with console.store.read() as db:
+            assert db.execute("SELECT state, attempts FROM workflow_events WHERE id = ?",
+                              (event_id,)).fetchone()[:] == ("delivered", 3)
+        assert page.locator(f"#attempts-{event_id} details").get_attribute("open") is not None  # retried: shown open
+        _shot(page, "console-callback-attempts.png")
     finally:
         receiver.shutdown()
         receiver.server_close()

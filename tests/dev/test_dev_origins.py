@@ -111,7 +111,7 @@ def test_each_origin_answers_its_own_names(session: DevSession, name: str) -> No
 # ---- the run's key (security review 2, S04) -------------------------------------------------------
 
 API_ROUTES = ["api/page", "api/token", "api/viewer", "api/inbound", "api/events", "api/dialog", "api/download",
-              "api/consent", "api/consent/reset", "api/scenario", "api/frame-navigated", "api/requests"]
+              "api/consent", "api/consent/reset", "api/scenario", "api/frame-navigated", "api/requests", "api/console"]
 
 
 def test_the_host_page_holds_no_token(session: DevSession) -> None:

@@ -119,3 +119,45 @@ def test_replies_reach_the_trace_in_order_after_their_requests(host: Callable[..
     # In the order they happened on the page: a reply reported late would come after a later request.
     times = [e["t"] for e in events if e.get("kind") == "message"]
     assert times == sorted(times)
+
+
+def test_the_top_bar_console_link_opens_the_local_platforms_console_signed_in(host: Callable[..., Any],
+                                                                             tmp_path: Path) -> None:
+    """The host page's "Console" opens the local platform's console in a new tab, signed in with the
+    run's access key, which is never in the host page: the link's href has no key, and the sign-in
+    link comes from POST /api/console, which asks for the dev key and the host page's own origin."""
+    import httpx
+
+    from blockkit.emulator.http.access import access_cookie
+
+    block = tmp_path / "wired"
+    shutil.copytree(FIXTURE, block)
+    run = host(block, consented=True)
+    run.wait_outcome("ready")
+    platform = run.session.platform
+    console_url = platform.base_url + "/__emulator/"
+    link = run.page.locator("#console-link")
+    assert link.is_visible() and link.inner_text() == "Console"
+    assert link.get_attribute("href") == console_url
+    assert platform.access_key not in run.page.content()
+
+    with run.page.context.expect_page() as opened:
+        link.click()
+    console = opened.value
+    console.wait_for_selector("#base-url")
+    assert console.url == console_url  # the key left the address bar
+    assert console.inner_text("#base-url") == platform.base_url  # the overview: signed in, not the key page
+    port = httpx.URL(platform.base_url).port
+    assert port is not None
+    cookies = {c["name"]: c["value"] for c in console.context.cookies(platform.base_url)}
+    assert cookies[f"bk_access_{port}"] == access_cookie(platform.access_key, port)[1]
+    assert platform.access_key not in run.page.content()  # the host page still holds no key
+    console.close()
+
+    # The route answers only the host page: with the dev key, from its own origin.
+    route = run.session.host_url + "api/console"
+    answer = httpx.post(route, json={}, headers=run.session.api_headers())
+    assert answer.status_code == 200 and answer.json() == {"url": f"{console_url}?key={platform.access_key}"}
+    assert httpx.post(route, json={}, headers={"origin": run.session.host_url.rstrip("/")}).status_code == 401
+    other = {**run.session.api_headers(), "origin": "http://127.0.0.1:9", "sec-fetch-site": "same-site"}
+    assert httpx.post(route, json={}, headers=other).status_code == 403

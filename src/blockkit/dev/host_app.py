@@ -33,6 +33,7 @@ from typing import Any
 from blockkit.dev import contract, trace, transport
 from blockkit.dev.bridge import CANCELED, Bridge
 from blockkit.dev.errors import DevError
+from blockkit.emulator.http.access import console_url
 from blockkit.emulator.http.hostcheck import HostAllowlist, HostGuard, OriginPolicy
 from blockkit.dev.init_payload import (
     HostIdentity,
@@ -162,6 +163,8 @@ class HostSetup:
         identity = HostIdentity(viewer=viewer, context=context)
         local = {
             "apiBaseUrl": platform.base_url,
+            # The top bar's Console link; without the key (the link asks POST /api/console for it on a click).
+            "consoleUrl": console_url(platform.base_url),
             "viewerId": platform.viewer_id,
             "users": [u.as_json() for u in platform.users],
         }
@@ -462,6 +465,13 @@ def build_host_app(setup: HostSetup, *, hosts: HostAllowlist, key: str, hint: st
                             "hadGrant": was})
         return {"reset": was}
 
+    def console_link(body: dict[str, Any]) -> dict[str, Any]:
+        # The top bar's Console link, clicked: the local platform's console sign-in link, which holds the
+        # run's access key. Answered only to the key-guarded host page (DevKeyGuard: the dev key, same
+        # origin), never written into the page, so nothing another origin can read ever holds it.
+        platform = setup._platform()
+        return {"url": console_url(platform.base_url, platform.access_key)}
+
     def frame_navigated(body: dict[str, Any]) -> dict[str, Any]:
         # The frame loaded a new document after READY. On the platform nothing follows; but when the
         # dev server behind --proxy caused it (an edit it could not hot-swap), there is no platform
@@ -516,6 +526,7 @@ def build_host_app(setup: HostSetup, *, hosts: HostAllowlist, key: str, hint: st
             Route("/api/consent", api(consent_answer), methods=["POST"]),
             Route("/api/consent/reset", api(consent_reset), methods=["POST"]),
             Route("/api/frame-navigated", api(frame_navigated), methods=["POST"]),
+            Route("/api/console", api(console_link), methods=["POST"]),
             Route("/api/scenario", api(choose_scenario), methods=["POST"]),
             Route("/api/requests", block_requests, methods=["POST"]),
             Route("/api/trace", trace_dump),

@@ -1362,6 +1362,32 @@
       post("/api/consent/reset", {}).then(function () { window.location.reload(); }, reportFailure);
     });
   })();
+  (function () {
+    // The top bar's "Console": the local platform's web console, opened signed in. Its sign-in link holds
+    // the run's access key, so the page never holds it: a click asks the host's own API for it (with the
+    // dev key) and opens it in a new tab; the console takes the key into a cookie and drops it from the URL.
+    var link = document.getElementById("console-link");
+    if (!link || !config.consoleUrl) return;
+    link.href = config.consoleUrl;
+    link.hidden = false;
+    link.addEventListener("click", function (event) {
+      if (event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey) return;
+      event.preventDefault();
+      fetch("/api/console", { method: "POST", headers: apiHeaders(), body: "{}" })
+        .then(function (response) {
+          return response.json().then(function (answer) {
+            if (!response.ok || !answer || typeof answer.url !== "string") {
+              throw new Error(answer && answer.error ? answer.error : "the dev host answered " + response.status);
+            }
+            return answer.url;
+          });
+        })
+        .then(function (url) { window.open(url, "_blank", "noopener,noreferrer"); }, function (error) {
+          reportFailure(error);
+          window.open(config.consoleUrl, "_blank", "noopener,noreferrer"); // the console then asks for the key
+        });
+    });
+  })();
   panel.facts();
   watchRequests(config.requestsAfter || 0);
   mount();

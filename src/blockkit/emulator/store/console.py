@@ -9,6 +9,7 @@ import sqlite3
 from typing import Any
 
 from blockkit.emulator.store.buzz import POOLS
+from blockkit.emulator.store.orchestration import attempts_of
 
 
 _USERS = ("SELECT u.id, u.username, u.tier, u.status, u.is_moderator, u.deleted_at IS NOT NULL AS deleted,"
@@ -164,7 +165,11 @@ def recent_workflows(db: sqlite3.Connection, limit: int = 50) -> list[dict[str, 
 def callback_events(db: sqlite3.Connection, limit: int = 200) -> list[dict[str, Any]]:
     rows = db.execute("SELECT id, workflow_id, url, event_type, due_at, state, attempts, last_error"
                       " FROM workflow_events ORDER BY id DESC LIMIT ?", (limit,))
-    return [dict(row) for row in rows]
+    events = [dict(row) for row in rows]
+    tries = attempts_of(db, [event["id"] for event in events])
+    for event in events:
+        event["tries"] = tries[event["id"]]  # each delivery attempt, in order (migration 0013)
+    return events
 
 
 def deliver_again(db: sqlite3.Connection, event_id: int) -> bool:

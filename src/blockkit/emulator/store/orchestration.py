@@ -185,6 +185,28 @@ def mark_event(db: sqlite3.Connection, event_id: int, state: str, attempts: int,
                (state, attempts, next_try, error, event_id))
 
 
+def add_attempt(db: sqlite3.Connection, event_id: int, attempt: int, started_at: str, duration_ms: int,
+                http_status: int | None, error: str | None, url: str) -> None:
+    """One delivery attempt of a callback event (migration 0013). ``attempt`` is the event's count with
+    this one; should two senders ever race on one event, the later row takes the next free number."""
+    db.execute("INSERT INTO callback_attempts (event_id, attempt, started_at, duration_ms, http_status, error, url)"
+               " VALUES (?, max(?, 1 + coalesce((SELECT max(attempt) FROM callback_attempts WHERE event_id = ?), 0)),"
+               " ?, ?, ?, ?, ?)", (event_id, attempt, event_id, started_at, duration_ms, http_status, error, url))
+
+
+def attempts_of(db: sqlite3.Connection, event_ids: list[int]) -> dict[int, list[dict[str, Any]]]:
+    """The attempts of each of ``event_ids``, in the order they were made."""
+    found: dict[int, list[dict[str, Any]]] = {event_id: [] for event_id in event_ids}
+    if not event_ids:
+        return found
+    marks = ", ".join("?" for _ in event_ids)
+    rows = db.execute(f"SELECT event_id, attempt, started_at, duration_ms, http_status, error, url"
+                      f" FROM callback_attempts WHERE event_id IN ({marks}) ORDER BY event_id, attempt", event_ids)
+    for row in rows:
+        found[row["event_id"]].append(dict(row))
+    return found
+
+
 # --- recipe jobs ----------------------------------------------------------------------------
 
 

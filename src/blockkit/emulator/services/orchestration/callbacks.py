@@ -17,7 +17,8 @@ there), besides the per-operation ``TIMEOUT_SECONDS``. A 2xx marks the event del
 (a status, a refused connection, a timeout, the deadline) is tried again after 0.5, 1, 2, 4 s ...,
 doubling up to ``RETRY_CAP_SECONDS``, ``MAX_ATTEMPTS`` times in all (about 55 minutes, so a receiver
 that is down for a while still gets its events when it is back), then it is marked ``failed`` with
-its last error, and one line on stderr names it. ``GET {base_url}/__emulator/callbacks`` lists the
+its last error, and one line on stderr names it. Every attempt is a row of ``callback_attempts`` (when it
+started, how long it took, the HTTP status or the error), written with the event's new state. ``GET {base_url}/__emulator/callbacks`` lists the
 events that failed or are still pending. Events that were pending at a crash are delivered after the
 restart (at least once).
 
@@ -194,12 +195,15 @@ def deliver_one(store: Store, clock: Clock, event: dict[str, Any], *, handle: _A
         with store.write() as db:
             orch_store.mark_event(db, event["id"], "failed", event["attempts"], 0, f"unrenderable: {exc}"[:300])
         return False
+    started_at, began = clock.iso(), time.monotonic()
+    status: int | None = None
     try:
         status = post_json(event["url"], orjson.dumps(body), handle=handle)
         if not 200 <= status < 300:
             error = f"HTTP {status}"
     except (OSError, http.client.HTTPException) as exc:
         error = f"{type(exc).__name__}: {exc}"[:300]
+    duration_ms = max(0, round((time.monotonic() - began) * 1000))
     attempts = event["attempts"] + 1
     if error is None:
         state, next_try = "delivered", 0.0
@@ -209,6 +213,7 @@ def deliver_one(store: Store, clock: Clock, event: dict[str, Any], *, handle: _A
         state, next_try = "pending", time.time() + retry_delay(attempts)
     with store.write() as db:
         orch_store.mark_event(db, event["id"], state, attempts, next_try, error)
+        orch_store.add_attempt(db, event["id"], attempts, started_at, duration_ms, status, error, event["url"])
     if state == "failed" and note is not None:
         note(f"callback {event['event_type']} of workflow {event['workflow_id']} to {event['url']} dropped after"
              f" {attempts} attempts (last: {error}); GET /__emulator/callbacks lists what failed")
