@@ -209,3 +209,15 @@ def test_approved_with_proxy_is_a_usage_error(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["dev", str(tmp_path), "--approved", "--proxy", "http://localhost:5173"])
     assert result.exit_code == 2
     assert "cannot be combined with --proxy" in result.output
+
+
+def test_a_dev_runs_own_folder_is_never_packaged(tmp_path: Path) -> None:
+    # `blockkit dev` keeps its trace and the local platform's data (with its signing key) in DIR/.blockkit.
+    from blockkit.bundle.package import build_package
+
+    block = working_tree(tmp_path, "packaged-one")
+    (block / ".blockkit" / "emulator").mkdir(parents=True)
+    (block / ".blockkit" / "emulator" / "block-token-key.pem").write_text("-----BEGIN PRIVATE KEY-----\n")
+    (block / ".blockkit" / "dev-trace.jsonl").write_text("{}\n")
+    with zipfile.ZipFile(io.BytesIO(build_package(block))) as archive:
+        assert archive.namelist() == ["block.manifest.json", "index.html"]
