@@ -88,6 +88,30 @@ def test_a_non_author_is_403(platform: SubmitPlatform) -> None:
     assert mint(platform, plain, {"slug": "abc"})[:2] == (403, {"message": "Apps are restricted to the Civitai team"})
 
 
+def test_a_banned_moderator_is_403(platform: SubmitPlatform) -> None:
+    from blockkit.emulator.store import Store
+
+    banned = platform.user(moderator=False)
+    key = platform.api_key(banned)
+    with Store.open(platform.data, check=False) as store, store.write() as db:
+        db.execute("UPDATE users SET is_moderator = 1, status = 'banned' WHERE username = ?", (banned,))
+    try:
+        assert mint(platform, key, {"slug": "abc"})[:2] == (403, {"message": "Apps are restricted to the Civitai team"})
+    finally:
+        with Store.open(platform.data, check=False) as store, store.write() as db:
+            db.execute("UPDATE users SET is_moderator = 0, status = 'active' WHERE username = ?", (banned,))
+
+
+def test_a_block_token_is_no_credential_for_minting(platform: SubmitPlatform, key: str) -> None:
+    token = mint(platform, key, {"slug": slug()})[1]["token"]
+    assert mint(platform, token, {"slug": "abc"})[:2] == (401, {"message": "Invalid API key"})
+
+
+def test_a_body_over_8kb_is_413(platform: SubmitPlatform, key: str) -> None:
+    status, body, _ = mint(platform, key, {"slug": "abc", "pad": "x" * 9000})
+    assert (status, body) == (413, {"message": "Body exceeded 8kb limit"})
+
+
 def test_the_body_is_checked(platform: SubmitPlatform, key: str) -> None:
     for body in ({}, {"slug": "AB"}, {"slug": "ok-slug", "buzzBudget": 0}, {"slug": "ok-slug", "scopes": "x"},
                  {"slug": "ok-slug", "requestBudgetedSpend": "yes"}, [1]):
@@ -200,3 +224,21 @@ def test_the_rate_limit_is_30_a_minute_per_user(platform: SubmitPlatform, author
     assert int(headers["retry-after"]) >= 1
     platform.advance(61)
     assert mint(platform, first, {"slug": "rate-limited"})[0] == 200
+
+
+T2I = {"kind": "textToImage", "modelId": 1, "modelVersionId": 1,
+       "params": {"prompt": "a lighthouse at dusk", "width": 512, "height": 512, "seed": 7}}
+
+
+def test_a_workflow_over_the_tokens_budget_is_refused(platform: SubmitPlatform, key: str) -> None:
+    name = slug()
+    approved(platform, key, page_bundle(name, scopes=["ai:write:budgeted"]))
+    roomy = mint(platform, key, {"slug": name})[1]["token"]                     # 80 Buzz a generation
+    tight = mint(platform, key, {"slug": name, "buzzBudget": 1})[1]["token"]    # 1 Buzz
+    status, fits, _ = platform.call("POST", "/api/v1/blocks/workflows/estimate", {"body": T2I}, key=roomy)
+    assert status == 200, fits
+    cost = fits["snapshot"]["cost"]["total"]
+    assert 1 < cost <= 80 and fits["snapshot"]["status"] != "failed", fits
+    status, refused, _ = platform.call("POST", "/api/v1/blocks/workflows/estimate", {"body": T2I}, key=tight)
+    assert status == 200 and refused["snapshot"]["status"] == "failed", refused
+    assert refused["snapshot"]["error"].startswith("insufficient buzz budget")
