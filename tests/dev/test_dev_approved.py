@@ -221,3 +221,9 @@ def test_a_dev_runs_own_folder_is_never_packaged(tmp_path: Path) -> None:
     (block / ".blockkit" / "dev-trace.jsonl").write_text("{}\n")
     with zipfile.ZipFile(io.BytesIO(build_package(block))) as archive:
         assert archive.namelist() == ["block.manifest.json", "index.html"]
+
+
+def test_a_block_id_the_platform_refuses_is_one_line(tmp_path: Path) -> None:
+    block = working_tree(tmp_path, "../../escape")
+    with pytest.raises(DevError, match="is not one the platform accepts"):
+        prepare_approved(block, tmp_path / "data")

@@ -49,7 +49,12 @@ def prepare_approved(block_dir: Path, data_dir: Path) -> tuple[Path, str]:
     from blockkit.emulator.services.publish_requests import approved_bundle
     from blockkit.emulator.store import DB_FILENAME, Store
 
+    from blockkit.emulator.services.publish_requests import SLUG_REGEX
+
     block_id = working_block_id(block_dir)
+    if not SLUG_REGEX.fullmatch(block_id) or len(block_id) > 40:
+        raise DevError(f"{block_dir / MANIFEST_FILENAME}: blockId {block_id!r} is not one the platform accepts, so "
+                       "it has no approved version")
     if not (data_dir / DB_FILENAME).is_file():
         raise DevError(f"{data_dir}: no local platform data here (--data names the directory "
                        "'blockkit emulator start --data' used)")
