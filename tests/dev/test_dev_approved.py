@@ -227,3 +227,23 @@ def test_a_block_id_the_platform_refuses_is_one_line(tmp_path: Path) -> None:
     block = working_tree(tmp_path, "../../escape")
     with pytest.raises(DevError, match="is not one the platform accepts"):
         prepare_approved(block, tmp_path / "data")
+
+
+def test_a_real_npm_build_of_the_approved_bundle(tmp_path: Path) -> None:
+    # npm itself: `npm ci` from a lockfile with no dependencies needs no network, then `npm run build`.
+    import shutil
+
+    assert shutil.which("npm"), "npm is needed for this test (it is on the CI image)"
+    package = {"name": "real-built", "version": "1.0.0", "private": True,
+               "scripts": {"build": "node build.js"}}
+    lock = {"name": "real-built", "version": "1.0.0", "lockfileVersion": 3, "requires": True,
+            "packages": {"": {"name": "real-built", "version": "1.0.0"}}}
+    build_js = ("const fs = require('fs'); fs.mkdirSync('dist', {recursive: true});"
+                " fs.writeFileSync('dist/index.html', '<p>built by npm</p>');")
+    data = tmp_path / "data"
+    approve(data, zipped({"block.manifest.json": manifest("real-built", buildCommand="npm run build",
+                                                          outputDir="dist"),
+                          "package.json": json.dumps(package), "package-lock.json": json.dumps(lock),
+                          "build.js": build_js}))
+    source, _ = prepare_approved(working_tree(tmp_path, "real-built"), data)
+    assert (source / "dist" / "index.html").read_text() == "<p>built by npm</p>"
