@@ -80,8 +80,13 @@ class Package:
         return f"Skipped {len(self.skipped)} path(s): {', '.join(shown)}{tail}"
 
 
+# blockkit's own folder in a block: dev traces and the local platform's data (its store and its
+# block-token signing key), never the block's content.
+BLOCKKIT_DIR = ".blockkit"
+
+
 def _dir_rule(name: str) -> Optional[str]:
-    if name in PACKAGE_EXCLUDED_DIRS:
+    if name in PACKAGE_EXCLUDED_DIRS or name == BLOCKKIT_DIR:
         return ""
     lower = name.lower()
     if lower == ".env" or lower.startswith(".env."):

@@ -45,6 +45,12 @@ def _parse_context(values: tuple[str, ...]) -> dict[str, str]:
 @click.option("--block-port", type=click.IntRange(0, 65535), default=0, help="Port of the block origin (default: any free port).")
 @click.option("--host-port", type=click.IntRange(0, 65535), default=0, help="Port of the host page (default: any free port).")
 @click.option("--allowed-host", "allowed_hosts", metavar="NAME", multiple=True, help="Also answer requests for this host name (NAME, NAME:PORT, or .NAME for every name below it). Repeatable. Default: localhost, 127.0.0.1 and [::1] only.")
+@click.option("--approved", is_flag=True, help="Serve the block's approved version from the local platform's store "
+              "(unpacked, and built with the platform's frozen install when it has a buildCommand) instead of DIR. "
+              "DIR's manifest names the block.")
+@click.option("--data", "approved_data", type=click.Path(file_okay=False, path_type=Path), metavar="DATA",
+              help="With --approved: the local platform's data directory to read it from (as given to "
+                   "'blockkit emulator start --data'). Default: this dev run's own (DIR/.blockkit/emulator).")
 @click.option("--check", is_flag=True, help="Run the handshake in headless Chromium, print a verdict, exit 0 or 1.")
 @click.option("--browser", "browser_path", metavar="PATH", help=f"The Chromium --check drives (default: ${BROWSER_ENV}, a chromium on PATH, then Playwright's download).")
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True, help="Verdict format for --check.")
@@ -62,6 +68,8 @@ def dev(
     block_port: int,
     host_port: int,
     allowed_hosts: tuple[str, ...],
+    approved: bool,
+    approved_data: Path | None,
     check: bool,
     browser_path: str | None,
     output_format: str,
@@ -84,8 +92,17 @@ def dev(
     from blockkit.dev.timings import PLATFORM_TIMINGS
 
     try:
+        platform_dir: Path | None = None
+        served_dir = block_dir
+        if approved_data is not None and not approved:
+            raise DevError("--data names where --approved reads the approved version; add --approved")
+        if approved:
+            if proxy is not None:
+                raise DevError("--approved serves the approved bundle's files; it cannot be combined with --proxy")
+            served_dir, platform_dir, trace_path = _approved_source(block_dir, approved_data, trace_path)
         options = DevOptions(
-            block_dir=block_dir,
+            block_dir=served_dir,
+            platform_dir=platform_dir,
             surface=surface,
             proxy=proxy,
             theme=theme,
@@ -113,6 +130,21 @@ def dev(
     except DevError as exc:
         _say(f"blockkit dev: {exc}", err=True)
         raise SystemExit(EXIT_USAGE) from None
+
+
+def _approved_source(block_dir: Path, data: Path | None, trace_path: Path | None) -> tuple[Path, Path, Path]:
+    """Where --approved serves from, the dev platform's own data, and the trace (kept in DIR)."""
+    import os
+
+    from blockkit.dev.approved import prepare_approved
+    from blockkit.dev.platform import DATA_DIR, DATA_ENV
+    from blockkit.dev.session import DEFAULT_TRACE_NAME
+
+    env = os.environ.get(DATA_ENV)
+    own = (Path(env) if env else block_dir / DATA_DIR).absolute()
+    source, label = prepare_approved(block_dir, (data or own).absolute())
+    _print_note(f"serving {label} from {source}")
+    return source, own, (trace_path or block_dir / DEFAULT_TRACE_NAME).absolute()
 
 
 def _say(line: str, *, err: bool = False) -> None:

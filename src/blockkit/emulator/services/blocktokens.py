@@ -54,6 +54,7 @@ if TYPE_CHECKING:
 ISSUER = "civitai"
 AUDIENCE = "civitai-app-block"
 TOKEN_LIFETIME_SECONDS = 900
+DEV_TOKEN_LIFETIME_SECONDS = 4 * 60 * 60  # block-token.service.ts DEV_TOKEN_LIFETIME_SECONDS
 SETTINGS_TOKEN_LIFETIME_SECONDS = 300
 LEEWAY_SECONDS = 30
 KEY_FILENAME = "block-token-key.pem"
@@ -287,12 +288,14 @@ def app_block_id(app_id: str, block_id: str) -> str:
 
 def mint_block_token(state: EmulatorState, *, instance_id: str, user_id: int | None,
                      max_browsing_level: int | None = None, restricted: bool = False,
-                     lifetime_seconds: int | None = None, ignore_grants: bool = False) -> Minted:
+                     lifetime_seconds: int | None = None, ignore_grants: bool = False, dev: bool = False) -> Minted:
     """Sign a token for ``instance_id`` and viewer ``user_id`` (None: signed out). Raises MintRefused.
 
     ``lifetime_seconds`` shortens the token's life (``blockkit dev --scenario token-expires-early``);
     it never lengthens it. ``ignore_grants`` mints as for a viewer who granted nothing yet
-    (``--scenario consent-denied``: the stored grant is left as it is)."""
+    (``--scenario consent-denied``: the stored grant is left as it is). ``dev``: the dev-token route's
+    mint (services/devtokens.py): the instance's scopes as they are (that route clamped them; the
+    developer is the viewer of their own app, so no consent ledger applies), 4 hours, a ``dev`` claim."""
     store = state.store
     now = int(state.clock.timestamp())
     with store.read() as db:
@@ -305,7 +308,7 @@ def mint_block_token(state: EmulatorState, *, instance_id: str, user_id: int | N
         raise MintRefused(403, "account unavailable")
     scopes = list(instance.scopes)
     missing: list[str] = []
-    if user_id is not None:  # the viewer's consent: gated scopes wait for a grant (services/consent.py)
+    if user_id is not None and not dev:  # the viewer's consent: gated scopes wait for a grant (services/consent.py)
         from blockkit.emulator.services import consent
 
         granted = frozenset() if ignore_grants else consent.granted(
@@ -319,6 +322,8 @@ def mint_block_token(state: EmulatorState, *, instance_id: str, user_id: int | N
     ctx: dict[str, Any] = ({"slotId": instance.slot_id, "entityType": "none"} if is_page
                            else {"modelId": instance.model_id, "slotId": instance.slot_id})
     lifetime = SETTINGS_TOKEN_LIFETIME_SECONDS if any(s in SETTINGS_SCOPES for s in scopes) else TOKEN_LIFETIME_SECONDS
+    if dev:
+        lifetime = DEV_TOKEN_LIFETIME_SECONDS  # the platform's dev marker overrides the settings branch
     if lifetime_seconds is not None:
         lifetime = max(1, min(lifetime, int(lifetime_seconds)))
     ceiling = max_browsing_level if max_browsing_level is not None else default_ceiling(
@@ -331,6 +336,8 @@ def mint_block_token(state: EmulatorState, *, instance_id: str, user_id: int | N
                                                                                          instance.block_id),
         "blockInstanceId": instance.id, "ctx": ctx, "scopes": scopes, "maxBrowsingLevel": ceiling,
     }
+    if dev:
+        claims["dev"] = True
     if BUDGET_SCOPE in scopes:
         budget = instance.buzz_budget_per_gen if instance.buzz_budget_per_gen is not None else BUZZ_BUDGET_DEFAULT
         if budget <= 0:

@@ -3,7 +3,9 @@
 - ``POST /blocks/submit-version`` ``{"bundleBase64"}`` -> ``{publishRequestId, slug, version, status}``;
 - ``GET /blocks/submissions[?id=&blockId=]`` -> ``{submissions: [...]}`` or ``{submission}`` (404 when
   the id is not the caller's);
-- ``POST /blocks/withdraw`` ``{"publishRequestId"}`` -> ``{ok: true}`` (404 not yours, 409 not pending).
+- ``POST /blocks/withdraw`` ``{"publishRequestId"}`` -> ``{ok: true}`` (404 not yours, 409 not pending);
+- ``POST /blocks/dev-token`` ``{appBlockId|slug, scopes?, buzzBudget?, requestBudgetedSpend?}`` -> a page
+  token for the caller's own app (``services/devtokens.py``).
 
 Each takes ``Authorization: Bearer`` with a personal API key (``blockkit emulator apikey add``) or
 an OAuth access token carrying the Apps-submit bit, then the author gate and a rate limit, in the
@@ -131,8 +133,25 @@ async def withdraw(request: Request) -> Response:
     return json_response({"ok": True}, headers=NO_STORE)
 
 
+async def dev_token(request: Request) -> Response:
+    """The developer's own page token (services/devtokens.py); the gates before the body, as the platform."""
+    from blockkit.emulator.services import devtokens
+
+    state = emulator(request)
+    submitter = await run_in_threadpool(_submitter, request, state)
+    await run_in_threadpool(devtokens.authorize, submitter)
+    try:
+        body = await read_limited(request, devtokens.BODY_LIMIT_BYTES)
+    except BodyTooLarge:
+        raise SubmissionError(413, "Body exceeded 8kb limit") from None
+    payload = _json(body) if body.strip() else {}
+    result = await run_in_threadpool(devtokens.mint_dev_token, state, submitter, payload)
+    return json_response(result, headers=NO_STORE)
+
+
 routes = [
     Route("/blocks/submit-version", submit_version, methods=["POST"]),
     Route("/blocks/submissions", list_submissions, methods=["GET"]),
     Route("/blocks/withdraw", withdraw, methods=["POST"]),
+    Route("/blocks/dev-token", dev_token, methods=["POST"]),
 ]
