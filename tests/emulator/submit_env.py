@@ -14,9 +14,12 @@ import json
 import urllib.error
 import urllib.request
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from emulator_helpers import Started, start_process
 
@@ -108,3 +111,18 @@ def start_submit_platform(tmp: Path) -> SubmitPlatform:
     data = tmp / "data"
     started = start_process(tmp / "ready.json", "--data", str(data), "--access-key", ACCESS_KEY)
     return SubmitPlatform(started, data)
+
+
+def platform_fixture(name: str) -> Any:
+    """A module's running local platform for the submission tests (its own data directory, named
+    ``name``), stopped after the module's last test."""
+
+    @pytest.fixture(scope="module")
+    def platform(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SubmitPlatform]:
+        started = start_submit_platform(tmp_path_factory.mktemp(name))
+        try:
+            yield started
+        finally:
+            started.started.stop()
+
+    return platform

@@ -7,11 +7,10 @@ from __future__ import annotations
 import base64
 import json
 import secrets
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from submit_env import APPS_SUBMIT, SubmitPlatform, bundle, encoded, start_submit_platform
+from submit_env import APPS_SUBMIT, SubmitPlatform, bundle, encoded, platform_fixture
 
 DEV_TOKEN = "/api/v1/blocks/dev-token"
 SUBMIT = "/api/v1/blocks/submit-version"
@@ -19,13 +18,7 @@ SFW = 1 | 2  # PG | PG13
 AI_SERVICES_WRITE = 1 << 15
 
 
-@pytest.fixture(scope="module")
-def platform(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SubmitPlatform]:
-    started = start_submit_platform(tmp_path_factory.mktemp("dev-token"))
-    try:
-        yield started
-    finally:
-        started.started.stop()
+platform = platform_fixture("dev-token")
 
 
 @pytest.fixture(scope="module")

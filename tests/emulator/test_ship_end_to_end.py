@@ -7,23 +7,16 @@ a lower version refused -> ``blockkit withdraw`` of a new pending one."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from emulator_helpers import blockkit, subprocess_env
-from submit_env import SubmitPlatform, start_submit_platform
+from submit_env import SubmitPlatform, platform_fixture
 
 WORKING_TREE_ONLY = "working-tree-only: this page was served from the working tree"
 
 
-@pytest.fixture(scope="module")
-def platform(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SubmitPlatform]:
-    started = start_submit_platform(tmp_path_factory.mktemp("ship"))
-    try:
-        yield started
-    finally:
-        started.started.stop()
+platform = platform_fixture("ship")
 
 
 def set_version(block: Path, version: str) -> None:

@@ -9,25 +9,18 @@ from __future__ import annotations
 
 import http.client
 import json
-from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 import pytest
 from emulator_helpers import blockkit
-from submit_env import APPS_SUBMIT, SubmitPlatform, bundle, encoded, manifest_bundle, start_submit_platform
+from submit_env import APPS_SUBMIT, SubmitPlatform, bundle, encoded, manifest_bundle, platform_fixture
 
 SUBMIT = "/api/v1/blocks/submit-version"
 SUBMISSIONS = "/api/v1/blocks/submissions"
 WITHDRAW = "/api/v1/blocks/withdraw"
 
 
-@pytest.fixture(scope="module")
-def platform(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SubmitPlatform]:
-    started = start_submit_platform(tmp_path_factory.mktemp("submit-routes"))
-    try:
-        yield started
-    finally:
-        started.started.stop()
+platform = platform_fixture("submit-routes")
 
 
 @pytest.fixture(scope="module")

@@ -8,23 +8,16 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from emulator_helpers import blockkit, subprocess_env
-from submit_env import SubmitPlatform, start_submit_platform
+from submit_env import SubmitPlatform, platform_fixture
 
 SUBMITTED = re.compile(r"^submitted (\S+) (\S+): (pubreq_[0-9A-Z]{26}) \(pending\)$")
 
 
-@pytest.fixture(scope="module")
-def platform(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SubmitPlatform]:
-    started = start_submit_platform(tmp_path_factory.mktemp("submit-cli"))
-    try:
-        yield started
-    finally:
-        started.started.stop()
+platform = platform_fixture("submit-cli")
 
 
 @pytest.fixture(scope="module")
