@@ -42,6 +42,20 @@ def project_of(ctx: RuleContext) -> Optional[Project]:
         project = ctx.cache["lint.project"] = Project(ctx.project_dir)
     return project
 
+def _build_lockfile(manifest: dict[str, Any], ctx: RuleContext) -> Optional[tuple[Project, str, str]]:
+    """(the project, the package manager `buildCommand` runs, its lockfile) when the project has a
+    `package.json` and that lockfile; None otherwise (nothing for the lockfile rules to read)."""
+    command = manifest.get("buildCommand")
+    project = project_of(ctx)
+    if project is None or not isinstance(command, str) or not project.has_file("package.json"):
+        return None
+    words = command.split()
+    manager = words[0] if words else ""
+    lockfile = LOCKFILES.get(manager)
+    if lockfile is None or not project.has_file(lockfile):
+        return None
+    return project, manager, lockfile
+
 
 @rule("BK316", "boot-skeleton-empty-root", layer="lint", severity="warning")
 def boot_skeleton_empty_root(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]:
@@ -153,15 +167,10 @@ def lockfile_invalid(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit
     Delete the file and let the package manager write it: `npm install` (or
     `pnpm install`, `yarn install`), then commit the lockfile it generated.
     """
-    command = manifest.get("buildCommand")
-    project = project_of(ctx)
-    if project is None or not isinstance(command, str) or not project.has_file("package.json"):
+    found = _build_lockfile(manifest, ctx)
+    if found is None:
         return
-    words = command.split()
-    manager = words[0] if words else ""
-    lockfile = LOCKFILES.get(manager)
-    if lockfile is None or not project.has_file(lockfile):
-        return
+    project, manager, lockfile = found
     defect = _lockfile_defect(project, lockfile)
     if defect is None:
         return
@@ -238,15 +247,10 @@ def lockfile_unused(manifest: dict[str, Any], ctx: RuleContext) -> Iterator[Hit]
     Delete the lockfiles of the package managers the block does not use, or set
     `buildCommand` to the one it does.
     """
-    command = manifest.get("buildCommand")
-    project = project_of(ctx)
-    if project is None or not isinstance(command, str) or not project.has_file("package.json"):
+    found = _build_lockfile(manifest, ctx)
+    if found is None:
         return
-    words = command.split()
-    manager = words[0] if words else ""
-    lockfile = LOCKFILES.get(manager)
-    if lockfile is None or not project.has_file(lockfile):
-        return
+    project, manager, lockfile = found
     others = sorted({name for name in LOCKFILES.values() if name != lockfile and project.has_file(name)})
     if not others:
         return
