@@ -96,6 +96,10 @@ def test_redaction_of_queries_forms_json_and_headers() -> None:
                        ["accept", "*/*"], ["location", f"http://127.0.0.1:9/cb?code={REDACTED}&state=s"]]
     assert journal_mod.redact_path("/__emulator/downloads/GRANT123/model.safetensors") == \
         f"/__emulator/downloads/{REDACTED}/model.safetensors"
+    # A JWT is redacted whatever its member is called (a bridge reply's {"token": {"raw": ...}}).
+    jwt = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ1c2VyOjIifQ.c2lnbmF0dXJl"
+    assert journal_mod.redact_text(f'{{"token":{{"raw":"{jwt}","expiresAt":"x"}}}}', "application/json") == \
+        f'{{"token":{{"raw":"{REDACTED}","expiresAt":"x"}}}}'
 
 
 def test_the_size_comes_from_the_option_then_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -154,10 +154,12 @@ def redact_pairs(text: str) -> str:
 # number/true/false/null value.
 _JSON_MEMBER = re.compile(r'"([^"\\]{1,80})"(\s*:\s*)("[^"\\]*(?:\\.[^"\\]*)*(?:"|$)|[-0-9.eE+]+|true|false|null)')
 _BEARER = re.compile(r"(?i)(bearer\s+)[A-Za-z0-9\-._~+/]+=*")
+# A JWT anywhere (a block token inside a bridge reply's {"token": {"raw": ...}}, whatever it is called).
+_JWT = re.compile(r"eyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*")
 
 
 def redact_text(text: str, content_type: str = "") -> str:
-    """A body with secrets redacted: JSON members and form pairs named like secrets, and bearer tokens."""
+    """A body with secrets redacted: JSON members and form pairs named like secrets, bearer tokens and JWTs."""
     kind = content_type.split(";")[0].strip().lower()
 
     def member(match: re.Match[str]) -> str:
@@ -174,7 +176,8 @@ def redact_text(text: str, content_type: str = "") -> str:
         # The device and consent pages carry their codes in form fields.
         text = re.sub(r'(?i)(name="[^"]*(?:code|token|csrf|secret|key)[^"]*"[^>]*value=")[^"]*', rf"\g<1>{REDACTED}",
                       text)
-    return _BEARER.sub(rf"\g<1>{REDACTED}", text)
+    text = _BEARER.sub(rf"\g<1>{REDACTED}", text)
+    return _JWT.sub(REDACTED, text) if "eyJ" in text else text
 
 
 def body_text(data: bytes, total: int, content_type: str) -> str | None:

@@ -10,7 +10,7 @@ like the other control routes that name secrets' neighbours (``access.py``: the 
 no other origin's page). Its own requests are not journalled (a follower would see itself).
 
 Query parameters: ``since`` (an entry id: the entries after it, oldest first; without it the
-newest), ``status`` (``404``, ``4xx``, ``4xx,5xx``), ``origin`` (catalogue, auth, orchestration),
+newest), ``status`` (``404``, ``4xx``, ``4xx,5xx``), ``origin`` (catalogue, auth, orchestration, bridge),
 ``client`` (an OAuth client id), ``user`` (a user id), ``limit`` (1-2000, default 100), ``wait``
 (seconds, at most 30: with ``since``, wait that long for a new matching entry before answering
 an empty list), ``bodies`` (1: the headers and bodies too). The answer:
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 MAX_WAIT_S = 30.0
 POLL_S = 0.05
 MAX_LIMIT = 2000
-ORIGINS = ("catalogue", "auth", "orchestration")
+ORIGINS = ("catalogue", "auth", "orchestration", "bridge")  # bridge: blockkit dev's host page (dev/host_app.py)
 _SKIP_PATH = journal_mod.PATH
 
 
