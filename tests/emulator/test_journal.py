@@ -114,6 +114,56 @@ def test_the_size_comes_from_the_option_then_the_environment(monkeypatch: pytest
         journal_mod.journal_size(None)
 
 
+def test_the_middleware_keeps_requests_raw_and_formats_them_when_read() -> None:
+    """The request path only keeps references; the entry's text is worked out on the first read, once,
+    and the ring holds no connection (send/receive) once the answer is sent."""
+    import asyncio
+
+    from blockkit.emulator.http.journal import JournalMiddleware
+
+    big = b"x" * (journal_mod.BODY_LIMIT + 10)
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        message = await receive()
+        journal_mod.note_reason(f"refused {scope['method']} with {len(message.get('body', b''))} bytes")
+        await send({"type": "http.response.start", "status": 403, "headers": [(b"content-type", b"text/plain")]})
+        await send({"type": "http.response.start", "status": 200, "headers": []})  # only the first counts
+        await send({"type": "http.response.body", "body": big, "more_body": True})
+        await send({"type": "http.response.body", "body": b"tail"})
+
+    ring = Journal(10)
+    middleware = JournalMiddleware(app, ring, "auth")
+    sent: list[Any] = []
+
+    async def one(method: str, body: bytes) -> None:
+        async def receive() -> Any:
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        async def send(message: Any) -> None:
+            sent.append(message)
+
+        scope = {"type": "http", "method": method, "path": "/__emulator/downloads/GRANT/f.bin",
+                 "query_string": b"client_id=c-9&code=SECRET", "headers": [(b"authorization", b"Bearer T0K")]}
+        await middleware(scope, receive, send)
+
+    asyncio.run(one("POST", b"client_secret=S3CRET&x=1"))
+    asyncio.run(one("GET", b"ignored"))
+    assert len(sent) == 8  # the answer passed unchanged
+    stored = list(ring._ring)
+    assert all(isinstance(e, journal_mod.Entry) and e._send is None and e._receive is None for e in stored)
+    assert stored[0]._summary is None  # nothing formatted yet
+    posted, got = ring.entries(bodies=True)
+    assert posted["status"] == 403 and posted["origin"] == "auth" and posted["method"] == "POST"
+    assert posted["path"] == f"/__emulator/downloads/{REDACTED}/f.bin"
+    assert posted["query"] == f"client_id=c-9&code={REDACTED}" and posted["who"] == {"client": "c-9"}
+    assert posted["reason"] == "refused POST with 24 bytes"
+    assert posted["request"] == {"headers": [["authorization", REDACTED]],
+                                 "body": f"client_secret={REDACTED}&x=1"}
+    assert posted["response"]["body"] == "x" * journal_mod.BODY_LIMIT + f"... ({len(big) + 4} bytes in all)"
+    assert got["request"]["body"] is None  # a GET's body is not kept (HTTP gives it no meaning)
+    assert stored[0].summary() is stored[0].summary()  # worked out once
+
+
 def test_outside_a_request_the_notes_do_nothing() -> None:
     journal_mod.note_reason("nobody hears this")
     journal_mod.note_who(user=1)
@@ -124,7 +174,7 @@ def test_outside_a_request_the_notes_do_nothing() -> None:
         journal_mod.note_who(user=5, client="c")
     finally:
         journal_mod.end(token)
-    assert holder == {"reason": "first", "who": {"user": 5, "client": "c"}}
+    assert (holder.reason, holder.who) == ("first", {"user": 5, "client": "c"})
 
 
 # --- refusals and their reasons: OAuth ---------------------------------------------------------------

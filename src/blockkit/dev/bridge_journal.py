@@ -78,14 +78,14 @@ class BridgeCall:
         self.journal = journal
         self.message_type = message_type
         self.payload = payload
-        self.holder: dict[str, Any] = {}
+        self.holder = journal_mod.Holder()
         self._token: Any = None
         self._started = 0
         self._wall = 0.0
 
     def __enter__(self) -> BridgeCall:
         if self.journal is not None:
-            self.holder, self._token = journal_mod.begin()
+            self.holder, self._token = journal_mod.begin(self.holder)
             self._started = time.perf_counter_ns()
             self._wall = time.time()
         return self
@@ -103,7 +103,7 @@ class BridgeCall:
         reason = None
         if status >= 400:
             call = outcome.call or {}
-            reason = self.holder.get("reason") or call.get("message") or call.get("error") or f"answered {status}"
+            reason = self.holder.reason or call.get("message") or call.get("error") or f"answered {status}"
         who: dict[str, Any] = {}
         if block:
             who["block"] = block
