@@ -96,6 +96,10 @@ def test_redaction_of_queries_forms_json_and_headers() -> None:
                        ["accept", "*/*"], ["location", f"http://127.0.0.1:9/cb?code={REDACTED}&state=s"]]
     assert journal_mod.redact_path("/__emulator/downloads/GRANT123/model.safetensors") == \
         f"/__emulator/downloads/{REDACTED}/model.safetensors"
+    # A JWT is redacted whatever its member is called (a bridge reply's {"token": {"raw": ...}}).
+    jwt = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ1c2VyOjIifQ.c2lnbmF0dXJl"
+    assert journal_mod.redact_text(f'{{"token":{{"raw":"{jwt}","expiresAt":"x"}}}}', "application/json") == \
+        f'{{"token":{{"raw":"{REDACTED}","expiresAt":"x"}}}}'
 
 
 def test_the_size_comes_from_the_option_then_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -110,6 +114,56 @@ def test_the_size_comes_from_the_option_then_the_environment(monkeypatch: pytest
         journal_mod.journal_size(None)
 
 
+def test_the_middleware_keeps_requests_raw_and_formats_them_when_read() -> None:
+    """The request path only keeps references; the entry's text is worked out on the first read, once,
+    and the ring holds no connection (send/receive) once the answer is sent."""
+    import asyncio
+
+    from blockkit.emulator.http.journal import JournalMiddleware
+
+    big = b"x" * (journal_mod.BODY_LIMIT + 10)
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        message = await receive()
+        journal_mod.note_reason(f"refused {scope['method']} with {len(message.get('body', b''))} bytes")
+        await send({"type": "http.response.start", "status": 403, "headers": [(b"content-type", b"text/plain")]})
+        await send({"type": "http.response.start", "status": 200, "headers": []})  # only the first counts
+        await send({"type": "http.response.body", "body": big, "more_body": True})
+        await send({"type": "http.response.body", "body": b"tail"})
+
+    ring = Journal(10)
+    middleware = JournalMiddleware(app, ring, "auth")
+    sent: list[Any] = []
+
+    async def one(method: str, body: bytes) -> None:
+        async def receive() -> Any:
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        async def send(message: Any) -> None:
+            sent.append(message)
+
+        scope = {"type": "http", "method": method, "path": "/__emulator/downloads/GRANT/f.bin",
+                 "query_string": b"client_id=c-9&code=SECRET", "headers": [(b"authorization", b"Bearer T0K")]}
+        await middleware(scope, receive, send)
+
+    asyncio.run(one("POST", b"client_secret=S3CRET&x=1"))
+    asyncio.run(one("GET", b"ignored"))
+    assert len(sent) == 8  # the answer passed unchanged
+    stored = list(ring._ring)
+    assert all(isinstance(e, journal_mod.Entry) and e._send is None and e._receive is None for e in stored)
+    assert stored[0]._summary is None  # nothing formatted yet
+    posted, got = ring.entries(bodies=True)
+    assert posted["status"] == 403 and posted["origin"] == "auth" and posted["method"] == "POST"
+    assert posted["path"] == f"/__emulator/downloads/{REDACTED}/f.bin"
+    assert posted["query"] == f"client_id=c-9&code={REDACTED}" and posted["who"] == {"client": "c-9"}
+    assert posted["reason"] == "refused POST with 24 bytes"
+    assert posted["request"] == {"headers": [["authorization", REDACTED]],
+                                 "body": f"client_secret={REDACTED}&x=1"}
+    assert posted["response"]["body"] == "x" * journal_mod.BODY_LIMIT + f"... ({len(big) + 4} bytes in all)"
+    assert got["request"]["body"] is None  # a GET's body is not kept (HTTP gives it no meaning)
+    assert stored[0].summary() is stored[0].summary()  # worked out once
+
+
 def test_outside_a_request_the_notes_do_nothing() -> None:
     journal_mod.note_reason("nobody hears this")
     journal_mod.note_who(user=1)
@@ -120,7 +174,7 @@ def test_outside_a_request_the_notes_do_nothing() -> None:
         journal_mod.note_who(user=5, client="c")
     finally:
         journal_mod.end(token)
-    assert holder == {"reason": "first", "who": {"user": 5, "client": "c"}}
+    assert (holder.reason, holder.who) == ("first", {"user": 5, "client": "c"})
 
 
 # --- refusals and their reasons: OAuth ---------------------------------------------------------------
@@ -295,6 +349,175 @@ def test_buzz_short_names_the_pools_beside_the_price(live_emulator: Any) -> None
     assert entry["origin"] == "orchestration" and entry["who"]["user"] == user["id"]
     assert entry["reason"] == (f"the price is 2 Buzz and user {user['id']}'s pools it may use hold 1 (green 1,"
                                " blue 0); short by 1 (not usable here: yellow 5)")
+
+
+def _block_token(emu: Any, instance: str, scopes: list[str], user: int, *, declared: list[str] | None = None,
+                 consent_to: list[str] | None = None) -> Any:
+    """A block token as a host mints it: ``declared`` scopes on the install, ``consent_to`` of them granted."""
+    from blockkit.emulator.services import blocktokens, consent
+    from blockkit.emulator.state import EmulatorState
+
+    blocktokens.register_block_instance(emu.store, emu.clock.iso(), instance_id=instance, block_id="blk",
+                                        app_id="app1", scopes=declared or scopes)
+    if consent_to is None:
+        consent.grant_declared(emu.store, emu.clock, user, instance)
+    elif consent_to:
+        consent.grant(emu.store, emu.clock, user, blocktokens.app_block_id("app1", "blk"), consent_to,
+                      ceiling=declared or scopes)
+    state = EmulatorState(emu.store, emu.clock, emu.options, emu.urls)
+    return blocktokens.mint_block_token(state, instance_id=instance, user_id=user)
+
+
+def test_consent_missing_names_the_scope_the_viewer_has_not_granted(live_emulator: Any) -> None:
+    from blockkit.emulator.seed import landmarks
+
+    emu = live_emulator
+    user = landmarks(emu.store)["member"]["id"]
+    minted = _block_token(emu, "inst-consent", [], user, declared=["user:read:self", "goods:read:self"],
+                          consent_to=["goods:read:self"])
+    assert minted.missing_scopes == ("user:read:self",)
+    base = emu.urls.base_url
+    since = mark(base)
+    answer = httpx.get(base + "/api/v1/blocks/me", headers={"Authorization": f"Bearer {minted.token}"}, timeout=30)
+    assert answer.status_code == 403 and answer.json() == {"error": "missing required scope: user:read:self"}
+    entry = only(entries_since(base, since), "/api/v1/blocks/me")
+    assert entry["reason"] == ("consent missing: this route needs the block scope user:read:self, which block"
+                               f" app1/blk declares but user {user} has not consented to (user {user} granted"
+                               " goods:read:self); the block token holds goods:read:self")
+
+
+def test_an_idempotency_key_reused_for_another_purchase_names_both(live_emulator: Any) -> None:
+    from blockkit.emulator.seed import landmarks
+    from blockkit.emulator.services import goods
+
+    emu = live_emulator
+    user = landmarks(emu.store)["member"]["id"]
+    goods.register_catalogue(emu.store, emu.clock, "app1", "blk",
+                             [{"id": "gem-pack", "title": "Gems", "priceBuzz": 100},
+                              {"id": "unlock", "title": "Unlock", "priceBuzz": 20, "kind": "app_unlock"}])
+    minted = _block_token(emu, "inst-goods", ["goods:purchase:self"], user)
+    auth = {"Authorization": f"Bearer {minted.token}"}
+    base = emu.urls.base_url
+    first = httpx.post(base + "/api/v1/blocks/goods/purchase", headers=auth, timeout=30,
+                       json={"goodId": "gem-pack", "idempotencyKey": "k-1"})
+    assert first.status_code == 200, first.text
+    since = mark(base)
+    other = httpx.post(base + "/api/v1/blocks/goods/purchase", headers=auth, timeout=30,
+                       json={"goodId": "unlock", "expectedPriceBuzz": 20, "idempotencyKey": "k-1"})
+    assert other.status_code == 422
+    assert other.json() == {"error": "This idempotency key was already used for a different purchase"}
+    with emu.store.read() as db:
+        created, expires = db.execute("SELECT created_at, expires_at FROM idempotency_keys WHERE key = 'k-1'"
+                                      ).fetchone()
+    entry = only(entries_since(base, since), "/api/v1/blocks/goods/purchase")
+    assert entry["reason"] == (f"idempotency key 'k-1' was first used at {created} for good \"gem-pack\" at 100 Buzz"
+                               " (no expectedPriceBuzz); this request is for good \"unlock\" at 20 Buzz"
+                               f" (expectedPriceBuzz 20). A key names one purchase until it expires at {expires}:"
+                               " send a new key for a different purchase")
+
+
+def test_the_storage_quota_names_what_the_block_holds(live_emulator: Any) -> None:
+    from blockkit.emulator.seed import landmarks
+    from blockkit.emulator.services import appstorage
+
+    emu = live_emulator
+    user = landmarks(emu.store)["member"]["id"]
+    minted = _block_token(emu, "inst-quota", ["apps:storage:write"], user)
+    used = appstorage.QUOTA_BYTES - 10
+    with emu.store.write() as db:  # another viewer's values fill the block's quota but for 10 bytes
+        db.execute("INSERT INTO app_storage (block_id, user_id, key, value, size, updated_at) VALUES"
+                   " ('blk', ?, 'big', '1', ?, ?)", (landmarks(emu.store)["free_user"]["id"], used, emu.clock.iso()))
+    base = emu.urls.base_url
+    since = mark(base)
+    answer = httpx.post(base + "/api/v1/blocks/app-storage/set", json={"key": "k", "value": "x" * 20},
+                        headers={"Authorization": f"Bearer {minted.token}"}, timeout=30)
+    assert answer.status_code == 413 and answer.json() == {"message": "app quota exceeded"}
+    entry = only(entries_since(base, since), "/api/v1/blocks/app-storage/set")
+    assert entry["reason"] == (f"app storage quota: block blk's storage holds {used} of its {appstorage.QUOTA_BYTES}"
+                               f" bytes across its viewers; this value is 22 bytes, which would make {used + 22}")
+
+
+DEVICE = "/api/auth/oauth/device"
+DEVICE_TOKEN = "/api/auth/oauth/device-token"
+DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
+
+
+def test_the_device_grant_s_refusals_say_why(oauth: OAuthEnv) -> None:
+    from blockkit.emulator.services.oauth.device_grant import _when
+
+    client = oauth.client(confidential=False)
+    started = oauth.http.post(oauth.auth_url + DEVICE, data={"client_id": client.client_id, "scope": "1"})
+    assert started.status_code == 200, started.text
+    device = started.json()
+
+    def poll(code: str = device["device_code"]) -> tuple[httpx.Response, dict[str, Any]]:
+        since = mark(oauth.base_url)
+        answer = oauth.http.post(oauth.auth_url + DEVICE_TOKEN, data={"grant_type": DEVICE_GRANT,
+                                                                      "device_code": code,
+                                                                      "client_id": client.client_id})
+        return answer, only(entries_since(oauth.base_url, since), DEVICE_TOKEN)
+
+    clock = oauth.emu.clock
+    answer, entry = poll()
+    assert answer.status_code == 400 and answer.json()["error"] == "authorization_pending"
+    # The emulator's clock runs with real time: the seconds and instants are read back and bounded.
+    said = re.fullmatch(r"authorization_pending: no user has approved or denied the device yet; the code expires in"
+                        r" (\d+(?:\.\d)?) s \(at (\S+)\); poll again every 5 s", entry["reason"])
+    assert said is not None, entry["reason"]
+    assert 895 <= float(said.group(1)) <= 900
+    expires_at = said.group(2)
+    assert clock.iso() < expires_at <= _when(clock.timestamp() + 900)
+    oauth.advance(2)
+    answer, entry = poll()
+    assert answer.json()["error"] == "slow_down"
+    said = re.fullmatch(r"slow_down: this poll came (\d+(?:\.\d)?) s after the previous one and the interval is 5 s;"
+                        r" the interval is now 10 s", entry["reason"])
+    assert said is not None and 2 <= float(said.group(1)) < 5, entry["reason"]
+    answer, entry = poll("0" * 64)
+    assert answer.json()["error"] == "expired_token"
+    assert entry["reason"] == ("expired_token: the device code is not one the emulator holds: it was never issued"
+                               " by this run, was already exchanged for a token, or expired and was dropped")
+    oauth.advance(900)
+    answer, entry = poll()
+    assert answer.json() == {"error": "expired_token", "error_description": "Device code expired (15 minutes); start again"}
+    said = re.fullmatch(f"expired_token: the device code expired at {re.escape(expires_at)} \\(15 minutes after it"
+                        r" was issued\); the emulator's clock reads (\S+)", entry["reason"])
+    assert said is not None, entry["reason"]
+    assert expires_at < said.group(1) <= clock.iso()
+
+    denied = oauth.http.post(oauth.auth_url + DEVICE, data={"client_id": client.client_id, "scope": "1"}).json()
+    member = oauth.user()
+    browser = oauth.signed_in(member["username"])
+    page = browser.get(denied["verification_uri_complete"], headers=HTML)
+    csrf = page.text.split('name="csrf_token" value="')[1].split('"')[0]
+    browser.post(oauth.auth_url + "/login/oauth/device",
+                 data={"user_code": denied["user_code"], "csrf_token": csrf, "decision": "deny"})
+    answer, entry = poll(denied["device_code"])
+    assert answer.json()["error"] == "access_denied"
+    assert entry["reason"] == (f"access_denied: user {member['id']} denied the device on the device page"
+                               f" (client '{client.client_id}', scope 1); start again")
+    assert denied["device_code"] not in json.dumps(read_journal(oauth.base_url, bodies=1, limit=50))
+
+
+def test_the_catalogue_s_own_scope_check_names_the_token_s_scope(live_emulator: Any) -> None:
+    from blockkit.emulator.seed import landmarks
+    from blockkit.emulator.store import tokens
+
+    emu = live_emulator
+    user = landmarks(emu.store)["member"]["id"]
+    with emu.store.write() as db:
+        raw = tokens.issue_access_token(db, user_id=user, scope=1 | 2, now=emu.clock.now())
+    base = emu.urls.base_url
+    since = mark(base)
+    answer = httpx.post(base + "/api/v1/blocks/submit-version", json={"bundleBase64": ""},
+                        headers={"Authorization": f"Bearer {raw}"}, timeout=30)
+    assert answer.status_code == 403
+    assert answer.json() == {"message": "Submitting an App requires a personal API key or an OAuth token with the"
+                                        " Apps submit scope"}
+    entry = only(entries_since(base, since), "/api/v1/blocks/submit-version")
+    assert entry["reason"] == ("Submitting an App needs the AppBlocksSubmit scope (33554432) on an OAuth token; the"
+                               " access token holds scope 3 (UserRead and UserWrite). A personal API key needs no"
+                               " scope")
 
 
 def test_a_refusal_no_code_explained_carries_the_answer_s_own_words(live_emulator: Any) -> None:

@@ -502,7 +502,8 @@ def submissions_reject(request_id: str, reason: str, data: Path) -> None:
               help="The --ready-file the running emulator was started with.")
 @click.option("--follow", "-f", is_flag=True, help="Keep printing new requests as they come (Ctrl-C stops).")
 @click.option("--status", metavar="STATUS", help="Only these statuses: 404, 4xx, or several: 4xx,5xx.")
-@click.option("--origin", type=click.Choice(["catalogue", "auth", "orchestration"]), help="Only this origin.")
+@click.option("--origin", type=click.Choice(["catalogue", "auth", "orchestration", "bridge"]),
+              help="Only this origin (bridge: blockkit dev's host page).")
 @click.option("--client", metavar="CLIENT_ID", help="Only requests of this OAuth client.")
 @click.option("--user", "user_id", type=int, metavar="USER_ID", help="Only requests of this user id.")
 @click.option("--limit", type=click.IntRange(1, 2000), default=100, show_default=True,

@@ -141,6 +141,8 @@ class Outcome:
     notice: str | None = None
     # Host -> block pushes that follow the reply (IMAGE_SCAN_RESOLVED after an asyncScan upload).
     pushes: list[Reply] = field(default_factory=list)
+    # A refusal's HTTP status on the platform, when the code that refused named one (the request journal's).
+    status: int | None = None
 
 
 class BridgeRefusal(Exception):
@@ -303,7 +305,7 @@ class Bridge:
                 # A reply that went through, about a workflow that ended without outputs.
                 call.update(ok=False, error=f"workflow_{snapshot['status']}",
                             message=f"workflow {snapshot.get('workflowId')} is {snapshot['status']}")
-        return Outcome(reply=reply, call=call)
+        return Outcome(reply=reply, call=call, status=status if failed and isinstance(status, int) else None)
 
     def _refused(self, type_: str, spec: BlockMessage, exc: BaseException) -> dict[str, Any]:
         """A refusal raised while answering ``type_``, in the platform's form for its reply."""

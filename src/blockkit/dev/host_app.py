@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from blockkit.dev.bridge_journal import BridgeCall
 from blockkit.dev import contract, trace, transport
 from blockkit.dev.bridge import CANCELED, Bridge
 from blockkit.dev.errors import DevError
@@ -293,7 +294,9 @@ def build_host_app(setup: HostSetup, *, hosts: HostAllowlist, key: str, hint: st
             _record_violation(setup, violation, base, recorded["seq"])
         if js_type != contract.JS_OBJECT:
             return {"violations": earlier + [v.as_json() for v in found], "reply": None}
-        outcome = bridge.handle(data, setup.instances.get(str(body.get("pageId"))))
+        with _bridge_call(setup, message_type, data.get("payload") if isinstance(data, dict) else None) as call:
+            outcome = bridge.handle(data, setup.instances.get(str(body.get("pageId"))))
+        _journal(setup, call, outcome)
         if outcome.note is not None:
             setup.trace.append({"kind": trace.LIFECYCLE, "event": outcome.note_event, "type": message_type,
                                 "reason": outcome.note, "causeSeq": recorded["seq"], **base})
@@ -360,7 +363,11 @@ def build_host_app(setup: HostSetup, *, hosts: HostAllowlist, key: str, hint: st
         choice = body.get("choice")
         if not isinstance(dialog_id, str) or not (choice is None or isinstance(choice, dict)):
             raise BadRequest("expected {dialogId, choice: {...} | null}")
-        outcome = bridge.finish_dialog(dialog_id, choice)
+        with _bridge_call(setup, None, {"choice": choice}) as call:
+            outcome = bridge.finish_dialog(dialog_id, choice)
+        if outcome.call is not None:
+            call.message_type = str(outcome.call.get("type"))
+        _journal(setup, call, outcome)
         if outcome.call is not None:
             base = {k: body.get(k) for k in ("t", "attempt", "pageId")}
             _record_call(setup, outcome, base, None)
@@ -614,6 +621,24 @@ def _record_call(setup: HostSetup, outcome: Any, base: dict[str, Any], cause_seq
         result = recorded["result"] if isinstance(recorded["result"], dict) else {}
         setup.on_failed_call({**outcome.call, "message": outcome.call.get("message", result.get("message")),
                               "status": result.get("status")})
+
+
+def _bridge_call(setup: HostSetup, message_type: str | None, payload: Any) -> BridgeCall:
+    """A bridge message about to be answered, for the local platform's request journal (bridge_journal.py)."""
+    platform = setup.platform
+    return BridgeCall(platform.journal if platform is not None else None, message_type, payload)
+
+
+def _journal(setup: HostSetup, call: BridgeCall, outcome: Any) -> None:
+    platform = setup.platform
+    if platform is None or call.journal is None:
+        return
+    try:
+        call.record(outcome, block=platform.app_block_id, user=platform.viewer_id)
+    except Exception:  # noqa: BLE001 - the journal never costs the block its reply
+        import logging
+
+        logging.getLogger("blockkit.dev").exception("the request journal could not record a bridge call")
 
 
 def _record_violation(

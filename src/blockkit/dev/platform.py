@@ -148,6 +148,13 @@ class DevPlatform:
         return self._state
 
     @property
+    def journal(self) -> Any:
+        """The emulator's request journal (None before start, or with the journal off): the host page's
+        bridge calls go in it beside the emulator's own requests (host_app.py)."""
+        journal = getattr(self._emulator, "journal", None)
+        return journal if journal is not None and journal.enabled else None
+
+    @property
     def store(self) -> Any:
         return self.state.store
 

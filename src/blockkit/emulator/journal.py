@@ -24,11 +24,14 @@ import functools
 import os
 import re
 import threading
+import time
 from collections import deque
 from collections.abc import Iterable, Sequence
 from contextvars import ContextVar
 from typing import Any
 from urllib.parse import unquote_plus
+
+import orjson
 
 from blockkit.emulator.errors import EmulatorError
 
@@ -41,7 +44,17 @@ PATH = "/__emulator/journal"
 RAW = "_raw"  # an entry's headers and bodies as they passed, until first read (then redacted)
 _HIDDEN = frozenset({RAW, "request", "response"})
 
-_current: ContextVar[dict[str, Any] | None] = ContextVar("blockkit_journal_entry", default=None)
+class Holder:
+    """What the code answering a request tells the journal: why it refused, and who asked."""
+
+    __slots__ = ("reason", "who")
+
+    def __init__(self) -> None:
+        self.reason: str | None = None
+        self.who: dict[str, Any] | None = None
+
+
+_current: ContextVar[Holder | None] = ContextVar("blockkit_journal_entry", default=None)
 
 
 # --- what the refusing code tells ---------------------------------------------------------------
@@ -49,8 +62,8 @@ _current: ContextVar[dict[str, Any] | None] = ContextVar("blockkit_journal_entry
 def note_reason(text: str) -> None:
     """Why the request being answered is refused, in words (the first one said counts)."""
     holder = _current.get()
-    if holder is not None and "reason" not in holder:
-        holder["reason"] = text
+    if holder is not None and holder.reason is None:
+        holder.reason = text
 
 
 def note_who(*, user: int | None = None, client: str | None = None, block: str | None = None) -> None:
@@ -58,15 +71,18 @@ def note_who(*, user: int | None = None, client: str | None = None, block: str |
     holder = _current.get()
     if holder is None:
         return
-    who = holder.setdefault("who", {})
+    who = holder.who
+    if who is None:
+        who = holder.who = {}
     for name, value in (("user", user), ("client", client), ("block", block)):
         if value is not None and value != "":
             who.setdefault(name, value)
 
 
-def begin() -> tuple[dict[str, Any], Any]:
-    """The middleware: a fresh holder for this request, and the token to end it with."""
-    holder: dict[str, Any] = {}
+def begin(holder: Holder | None = None) -> tuple[Holder, Any]:
+    """A holder (a fresh one, or the entry being recorded) current for this request, and the token to end it with."""
+    if holder is None:
+        holder = Holder()
     return holder, _current.set(holder)
 
 
@@ -154,10 +170,12 @@ def redact_pairs(text: str) -> str:
 # number/true/false/null value.
 _JSON_MEMBER = re.compile(r'"([^"\\]{1,80})"(\s*:\s*)("[^"\\]*(?:\\.[^"\\]*)*(?:"|$)|[-0-9.eE+]+|true|false|null)')
 _BEARER = re.compile(r"(?i)(bearer\s+)[A-Za-z0-9\-._~+/]+=*")
+# A JWT anywhere (a block token inside a bridge reply's {"token": {"raw": ...}}, whatever it is called).
+_JWT = re.compile(r"eyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*")
 
 
 def redact_text(text: str, content_type: str = "") -> str:
-    """A body with secrets redacted: JSON members and form pairs named like secrets, and bearer tokens."""
+    """A body with secrets redacted: JSON members and form pairs named like secrets, bearer tokens and JWTs."""
     kind = content_type.split(";")[0].strip().lower()
 
     def member(match: re.Match[str]) -> str:
@@ -166,15 +184,16 @@ def redact_text(text: str, content_type: str = "") -> str:
             return match.group(0)
         return f'"{name}"{colon}"{REDACTED}"'
 
-    if kind == "application/x-www-form-urlencoded":
-        text = redact_pairs(text)
+    if kind == "application/x-www-form-urlencoded" or (not kind and text.lstrip()[:1] not in ("{", "[")):
+        text = redact_pairs(text)  # a form, or a body that names no type (it may be one)
     elif "json" in kind or text.lstrip()[:1] in ("{", "["):
         text = _JSON_MEMBER.sub(member, text)
     elif kind.startswith("text/html"):
         # The device and consent pages carry their codes in form fields.
         text = re.sub(r'(?i)(name="[^"]*(?:code|token|csrf|secret|key)[^"]*"[^>]*value=")[^"]*', rf"\g<1>{REDACTED}",
                       text)
-    return _BEARER.sub(rf"\g<1>{REDACTED}", text)
+    text = _BEARER.sub(rf"\g<1>{REDACTED}", text)
+    return _JWT.sub(REDACTED, text) if "eyJ" in text else text
 
 
 def body_text(data: bytes, total: int, content_type: str) -> str | None:
@@ -229,12 +248,159 @@ def valid_status_filter(wanted: str) -> bool:
     return bool(parts) and all((len(p) == 3 and p[0].isdigit() and (p[1:] == "xx" or p[1:].isdigit())) for p in parts)
 
 
+class Entry(Holder):
+    """One request as it passed, kept raw: nothing is formatted, decoded or redacted until it is first read
+    (:meth:`summary`, :meth:`detail`; each is worked out once and kept). The middleware fills one per request
+    (``http/journal.py``), and it is the request's :class:`Holder` too, so the notes go straight into it."""
+
+    __slots__ = ("id", "wall", "started", "duration_ns", "origin", "method", "path", "query", "status",
+                 "request_headers", "request_body", "request_total", "response_headers", "response_body",
+                 "response_total", "_summary", "_detail")
+
+    def __init__(self, origin: str, method: str, path: str, query: bytes = b"",
+                 request_headers: Sequence[tuple[bytes, bytes]] = ()) -> None:
+        self.reason = None
+        self.who = None
+        self.id = 0
+        self.wall = time.time()
+        self.started = time.perf_counter_ns()
+        self.duration_ns = 0
+        self.origin = origin
+        self.method = method
+        self.path = path
+        self.query = query
+        self.status = 0
+        self.request_headers = request_headers
+        self.request_body: bytes | list[bytes] = b""
+        self.request_total = 0
+        self.response_headers: Sequence[tuple[bytes, bytes]] = ()
+        self.response_body: bytes | list[bytes] = b""
+        self.response_total = 0
+        self._summary: dict[str, Any] | None = None
+        self._detail: dict[str, Any] | None = None
+
+    def keep_request(self, chunk: bytes) -> None:
+        """A chunk of the request's body: its part within the first BODY_LIMIT bytes is kept (as it is,
+        when it all fits: no copy)."""
+        self.request_body = _kept(self.request_body, self.request_total, chunk)
+        self.request_total += len(chunk)
+
+    def keep_response(self, chunk: bytes) -> None:
+        self.response_body = _kept(self.response_body, self.response_total, chunk)
+        self.response_total += len(chunk)
+
+    def summary(self) -> dict[str, Any]:
+        """The entry as the listing shows it (redacted), worked out on the first read."""
+        found = self._summary
+        if found is None:
+            found = self._summary = self._summarise()
+        return found
+
+    def detail(self) -> dict[str, Any]:
+        """The summary with the headers and bodies (redacted)."""
+        found = self._detail
+        if found is None:
+            request_type = _content_type(self.request_headers)
+            response_type = _content_type(self.response_headers)
+            found = self._detail = {
+                **self.summary(),
+                "request": {"headers": redact_headers(self.request_headers),
+                            "body": body_text(_joined(self.request_body), self.request_total, request_type)},
+                "response": {"headers": redact_headers(self.response_headers),
+                             "body": body_text(_joined(self.response_body), self.response_total, response_type)},
+            }
+        return found
+
+    def _summarise(self) -> dict[str, Any]:
+        status = self.status
+        raw_query = self.query
+        who = dict(self.who) if self.who else {}
+        if "client" not in who:
+            request_body = _joined(self.request_body)
+            if b"client_id" in raw_query or b"client_id" in request_body:
+                # The OAuth endpoints name the client in the query or the form.
+                client = client_id_of(raw_query, request_body)
+                if client:
+                    who["client"] = client
+        reason = None
+        if status >= 400:
+            reason = self.reason or reason_from_body(_joined(self.response_body),
+                                                     _content_type(self.response_headers), status)
+        elif status >= 300 and self.reason:  # an OAuth refusal sent back to the client's redirect_uri
+            reason = self.reason
+        path = self.path
+        if path.startswith("/__emulator/downloads/"):
+            path = redact_path(path)
+        return {"id": self.id, "time": iso_time(self.wall), "origin": self.origin, "method": self.method,
+                "path": path, "query": redact_pairs(raw_query.decode("latin-1")) if raw_query else "",
+                "status": status, "duration_ms": round(self.duration_ns / 1e6, 2), "who": who, "reason": reason}
+
+
+def _kept(kept: bytes | list[bytes], total: int, chunk: bytes) -> bytes | list[bytes]:
+    if total >= BODY_LIMIT or not chunk:
+        return kept
+    room = BODY_LIMIT - total
+    part = chunk if len(chunk) <= room else chunk[:room]
+    if not kept:
+        return part
+    if isinstance(kept, list):
+        kept.append(part)
+        return kept
+    return [kept, part]
+
+
+def _joined(kept: bytes | list[bytes]) -> bytes:
+    return b"".join(kept) if isinstance(kept, list) else kept
+
+
+def iso_time(wall: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(wall)) + f".{int(wall * 1000) % 1000:03d}Z"
+
+
+def client_id_of(query: bytes, form: bytes) -> str | None:
+    """The ``client_id`` named in a query or a form body."""
+    from urllib.parse import parse_qsl
+
+    for raw in (query, form):
+        if b"client_id" in raw:
+            for name, value in parse_qsl(raw.decode("latin-1"), keep_blank_values=False):
+                if name == "client_id":
+                    return value[:128]
+    return None
+
+
+def reason_from_body(body: bytes, content_type: str, status: int) -> str:
+    """No code said why: the answer's own words (its error description, detail or error)."""
+    if "json" in content_type:
+        try:
+            data = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            data = None
+        if isinstance(data, str):
+            return data
+        if isinstance(data, dict):
+            for key in ("error_description", "detail", "message", "error"):
+                value = data.get(key)
+                if isinstance(value, str) and value:
+                    return value
+                if isinstance(value, dict) and isinstance(value.get("message"), str):
+                    return value["message"]
+    elif content_type.startswith("text/plain"):
+        text = body.decode("utf-8", "replace").strip()
+        if text:
+            return text.splitlines()[0]
+    return f"answered {status}"
+
+
 class Journal:
-    """The ring: ``add(entry)`` gives it the next id; ``entries(...)`` reads it, oldest first."""
+    """The ring: ``add(entry)`` gives it the next id; ``entries(...)`` reads it, oldest first.
+
+    An entry is an :class:`Entry` (the middleware's, formatted when first read) or a plain dict
+    (already in its listed form, with its raw headers and bodies under ``RAW`` until first read)."""
 
     def __init__(self, size: int = DEFAULT_SIZE) -> None:
         self.size = size
-        self._ring: deque[dict[str, Any]] = deque(maxlen=max(size, 1))
+        self._ring: deque[Entry | dict[str, Any]] = deque(maxlen=max(size, 1))
         self._lock = threading.Lock()
         self._last = 0
 
@@ -246,10 +412,13 @@ class Journal:
     def last_id(self) -> int:
         return self._last
 
-    def add(self, entry: dict[str, Any]) -> None:
+    def add(self, entry: Entry | dict[str, Any]) -> None:
         with self._lock:
-            self._last += 1
-            entry["id"] = self._last
+            self._last = number = self._last + 1
+            if isinstance(entry, Entry):
+                entry.id = number
+            else:
+                entry["id"] = number
             self._ring.append(entry)
 
     def __len__(self) -> int:
@@ -265,25 +434,29 @@ class Journal:
         if since is None:
             ring.reverse()
         found: list[dict[str, Any]] = []
-        for entry in ring:
-            if since is not None and entry["id"] <= since:
+        for item in ring:
+            number = item.id if isinstance(item, Entry) else item["id"]
+            if since is not None and number <= since:
                 continue
+            if origin is not None and (item.origin if isinstance(item, Entry) else item["origin"]) != origin:
+                continue
+            entry = item.summary() if isinstance(item, Entry) else item
             who = entry.get("who") or {}
             if status is not None and not status_matches(entry["status"], status):
-                continue
-            if origin is not None and entry["origin"] != origin:
                 continue
             if client is not None and str(who.get("client")) != client:
                 continue
             if user is not None and who.get("user") != user:
                 continue
-            if bodies:
-                if RAW in entry:
+            if isinstance(item, Entry):
+                found.append(dict(item.detail() if bodies else entry))
+            elif bodies:
+                if RAW in item:
                     with self._lock:
-                        _materialise(entry)
-                found.append({k: v for k, v in entry.items() if k != RAW})
+                        _materialise(item)
+                found.append({k: v for k, v in item.items() if k != RAW})
             else:
-                found.append({k: v for k, v in entry.items() if k not in _HIDDEN})
+                found.append({k: v for k, v in item.items() if k not in _HIDDEN})
             if len(found) >= limit:
                 break
         if since is None:

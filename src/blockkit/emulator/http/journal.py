@@ -10,7 +10,7 @@ like the other control routes that name secrets' neighbours (``access.py``: the 
 no other origin's page). Its own requests are not journalled (a follower would see itself).
 
 Query parameters: ``since`` (an entry id: the entries after it, oldest first; without it the
-newest), ``status`` (``404``, ``4xx``, ``4xx,5xx``), ``origin`` (catalogue, auth, orchestration),
+newest), ``status`` (``404``, ``4xx``, ``4xx,5xx``), ``origin`` (catalogue, auth, orchestration, bridge),
 ``client`` (an OAuth client id), ``user`` (a user id), ``limit`` (1-2000, default 100), ``wait``
 (seconds, at most 30: with ``since``, wait that long for a new matching entry before answering
 an empty list), ``bodies`` (1: the headers and bodies too). The answer:
@@ -23,10 +23,8 @@ import asyncio
 import time
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 from blockkit.emulator import journal as journal_mod
-from blockkit.emulator.journal import BODY_LIMIT, Journal
+from blockkit.emulator.journal import BODY_LIMIT, Entry, Journal, _current, _kept
 from blockkit.emulator.http.errors import bad_request, json_response
 
 if TYPE_CHECKING:
@@ -38,19 +36,52 @@ if TYPE_CHECKING:
 MAX_WAIT_S = 30.0
 POLL_S = 0.05
 MAX_LIMIT = 2000
-ORIGINS = ("catalogue", "auth", "orchestration")
+ORIGINS = ("catalogue", "auth", "orchestration", "bridge")  # bridge: blockkit dev's host page (dev/host_app.py)
 _SKIP_PATH = journal_mod.PATH
 
 
-def _header(headers: list[tuple[bytes, bytes]], name: bytes) -> str:
-    for key, value in headers:
-        if key.lower() == name:
-            return value.decode("latin-1")
-    return ""
+class _Recorder(Entry):
+    """A request's entry while it is answered: it is the ``send`` the app is given (it reads the status,
+    the headers and the first bytes of the answer's body as they pass) and, for a request that may carry
+    a body, its ``receive`` too. Once the answer is sent it goes into the ring as it is."""
+
+    __slots__ = ("_send", "_receive")
+
+    async def __call__(self, message: Any) -> None:
+        if message["type"] == "http.response.start":
+            if not self.status:
+                self.status = message["status"]
+                self.response_headers = message.get("headers") or ()
+        else:
+            chunk = message.get("body")
+            if chunk:
+                total = self.response_total
+                if total < BODY_LIMIT:
+                    self.response_body = _kept(self.response_body, total, chunk)
+                self.response_total = total + len(chunk)
+        await self._send(message)
+
+    async def receiving(self) -> Any:
+        message = await self._receive()
+        if message["type"] == "http.request":
+            chunk = message.get("body")
+            if chunk:
+                self.keep_request(chunk)
+        return message
+
+
+# HTTP gives a GET's or a HEAD's body no meaning; their receive is not wrapped (no body is kept).
+_NO_BODY = frozenset({"GET", "HEAD"})
 
 
 class JournalMiddleware:
-    """Record every HTTP request to one origin (``origin``: catalogue, auth or orchestration)."""
+    """Record every HTTP request to one origin (``origin``: catalogue, auth or orchestration).
+
+    On the request path it does the least it can: one :class:`_Recorder` per request (which is also the
+    request's journal holder and its ``send``), the clock read twice, and the ring's append. The
+    query, the path's secrets, the reason from the answer's body, the client named in a form, the
+    time's text, the headers and the bodies are all worked out when the entry is first read.
+    """
 
     def __init__(self, app: ASGIApp, journal: Journal, origin: str) -> None:
         self.app = app
@@ -58,131 +89,35 @@ class JournalMiddleware:
         self.origin = origin
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not self.journal.enabled or scope.get("path") == _SKIP_PATH:
+        if scope["type"] != "http" or not self.journal.enabled or scope["path"] == _SKIP_PATH:
             await self.app(scope, receive, send)
             return
-        started = time.perf_counter()
-        wall = time.time()
-        holder, token = journal_mod.begin()
-        # The first BODY_LIMIT bytes of each body, as the chunks that carried them (one, mostly: kept
-        # as it is, not copied).
-        request_chunks: list[bytes] = []
-        response_chunks: list[bytes] = []
-        sizes = [0, 0]  # request, response bytes in all
-        answer: dict[str, Any] = {"status": None, "headers": ()}
-
-        async def reading() -> Any:
-            message = await receive()
-            if message["type"] == "http.request":
-                chunk = message.get("body", b"")
-                if chunk:
-                    if sizes[0] < BODY_LIMIT:
-                        request_chunks.append(chunk[:BODY_LIMIT - sizes[0]])
-                    sizes[0] += len(chunk)
-            return message
-
-        async def sending(message: Any) -> None:
-            if message["type"] == "http.response.start":
-                answer["status"] = message["status"]
-                answer["headers"] = message.get("headers") or ()
-            else:
-                chunk = message.get("body", b"")
-                if chunk:
-                    if sizes[1] < BODY_LIMIT:
-                        response_chunks.append(chunk[:BODY_LIMIT - sizes[1]])
-                    sizes[1] += len(chunk)
-            await send(message)
-
+        method = scope["method"]
+        entry = _Recorder(self.origin, method, scope["path"], scope.get("query_string") or b"",
+                          scope.get("headers") or ())
+        entry._send = send
+        if method in _NO_BODY:
+            entry._receive = None
+        else:
+            entry._receive = receive
+            receive = entry.receiving
+        token = _current.set(entry)
         try:
-            await self.app(scope, reading, sending)
+            await self.app(scope, receive, entry)
         except BaseException:
-            if answer["status"] is None:
-                answer["status"] = 500
+            if not entry.status:
+                entry.status = 500
             raise
         finally:
-            journal_mod.end(token)
+            _current.reset(token)
+            entry.duration_ns = time.perf_counter_ns() - entry.started
+            entry._send = entry._receive = None  # the ring keeps no connection alive
             try:
-                self._record(scope, holder, started, wall, _joined(request_chunks), sizes[0], answer,
-                             _joined(response_chunks), sizes[1])
+                self.journal.add(entry)
             except Exception:  # noqa: BLE001 - the journal never costs a request its answer
                 import logging
 
                 logging.getLogger("blockkit.emulator").exception("the request journal could not record a request")
-
-    def _record(self, scope: Scope, holder: dict[str, Any], started: float, wall: float, request_body: bytes,
-                request_total: int, answer: dict[str, Any], response_body: bytes, response_total: int) -> None:
-        # On the request path: only what the listing shows. Headers and bodies are kept as they
-        # passed and redacted when first read (journal.py: Journal.entries).
-        status = int(answer["status"] or 0)
-        request_headers = scope.get("headers") or []
-        raw_query: bytes = scope.get("query_string", b"")
-        query = journal_mod.redact_pairs(raw_query.decode("latin-1")) if raw_query else ""
-        path = str(scope.get("path", ""))
-        if path.startswith("/__emulator/downloads/"):
-            path = journal_mod.redact_path(path)
-        who = dict(holder["who"]) if "who" in holder else {}
-        if "client" not in who and (b"client_id" in raw_query or b"client_id" in request_body):
-            # The OAuth endpoints name the client in the query or the form.
-            client = _client_id(raw_query, request_body)
-            if client:
-                who["client"] = client
-        entry: dict[str, Any] = {
-            "time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(wall)) + f".{int(wall * 1000) % 1000:03d}Z",
-            "origin": self.origin,
-            "method": scope.get("method", ""),
-            "path": path,
-            "query": query,
-            "status": status,
-            "duration_ms": round((time.perf_counter() - started) * 1000, 2),
-            "who": who,
-            "reason": None,
-            journal_mod.RAW: (request_headers, request_body, request_total, answer["headers"], response_body,
-                              response_total),
-        }
-        if status >= 400:
-            entry["reason"] = holder.get("reason") or _reason_from_body(
-                response_body, _header(answer["headers"], b"content-type"), status)
-        elif status >= 300 and "reason" in holder:  # an OAuth refusal sent back to the client's redirect_uri
-            entry["reason"] = holder["reason"]
-        self.journal.add(entry)
-
-
-def _joined(chunks: list[bytes]) -> bytes:
-    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
-
-
-def _client_id(query: bytes, form: bytes) -> str | None:
-    from urllib.parse import parse_qsl
-
-    for raw in (query, form):
-        if b"client_id" in raw:
-            for name, value in parse_qsl(raw.decode("latin-1"), keep_blank_values=False):
-                if name == "client_id":
-                    return value[:128]
-    return None
-
-
-def _reason_from_body(body: bytes, content_type: str, status: int) -> str:
-    """No code said why: the answer's own words (its error description, detail or error)."""
-    if "json" in content_type:
-        try:
-            data = orjson.loads(body)
-        except orjson.JSONDecodeError:
-            data = None
-        if isinstance(data, str):
-            return data
-        if isinstance(data, dict):
-            for key in ("error_description", "detail", "message", "error"):
-                value = data.get(key)
-                if isinstance(value, str) and value:
-                    return value
-                if isinstance(value, dict) and isinstance(value.get("message"), str):
-                    return value["message"]
-    elif content_type.startswith("text/plain"):
-        text = body.decode("utf-8", "replace").strip()
-        if text:
-            return text.splitlines()[0]
-    return f"answered {status}"
 
 
 # --- the control route ----------------------------------------------------------------------------

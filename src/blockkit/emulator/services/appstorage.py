@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from blockkit.emulator import journal
 from blockkit.emulator.services import faults
 from blockkit.emulator.store.clock import parse_timestamp
 
@@ -166,8 +167,14 @@ def storage_set(store: Store, clock: Clock, block_id: str, user_id: int | None, 
         old = db.execute("SELECT size FROM app_storage WHERE block_id = ? AND user_id = ? AND key = ?",
                          (block_id, user_id, key)).fetchone()
         if used - (old[0] if old else 0) + size > QUOTA_BYTES:
+            replacing = f", replacing {old[0]} bytes" if old else ""
+            journal.note_reason(f"app storage quota: block {block_id}'s storage holds {used} of its {QUOTA_BYTES}"
+                                f" bytes across its viewers; this value is {size} bytes{replacing}, which would make"
+                                f" {used - (old[0] if old else 0) + size}")
             return {"ok": False, "error": QUOTA_EXCEEDED}
         if old is None and rows + 1 > QUOTA_ROWS:
+            journal.note_reason(f"app storage row limit: block {block_id}'s storage holds {rows} of its {QUOTA_ROWS}"
+                                f" keys across its viewers, and key {key!r} would be a new one")
             return {"ok": False, "error": ROWS_EXCEEDED}
         db.execute("INSERT INTO app_storage (block_id, user_id, key, value, size, updated_at) VALUES (?, ?, ?, ?, ?, ?)"
                    " ON CONFLICT (block_id, user_id, key) DO UPDATE SET value = excluded.value,"

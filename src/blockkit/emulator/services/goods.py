@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import orjson
 
+from blockkit.emulator import journal
 from blockkit.emulator.services import buzz
 from blockkit.emulator.store.clock import format_timestamp
 from blockkit.emulator.errors import EmulatorError
@@ -182,6 +183,8 @@ def _buy(db: sqlite3.Connection, now_dt: datetime, caller: GoodsCaller, manifest
     if caller.user_id is None:
         raise ServiceError(403, "sign_in_required", "Anonymous block tokens may not buy items")
     if PURCHASE_SCOPE not in caller.scopes:
+        journal.note_reason(f"a purchase needs the block scope {PURCHASE_SCOPE}; the block token holds"
+                            f" {journal.described(sorted(caller.scopes))}")
         raise ServiceError(403, "missing_scope", f"missing required scope: {PURCHASE_SCOPE}")
     good = _good(manifest_goods, good_id)
     price = int(good["priceBuzz"])
@@ -257,6 +260,7 @@ def purchase_once(store: Store, clock: Clock, caller: GoodsCaller, good_id: obje
             seen = goods_store.find_key(db, KEY_SCOPE, caller.user_id, caller.app_id, idempotency_key)
             if seen is not None:
                 if seen["fingerprint"] != fingerprint:
+                    journal.note_reason(_key_conflict(idempotency_key, seen, fingerprint))
                     return 422, {"error": "This idempotency key was already used for a different purchase"}
                 return int(seen["status"]), orjson.loads(seen["answer"])
         db.execute("SAVEPOINT purchase")
@@ -307,3 +311,19 @@ def refund(store: Store, clock: Clock, purchase_id: str) -> dict[str, Any]:
         row = goods_store.find(db, purchase_id)
     assert row is not None
     return _ledger_row(row)
+
+
+def _key_conflict(key: str, seen: dict[str, Any], fingerprint: str) -> str:
+    """The request journal's words for a reused idempotency key (the purchase it named, and this one)."""
+
+    def purchase(raw: str) -> str:
+        try:
+            _app, good, price, expected = orjson.loads(raw)
+        except (orjson.JSONDecodeError, ValueError, TypeError):
+            return "another purchase"
+        said = "no expectedPriceBuzz" if expected is None else f"expectedPriceBuzz {orjson.dumps(expected).decode()}"
+        return f"good {orjson.dumps(good).decode()} at {price} Buzz ({said})"
+
+    return (f"idempotency key {key!r} was first used at {seen['created_at']} for {purchase(seen['fingerprint'])};"
+            f" this request is for {purchase(fingerprint)}. A key names one purchase until it expires at"
+            f" {seen['expires_at']}: send a new key for a different purchase")

@@ -89,9 +89,21 @@ def authorize(submitter: Submitter, action: Action) -> None:
     ``app-blocks-author`` flag); a banned account is refused whatever it is.
     """
     if submitter.credential == "oauth" and not submitter.scope & APPS_SUBMIT_SCOPE:
+        from blockkit.emulator import journal
+        from blockkit.emulator.services.oauth import scopes
+
+        journal.note_reason(f"{_SCOPE_WORDS[action]} needs the AppBlocksSubmit scope ({APPS_SUBMIT_SCOPE}) on an OAuth"
+                            f" token; the access token holds scope {submitter.scope}"
+                            f" ({journal.described([bit.name for bit in scopes.bits_of(submitter.scope)])})."
+                            " A personal API key needs no scope")
         raise SubmissionError(403, f"{_SCOPE_WORDS[action]} requires a personal API key or an OAuth token with"
                                    " the Apps submit scope")
     if submitter.status == "banned" or not submitter.is_moderator:
+        from blockkit.emulator import journal
+
+        journal.note_reason(f"user {submitter.user_id} is banned" if submitter.status == "banned" else
+                            f"user {submitter.user_id} is not in the app-blocks author cohort (the emulator's"
+                            " cohort is its moderators)")
         raise SubmissionError(403, "Apps are restricted to the Civitai team")
 
 

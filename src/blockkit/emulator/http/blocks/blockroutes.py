@@ -172,14 +172,38 @@ class BlockScopeMiddleware:
             return _denied(*refused)
         if required:
             if required not in claims["scopes"]:
-                journal.note_reason(f"this route needs the block scope {required}; the block token holds"
-                                    f" {journal.described(sorted(claims['scopes']))}")
+                journal.note_reason(_scope_reason(state, claims, required))
                 return _denied(403, f"missing required scope: {required}")
             problem = binding_error(claims, request)
             if problem is not None:
                 return _denied(403, problem)
         request.scope["blockkit.caller"] = caller
         return None
+
+
+def _scope_reason(state: Any, claims: dict[str, Any], required: str) -> str:
+    """Why a block token lacks ``required``, in words: a scope the block declares that the viewer has not
+    consented to (or consented to after the token was minted), or one the block never declared."""
+    from blockkit.emulator.services import consent
+
+    held = journal.described(sorted(claims["scopes"]))
+    with state.store.read() as db:
+        instance = blocktokens.find_instance(db, str(claims.get("blockInstanceId") or ""))
+    subject = str(claims.get("sub") or "")
+    app_block = str(claims.get("appBlockId") or "")
+    if instance is None or required not in instance.scopes:
+        return f"this route needs the block scope {required}; the block token holds {held}"
+    if not subject.startswith("user:"):
+        return (f"this route needs the block scope {required}, which block {app_block} declares but a signed-out"
+                f" viewer's token never holds; the block token holds {held}")
+    user_id = int(subject[5:])
+    granted = consent.granted(state.store, user_id, app_block)
+    if required in granted:
+        return (f"this route needs the block scope {required}: user {user_id} consented to it after this block"
+                f" token was minted; mint a new token (the block token holds {held})")
+    return (f"consent missing: this route needs the block scope {required}, which block {app_block} declares but"
+            f" user {user_id} has not consented to (user {user_id} granted {journal.described(sorted(granted))});"
+            f" the block token holds {held}")
 
 
 # --- routes ---------------------------------------------------------------------------------------

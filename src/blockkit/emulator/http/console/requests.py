@@ -17,7 +17,7 @@ from blockkit.emulator.state import emulator
 if TYPE_CHECKING:
     from starlette.requests import Request
 
-ORIGINS = ("catalogue", "auth", "orchestration")
+ORIGINS = ("catalogue", "auth", "orchestration", "bridge")
 LIMIT = 200
 
 

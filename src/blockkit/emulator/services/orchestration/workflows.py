@@ -67,7 +67,7 @@ from urllib.parse import urlsplit
 import orjson
 
 from blockkit.emulator.services import buzz, faults
-from blockkit.emulator import facts
+from blockkit.emulator import facts, journal
 from blockkit.emulator.store.clock import format_timestamp, parse_timestamp
 from blockkit.emulator.services.orchestration import imaging, media, upscaler
 from blockkit.emulator.services.errors import ServiceError, invalid, not_found
@@ -342,6 +342,8 @@ def _external_id(value: object) -> str | None:
 
 def _authorise(caller: WorkflowCaller, total: int) -> None:
     if BUDGET_SCOPE not in caller.scopes:
+        journal.note_reason(f"a workflow needs the block scope {BUDGET_SCOPE}; the block token holds"
+                            f" {journal.described(sorted(caller.scopes))}")
         raise ServiceError(403, "missing_scope", f"workflows need the {BUDGET_SCOPE} scope")
     if caller.budgeted and total > caller.budget():
         # The platform's words for it (blocks.router submitWorkflow), with the quote kept for the snapshot.
