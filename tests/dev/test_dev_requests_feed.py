@@ -4,8 +4,29 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from typing import Any, Coroutine
 
 from blockkit.dev.requests_feed import RequestFeed
+
+
+def run(coroutine: Coroutine[Any, Any, Any]) -> Any:
+    """``asyncio.run`` on a thread of its own: a test before these may hold the session's Playwright
+    browser (its sync API keeps an event loop running on the main thread, where ``asyncio.run``
+    refuses to start another)."""
+    outcome: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            outcome["value"] = asyncio.run(coroutine)
+        except BaseException as exc:  # handed to the test's thread as it is
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    thread.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
 
 
 def request(seq: int, ok: bool = True) -> dict[str, object]:
@@ -19,7 +40,7 @@ def test_a_poll_gets_what_came_after_the_seq_it_names() -> None:
     for seq in (3, 5, 9):
         feed.add(request(seq))
     assert feed.last_seq == 9
-    assert [e["seq"] for e in asyncio.run(feed.wait_after(4))] == [5, 9]
+    assert [e["seq"] for e in run(feed.wait_after(4))] == [5, 9]
     assert feed.after(9) == []
 
 
@@ -45,7 +66,7 @@ def test_a_waiting_poll_is_answered_by_a_request_recorded_on_another_thread() ->
         assert waiting.done(), "the poll was not woken by the request"
         return waiting.result()
 
-    assert [(e["seq"], e["ok"]) for e in asyncio.run(poll())] == [(2, False)]
+    assert [(e["seq"], e["ok"]) for e in run(poll())] == [(2, False)]
 
 
 def test_closing_answers_every_open_poll_and_later_ones_at_once() -> None:
@@ -62,14 +83,14 @@ def test_closing_answers_every_open_poll_and_later_ones_at_once() -> None:
         assert later.done(), "a poll after the close waited"
         return [*(w.result() for w in waiting), later.result()]
 
-    assert asyncio.run(polls()) == [[], [], [], []]
+    assert run(polls()) == [[], [], [], []]
     assert feed.closed
 
 
 def test_a_poll_with_nothing_new_answers_empty_after_its_wait() -> None:
     feed = RequestFeed()
     feed.add(request(1))
-    assert asyncio.run(feed.wait_after(1, timeout=0.01)) == []
+    assert run(feed.wait_after(1, timeout=0.01)) == []
 
 
 async def _turns(count: int = 20) -> None:
