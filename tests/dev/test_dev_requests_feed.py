@@ -4,29 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from typing import Any, Coroutine
+
+from async_run import run  # type: ignore[import-not-found]
 
 from blockkit.dev.requests_feed import RequestFeed
-
-
-def run(coroutine: Coroutine[Any, Any, Any]) -> Any:
-    """``asyncio.run`` on a thread of its own: a test before these may hold the session's Playwright
-    browser (its sync API keeps an event loop running on the main thread, where ``asyncio.run``
-    refuses to start another)."""
-    outcome: dict[str, Any] = {}
-
-    def target() -> None:
-        try:
-            outcome["value"] = asyncio.run(coroutine)
-        except BaseException as exc:  # handed to the test's thread as it is
-            outcome["error"] = exc
-
-    thread = threading.Thread(target=target)
-    thread.start()
-    thread.join()
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["value"]
 
 
 def request(seq: int, ok: bool = True) -> dict[str, object]:

@@ -146,8 +146,10 @@ def test_the_middleware_keeps_requests_raw_and_formats_them_when_read() -> None:
                  "query_string": b"client_id=c-9&code=SECRET", "headers": [(b"authorization", b"Bearer T0K")]}
         await middleware(scope, receive, send)
 
-    asyncio.run(one("POST", b"client_secret=S3CRET&x=1"))
-    asyncio.run(one("GET", b"ignored"))
+    from async_run import run  # type: ignore[import-not-found]
+
+    run(one("POST", b"client_secret=S3CRET&x=1"))
+    run(one("GET", b"ignored"))
     assert len(sent) == 8  # the answer passed unchanged
     stored = list(ring._ring)
     assert all(isinstance(e, journal_mod.Entry) and e._send is None and e._receive is None for e in stored)
