@@ -40,7 +40,7 @@ def _received(run: Any, type_: str) -> list[dict[str, Any]]:
 
 
 def _wait_received(run: Any, type_: str, count: int = 1, timeout: float = 10_000) -> list[dict[str, Any]]:
-    run.frame.wait_for_function(f"() => window.__received.filter(m => m && m.type === {type_!r}).length >= {count}",
+    run.frame.wait_for_function(f"() => (window.__received || []).filter(m => m && m.type === {type_!r}).length >= {count}",
                                 timeout=timeout)
     return _received(run, type_)
 
@@ -130,7 +130,7 @@ def test_the_viewer_menu_resets_a_grant_for_a_first_visit_again(host: Any, make_
 
 def test_before_block_ready_consent_and_sign_in_open_nothing(host: Any, make_block: Any) -> None:
     run = host(_block(make_block, "consent-early", behaviour={"ready": False}))
-    run.frame.wait_for_function("() => window.__received.some(m => m && m.type === 'BLOCK_INIT')", timeout=10_000)
+    run.frame.wait_for_function("() => (window.__received || []).some(m => m && m.type === 'BLOCK_INIT')", timeout=10_000)
     _post(run, {"type": "REQUEST_CONSENT"})
     _post(run, {"type": "REQUEST_SIGN_IN"})
     run.page.wait_for_timeout(800)

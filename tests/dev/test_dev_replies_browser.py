@@ -118,7 +118,7 @@ def test_page_uploads_display_source_and_async_scan(page_run: Any) -> None:
     assert source == {"url": source["url"], "width": 1, "height": 1}
     pending = _upload(run, {"asyncScan": True})["selected"]
     assert pending["status"] == "pending" and set(pending) == {"status", "imageId", "url"}
-    run.frame.wait_for_function("() => window.pushes.length === 1", timeout=10_000)
+    run.frame.wait_for_function("() => (window.pushes || []).length === 1", timeout=10_000)
     push = run.frame.evaluate("window.pushes[0]")
     assert push["type"] == "IMAGE_SCAN_RESOLVED"
     assert push["payload"]["imageId"] == pending["imageId"] and push["payload"]["result"]["status"] == "scanned"

@@ -191,7 +191,7 @@ def test_before_ready_the_frame_is_invisible_inert_and_dialogs_are_refused(host:
     assert received(run, "SUSPEND") == received(run, "RESUME") == []
 
     post(run, {"type": "BLOCK_READY", "payload": {}})
-    run.page.wait_for_function("() => window.__blockkit.outcome === 'ready'", timeout=WAIT_MS)
+    run.page.wait_for_function("() => window.__blockkit?.outcome === 'ready'", timeout=WAIT_MS)
     assert frame_style(run) == {"opacity": "1", "pointer": "auto", "overlay": None}
     # Once ready, the same request opens the host's dialog.
     post(run, {"type": "OPEN_BUZZ_PURCHASE", "payload": {"requestId": "p2"}})
@@ -227,7 +227,7 @@ def test_a_slot_frame_is_hidden_until_ready_and_ignores_resize_before(host: Any,
     assert "before BLOCK_READY" in early["reason"]
     assert run.iframe_height() == pytest.approx(120, abs=1)
     post(run, {"type": "BLOCK_READY", "payload": {"height": 300}})
-    run.page.wait_for_function("() => window.__blockkit.outcome === 'ready'", timeout=WAIT_MS)
+    run.page.wait_for_function("() => window.__blockkit?.outcome === 'ready'", timeout=WAIT_MS)
     assert frame_style(run)["opacity"] == "1" and frame_style(run)["pointer"] == "auto"
     # The platform's clamps: 0 and less ignored, at most 8,000 px when maxHeight is null.
     post(run, *[{"type": "RESIZE_IFRAME", "payload": {"height": h}} for h in (0, -5, 9000)])
@@ -302,7 +302,7 @@ def test_a_non_fatal_error_changes_nothing(host: Any, make_block: Any) -> None:
 def test_a_fatal_error_collapses_a_slot(host: Any, make_block: Any) -> None:
     fatal = {"type": "BLOCK_ERROR", "payload": {"message": "x", "fatal": True}}
     run = host(make_block(behaviour={"afterReady": [fatal]}), surface="model.below_images")
-    run.page.wait_for_function("() => window.__blockkit.outcome === 'collapsed'", timeout=WAIT_MS)
+    run.page.wait_for_function("() => window.__blockkit?.outcome === 'collapsed'", timeout=WAIT_MS)
     assert not run.page.is_visible(".slot")
     assert "BLOCK_ERROR {fatal: true}" in run.page.inner_text("#collapsed-note")
     assert [e["reason"] for e in trace.lifecycle(run.events(), "collapse")] == ["fatal"]
@@ -344,7 +344,7 @@ def test_reload_block_suspends_the_old_frame(host: Any, make_block: Any) -> None
     run = host(make_block())
     run.wait_outcome("ready")
     run.page.click("#reload")
-    run.page.wait_for_function("() => window.__blockkit.attempt === 1 && window.__blockkit.outcome === 'ready'",
+    run.page.wait_for_function("() => window.__blockkit?.attempt === 1 && window.__blockkit?.outcome === 'ready'",
                                timeout=WAIT_MS)
     events = run.events()
     [suspend] = trace.messages(events, "out", "SUSPEND")
