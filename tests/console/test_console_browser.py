@@ -664,3 +664,22 @@ def test_requests_show_each_refusal_with_its_reason_filtered_and_redacted(consol
     page.fill("#f-status", "banana")
     page.click("#filter")
     assert "status is a code or a class" in page.inner_text("main")
+
+
+def test_pause_and_resume_the_journal_from_the_requests_page(console: Any, console_page: Any) -> None:
+    page = console_page
+    page.click("nav >> text=Requests")
+    assert page.inner_text("#recording-state") == "recording"
+    page.focus("#recording-toggle")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#recording-state:text('paused')")
+    assert console.emu.journal.recording is False
+    before = console.emu.journal.last_id
+    assert httpx.get(console.base + "/api/v1/models/987650001").status_code == 404  # answered, not recorded
+    assert console.emu.journal.last_id == before
+    page.click("#recording-toggle")
+    page.wait_for_selector("#recording-state:text('recording')")
+    assert httpx.get(console.base + "/api/v1/models/987650002").status_code == 404
+    page.reload()
+    paths = page.locator("li.request code.path").all_inner_texts()
+    assert "/api/v1/models/987650002" in paths and "/api/v1/models/987650001" not in paths

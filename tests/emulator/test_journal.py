@@ -590,7 +590,38 @@ def test_the_ring_bound_and_off_in_a_server(tmp_path: Path) -> None:
         assert [e["path"] for e in answer["entries"]] == [f"/api/v1/models/{900000 + n}" for n in range(7, 12)]
     with Emulator(EmulatorOptions(data=tmp_path / "off", journal_size=0)) as emu:
         httpx.get(emu.urls.base_url + "/api/v1/models/1", timeout=30)
-        assert read_journal(emu.urls.base_url) == {"entries": [], "last_id": 0, "size": 0, "enabled": False}
+        assert read_journal(emu.urls.base_url) == {"entries": [], "last_id": 0, "size": 0, "enabled": False,
+                                                   "recording": False}
+        resume = httpx.post(emu.urls.base_url + "/__emulator/journal", json={"recording": True}, timeout=30)
+        assert resume.status_code == 409 and "--journal-size 0" in resume.json()["error"]
+
+
+def test_a_paused_journal_answers_but_does_not_record(tmp_path: Path) -> None:
+    from blockkit.emulator.options import EmulatorOptions
+    from blockkit.emulator.runtime import Emulator
+
+    with Emulator(EmulatorOptions(data=tmp_path / "d", journal_size=50)) as emu:
+        base = emu.urls.base_url
+        httpx.get(base + "/api/v1/models/900001", timeout=30)
+        paused = httpx.post(base + "/__emulator/journal", json={"recording": False}, timeout=30)
+        assert paused.status_code == 200, paused.text
+        assert paused.json() == {"last_id": 1, "size": 50, "enabled": True, "recording": False}
+        assert httpx.get(base + "/api/v1/models/900002", timeout=30).status_code == 404  # answered as ever
+        httpx.get(emu.urls.auth_url + "/.well-known/openid-configuration", timeout=30)
+        held = read_journal(base, limit=2000)
+        assert held["recording"] is False and [e["path"] for e in held["entries"]] == ["/api/v1/models/900001"]
+        resumed = httpx.post(base + "/__emulator/journal", json={"recording": True}, timeout=30)
+        assert resumed.json()["recording"] is True
+        httpx.get(base + "/api/v1/models/900003", timeout=30)
+        assert [e["path"] for e in read_journal(base, limit=2000)["entries"]] == [
+            "/api/v1/models/900001", "/api/v1/models/900003"]
+        for bad in ({}, {"recording": "no"}, {"recording": 0}, {"recording": False, "more": 1}, []):
+            answer = httpx.post(base + "/__emulator/journal", json=bad, timeout=30)
+            assert answer.status_code == 400 and answer.json()["error"] == (
+                'send a JSON object: {"recording": true} or {"recording": false}'), bad
+        assert httpx.post(base + "/__emulator/journal", content=b"{", headers={"Content-Type": "application/json"},
+                          timeout=30).status_code == 400
+        assert read_journal(base)["recording"] is True
 
 
 # --- the guard, and the command -------------------------------------------------------------------------
@@ -633,6 +664,31 @@ def test_log_command_reads_by_ready_file_and_data_dir(keyed: Any, tmp_path: Path
     rows = [json.loads(line) for line in by_data.stdout.splitlines()]
     assert [(r["path"], r["status"]) for r in rows] == [("/api/v1/me", 401)]
     assert "not-a-token" not in by_data.stdout
+
+
+def test_the_pause_is_a_guarded_control_write_and_a_command(keyed: Any) -> None:
+    base = keyed.info["base_url"]
+    url = base + "/__emulator/journal"
+    assert httpx.post(url, json={"recording": False}, timeout=30).status_code == 401
+    for refusal in ({"Origin": "http://evil.example"}, {"Origin": "http://127.0.0.1:1"}):
+        answer = httpx.post(url, json={"recording": False}, headers={"X-Blockkit-Access-Key": KEY, **refusal},
+                            timeout=30)
+        assert answer.status_code == 403, refusal
+    simple = httpx.post(url, content=b'{"recording": false}', timeout=30,
+                        headers={"X-Blockkit-Access-Key": KEY, "Content-Type": "text/plain"})
+    assert simple.status_code == 415
+    assert read_journal(base, KEY)["recording"] is True
+    paused = blockkit("emulator", "log", "--ready-file", str(keyed.ready_file), "--pause")
+    assert paused.returncode == 0, paused.stderr
+    assert paused.stdout.startswith("the request journal is paused")
+    assert read_journal(base, KEY)["recording"] is False
+    shown = blockkit("emulator", "log", "--ready-file", str(keyed.ready_file))
+    assert shown.returncode == 0 and "the request journal is paused" in shown.stderr
+    both = blockkit("emulator", "log", "--ready-file", str(keyed.ready_file), "--resume", "--follow")
+    assert both.returncode == 2 and "give one" in both.stderr
+    resumed = blockkit("emulator", "log", "--ready-file", str(keyed.ready_file), "--resume")
+    assert resumed.returncode == 0 and resumed.stdout.startswith("the request journal records again")
+    assert read_journal(base, KEY)["recording"] is True
 
 
 def test_log_command_bad_use_is_one_line(tmp_path: Path) -> None:

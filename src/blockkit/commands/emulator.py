@@ -511,15 +511,24 @@ def submissions_reject(request_id: str, reason: str, data: Path) -> None:
 @click.option("--bodies", is_flag=True, help="Include headers and bodies (redacted) in --format json.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="text: a line per request (and its refusal's reason); json: a JSON object per line.")
+@click.option("--pause", "recording", flag_value="pause", default=None,
+              help="Pause the journal (requests are answered, not recorded) instead of printing it.")
+@click.option("--resume", "recording", flag_value="resume", help="Record again after --pause.")
 def log_command(data: Path | None, ready_file: Path | None, follow: bool, status: str | None, origin: str | None,
-                client: str | None, user_id: int | None, limit: int, bodies: bool, fmt: str) -> None:
+                client: str | None, user_id: int | None, limit: int, bodies: bool, fmt: str,
+                recording: str | None) -> None:
     """Print the running emulator's request journal: every request, and why each refusal was refused."""
     from blockkit.emulator import journal_client
 
     try:
+        if recording is not None:
+            if follow:
+                raise click.UsageError("--follow prints the journal; --pause and --resume change it: give one")
+            click.echo(journal_client.set_recording(data=data, ready_file=ready_file, recording=recording == "resume"))
+            return
         journal_client.run(data=data, ready_file=ready_file, follow=follow, status=status, origin=origin,
                            client=client, user=user_id, limit=limit, bodies=bodies, fmt=fmt,
-                           echo=lambda line: click.echo(line))
+                           echo=lambda line: click.echo(line), warn=lambda line: click.echo(line, err=True))
     except EmulatorError as exc:
         _fail(str(exc))
     except KeyboardInterrupt:

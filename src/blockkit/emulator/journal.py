@@ -403,16 +403,32 @@ class Journal:
         self._ring: deque[Entry | dict[str, Any]] = deque(maxlen=max(size, 1))
         self._lock = threading.Lock()
         self._last = 0
+        # Whether requests are being recorded now: a journal that is on (``enabled``) may be paused
+        # (``pause``) and resumed, from the console or ``POST /__emulator/journal``. A plain attribute,
+        # read on every request.
+        self.recording = size > 0
 
     @property
     def enabled(self) -> bool:
+        """Whether this run has a journal at all (``--journal-size`` above 0); see ``recording``."""
         return self.size > 0
+
+    def pause(self) -> None:
+        """Stop recording (the entries held stay readable) until :meth:`resume`."""
+        self.recording = False
+
+    def resume(self) -> None:
+        """Record again (a journal of size 0 stays off)."""
+        self.recording = self.size > 0
 
     @property
     def last_id(self) -> int:
         return self._last
 
     def add(self, entry: Entry | dict[str, Any]) -> None:
+        """Keep ``entry`` as the newest, with the next id (nothing while paused)."""
+        if not self.recording:
+            return
         with self._lock:
             self._last = number = self._last + 1
             if isinstance(entry, Entry):

@@ -44,13 +44,19 @@ def find_server(data: Path | None, ready_file: Path | None) -> dict[str, Any]:
     return info
 
 
-def fetch(info: dict[str, Any], params: dict[str, Any], timeout: float) -> dict[str, Any]:
+def fetch(info: dict[str, Any], params: dict[str, Any], timeout: float,
+          body: dict[str, Any] | None = None) -> dict[str, Any]:
+    """GET the journal with ``params``; with ``body``, POST it instead (pause or resume)."""
     query = urlencode({k: v for k, v in params.items() if v is not None})
-    url = f"{str(info['base_url']).rstrip('/')}/__emulator/journal?{query}"
+    url = f"{str(info['base_url']).rstrip('/')}/__emulator/journal" + (f"?{query}" if query else "")
     headers = {"Accept": "application/json"}
     if info.get("access_key"):
         headers["X-Blockkit-Access-Key"] = str(info["access_key"])
-    request = urllib.request.Request(url, headers=headers)
+    data = None
+    if body is not None:
+        headers["Content-Type"] = "application/json"
+        data = json.dumps(body).encode()
+    request = urllib.request.Request(url, headers=headers, data=data, method="POST" if data else "GET")
     try:
         with urllib.request.urlopen(request, timeout=timeout) as answer:  # noqa: S310 - our own loopback server
             return json.loads(answer.read())  # type: ignore[no-any-return]
@@ -78,9 +84,19 @@ def line_of(entry: dict[str, Any]) -> str:
     return text
 
 
+def set_recording(*, data: Path | None, ready_file: Path | None, recording: bool) -> str:
+    """Pause the running emulator's journal (``recording=False``) or resume it; the line to print."""
+    info = find_server(data, ready_file)
+    answer = fetch(info, {}, timeout=30, body={"recording": recording})
+    if answer.get("recording"):
+        return f"the request journal records again (it holds entries up to #{answer.get('last_id', 0)})"
+    return (f"the request journal is paused: requests are answered but not recorded"
+            f" ('blockkit emulator log --resume' records again)")
+
+
 def run(*, data: Path | None, ready_file: Path | None, follow: bool, status: str | None, origin: str | None,
         client: str | None, user: int | None, limit: int, bodies: bool, fmt: str,
-        echo: Callable[[str], None]) -> None:
+        echo: Callable[[str], None], warn: Callable[[str], None] | None = None) -> None:
     info = find_server(data, ready_file)
     filters = {"status": status, "origin": origin, "client": client, "user": user,
                "bodies": "1" if bodies and fmt == "json" else None}
@@ -92,6 +108,8 @@ def run(*, data: Path | None, ready_file: Path | None, follow: bool, status: str
     answer = fetch(info, {**filters, "limit": limit}, timeout=30)
     if not answer.get("enabled", True):
         raise EmulatorError("the request journal is off in this emulator (started with --journal-size 0)")
+    if answer.get("recording") is False and warn is not None:
+        warn("the request journal is paused: new requests are not recorded ('blockkit emulator log --resume')")
     show(answer["entries"])
     if not follow:
         return

@@ -14,7 +14,10 @@ newest), ``status`` (``404``, ``4xx``, ``4xx,5xx``), ``origin`` (catalogue, auth
 ``client`` (an OAuth client id), ``user`` (a user id), ``limit`` (1-2000, default 100), ``wait``
 (seconds, at most 30: with ``since``, wait that long for a new matching entry before answering
 an empty list), ``bodies`` (1: the headers and bodies too). The answer:
-``{"entries": [...], "last_id": N, "size": S, "enabled": bool}``.
+``{"entries": [...], "last_id": N, "size": S, "enabled": bool, "recording": bool}``.
+
+``POST {base_url}/__emulator/journal {"recording": false}`` pauses the journal (``true`` resumes it), a
+control write like the others (the access key, JSON, the emulator's own origins only).
 """
 
 from __future__ import annotations
@@ -23,7 +26,10 @@ import asyncio
 import time
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from blockkit.emulator import journal as journal_mod
+from blockkit.emulator.http.bodies import read_limited
 from blockkit.emulator.journal import BODY_LIMIT, Entry, Journal, _current, _kept
 from blockkit.emulator.http.errors import bad_request, json_response
 
@@ -89,7 +95,7 @@ class JournalMiddleware:
         self.origin = origin
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not self.journal.enabled or scope["path"] == _SKIP_PATH:
+        if scope["type"] != "http" or not self.journal.recording or scope["path"] == _SKIP_PATH:
             await self.app(scope, receive, send)
             return
         method = scope["method"]
@@ -181,10 +187,40 @@ async def journal_endpoint(request: Request) -> Response:
                 if found:
                     break
     return json_response({"entries": found, "last_id": last, "size": journal.size,
-                          "enabled": journal.enabled}, headers={"Cache-Control": "no-store"})
+                          "enabled": journal.enabled, "recording": journal.recording},
+                         headers={"Cache-Control": "no-store"})
+
+
+RECORDING_USAGE = 'send a JSON object: {"recording": true} or {"recording": false}'
+
+
+async def recording_endpoint(request: Request) -> Response:
+    """``POST /__emulator/journal {"recording": bool}``: pause the journal or resume it. The entries it
+    holds stay. Answers ``{"last_id", "size", "enabled", "recording"}``; a run without a journal
+    (``--journal-size 0``) answers 409, since there is nothing to resume."""
+    from blockkit.emulator.state import emulator
+
+    body = await read_limited(request, 256)
+    try:
+        payload = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        raise bad_request(RECORDING_USAGE) from None
+    if not isinstance(payload, dict) or set(payload) != {"recording"} or type(payload["recording"]) is not bool:
+        raise bad_request(RECORDING_USAGE)
+    journal: Journal | None = getattr(emulator(request), "journal", None)
+    if journal is None or not journal.enabled:
+        return json_response({"error": "this run has no request journal (it was started with --journal-size 0)"},
+                             status_code=409)
+    if payload["recording"]:
+        journal.resume()
+    else:
+        journal.pause()
+    return json_response({"last_id": journal.last_id, "size": journal.size, "enabled": journal.enabled,
+                          "recording": journal.recording}, headers={"Cache-Control": "no-store"})
 
 
 def control_routes() -> list[Any]:
     from starlette.routing import Route
 
-    return [Route("/journal", journal_endpoint, methods=["GET"])]
+    return [Route("/journal", journal_endpoint, methods=["GET"]),
+            Route("/journal", recording_endpoint, methods=["POST"])]

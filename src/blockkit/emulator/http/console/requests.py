@@ -11,8 +11,9 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from blockkit.emulator.http.access import is_console_path
-from blockkit.emulator.http.console import page
-from blockkit.emulator.state import emulator
+from blockkit.emulator.http.console import action, done, page
+from blockkit.emulator.services.errors import ServiceError
+from blockkit.emulator.state import EmulatorState, emulator
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -53,7 +54,24 @@ def requests_page(request: Request) -> Response:
         entries = entries[:LIMIT]
     return page(request, "requests.html", "requests", entries=entries, wanted=wanted, origins=ORIGINS,
                 enabled=journal is not None and journal.enabled, size=getattr(journal, "size", 0),
+                recording=journal is not None and journal.recording,
                 follow=request.query_params.get("follow") == "1")
+
+
+@action("journal-recording")
+def recording_action(request: Request, state: EmulatorState, payload: dict[str, Any]) -> Response:
+    """Pause the journal or resume it (``{"recording": "0" | "1"}``); what it holds stays."""
+    journal = state.journal
+    if journal is None or not journal.enabled:
+        raise ServiceError(409, "journal_off", "this run has no request journal (it was started with --journal-size 0)")
+    wanted = payload.get("recording")
+    if wanted not in ("0", "1", True, False):
+        raise ServiceError(400, "bad_recording", "recording is 1 (record) or 0 (pause)")
+    if wanted in ("1", True):
+        journal.resume()
+        return done("the journal records again")
+    journal.pause()
+    return done("the journal is paused: requests are answered but not recorded until you resume it")
 
 
 routes = [Route("/requests", requests_page, methods=["GET"])]
