@@ -1,19 +1,31 @@
 """What the request journal costs (issue 36): the catalogue's throughput with the journal on and off.
 
-    python benchmarks/journal.py [--duration S] [--rounds N] [--size N] [--baseline-src DIR]
+    python benchmarks/journal.py [--duration S] [--pairs N] [--size N] [--no-off-process] [--baseline-src DIR]
 
-Two real ``blockkit emulator start`` processes in the same run, one with the journal on
-(``--journal-size N``, default 2000) and one with it off (``--journal-size 0``), each measured by
-wrk at 1 and 16 connections on two catalogue routes: a cached page (``/models?limit=20``, the
-cheapest answer, where the journal's share is largest) and a 404 (``/models/{missing}``, a refusal,
-whose entry gets a reason). The rounds alternate on and off, so drift on the shared machine falls on
-both. It prints requests/s per case and the journal's cost in percent (target: within 10 %), the
-memory (max RSS) of each process after the run (the ring is bounded: the on process holds at most
-``--size`` entries however long it runs), and the load average.
+The main figure compares like with like: ONE ``blockkit emulator start`` process with its journal
+on (``--journal-size N``, default 2000), measured by wrk with the journal recording and paused
+(``POST /__emulator/journal {"recording": false}``), in short slices that alternate (on, off, off,
+on, ...), so the two conditions share the process, its heap, its ports and the machine's drift. A
+paused journal still passes each request through its middleware (one attribute read), so this is
+the journal's whole cost less that read.
+
+Two processes differ by more than the journal does: on this 2-core machine two identical processes
+with the journal off, measured alternately by the same wrk, differ by up to 20-30 % in a run
+(docs/speed.md). So the second figure, a separate process started with ``--journal-size 0`` (no
+middleware at all, ``--no-off-process`` to leave it out), is measured in the same slices and printed
+beside, with its process-to-process noise in mind; it is not the target's figure.
+
+For each slice it reads requests/s from wrk and the server's CPU time per request from /proc (user +
+system time of the process over the slice, divided by the requests wrk counted): on a loaded machine
+the CPU time per request moves less than the rate. The cost printed is the median, over the pairs, of
+each pair's own cost ``(off - on) / off``, in both measures; the target is within 10 % at 1 and 16
+connections. Two routes: a cached page (``/models?limit=20``, the cheapest answer, where the
+journal's share is largest) and a 404 (``/models/{missing}``, a refusal, whose entry gets a reason).
+The memory (max RSS) of each process is printed after the run (the ring is bounded: the on process
+holds at most ``--size`` entries however long it runs), with the load average before and after.
 
 ``--baseline-src DIR`` (a copy of another version's ``src``, e.g. ``git archive main src | tar -x -C
-/tmp/base``) adds a third process, that version with its journal on, measured in the same rounds:
-the before and after of a change to the journal, on the same machine at the same time.
+/tmp/base``) adds that version as a process of its own, journal on, measured in the same slices.
 
 wrk comes from Debian (apt-get install wrk).
 """
@@ -21,11 +33,14 @@ wrk comes from Debian (apt-get install wrk).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import sys
 import tempfile
+import urllib.request
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_emulator import _env, start, wrk  # noqa: E402
@@ -44,57 +59,115 @@ def rss_kb(pid: int) -> int | None:
     return None
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process ``pid`` so far (all its threads)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def set_recording(base_url: str, recording: bool) -> None:
+    request = urllib.request.Request(base_url + "/__emulator/journal", method="POST",
+                                     data=json.dumps({"recording": recording}).encode(),
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as answer:  # noqa: S310 - our own loopback server
+        assert json.loads(answer.read())["recording"] is recording
+
+
+def measure(run: Any, path: str, connections: int, duration: int) -> tuple[float, float] | str:
+    """(requests/s, server CPU microseconds per request) of one wrk slice, or why it could not run."""
+    before = cpu_seconds(run.process.pid)
+    result = wrk(run.info["base_url"] + path, connections=connections, duration=duration,
+                 threads=1 if connections == 1 else 2)
+    if "skipped" in result:
+        return str(result["skipped"])
+    used = cpu_seconds(run.process.pid) - before
+    rate = float(result.get("requests_per_s", 0.0))
+    served = rate * duration
+    return rate, (used / served * 1e6 if served else 0.0)
+
+
+def cost(pairs: list[tuple[float, float]], higher_is_better: bool) -> float:
+    """The median of each pair's own cost in percent: (off - on) / off, or (on - off) / off for a time."""
+    each = [((off - on) if higher_is_better else (on - off)) / off * 100 for on, off in pairs if off]
+    return statistics.median(each) if each else 0.0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--duration", type=int, default=5, help="seconds per wrk run")
-    parser.add_argument("--rounds", type=int, default=2, help="on/off alternations per case")
+    parser.add_argument("--duration", type=int, default=3, help="seconds per wrk slice")
+    parser.add_argument("--pairs", type=int, default=6, help="on/off pairs per case")
     parser.add_argument("--size", type=int, default=2000, help="the journal's size in the 'on' process")
+    parser.add_argument("--no-off-process", action="store_true", help="leave out the --journal-size 0 process")
     parser.add_argument("--baseline-src", type=Path, help="another version's src directory: measured too, journal on")
     args = parser.parse_args()
     env = _env()
     if args.baseline_src is not None and not (args.baseline_src / "blockkit" / "__init__.py").is_file():
         print(f"journal benchmark: {args.baseline_src} has no blockkit package (give a src directory)")
         return 2
+    load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="bk-bench-journal-") as tmp:
         work = Path(tmp)
         on = start(work, "--no-access-key", "--journal-size", str(args.size), env=env)
-        off = start(work, "--no-access-key", "--journal-size", "0", env=env)
-        runs = [("on", on), ("off", off)]
+        others: list[tuple[str, Any]] = []
+        if not args.no_off_process:
+            others.append(("off process", start(work, "--no-access-key", "--journal-size", "0", env=env)))
         if args.baseline_src is not None:
             base_env = {**env, "PYTHONPATH": os.pathsep.join(p for p in (str(args.baseline_src.resolve()),
                                                                           env.get("PYTHONPATH")) if p)}
-            runs.append(("base on", start(work, "--no-access-key", "--journal-size", str(args.size), env=base_env)))
+            others.append(("base on", start(work, "--no-access-key", "--journal-size", str(args.size), env=base_env)))
+        base_url = on.info["base_url"]
         try:
-            print(f"journal benchmark: {args.rounds} rounds x {args.duration} s per case; load average"
-                  f" {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-            print(f"{'case':<22} {'conns':>5} {'on req/s':>10} {'off req/s':>10} {'cost':>8}"
-                  + (f" {'base on req/s':>14} {'base cost':>10}" if len(runs) > 2 else ""))
+            print(f"journal benchmark: {args.pairs} on/off pairs x {args.duration} s slices per case, one process"
+                  f" (journal {args.size}, recording vs paused); load average"
+                  f" {' '.join(f'{x:.2f}' for x in load_before)}")
+            header = f"{'case':<16} {'conns':>5} {'on req/s':>9} {'off req/s':>9} {'cost':>6} {'on us':>7} {'off us':>7} {'cost':>6}"
+            for label, _run in others:
+                header += f" | {label + ' req/s':>17} {'vs on':>6}"
+            print(header)
             worst = 0.0
             for name, path in CASES:
                 for connections in (1, 16):
-                    figures: dict[str, list[float]] = {label: [] for label, _run in runs}
-                    for _ in range(args.rounds):
-                        for label, run in runs:
-                            result = wrk(run.info["base_url"] + path, connections=connections,
-                                         duration=args.duration, threads=1 if connections == 1 else 2)
-                            if "skipped" in result:
-                                print(f"journal benchmark: {result['skipped']}")
+                    rates: list[tuple[float, float]] = []
+                    times: list[tuple[float, float]] = []
+                    extra: dict[str, list[float]] = {label: [] for label, _run in others}
+                    for pair in range(args.pairs):
+                        got: dict[bool, tuple[float, float]] = {}
+                        for recording in ((True, False) if pair % 2 == 0 else (False, True)):
+                            set_recording(base_url, recording)
+                            figures = measure(on, path, connections, args.duration)
+                            if isinstance(figures, str):
+                                print(f"journal benchmark: {figures}")
                                 return 1
-                            figures[label].append(result.get("requests_per_s", 0.0))
-                    rate_on, rate_off = statistics.median(figures["on"]), statistics.median(figures["off"])
-                    cost = (rate_off - rate_on) / rate_off * 100 if rate_off else 0.0
-                    worst = max(worst, cost)
-                    line = f"{name:<22} {connections:>5} {rate_on:>10.0f} {rate_off:>10.0f} {cost:>7.1f}%"
-                    if len(runs) > 2:
-                        rate_base = statistics.median(figures["base on"])
-                        line += f" {rate_base:>14.0f} {(rate_off - rate_base) / rate_off * 100 if rate_off else 0.0:>9.1f}%"
+                            got[recording] = figures
+                        set_recording(base_url, True)
+                        rates.append((got[True][0], got[False][0]))
+                        times.append((got[True][1], got[False][1]))
+                        for label, run in others:
+                            figures = measure(run, path, connections, args.duration)
+                            if isinstance(figures, str):
+                                print(f"journal benchmark: {figures}")
+                                return 1
+                            extra[label].append(figures[0])
+                    rate_on = statistics.median(r[0] for r in rates)
+                    rate_off = statistics.median(r[1] for r in rates)
+                    time_on = statistics.median(t[0] for t in times)
+                    time_off = statistics.median(t[1] for t in times)
+                    rate_cost, time_cost = cost(rates, True), cost(times, False)
+                    worst = max(worst, rate_cost, time_cost)
+                    line = (f"{name:<16} {connections:>5} {rate_on:>9.0f} {rate_off:>9.0f} {rate_cost:>5.1f}%"
+                            f" {time_on:>7.1f} {time_off:>7.1f} {time_cost:>5.1f}%")
+                    for label, _run in others:
+                        rate = statistics.median(extra[label])
+                        line += f" | {rate:>17.0f} {(rate - rate_on) / rate * 100 if rate else 0.0:>5.1f}%"
                     print(line)
-            print(f"max RSS: on {rss_kb(on.process.pid)} kB, off {rss_kb(off.process.pid)} kB"
-                  f" (the on process's ring holds at most {args.size} entries)")
+            print(f"max RSS: on {rss_kb(on.process.pid)} kB"
+                  + "".join(f", {label} {rss_kb(run.process.pid)} kB" for label, run in others)
+                  + f" (the on process's ring holds at most {args.size} entries)")
             print(f"worst cost {worst:.1f}% (target <= {TARGET_PERCENT:g}%: {'ok' if worst <= TARGET_PERCENT else 'MISSED'});"
                   f" load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         finally:
-            for _label, run in runs:
+            on.stop()
+            for _label, run in others:
                 run.stop()
     return 0
 

@@ -249,13 +249,16 @@ def valid_status_filter(wanted: str) -> bool:
 
 
 class Entry(Holder):
-    """One request as it passed, kept raw: nothing is formatted, decoded or redacted until it is first read
-    (:meth:`summary`, :meth:`detail`; each is worked out once and kept). The middleware fills one per request
-    (``http/journal.py``), and it is the request's :class:`Holder` too, so the notes go straight into it."""
+    """One request while it is answered, kept raw: nothing is formatted, decoded or redacted on the request
+    path. The middleware fills one per request (``http/journal.py``), and it is the request's
+    :class:`Holder` too, so the notes go straight into it. Once the answer is sent, the ring keeps it
+    :meth:`packed`: a tuple of strings, bytes and numbers, which Python's garbage collector does not
+    follow (a ring of live objects made every collection walk it: issue 36, the cost at 16
+    connections). It is worked out into text (:meth:`summary`, :meth:`detail`) when it is read."""
 
     __slots__ = ("id", "wall", "started", "duration_ns", "origin", "method", "path", "query", "status",
                  "request_headers", "request_body", "request_total", "response_headers", "response_body",
-                 "response_total", "_summary", "_detail")
+                 "response_total")
 
     def __init__(self, origin: str, method: str, path: str, query: bytes = b"",
                  request_headers: Sequence[tuple[bytes, bytes]] = ()) -> None:
@@ -276,8 +279,6 @@ class Entry(Holder):
         self.response_headers: Sequence[tuple[bytes, bytes]] = ()
         self.response_body: bytes | list[bytes] = b""
         self.response_total = 0
-        self._summary: dict[str, Any] | None = None
-        self._detail: dict[str, Any] | None = None
 
     def keep_request(self, chunk: bytes) -> None:
         """A chunk of the request's body: its part within the first BODY_LIMIT bytes is kept (as it is,
@@ -289,27 +290,44 @@ class Entry(Holder):
         self.response_body = _kept(self.response_body, self.response_total, chunk)
         self.response_total += len(chunk)
 
+    def packed(self, number: int) -> tuple[Any, ...]:
+        """The entry as the ring keeps it, numbered ``number``: only atoms and tuples of atoms."""
+        who = self.who
+        request_body, response_body = self.request_body, self.response_body
+        return (number, self.wall, self.duration_ns, self.origin, self.method, self.path, self.query, self.status,
+                _atoms(self.request_headers),
+                request_body if type(request_body) is bytes else _joined(request_body), self.request_total,
+                _atoms(self.response_headers),
+                response_body if type(response_body) is bytes else _joined(response_body), self.response_total,
+                self.reason, tuple(who.items()) if who else None)
+
+    @classmethod
+    def unpacked(cls, record: tuple[Any, ...]) -> Entry:
+        """An entry back from its :meth:`packed` record, to read."""
+        entry = cls.__new__(cls)
+        (entry.id, entry.wall, entry.duration_ns, entry.origin, entry.method, entry.path, entry.query, entry.status,
+         entry.request_headers, entry.request_body, entry.request_total, entry.response_headers,
+         entry.response_body, entry.response_total, entry.reason, who) = record
+        entry.started = 0
+        entry.who = dict(who) if who else None
+        return entry
+
     def summary(self) -> dict[str, Any]:
-        """The entry as the listing shows it (redacted), worked out on the first read."""
-        found = self._summary
-        if found is None:
-            found = self._summary = self._summarise()
-        return found
+        """The entry as the listing shows it (redacted)."""
+        return self._summarise()
 
     def detail(self) -> dict[str, Any]:
         """The summary with the headers and bodies (redacted)."""
-        found = self._detail
-        if found is None:
-            request_type = _content_type(self.request_headers)
-            response_type = _content_type(self.response_headers)
-            found = self._detail = {
-                **self.summary(),
-                "request": {"headers": redact_headers(self.request_headers),
+        return {**self.summary(), **self.exchange()}
+
+    def exchange(self) -> dict[str, Any]:
+        """The request's and the answer's headers and bodies (redacted)."""
+        request_type = _content_type(self.request_headers)
+        response_type = _content_type(self.response_headers)
+        return {"request": {"headers": redact_headers(self.request_headers),
                             "body": body_text(_joined(self.request_body), self.request_total, request_type)},
                 "response": {"headers": redact_headers(self.response_headers),
-                             "body": body_text(_joined(self.response_body), self.response_total, response_type)},
-            }
-        return found
+                             "body": body_text(_joined(self.response_body), self.response_total, response_type)}}
 
     def _summarise(self) -> dict[str, Any]:
         status = self.status
@@ -351,6 +369,13 @@ def _kept(kept: bytes | list[bytes], total: int, chunk: bytes) -> bytes | list[b
 
 def _joined(kept: bytes | list[bytes]) -> bytes:
     return b"".join(kept) if isinstance(kept, list) else kept
+
+
+def _atoms(headers: Sequence[Any]) -> tuple[tuple[bytes, bytes], ...]:
+    """Headers as a tuple of (name, value) tuples of bytes (a server may hand over lists)."""
+    if type(headers) is tuple and all(type(pair) is tuple for pair in headers):
+        return headers  # type: ignore[return-value]
+    return tuple(pair if type(pair) is tuple else (bytes(pair[0]), bytes(pair[1])) for pair in headers)
 
 
 def iso_time(wall: float) -> str:
@@ -395,12 +420,13 @@ def reason_from_body(body: bytes, content_type: str, status: int) -> str:
 class Journal:
     """The ring: ``add(entry)`` gives it the next id; ``entries(...)`` reads it, oldest first.
 
-    An entry is an :class:`Entry` (the middleware's, formatted when first read) or a plain dict
-    (already in its listed form, with its raw headers and bodies under ``RAW`` until first read)."""
+    An entry is an :class:`Entry` (the middleware's; the ring keeps it packed, a tuple, and works it out
+    into text when it is read) or a plain dict (a bridge call: already in its listed form, with its raw
+    headers and bodies under ``RAW`` until first read)."""
 
     def __init__(self, size: int = DEFAULT_SIZE) -> None:
         self.size = size
-        self._ring: deque[Entry | dict[str, Any]] = deque(maxlen=max(size, 1))
+        self._ring: deque[tuple[Any, ...] | dict[str, Any]] = deque(maxlen=max(size, 1))
         self._lock = threading.Lock()
         self._last = 0
         # Whether requests are being recorded now: a journal that is on (``enabled``) may be paused
@@ -432,10 +458,10 @@ class Journal:
         with self._lock:
             self._last = number = self._last + 1
             if isinstance(entry, Entry):
-                entry.id = number
+                self._ring.append(entry.packed(number))
             else:
                 entry["id"] = number
-            self._ring.append(entry)
+                self._ring.append(entry)
 
     def __len__(self) -> int:
         return len(self._ring)
@@ -451,12 +477,17 @@ class Journal:
             ring.reverse()
         found: list[dict[str, Any]] = []
         for item in ring:
-            number = item.id if isinstance(item, Entry) else item["id"]
+            packed = type(item) is tuple
+            number = item[0] if packed else item["id"]
             if since is not None and number <= since:
                 continue
-            if origin is not None and (item.origin if isinstance(item, Entry) else item["origin"]) != origin:
+            if origin is not None and (item[3] if packed else item["origin"]) != origin:
                 continue
-            entry = item.summary() if isinstance(item, Entry) else item
+            if packed:
+                item = Entry.unpacked(item)
+                entry = item.summary()
+            else:
+                entry = item
             who = entry.get("who") or {}
             if status is not None and not status_matches(entry["status"], status):
                 continue
@@ -465,7 +496,7 @@ class Journal:
             if user is not None and who.get("user") != user:
                 continue
             if isinstance(item, Entry):
-                found.append(dict(item.detail() if bodies else entry))
+                found.append({**entry, **item.exchange()} if bodies else entry)
             elif bodies:
                 if RAW in item:
                     with self._lock:
