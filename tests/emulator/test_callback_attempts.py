@@ -110,3 +110,31 @@ def test_an_export_carries_the_attempts_and_an_older_export_without_them_imports
             assert db.execute("SELECT state, attempts FROM workflow_events WHERE workflow_id = ?",
                               (workflow_id,)).fetchone()[:] == ("delivered", 2)
             assert db.execute("SELECT count(*) FROM callback_attempts").fetchone()[0] == 0
+
+
+def test_the_control_route_lists_each_event_s_attempts(tmp_path: Path) -> None:
+    """``GET /__emulator/callbacks``: every event carries its ``attemptLog`` as the table holds it."""
+    o = make(tmp_path)
+    receiver = Receiver()  # answers 500 first, then 200
+    try:
+        workflow_id = _submit(o, receiver.url)
+        callbacks.deliver_due(o.store, o.clock)
+        pending = o.api.get("/__emulator/callbacks", params={"state": "pending"})
+        _retry_now(o)
+        callbacks.deliver_due(o.store, o.clock)
+        delivered = o.api.get("/__emulator/callbacks", params={"state": "delivered"})
+    finally:
+        receiver.close()
+    event, attempts = _event_and_attempts(o, workflow_id)
+    assert pending.status_code == 200, pending.text
+    [waiting] = pending.json()["events"]
+    assert (waiting["id"], waiting["state"], waiting["attempts"], waiting["lastError"]) == (
+        event["id"], "pending", 1, "HTTP 500")
+    assert waiting["attemptLog"] == [{"attempt": 1, "startedAt": attempts[0]["started_at"],
+                                      "durationMs": attempts[0]["duration_ms"], "httpStatus": 500,
+                                      "error": "HTTP 500", "url": receiver.url}]
+    [done] = delivered.json()["events"]
+    assert done["attempts"] == 2
+    assert [(a["attempt"], a["httpStatus"], a["error"]) for a in done["attemptLog"]] == [
+        (1, 500, "HTTP 500"), (2, 200, None)]
+    assert o.api.get("/__emulator/callbacks", params={"state": "failed"}).json() == {"events": []}

@@ -1,6 +1,9 @@
 """``GET {base_url}/__emulator/callbacks[?state=failed|pending|delivered|dropped]``: the workflow
 callback events the emulator could not deliver (``failed``, the default with ``pending``), newest
-first, at most 500: ``{"events": [{id, workflowId, url, type, state, attempts, dueAt, lastError}]}``.
+first, at most 500: ``{"events": [{id, workflowId, url, type, state, attempts, dueAt, lastError,
+attemptLog}]}``. ``attempts`` is the event's count; ``attemptLog`` lists each delivery attempt in the
+order made, ``{attempt, startedAt, durationMs, httpStatus, error, url}`` (``httpStatus`` is null when
+the receiver gave no answer: refused, timed out, or cut off), as the console's Work page shows them.
 
 A receiver that was down for longer than the retries (``services/orchestration/callbacks.py``) can
 see here what it missed. The list names callback URLs, so it asks for the access key like the
@@ -30,13 +33,20 @@ async def callbacks_endpoint(request: Request) -> Response:
 
     def read() -> list[dict[str, object]]:
         with store.read() as db:
-            return orch_store.events_in(db, tuple(dict.fromkeys(wanted)), LIMIT)
+            rows = orch_store.events_in(db, tuple(dict.fromkeys(wanted)), LIMIT)
+            return rows, orch_store.attempts_of(db, [r["id"] for r in rows])
 
-    rows = await run_in_threadpool(read)
+    rows, tries = await run_in_threadpool(read)
     return json_response({"events": [{"id": r["id"], "workflowId": r["workflow_id"], "url": r["url"],
                                       "type": r["event_type"], "state": r["state"], "attempts": r["attempts"],
-                                      "dueAt": r["due_at"], "lastError": r["last_error"]} for r in rows]},
+                                      "dueAt": r["due_at"], "lastError": r["last_error"],
+                                      "attemptLog": [_attempt(a) for a in tries[r["id"]]]} for r in rows]},
                          headers={"Cache-Control": "no-store"})
+
+
+def _attempt(row: dict[str, object]) -> dict[str, object]:
+    return {"attempt": row["attempt"], "startedAt": row["started_at"], "durationMs": row["duration_ms"],
+            "httpStatus": row["http_status"], "error": row["error"], "url": row["url"]}
 
 
 routes = [Route("/callbacks", callbacks_endpoint, methods=["GET"])]
