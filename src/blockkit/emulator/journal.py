@@ -292,14 +292,9 @@ class Entry(Holder):
 
     def packed(self, number: int) -> tuple[Any, ...]:
         """The entry as the ring keeps it, numbered ``number``: only atoms and tuples of atoms."""
-        who = self.who
-        request_body, response_body = self.request_body, self.response_body
-        return (number, self.wall, self.duration_ns, self.origin, self.method, self.path, self.query, self.status,
-                _atoms(self.request_headers),
-                request_body if type(request_body) is bytes else _joined(request_body), self.request_total,
-                _atoms(self.response_headers),
-                response_body if type(response_body) is bytes else _joined(response_body), self.response_total,
-                self.reason, tuple(who.items()) if who else None)
+        return packed(number, self.wall, self.duration_ns, self.origin, self.method, self.path, self.query,
+                      self.status, self.request_headers, self.request_body, self.request_total,
+                      self.response_headers, self.response_body, self.response_total, self.reason, self.who)
 
     @classmethod
     def unpacked(cls, record: tuple[Any, ...]) -> Entry:
@@ -354,6 +349,18 @@ class Entry(Holder):
                 "status": status, "duration_ms": round(self.duration_ns / 1e6, 2), "who": who, "reason": reason}
 
 
+def packed(number: int, wall: float, duration_ns: int, origin: str, method: str, path: str, query: bytes,
+           status: int, request_headers: Sequence[Any], request_body: bytes | list[bytes], request_total: int,
+           response_headers: Sequence[Any], response_body: bytes | list[bytes], response_total: int,
+           reason: str | None, who: dict[str, Any] | None) -> tuple[Any, ...]:
+    """A request as the ring keeps it (:meth:`Entry.unpacked` reads it back): only atoms and tuples of
+    atoms, which the garbage collector stops following once it has seen them."""
+    return (number, wall, duration_ns, origin, method, path, query, status, _atoms(request_headers),
+            request_body if type(request_body) is bytes else _joined(request_body), request_total,
+            _atoms(response_headers), response_body if type(response_body) is bytes else _joined(response_body),
+            response_total, reason, tuple(who.items()) if who else None)
+
+
 def _kept(kept: bytes | list[bytes], total: int, chunk: bytes) -> bytes | list[bytes]:
     if total >= BODY_LIMIT or not chunk:
         return kept
@@ -372,10 +379,13 @@ def _joined(kept: bytes | list[bytes]) -> bytes:
 
 
 def _atoms(headers: Sequence[Any]) -> tuple[tuple[bytes, bytes], ...]:
-    """Headers as a tuple of (name, value) tuples of bytes (a server may hand over lists)."""
-    if type(headers) is tuple and all(type(pair) is tuple for pair in headers):
-        return headers  # type: ignore[return-value]
-    return tuple(pair if type(pair) is tuple else (bytes(pair[0]), bytes(pair[1])) for pair in headers)
+    """Headers as a tuple of their (name, value) pairs. ASGI servers hand over a list of tuples of bytes,
+    so one copy into a tuple, made in C, is all it takes (the first pair tells the form); headers whose
+    pairs are lists are made tuples pair by pair, or the ring would hold live objects the collector walks."""
+    pairs = headers if type(headers) is tuple else tuple(headers)
+    if pairs and type(pairs[0]) is not tuple:
+        return tuple(pair if type(pair) is tuple else (bytes(pair[0]), bytes(pair[1])) for pair in pairs)
+    return pairs  # type: ignore[return-value]
 
 
 def iso_time(wall: float) -> str:
@@ -462,6 +472,20 @@ class Journal:
             else:
                 entry["id"] = number
                 self._ring.append(entry)
+
+    def record(self, wall: float, duration_ns: int, origin: str, method: str, path: str, query: bytes, status: int,
+               request_headers: Sequence[Any], request_body: bytes | list[bytes], request_total: int,
+               response_headers: Sequence[Any], response_body: bytes | list[bytes], response_total: int,
+               reason: str | None, who: dict[str, Any] | None) -> None:
+        """What :meth:`add` does with an :class:`Entry`, from its parts: the middleware's way, with no
+        entry object made (one allocation and fifteen attribute writes fewer per request)."""
+        if not self.recording:
+            return
+        with self._lock:
+            self._last = number = self._last + 1
+            self._ring.append(packed(number, wall, duration_ns, origin, method, path, query, status, request_headers,
+                                     request_body, request_total, response_headers, response_body, response_total,
+                                     reason, who))
 
     def __len__(self) -> int:
         return len(self._ring)
