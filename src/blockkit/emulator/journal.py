@@ -47,11 +47,12 @@ _HIDDEN = frozenset({RAW, "request", "response"})
 class Holder:
     """What the code answering a request tells the journal: why it refused, and who asked."""
 
-    __slots__ = ("reason", "who")
+    __slots__ = ("reason", "who", "resolved")
 
     def __init__(self) -> None:
         self.reason: str | None = None
         self.who: dict[str, Any] | None = None
+        self.resolved = False  # a refusal answered with a success status (note_resolved_refusal)
 
 
 _current: ContextVar[Holder | None] = ContextVar("blockkit_journal_entry", default=None)
@@ -64,6 +65,14 @@ def note_reason(text: str) -> None:
     holder = _current.get()
     if holder is not None and holder.reason is None:
         holder.reason = text
+
+
+def note_resolved_refusal() -> None:
+    """The refusal being answered goes out with a success status, as the platform answers it (a block's
+    workflow over its budget is a 200 failed snapshot): the journal shows its reason all the same."""
+    holder = _current.get()
+    if holder is not None:
+        holder.resolved = True
 
 
 def note_who(*, user: int | None = None, client: str | None = None, block: str | None = None) -> None:
@@ -96,6 +105,22 @@ def described(words: Sequence[Any]) -> str:
     if not items:
         return "none"
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def kind_of(value: Any) -> str:
+    """What a JSON value is, for a reason: a number as it is, anything else by its kind (a string's text
+    may be long or secret)."""
+    if isinstance(value, str):
+        return f"a string of {len(value)} characters"
+    if isinstance(value, list):
+        return f"a list of {len(value)}"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, dict):
+        return "an object"
+    return "null" if value is None else type(value).__name__
 
 
 # --- redaction ----------------------------------------------------------------------------------
@@ -264,6 +289,7 @@ class Entry(Holder):
                  request_headers: Sequence[tuple[bytes, bytes]] = ()) -> None:
         self.reason = None
         self.who = None
+        self.resolved = False
         self.id = 0
         self.wall = time.time()
         self.started = time.perf_counter_ns()
@@ -299,7 +325,7 @@ class Entry(Holder):
                 request_body if type(request_body) is bytes else _joined(request_body), self.request_total,
                 _atoms(self.response_headers),
                 response_body if type(response_body) is bytes else _joined(response_body), self.response_total,
-                self.reason, tuple(who.items()) if who else None)
+                self.reason, tuple(who.items()) if who else None, self.resolved)
 
     @classmethod
     def unpacked(cls, record: tuple[Any, ...]) -> Entry:
@@ -307,7 +333,7 @@ class Entry(Holder):
         entry = cls.__new__(cls)
         (entry.id, entry.wall, entry.duration_ns, entry.origin, entry.method, entry.path, entry.query, entry.status,
          entry.request_headers, entry.request_body, entry.request_total, entry.response_headers,
-         entry.response_body, entry.response_total, entry.reason, who) = record
+         entry.response_body, entry.response_total, entry.reason, who, entry.resolved) = record
         entry.started = 0
         entry.who = dict(who) if who else None
         return entry
@@ -344,7 +370,8 @@ class Entry(Holder):
         if status >= 400:
             reason = self.reason or reason_from_body(_joined(self.response_body),
                                                      _content_type(self.response_headers), status)
-        elif status >= 300 and self.reason:  # an OAuth refusal sent back to the client's redirect_uri
+        elif self.reason and (status >= 300 or self.resolved):
+            # An OAuth refusal sent back to the client's redirect_uri, or one the platform answers 200.
             reason = self.reason
         path = self.path
         if path.startswith("/__emulator/downloads/"):
