@@ -494,7 +494,7 @@ def shared_counts(request: Request, claims: dict[str, Any], body: Any) -> dict[s
     store, clock = _service(request)
     keys = _shared_query(request).get("keys")  # ?keys=a&keys=b; a comma is part of a key, never a separator
     if not keys or len(keys) > appstorage.SHARED_COUNTS_MAX:
-        journal.note_reason(appstorage.counts_reason(len(keys or ())))
+        journal.note_reason(appstorage.counts_reason(keys or []))
         raise _invalid("keys", "Required" if not keys else
                        f"Array must contain at most {appstorage.SHARED_COUNTS_MAX} element(s)", title="Invalid query")
     for key in keys:
