@@ -58,7 +58,7 @@ def test_the_shared_entry_limit_names_the_author_s_count(live_emulator: Any) -> 
     member, _ = _people(emu)
     author = _Block(emu, "inst-shared-limit", [SHARED_READ, SHARED_WRITE], member)
     now = emu.clock.iso()
-    with emu.store.write() as db:  # 48 live entries, 2 a moderator hid, 1 withdrawn (not counted)
+    with emu.store.write() as db:  # 48 live entries, 2 hidden, 1 withdrawn (not counted)
         for status in ["active"] * 48 + ["hidden"] * 2 + ["withdrawn"]:
             db.execute("INSERT INTO shared_entries (block_id, board, user_id, value, size, status, created_at,"
                        " updated_at) VALUES ('blk', '', ?, '{\"title\":\"t\"}', 13, ?, ?, ?)",
@@ -67,7 +67,7 @@ def test_the_shared_entry_limit_names_the_author_s_count(live_emulator: Any) -> 
     answer = author.post("shared-storage/append", {"value": {"title": "one more"}})
     assert answer.status_code == 403 and answer.json() == {"message": appstorage.TOO_MANY_ENTRIES}
     assert _reason(emu, since, BLOCKS + "shared-storage/append") == (
-        f"shared storage entry limit: user {member} holds 50 entries (2 of them hidden by a moderator) in block"
+        f"shared storage entry limit: user {member} holds 50 entries (2 of them hidden) in block"
         " blk's shared space, and an author may hold 50 (withdrawn entries do not count); withdraw one to append"
         " another")
 

@@ -9,6 +9,9 @@ bodies, tokens and secrets redacted (:func:`redact_pairs`, :func:`redact_text`).
 This module is on the ground floor (no HTTP), so the code that refuses a request, in any
 layer, can say why in words with :func:`note_reason` (and who asked with :func:`note_who`):
 the words go to the journal only, never into the answer, so the wire stays the platform's.
+A refusal the platform answers with a success status (a block's workflow over its budget is a 200
+failed snapshot; a second vote answers the count) shows its reason too once the code says so
+(:func:`note_resolved_refusal`); any other success shows none.
 While a request is being answered the middleware holds a fresh dict in a context variable;
 the sync endpoints run in a thread pool that copies the context, so a service on a worker
 thread writes into the same dict. Outside a request (the CLI, in-process services, tests

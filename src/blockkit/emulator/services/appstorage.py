@@ -7,6 +7,10 @@ Shapes, limits and messages follow the platform's tRPC routers behind the host b
 user_id, ...)``, ``user_id`` None for a signed-out viewer, and returns the reply payload the
 bridge sends back (without ``requestId``). A refusal is ``{"error": message}`` (with ``ok:
 False`` on the replies that carry ``ok``, and the neutral value on the reads, as the host sends).
+The words say only what the platform says; the request journal hears why, with the counts and
+ids a developer needs (``journal.note_reason``): the quota beside what the block holds, an
+author's entries beside the limit, the author beside the viewer, the entry a viewer voted on
+already.
 
 App storage, per (block, viewer); the quota is the block's, across its viewers:
 
@@ -412,7 +416,7 @@ def shared_append(store: Store, clock: Clock, block_id: str, user_id: int | None
                                   " WHERE block_id = ? AND user_id = ? AND status != 'withdrawn'",
                                   (block_id, user_id)).fetchone()
         if mine + 1 > ENTRIES_PER_VIEWER:
-            held = f"{mine} entries ({hidden} of them hidden by a moderator)" if hidden else f"{mine} entries"
+            held = f"{mine} entries ({hidden} of them hidden)" if hidden else f"{mine} entries"
             journal.note_reason(f"shared storage entry limit: user {user_id} holds {held} in block {block_id}'s"
                                 f" shared space, and an author may hold {ENTRIES_PER_VIEWER} (withdrawn entries do"
                                 " not count); withdraw one to append another")
