@@ -9,6 +9,9 @@ bodies, tokens and secrets redacted (:func:`redact_pairs`, :func:`redact_text`).
 This module is on the ground floor (no HTTP), so the code that refuses a request, in any
 layer, can say why in words with :func:`note_reason` (and who asked with :func:`note_who`):
 the words go to the journal only, never into the answer, so the wire stays the platform's.
+A refusal the platform answers with a success status (a block's workflow over its budget is a 200
+failed snapshot; a second vote answers the count) shows its reason too once the code says so
+(:func:`note_resolved_refusal`); any other success shows none.
 While a request is being answered the middleware holds a fresh dict in a context variable;
 the sync endpoints run in a thread pool that copies the context, so a service on a worker
 thread writes into the same dict. Outside a request (the CLI, in-process services, tests
@@ -47,11 +50,12 @@ _HIDDEN = frozenset({RAW, "request", "response"})
 class Holder:
     """What the code answering a request tells the journal: why it refused, and who asked."""
 
-    __slots__ = ("reason", "who")
+    __slots__ = ("reason", "who", "resolved")
 
     def __init__(self) -> None:
         self.reason: str | None = None
         self.who: dict[str, Any] | None = None
+        self.resolved = False  # a refusal answered with a success status (note_resolved_refusal)
 
 
 _current: ContextVar[Holder | None] = ContextVar("blockkit_journal_entry", default=None)
@@ -64,6 +68,14 @@ def note_reason(text: str) -> None:
     holder = _current.get()
     if holder is not None and holder.reason is None:
         holder.reason = text
+
+
+def note_resolved_refusal() -> None:
+    """The refusal being answered goes out with a success status, as the platform answers it (a block's
+    workflow over its budget is a 200 failed snapshot): the journal shows its reason all the same."""
+    holder = _current.get()
+    if holder is not None:
+        holder.resolved = True
 
 
 def note_who(*, user: int | None = None, client: str | None = None, block: str | None = None) -> None:
@@ -96,6 +108,22 @@ def described(words: Sequence[Any]) -> str:
     if not items:
         return "none"
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def kind_of(value: Any) -> str:
+    """What a JSON value is, for a reason: a number as it is, anything else by its kind (a string's text
+    may be long or secret)."""
+    if isinstance(value, str):
+        return f"a string of {len(value)} characters"
+    if isinstance(value, list):
+        return f"a list of {len(value)}"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, dict):
+        return "an object"
+    return "null" if value is None else type(value).__name__
 
 
 # --- redaction ----------------------------------------------------------------------------------
@@ -249,62 +277,26 @@ def valid_status_filter(wanted: str) -> bool:
 
 
 class Entry(Holder):
-    """One request while it is answered, kept raw: nothing is formatted, decoded or redacted on the request
-    path. The middleware fills one per request (``http/journal.py``), and it is the request's
-    :class:`Holder` too, so the notes go straight into it. Once the answer is sent, the ring keeps it
-    :meth:`packed`: a tuple of strings, bytes and numbers, which Python's garbage collector does not
-    follow (a ring of live objects made every collection walk it: issue 36, the cost at 16
-    connections). It is worked out into text (:meth:`summary`, :meth:`detail`) when it is read."""
+    """One recorded request, read back from the ring. Nothing is formatted, decoded or redacted on the
+    request path: the middleware (``http/journal.py``) hands the request's parts to
+    :meth:`Journal.record`, which keeps them :func:`packed`, a tuple of strings, bytes and numbers that
+    Python's garbage collector stops following (a ring of live objects made every collection walk it:
+    issue 36, the cost at 16 connections). :meth:`unpacked` makes the record an entry again, worked out
+    into text (:meth:`summary`, :meth:`detail`) when it is read."""
 
-    __slots__ = ("id", "wall", "started", "duration_ns", "origin", "method", "path", "query", "status",
+    __slots__ = ("id", "wall", "duration_ns", "origin", "method", "path", "query", "status",
                  "request_headers", "request_body", "request_total", "response_headers", "response_body",
                  "response_total")
 
-    def __init__(self, origin: str, method: str, path: str, query: bytes = b"",
-                 request_headers: Sequence[tuple[bytes, bytes]] = ()) -> None:
-        self.reason = None
-        self.who = None
-        self.id = 0
-        self.wall = time.time()
-        self.started = time.perf_counter_ns()
-        self.duration_ns = 0
-        self.origin = origin
-        self.method = method
-        self.path = path
-        self.query = query
-        self.status = 0
-        self.request_headers = request_headers
-        self.request_body: bytes | list[bytes] = b""
-        self.request_total = 0
-        self.response_headers: Sequence[tuple[bytes, bytes]] = ()
-        self.response_body: bytes | list[bytes] = b""
-        self.response_total = 0
-
-    def keep_request(self, chunk: bytes) -> None:
-        """A chunk of the request's body: its part within the first BODY_LIMIT bytes is kept (as it is,
-        when it all fits: no copy)."""
-        self.request_body = _kept(self.request_body, self.request_total, chunk)
-        self.request_total += len(chunk)
-
-    def keep_response(self, chunk: bytes) -> None:
-        self.response_body = _kept(self.response_body, self.response_total, chunk)
-        self.response_total += len(chunk)
-
-    def packed(self, number: int) -> tuple[Any, ...]:
-        """The entry as the ring keeps it, numbered ``number``: only atoms and tuples of atoms."""
-        return packed(number, self.wall, self.duration_ns, self.origin, self.method, self.path, self.query,
-                      self.status, self.request_headers, self.request_body, self.request_total,
-                      self.response_headers, self.response_body, self.response_total, self.reason, self.who)
-
     @classmethod
     def unpacked(cls, record: tuple[Any, ...]) -> Entry:
-        """An entry back from its :meth:`packed` record, to read."""
+        """An entry back from its :func:`packed` record, to read."""
         entry = cls.__new__(cls)
         (entry.id, entry.wall, entry.duration_ns, entry.origin, entry.method, entry.path, entry.query, entry.status,
          entry.request_headers, entry.request_body, entry.request_total, entry.response_headers,
          entry.response_body, entry.response_total, entry.reason, who) = record
-        entry.started = 0
         entry.who = dict(who) if who else None
+        entry.resolved = False  # folded in when packed: a success keeps its reason only when resolved
         return entry
 
     def summary(self) -> dict[str, Any]:
@@ -339,7 +331,9 @@ class Entry(Holder):
         if status >= 400:
             reason = self.reason or reason_from_body(_joined(self.response_body),
                                                      _content_type(self.response_headers), status)
-        elif status >= 300 and self.reason:  # an OAuth refusal sent back to the client's redirect_uri
+        elif self.reason:
+            # An OAuth refusal sent back to the client's redirect_uri, or one the platform answers 200
+            # (``packed`` keeps a success's reason only when the code said so: note_resolved_refusal).
             reason = self.reason
         path = self.path
         if path.startswith("/__emulator/downloads/"):
@@ -352,9 +346,12 @@ class Entry(Holder):
 def packed(number: int, wall: float, duration_ns: int, origin: str, method: str, path: str, query: bytes,
            status: int, request_headers: Sequence[Any], request_body: bytes | list[bytes], request_total: int,
            response_headers: Sequence[Any], response_body: bytes | list[bytes], response_total: int,
-           reason: str | None, who: dict[str, Any] | None) -> tuple[Any, ...]:
+           reason: str | None, who: dict[str, Any] | None, resolved: bool = False) -> tuple[Any, ...]:
     """A request as the ring keeps it (:meth:`Entry.unpacked` reads it back): only atoms and tuples of
-    atoms, which the garbage collector stops following once it has seen them."""
+    atoms, which the garbage collector stops following once it has seen them. A success (below 300)
+    keeps its reason only when the code answered a refusal with it (``resolved``)."""
+    if status < 300 and not resolved:
+        reason = None
     return (number, wall, duration_ns, origin, method, path, query, status, _atoms(request_headers),
             request_body if type(request_body) is bytes else _joined(request_body), request_total,
             _atoms(response_headers), response_body if type(response_body) is bytes else _joined(response_body),
@@ -428,11 +425,12 @@ def reason_from_body(body: bytes, content_type: str, status: int) -> str:
 
 
 class Journal:
-    """The ring: ``add(entry)`` gives it the next id; ``entries(...)`` reads it, oldest first.
+    """The ring: ``record(...)`` (a request, from the middleware) and ``add(entry)`` (a bridge call) give
+    the next id; ``entries(...)`` reads it, oldest first.
 
-    An entry is an :class:`Entry` (the middleware's; the ring keeps it packed, a tuple, and works it out
-    into text when it is read) or a plain dict (a bridge call: already in its listed form, with its raw
-    headers and bodies under ``RAW`` until first read)."""
+    A request is kept packed (a tuple, made an :class:`Entry` and worked out into text when it is read);
+    a bridge call is a plain dict, already in its listed form, with its raw headers and bodies under
+    ``RAW`` until first read."""
 
     def __init__(self, size: int = DEFAULT_SIZE) -> None:
         self.size = size
@@ -461,31 +459,28 @@ class Journal:
     def last_id(self) -> int:
         return self._last
 
-    def add(self, entry: Entry | dict[str, Any]) -> None:
-        """Keep ``entry`` as the newest, with the next id (nothing while paused)."""
+    def add(self, entry: dict[str, Any]) -> None:
+        """Keep a bridge call's ``entry`` as the newest, with the next id (nothing while paused)."""
         if not self.recording:
             return
         with self._lock:
             self._last = number = self._last + 1
-            if isinstance(entry, Entry):
-                self._ring.append(entry.packed(number))
-            else:
-                entry["id"] = number
-                self._ring.append(entry)
+            entry["id"] = number
+            self._ring.append(entry)
 
     def record(self, wall: float, duration_ns: int, origin: str, method: str, path: str, query: bytes, status: int,
                request_headers: Sequence[Any], request_body: bytes | list[bytes], request_total: int,
                response_headers: Sequence[Any], response_body: bytes | list[bytes], response_total: int,
-               reason: str | None, who: dict[str, Any] | None) -> None:
-        """What :meth:`add` does with an :class:`Entry`, from its parts: the middleware's way, with no
-        entry object made (one allocation and fifteen attribute writes fewer per request)."""
+               reason: str | None, who: dict[str, Any] | None, resolved: bool) -> None:
+        """Keep a request, from its parts as the middleware read them, as the newest (nothing while
+        paused). No entry object is made on the request path: it is packed at once."""
         if not self.recording:
             return
         with self._lock:
             self._last = number = self._last + 1
             self._ring.append(packed(number, wall, duration_ns, origin, method, path, query, status, request_headers,
                                      request_body, request_total, response_headers, response_body, response_total,
-                                     reason, who))
+                                     reason, who, resolved))
 
     def __len__(self) -> int:
         return len(self._ring)

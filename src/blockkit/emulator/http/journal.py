@@ -56,6 +56,7 @@ class _Recorder(Holder):
     def __init__(self, send: Send) -> None:
         self.reason = None
         self.who = None
+        self.resolved = False
         self.status = 0
         self.headers: Any = ()
         self.body: bytes | list[bytes] = b""
@@ -146,13 +147,13 @@ class JournalMiddleware:
                     self.journal.record(wall, duration, self.origin, method, scope["path"],
                                         scope.get("query_string") or b"", recorder.status, scope.get("headers") or (),
                                         b"", 0, recorder.headers, recorder.body, recorder.total, recorder.reason,
-                                        recorder.who)
+                                        recorder.who, recorder.resolved)
                 else:
                     reader.receive = None
                     self.journal.record(wall, duration, self.origin, method, scope["path"],
                                         scope.get("query_string") or b"", recorder.status, scope.get("headers") or (),
                                         reader.body, reader.total, recorder.headers, recorder.body, recorder.total,
-                                        recorder.reason, recorder.who)
+                                        recorder.reason, recorder.who, recorder.resolved)
             except Exception:  # noqa: BLE001 - the journal never costs a request its answer
                 import logging
 

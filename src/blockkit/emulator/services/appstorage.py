@@ -7,6 +7,10 @@ Shapes, limits and messages follow the platform's tRPC routers behind the host b
 user_id, ...)``, ``user_id`` None for a signed-out viewer, and returns the reply payload the
 bridge sends back (without ``requestId``). A refusal is ``{"error": message}`` (with ``ok:
 False`` on the replies that carry ``ok``, and the neutral value on the reads, as the host sends).
+The words say only what the platform says; the request journal hears why, with the counts and
+ids a developer needs (``journal.note_reason``): the quota beside what the block holds, an
+author's entries beside the limit, the author beside the viewer, the entry a viewer voted on
+already.
 
 App storage, per (block, viewer); the quota is the block's, across its viewers:
 
@@ -323,9 +327,50 @@ def shared_list(store: Store, clock: Clock, block_id: str, user_id: int | None, 
     return out
 
 
-def _shared_write_refusal(user_id: int | None, key: object) -> str | None:
+def _shared_write_refusal(block_id: str, user_id: int | None, key: object, what: str) -> str | None:
     """Why a write to a shared entry is refused before the store is read: signed out, or a bad key."""
-    return SHARED_SIGNED_OUT if user_id is None else _bad_shared_key(key)
+    if user_id is None:
+        _signed_out_reason(block_id, what)
+        return SHARED_SIGNED_OUT
+    return _bad_shared_key(key)
+
+
+# --- why a shared write is refused, in words for the request journal (never in the reply) ----------
+
+def _signed_out_reason(block_id: str, what: str) -> None:
+    journal.note_reason(f"shared storage {what}: the block token for block {block_id} names no viewer (signed out);"
+                        " every viewer reads the shared space, and only a signed-in viewer appends, updates,"
+                        " votes, unvotes, withdraws or reports")
+
+
+def counts_reason(keys: object) -> str:
+    """Why a shared_counts request's keys are refused: how many it sent, or which key is not one."""
+    if not isinstance(keys, list):
+        return f"shared_counts takes a list of 1-{SHARED_COUNTS_MAX} keys; keys is {journal.kind_of(keys)}"
+    if not 1 <= len(keys) <= SHARED_COUNTS_MAX:
+        return f"shared_counts takes 1-{SHARED_COUNTS_MAX} keys; this request sent {len(keys)}"
+    index = next(i for i, k in enumerate(keys) if _bad_shared_key(k))
+    return (f"shared_counts keys are strings of 1-{SHARED_KEY_MAX} characters; keys[{index}] is"
+            f" {journal.kind_of(keys[index])}")
+
+
+def _missing_reason(db: Any, block_id: str, key: object, what: str) -> None:
+    """Why ``key`` names no live entry of the block: not an entry key, none such, or withdrawn or hidden."""
+    entry_id = _entry_id(key)
+    if entry_id is None:
+        journal.note_reason(f"shared storage {what}: {key!r} is not a shared entry key (the 26 characters, 0-9 and"
+                            " A-Z without I, L, O and U, that shared_append answered)")
+        return
+    row = db.execute("SELECT created_at, status, updated_at, block_id FROM shared_entries WHERE id = ?",
+                     (entry_id,)).fetchone()
+    if row is None or row[3] != block_id or entry_key(entry_id, row[0]) != key:
+        journal.note_reason(f"shared storage {what}: block {block_id}'s shared space holds no entry {key}")
+    elif row[1] == "withdrawn":
+        journal.note_reason(f"shared storage {what}: entry {key} in block {block_id}'s shared space was withdrawn"
+                            f" by its author at {row[2]}")
+    else:
+        journal.note_reason(f"shared storage {what}: entry {key} in block {block_id}'s shared space is {row[1]}"
+                            f" (since {row[2]}); a {what} reaches active entries only")
 
 
 def shared_get(store: Store, clock: Clock, block_id: str, user_id: int | None, key: object) -> dict[str, Any]:
@@ -348,6 +393,7 @@ def shared_count(store: Store, clock: Clock, block_id: str, user_id: int | None,
 
 def shared_counts(store: Store, clock: Clock, block_id: str, user_id: int | None, keys: object) -> dict[str, Any]:
     if not isinstance(keys, list) or not 1 <= len(keys) <= SHARED_COUNTS_MAX or any(_bad_shared_key(k) for k in keys):
+        journal.note_reason(counts_reason(keys))
         return {"error": f"keys must be 1-{SHARED_COUNTS_MAX} strings of 1-{SHARED_KEY_MAX} characters"}
     counts: dict[str, int] = {}
     with store.read() as db:
@@ -359,15 +405,21 @@ def shared_counts(store: Store, clock: Clock, block_id: str, user_id: int | None
 
 def shared_append(store: Store, clock: Clock, block_id: str, user_id: int | None, value: Any) -> dict[str, Any]:
     if user_id is None:
+        _signed_out_reason(block_id, "append")
         return {"error": SHARED_SIGNED_OUT}
     text, problem = shared_value(value)
     if text is None:
         return {"error": problem}
     now = clock.iso()
     with store.write() as db:
-        mine = db.execute("SELECT count(*) FROM shared_entries WHERE block_id = ? AND user_id = ? AND status != 'withdrawn'",
-                          (block_id, user_id)).fetchone()[0]
+        mine, hidden = db.execute("SELECT count(*), coalesce(sum(status = 'hidden'), 0) FROM shared_entries"
+                                  " WHERE block_id = ? AND user_id = ? AND status != 'withdrawn'",
+                                  (block_id, user_id)).fetchone()
         if mine + 1 > ENTRIES_PER_VIEWER:
+            held = f"{mine} entries ({hidden} of them hidden)" if hidden else f"{mine} entries"
+            journal.note_reason(f"shared storage entry limit: user {user_id} holds {held} in block {block_id}'s"
+                                f" shared space, and an author may hold {ENTRIES_PER_VIEWER} (withdrawn entries do"
+                                " not count); withdraw one to append another")
             return {"error": TOO_MANY_ENTRIES}
         cursor = db.execute("INSERT INTO shared_entries (block_id, board, user_id, value, size, created_at, updated_at)"
                             " VALUES (?, '', ?, ?, ?, ?, ?)", (block_id, user_id, text, _size(text), now, now))
@@ -377,14 +429,17 @@ def shared_append(store: Store, clock: Clock, block_id: str, user_id: int | None
 
 def shared_update(store: Store, clock: Clock, block_id: str, user_id: int | None, key: object,
                   value: Any) -> dict[str, Any]:
-    problem = _shared_write_refusal(user_id, key)
+    problem = _shared_write_refusal(block_id, user_id, key, "update")
     if problem:
         return {"ok": False, "error": problem}
     with store.write() as db:
         row = _find(db, block_id, key, user_id)
         if row is None:
+            _missing_reason(db, block_id, key, "update")
             return {"ok": False, "error": NOT_FOUND}
         if row[2] != user_id:
+            journal.note_reason(f"shared storage update: entry {key} in block {block_id}'s shared space is user"
+                                f" {row[2]}'s, and this viewer is user {user_id}; only an entry's author updates it")
             return {"ok": False, "error": NOT_AUTHOR}
         text, problem = shared_value(value)
         if text is None:
@@ -395,30 +450,47 @@ def shared_update(store: Store, clock: Clock, block_id: str, user_id: int | None
 
 
 def shared_withdraw(store: Store, clock: Clock, block_id: str, user_id: int | None, key: object) -> dict[str, Any]:
-    problem = _shared_write_refusal(user_id, key)
+    problem = _shared_write_refusal(block_id, user_id, key, "withdraw")
     if problem:
         return {"error": problem}
     with store.write() as db:
         row = _find(db, block_id, key, user_id)
         if row is None or row[2] != user_id:  # someone else's entry is left alone, as a no-op
+            journal.note_resolved_refusal()  # the platform answers 200 {deleted: false}; the journal says why
+            if row is None:
+                _missing_reason(db, block_id, key, "withdraw")
+            else:
+                journal.note_reason(f"shared storage withdraw: entry {key} in block {block_id}'s shared space is"
+                                    f" user {row[2]}'s, and this viewer is user {user_id}; only an entry's author"
+                                    " withdraws it, so it was left alone (deleted: false)")
             return {"ok": True, "deleted": False}
         db.execute("UPDATE shared_entries SET status = 'withdrawn', updated_at = ? WHERE id = ?", (clock.iso(), row[0]))
     return {"ok": True, "deleted": True}
 
 
 def _vote(store: Store, block_id: str, user_id: int | None, key: object, on: bool) -> dict[str, Any]:
-    problem = _shared_write_refusal(user_id, key)
+    what = "vote" if on else "unvote"
+    problem = _shared_write_refusal(block_id, user_id, key, what)
     if problem:
         return {"error": problem}
     with store.write() as db:
         row = _find(db, block_id, key, user_id)
         if row is None:
+            _missing_reason(db, block_id, key, what)
             return {"error": NOT_FOUND}
         if on:
-            db.execute("INSERT OR IGNORE INTO shared_votes (entry_id, user_id) VALUES (?, ?)", (row[0], user_id))
+            changed = db.execute("INSERT OR IGNORE INTO shared_votes (entry_id, user_id) VALUES (?, ?)",
+                                 (row[0], user_id)).rowcount
         else:
-            db.execute("DELETE FROM shared_votes WHERE entry_id = ? AND user_id = ?", (row[0], user_id))
+            changed = db.execute("DELETE FROM shared_votes WHERE entry_id = ? AND user_id = ?",
+                                 (row[0], user_id)).rowcount
         count = db.execute("SELECT count(*) FROM shared_votes WHERE entry_id = ?", (row[0],)).fetchone()[0]
+    if not changed:  # one vote per viewer: a second vote (an unvote with none) answers the count, unchanged
+        journal.note_resolved_refusal()
+        journal.note_reason(f"shared storage vote: user {user_id} had voted for entry {key} in block {block_id}'s"
+                            f" shared space already, and a viewer votes once; the count stays {count}" if on else
+                            f"shared storage unvote: user {user_id} has no vote on entry {key} in block {block_id}'s"
+                            f" shared space to take back; the count stays {count}")
     return {"count": count}
 
 
@@ -432,7 +504,7 @@ def shared_unvote(store: Store, clock: Clock, block_id: str, user_id: int | None
 
 def shared_report(store: Store, clock: Clock, block_id: str, user_id: int | None, key: object,
                   reason: object = None) -> dict[str, Any]:
-    problem = _shared_write_refusal(user_id, key)
+    problem = _shared_write_refusal(block_id, user_id, key, "report")
     if problem:
         return {"ok": False, "error": problem}
     if reason is not None and not _text(reason, 0, REASON_MAX):
@@ -440,6 +512,7 @@ def shared_report(store: Store, clock: Clock, block_id: str, user_id: int | None
     with store.write() as db:
         row = _find(db, block_id, key, user_id)
         if row is None:
+            _missing_reason(db, block_id, key, "report")
             return {"ok": False, "error": NOT_FOUND}
         db.execute("INSERT OR IGNORE INTO shared_reports (entry_id, user_id, reason, created_at) VALUES (?, ?, ?, ?)",
                    (row[0], user_id, reason, clock.iso()))

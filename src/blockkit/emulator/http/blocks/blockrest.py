@@ -32,6 +32,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from blockkit.emulator import journal
 from blockkit.emulator.services import appstorage, buzz
 from blockkit.emulator.http import auth
 from blockkit.emulator.services.orchestration import workflows
@@ -239,7 +240,9 @@ def _run_snapshot(run: Callable[[], dict[str, Any]], *, quote: bool = False) -> 
         result = run()
     except ServiceError as exc:
         if isinstance(getattr(exc, "quote", None), int):
-            # The procedure resolves a budget refusal with a failed snapshot quoting the cost: 200.
+            # The procedure resolves a budget refusal with a failed snapshot quoting the cost: 200 (the
+            # journal still shows why).
+            journal.note_resolved_refusal()
             return {"snapshot": workflows.failure_snapshot(exc)}
         raise _workflow_refusal(exc) from None
     return {"snapshot": workflows.estimate_snapshot(result) if quote else workflows.snapshot(result)}
@@ -491,6 +494,7 @@ def shared_counts(request: Request, claims: dict[str, Any], body: Any) -> dict[s
     store, clock = _service(request)
     keys = _shared_query(request).get("keys")  # ?keys=a&keys=b; a comma is part of a key, never a separator
     if not keys or len(keys) > appstorage.SHARED_COUNTS_MAX:
+        journal.note_reason(appstorage.counts_reason(keys or []))
         raise _invalid("keys", "Required" if not keys else
                        f"Array must contain at most {appstorage.SHARED_COUNTS_MAX} element(s)", title="Invalid query")
     for key in keys:

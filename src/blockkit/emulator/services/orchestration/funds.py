@@ -24,6 +24,7 @@ import uuid
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
+from blockkit.emulator import journal
 from blockkit.emulator.services import buzz
 from blockkit.emulator.store.clock import format_timestamp
 from blockkit.emulator.services.errors import ServiceError, bad_request, forbidden, not_found
@@ -144,10 +145,18 @@ def create_fund(store: Store, clock: Clock, user_id: int, template: object) -> d
         return _response(db, fund)
 
 
+def _missing_fund(db: Any, fund_id: str, now: str) -> None:
+    """Why no live fund is ``fund_id``: it expired (when), or this run never made it."""
+    row = db.execute("SELECT expires_at FROM funds WHERE id = ?", (fund_id,)).fetchone()
+    journal.note_reason(f"fund {fund_id} expired at {row[0]}; the emulator's clock reads {now}" if row is not None
+                        else f"this run holds no fund {fund_id!r}")
+
+
 def get_fund(store: Store, clock: Clock, fund_id: str) -> dict[str, Any]:
     with store.read() as db:
         fund = orch_store.live_fund(db, fund_id, clock.iso())
         if fund is None:
+            _missing_fund(db, fund_id, clock.iso())
             raise not_found("no such fund (a fund is gone once its expiresAt has passed)")
         return _response(db, fund)
 
@@ -162,16 +171,23 @@ def deposit(store: Store, clock: Clock, fund_id: str, user_id: int, account_type
     if account_type not in POOLS:
         raise bad_request("bad_account_type", "accountType must be one of yellow, blue, green")
     if isinstance(amount, bool) or not isinstance(amount, int) or not 1 <= amount <= buzz.MAX_PURCHASE:
+        journal.note_reason(f"a deposit's amount is a whole number of Buzz from 1 to {buzz.MAX_PURCHASE}; this one"
+                            f" is {journal.kind_of(amount)}")
         raise bad_request("bad_amount", "amount must be a whole number of Buzz, 1 or more")
     now = clock.iso()
     with store.write() as db:
         fund = orch_store.live_fund(db, fund_id, now)
         if fund is None:
+            _missing_fund(db, fund_id, now)
             raise not_found("no such fund (a fund is gone once its expiresAt has passed)")
         if fund.allow_mature_content:
             tier = user_tier(db, user_id)
             member = tier is not None and tier[0] != "free" and tier[1]
             if account_type == "green" or (account_type == "blue" and not member):
+                standing = "" if account_type == "green" or tier is None else \
+                    f" (tier {tier[0]}, {'with' if tier[1] else 'without'} an active membership)"
+                journal.note_reason(f"fund {fund.id} allows mature content, so it takes Yellow, and Blue from a"
+                                    f" member; this deposit is from {account_type}, by user {user_id}{standing}")
                 raise forbidden("a fund that allows mature content takes deposits only from Yellow, and Blue"
                                 " from members")
         try:

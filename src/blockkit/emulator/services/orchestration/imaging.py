@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 from PIL import Image, ImageDraw, UnidentifiedImageError
 
+from blockkit.emulator import journal
 from blockkit.emulator.services.errors import bad_request
 
 MAX_INPUT_SIDE = 2048          # input cap: 2048 x 2048
@@ -47,6 +48,8 @@ def check_repeats(value: object) -> int:
     if value is None:
         return 1
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_REPEATS:
+        journal.note_reason(f"numberOfRepeats is {journal.kind_of(value)}; an upscale repeats 1 to {MAX_REPEATS}"
+                            " times (each doubles the sides)")
         raise bad_request("bad_repeats", f"numberOfRepeats must be an integer from 1 to {MAX_REPEATS}")
     return value
 

@@ -26,6 +26,7 @@ import jsonpatch
 import jsonpointer
 import orjson
 
+from blockkit.emulator import journal
 from blockkit.emulator.services.errors import ServiceError, bad_request, invalid, not_found
 from blockkit.emulator.store import orchestration as orch_store
 # The module, not its names: workflows imports buzz, which imports the orchestration package, whose
@@ -79,6 +80,9 @@ def _apply(db: Any, clock: Clock, caller: WorkflowCaller, row: dict[str, Any], w
     document["allowMatureContent"] = bool(mature) and caller.mature  # a safe-for-work caller never widens
     status = wanted["status"]
     if status != current["status"] and status != "canceled":
+        sent = repr(status) if isinstance(status, str) else journal.kind_of(status)
+        journal.note_reason(f"workflow {row['id']} is {current['status']}, and the request sets status {sent};"
+                            " the status changes only to \"canceled\" (or stays as it is)")
         raise bad_request("bad_status", "status can only be changed to \"canceled\"")
     orch_store.update_workflow_document(db, row["id"], orjson.dumps(document).decode())
     if status == "canceled" and (cancel or current["status"] != "canceled"):
@@ -95,6 +99,9 @@ def update(store: Store, clock: Clock, caller: WorkflowCaller, workflow_id: str,
         raise bad_request("bad_body", "UpdateWorkflowRequest: {status?: \"canceled\", metadata?, tags?,"
                                       " allowMatureContent?}")
     if changes.get("status") not in (None, "canceled"):
+        sent = repr(changes["status"]) if isinstance(changes["status"], str) else journal.kind_of(changes["status"])
+        journal.note_reason(f"the request sets status {sent} on workflow {workflow_id}; an update"
+                            " sets only \"canceled\" (or leaves status out)")
         raise bad_request("bad_status", "status can only be set to \"canceled\"")
     with store.write() as db:
         row = workflows.owned(db, caller, workflow_id)
@@ -106,6 +113,9 @@ def update(store: Store, clock: Clock, caller: WorkflowCaller, workflow_id: str,
 def _patched(target: dict[str, Any], operations: object, allowed: tuple[str, ...]) -> dict[str, Any]:
     """``target`` with ``operations`` applied; 400 ``bad_patch`` for a malformed, failing or out-of-bounds patch."""
     if not isinstance(operations, list) or not 1 <= len(operations) <= MAX_OPERATIONS:
+        journal.note_reason(f"a JSON Patch holds 1 to {MAX_OPERATIONS} operations; this one holds {len(operations)}"
+                            if isinstance(operations, list) else
+                            f"a JSON Patch is a list of operations; the body is {journal.kind_of(operations)}")
         raise bad_request("bad_patch", f"a JSON Patch document is a list of 1 to {MAX_OPERATIONS} operations")
     for index, op in enumerate(operations):
         if not isinstance(op, dict) or not isinstance(op.get("op"), str) or not isinstance(op.get("path"), str):
@@ -155,6 +165,8 @@ def add_tag(store: Store, clock: Clock, caller: WorkflowCaller, workflow_id: str
         if tag in tags:
             return tags
         if len(tags) >= workflows.MAX_TAGS:
+            journal.note_reason(f"workflow {workflow_id} carries {len(tags)} tags ({journal.described(tags)}), the"
+                                f" most a workflow carries ({workflows.MAX_TAGS}); tag {tag!r} would be one more")
             raise invalid("bad_tags", "tag", f"a workflow carries at most {workflows.MAX_TAGS} tags")
         return [*tags, tag]
 
@@ -177,6 +189,8 @@ def _step_index(document: dict[str, Any], step_name: str) -> int:
     for index, step in enumerate(document["steps"]):
         if step["name"] == step_name:
             return index
+    names = journal.described([repr(step["name"]) for step in document["steps"]])
+    journal.note_reason(f"the workflow's steps are named {names}; none is {step_name!r}")
     raise not_found(f"the workflow has no step named {step_name!r}")
 
 

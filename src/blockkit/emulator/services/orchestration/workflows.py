@@ -141,10 +141,11 @@ class WorkflowCaller:
 
 # --- validation and pricing ------------------------------------------------------------------
 
-def _int(value: object, name: str, low: int, high: int, default: int) -> int:
+def _int(value: object, name: str, low: int, high: int, default: int, where: str | None = None) -> int:
     if value is None:
         return default
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        journal.note_reason(f"{where or name} is {journal.kind_of(value)}; it must be an integer from {low} to {high}")
         raise bad_request("bad_step", f"{name} must be an integer from {low} to {high}")
     return value
 
@@ -154,6 +155,8 @@ def check_tags(value: object, member: str = "tags") -> list[str]:
     if value is None:
         return []
     if not isinstance(value, list) or len(value) > MAX_TAGS:
+        journal.note_reason(f"{member} holds {len(value)} tags, and a workflow carries at most {MAX_TAGS}"
+                            if isinstance(value, list) else f"{member} is {journal.kind_of(value)}, not a list of tags")
         raise invalid("bad_tags", member, f"{member} must be a list of at most {MAX_TAGS} tags")
     for tag in value:
         check_tag(tag, member)
@@ -209,6 +212,10 @@ def _plan(payload: object, fetch: Any) -> list[dict[str, Any]]:
         raise bad_request("bad_body", "the workflow must be a JSON object with steps")
     steps = payload.get("steps")
     if not isinstance(steps, list) or not 1 <= len(steps) <= MAX_STEPS:
+        journal.note_reason(f"a workflow holds 1 to {MAX_STEPS} steps; this one sends {len(steps)}"
+                            if isinstance(steps, list) else
+                            f"a workflow's steps are a list of 1 to {MAX_STEPS} step templates; steps is"
+                            f" {'missing' if 'steps' not in payload else journal.kind_of(steps)}")
         raise bad_request("bad_steps", f"steps must be a list of 1 to {MAX_STEPS} step templates")
     check_tags(payload.get("tags"))
     check_metadata(payload.get("metadata"))
@@ -236,10 +243,11 @@ def _plan(payload: object, fetch: Any) -> list[dict[str, Any]]:
             if not isinstance(prompt, str) or not prompt.strip() or len(prompt) > MAX_PROMPT:
                 raise bad_request("bad_step", f"steps[{index}].input.prompt must be a non-empty string"
                                               f" of at most {MAX_PROMPT} characters")
-            width = _int(data.get("width"), "width", 64, 2048, 512)
-            height = _int(data.get("height"), "height", 64, 2048, 512)
-            seed = _int(data.get("seed"), "seed", 0, 2**32 - 1, 0)
-            quantity = _int(data.get("quantity"), "quantity", 1, MAX_QUANTITY, 1)
+            at = f"steps[{index}].input"
+            width = _int(data.get("width"), "width", 64, 2048, 512, f"{at}.width")
+            height = _int(data.get("height"), "height", 64, 2048, 512, f"{at}.height")
+            seed = _int(data.get("seed"), "seed", 0, 2**32 - 1, 0, f"{at}.seed")
+            quantity = _int(data.get("quantity"), "quantity", 1, MAX_QUANTITY, 1, f"{at}.quantity")
             plan.append({"type": kind, "name": name, "input": {**data, "seed": seed}, "prompt": prompt,
                          "seed": seed, "metadata": step_metadata, "controls": controls,
                          "outputs": [(width, height)] * quantity})
@@ -340,12 +348,40 @@ def _external_id(value: object) -> str | None:
     return value
 
 
-def _authorise(caller: WorkflowCaller, total: int) -> None:
+def _outputs_described(plan: list[dict[str, Any]]) -> str:
+    """The output images a plan prices, grouped by size: ``4 images of 2048x2048 at 17 Buzz``."""
+    sizes: dict[tuple[int, int], int] = {}
+    for step in plan:
+        for size in step["outputs"]:
+            sizes[size] = sizes.get(size, 0) + 1
+    return journal.described([f"{n} image{'s' if n != 1 else ''} of {w}x{h} at {imaging.price(w, h)} Buzz"
+                              for (w, h), n in sizes.items()])
+
+
+def _budget_reason(caller: WorkflowCaller, cost: dict[str, Any], plan: list[dict[str, Any]]) -> str:
+    budget, claim = caller.budget(), caller.buzz_budget
+    if claim is None:
+        source = "the default: the block token carries no buzzBudget claim"
+    elif budget != claim:
+        source = f"the block token's buzzBudget claim {claim}, held to 0-{BUDGET_CAP}"
+    else:
+        source = (f"the block token's buzzBudget claim: the install's budget per generation, {DEFAULT_BUDGET} when"
+                  " the install sets none")
+    tips = sum(cost["tips"].values())
+    priced = f"{cost['base']} for {_outputs_described(plan)}" + (f", plus {tips} in tips" if tips else "")
+    return (f"budget per generation: this workflow costs {cost['total']} Buzz ({priced}) and the budget is"
+            f" {budget} ({source}); over by {cost['total'] - budget}")
+
+
+def _authorise(caller: WorkflowCaller, total: int, cost: dict[str, Any] | None = None,
+               plan: list[dict[str, Any]] | None = None) -> None:
     if BUDGET_SCOPE not in caller.scopes:
         journal.note_reason(f"a workflow needs the block scope {BUDGET_SCOPE}; the block token holds"
                             f" {journal.described(sorted(caller.scopes))}")
         raise ServiceError(403, "missing_scope", f"workflows need the {BUDGET_SCOPE} scope")
     if caller.budgeted and total > caller.budget():
+        if cost is not None and plan is not None:
+            journal.note_reason(_budget_reason(caller, cost, plan))
         # The platform's words for it (blocks.router submitWorkflow), with the quote kept for the snapshot.
         refusal = ServiceError(403, "budget_exceeded", f"insufficient buzz budget: estimate {total} exceeds"
                                                        f" budget {caller.budget()}")
@@ -455,7 +491,7 @@ def _prepare(store: Store, urls: Urls, caller: WorkflowCaller, payload: object) 
     tags = check_tags(payload.get("tags"))
     if caller.app_id is not None:  # the platform stamps its provenance tags after the block's own
         tags = check_tags(list(dict.fromkeys([*tags, *provenance_tags(caller, payload.get("baseModel"))]))[-MAX_TAGS:])
-    _authorise(caller, cost["total"])
+    _authorise(caller, cost["total"], cost, plan)
     return {"plan": plan, "mature": mature, "tips": tips, "cost": cost, "order": order, "callbacks": callbacks,
             "externalId": external_id, "outcome": outcome, "tags": tags,
             "metadata": check_metadata(payload.get("metadata")), "arguments": check_metadata(
@@ -748,17 +784,43 @@ def owned(db: Any, caller: WorkflowCaller, workflow_id: object) -> dict[str, Any
     not tagged for this app" for the viewer's workflow of another app."""
     if caller.app_id is not None:
         if not isinstance(workflow_id, str) or owner_of(workflow_id) != caller.user_id:
+            journal.note_reason(_not_viewers(workflow_id, caller.user_id))
             raise ServiceError(403, "not_viewers", "workflow does not belong to this viewer")
         row = orch_store.find_workflow(db, workflow_id)
         if row is None:
+            journal.note_reason(_missing_workflow(workflow_id))
             raise not_found("workflow not found")
         if not belongs(row, caller):
+            apps = sorted(t for t in orjson.loads(row["document"])["tags"]
+                          if t.startswith("app-block:") and t.count(":") == 1)
+            journal.note_reason(f"workflow {workflow_id} is user {caller.user_id}'s, but it is tagged for"
+                                f" {journal.described(apps) if apps else 'no app (it was not submitted by a block)'},"
+                                f" not app-block:{caller.app_id}; a block reaches its own app's workflows only")
             raise ServiceError(403, "not_apps", "workflow is not tagged for this app")
         return row
     row = orch_store.find_workflow(db, workflow_id) if isinstance(workflow_id, str) else None
     if row is None or not belongs(row, caller):
+        journal.note_reason(_missing_workflow(workflow_id) if row is None else
+                            f"workflow {workflow_id} is user {row['user_id']}'s, and the API key's owner is user"
+                            f" {caller.user_id}; a key reaches its owner's workflows only")
         raise not_found("no such workflow for this viewer and app")
     return row
+
+
+def _not_viewers(workflow_id: object, viewer: int) -> str:
+    if not isinstance(workflow_id, str):
+        return f"the workflow id is {journal.kind_of(workflow_id)}, not a string"
+    owner = owner_of(workflow_id)
+    if owner is None:
+        return (f"{workflow_id!r} is not a workflow id (ids are <userId>-<timestamp>, the owner first); the block"
+                f" token's viewer is user {viewer}")
+    return (f"workflow {workflow_id} names user {owner} as its owner (the id's prefix), and the block token's viewer"
+            f" is user {viewer}")
+
+
+def _missing_workflow(workflow_id: object) -> str:
+    return (f"this run holds no workflow {workflow_id!r}: it was never submitted here, or it was deleted"
+            if isinstance(workflow_id, str) else f"the workflow id is {journal.kind_of(workflow_id)}, not a string")
 
 
 def poll(store: Store, clock: Clock, urls: Urls, caller: WorkflowCaller, workflow_id: str) -> dict[str, Any]:
@@ -785,6 +847,9 @@ def cancel_row(db: Any, clock: Clock, row: dict[str, Any], description: str) -> 
     now = clock.iso()
     current = render(row, clock)
     if current["status"] in FINISHED:
+        journal.note_reason(f"workflow {row['id']} finished ({current['status']}) at {current['completedAt']}; the"
+                            f" emulator's clock reads {now}, and only an unassigned or processing workflow"
+                            " can be canceled")
         raise ServiceError(409, "already_finished", f"the workflow is already {current['status']}")
     document = orjson.loads(row["document"])
     buzz.refund(db, now, row["user_id"], document["debits"], reference=row["id"], description=description)
