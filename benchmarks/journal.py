@@ -1,6 +1,7 @@
 """What the request journal costs (issue 36): the catalogue's throughput with the journal on and off.
 
     python benchmarks/journal.py [--duration S] [--pairs N] [--size N] [--no-off-process] [--baseline-src DIR]
+                                 [--profile]
 
 The main figure compares like with like: ONE ``blockkit emulator start`` process with its journal
 on (``--journal-size N``, default 2000), measured by wrk with the journal recording and paused
@@ -23,6 +24,14 @@ connections. Two routes: a cached page (``/models?limit=20``, the cheapest answe
 journal's share is largest) and a 404 (``/models/{missing}``, a refusal, whose entry gets a reason).
 The memory (max RSS) of each process is printed after the run (the ring is bounded: the on process
 holds at most ``--size`` entries however long it runs), with the load average before and after.
+
+``--profile`` adds a third measure, one that the machine's noise moves little: py-spy (``pip install
+py-spy``) samples the on process while wrk loads it at 16 connections, recording, and the share of
+its busy samples whose innermost frame is the journal's own code (``journal.py``, ``http/journal.py``:
+the C calls they make, the ring's append and the tuple copies included) is printed per route.
+
+The CPU time the host took from this machine during the run (``steal`` in /proc/stat, a virtual
+machine's neighbours) is printed with the load: when it is high, every figure moves.
 
 ``--baseline-src DIR`` (a copy of another version's ``src``, e.g. ``git archive main src | tar -x -C
 /tmp/base``) adds that version as a process of its own, journal on, measured in the same slices.
@@ -65,6 +74,57 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def cpu_ticks() -> tuple[int, int]:
+    """(steal, all) ticks of the machine so far, from /proc/stat (0, 0 where there is none)."""
+    try:
+        fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    except (OSError, ValueError):
+        return 0, 0
+    return (fields[7] if len(fields) > 7 else 0), sum(fields[:8])
+
+
+def stolen(before: tuple[int, int]) -> str:
+    steal, total = cpu_ticks()
+    if total <= before[1]:
+        return "unknown"
+    return f"{(steal - before[0]) / (total - before[1]) * 100:.1f}%"
+
+
+_IDLE_LEAVES = ("selectors.py", "threading.py")  # a thread waiting: the event loop's select, a pool's wait
+_JOURNAL_FILES = ("blockkit/emulator/journal.py", "blockkit/emulator/http/journal.py")
+
+
+def sampled_share(run: Any, path: str, seconds: int, work: Path) -> str:
+    """The share of the server's busy samples (py-spy) whose innermost frame is the journal's code, under
+    wrk at 16 connections, or why it could not be measured."""
+    import shutil
+    import subprocess
+
+    spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
+    if not Path(spy).is_file():
+        return "py-spy is not installed (pip install py-spy)"
+    out = work / f"spy-{os.getpid()}-{len(list(work.glob('spy-*')))}.txt"
+    sampler = subprocess.Popen([spy, "record", "-p", str(run.process.pid), "-r", "250", "-d", str(seconds + 1),
+                                "-f", "raw", "-o", str(out), "--nonblocking"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    wrk(run.info["base_url"] + path, connections=16, duration=seconds)
+    _, error = sampler.communicate(timeout=seconds + 60)
+    if sampler.returncode != 0 or not out.is_file():
+        return f"py-spy failed: {error.decode(errors='replace').strip()[-200:]}"
+    busy = in_journal = 0
+    for line in out.read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not count.isdigit():
+            continue
+        leaf = stack.rsplit(";", 1)[-1]
+        if any(name in leaf for name in _IDLE_LEAVES):
+            continue
+        busy += int(count)
+        if any(name in leaf for name in _JOURNAL_FILES):
+            in_journal += int(count)
+    return f"{in_journal / busy * 100:.1f}% of {busy} samples" if busy else "no samples"
+
+
 def set_recording(base_url: str, recording: bool) -> None:
     request = urllib.request.Request(base_url + "/__emulator/journal", method="POST",
                                      data=json.dumps({"recording": recording}).encode(),
@@ -99,12 +159,15 @@ def main() -> int:
     parser.add_argument("--size", type=int, default=2000, help="the journal's size in the 'on' process")
     parser.add_argument("--no-off-process", action="store_true", help="leave out the --journal-size 0 process")
     parser.add_argument("--baseline-src", type=Path, help="another version's src directory: measured too, journal on")
+    parser.add_argument("--profile", action="store_true",
+                        help="also sample the on process with py-spy: the journal's share of its busy samples")
     args = parser.parse_args()
     env = _env()
     if args.baseline_src is not None and not (args.baseline_src / "blockkit" / "__init__.py").is_file():
         print(f"journal benchmark: {args.baseline_src} has no blockkit package (give a src directory)")
         return 2
     load_before = os.getloadavg()
+    ticks_before = cpu_ticks()
     with tempfile.TemporaryDirectory(prefix="bk-bench-journal-") as tmp:
         work = Path(tmp)
         on = start(work, "--no-access-key", "--journal-size", str(args.size), env=env)
@@ -160,11 +223,17 @@ def main() -> int:
                         rate = statistics.median(extra[label])
                         line += f" | {rate:>17.0f} {(rate - rate_on) / rate * 100 if rate else 0.0:>5.1f}%"
                     print(line)
+            if args.profile:
+                set_recording(base_url, True)
+                for name, path in CASES:
+                    print(f"sampled at 16 conns, recording, {name}: journal code "
+                          f"{sampled_share(on, path, max(args.duration * 3, 8), work)}")
             print(f"max RSS: on {rss_kb(on.process.pid)} kB"
                   + "".join(f", {label} {rss_kb(run.process.pid)} kB" for label, run in others)
                   + f" (the on process's ring holds at most {args.size} entries)")
             print(f"worst cost {worst:.1f}% (target <= {TARGET_PERCENT:g}%: {'ok' if worst <= TARGET_PERCENT else 'MISSED'});"
-                  f" load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+                  f" load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; CPU stolen by the host during the"
+                  f" run {stolen(ticks_before)}")
         finally:
             on.stop()
             for _label, run in others:
