@@ -32,6 +32,13 @@ def _people(emu: Any) -> tuple[int, int]:
     return marks["member"]["id"], marks["free_user"]["id"]
 
 
+def _author_and_other(emu: Any, name: str) -> tuple[int, int, _Block, _Block]:
+    """The member's and the free user's ids, and a shared-storage block token for each (the member authors)."""
+    member, free = _people(emu)
+    return (member, free, _Block(emu, f"inst-{name}-author", [SHARED_READ, SHARED_WRITE], member),
+            _Block(emu, f"inst-{name}-other", [SHARED_READ, SHARED_WRITE], free))
+
+
 class _Block:
     """A viewer's block token for block ``blk`` of app ``app1``, and its REST calls."""
 
@@ -74,9 +81,7 @@ def test_the_shared_entry_limit_names_the_author_s_count(live_emulator: Any) -> 
 
 def test_only_the_author_updates_or_withdraws_and_the_reason_names_both(live_emulator: Any) -> None:
     emu = live_emulator
-    member, free = _people(emu)
-    author = _Block(emu, "inst-shared-author", [SHARED_READ, SHARED_WRITE], member)
-    stranger = _Block(emu, "inst-shared-stranger", [SHARED_READ, SHARED_WRITE], free)
+    member, free, author, stranger = _author_and_other(emu, "shared")
     first = author.post("shared-storage/append", {"value": {"title": "Mine"}})
     assert first.status_code == 200, first.text
     key = first.json()["key"]
@@ -126,9 +131,7 @@ def test_only_the_author_updates_or_withdraws_and_the_reason_names_both(live_emu
 
 def test_a_second_vote_names_the_entry_already_voted(live_emulator: Any) -> None:
     emu = live_emulator
-    member, free = _people(emu)
-    author = _Block(emu, "inst-vote-author", [SHARED_READ, SHARED_WRITE], member)
-    voter = _Block(emu, "inst-vote-voter", [SHARED_READ, SHARED_WRITE], free)
+    member, free, author, voter = _author_and_other(emu, "vote")
     key = author.post("shared-storage/append", {"value": {"title": "Vote me"}}).json()["key"]
     base = emu.urls.base_url
     since = mark(base)
