@@ -52,7 +52,7 @@ def _post(run: Any, message: dict[str, Any]) -> None:
 def _ask_viewer(run: Any, request_id: str) -> dict[str, Any]:
     _post(run, {"type": "GET_VIEWER", "payload": {"requestId": request_id}})
     run.frame.wait_for_function(
-        f"() => window.__received.some(m => m && m.payload && m.payload.requestId === {request_id!r})", timeout=10_000)
+        f"() => (window.__received || []).some(m => m && m.payload && m.payload.requestId === {request_id!r})", timeout=10_000)
     return run.frame.evaluate(  # type: ignore[no-any-return]
         f"window.__received.find(m => m && m.payload && m.payload.requestId === {request_id!r}).payload")
 
