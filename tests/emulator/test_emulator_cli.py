@@ -268,6 +268,31 @@ def test_a_bad_export_is_refused_before_anything_changes(tmp_path: Path, damage:
     assert sorted(data.iterdir()) == []  # a directory that was there stays, empty
 
 
+def test_an_edited_balance_is_refused_by_import_replace_under_a_running_server(tmp_path: Path,
+                                                                             export_with_buzz: Path) -> None:
+    """R14 on the path the review took: ``import --replace`` into the data directory a server is
+    serving. The refusal changes nothing the running server answers."""
+    import shutil
+
+    import httpx
+
+    from blockkit.emulator import running
+
+    shutil.copytree(export_with_buzz, tmp_path / "e")
+    _richer_balance(tmp_path / "e", reseal=True)
+    with running(data=tmp_path / "data") as platform:
+        user = platform.users()[0]
+        platform.set_balance(user.username, "blue", 70)
+        before = platform.balance(user.username), len(platform.ledger(user.username))
+        result = blockkit("emulator", "import", str(tmp_path / "e"), "--replace", "--data", str(tmp_path / "data"))
+        assert result.returncode == 2, result.stdout
+        assert "adds up to" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+        assert (platform.balance(user.username), len(platform.ledger(user.username))) == before
+        token = platform.oauth_token(user.username)
+        me = httpx.get(f"{platform.api_url}/me", headers={"Authorization": f"Bearer {token}"})
+        assert me.status_code == 200 and me.json()["username"] == user.username
+
+
 def test_an_older_export_without_table_sha256_still_imports(tmp_path: Path) -> None:
     assert blockkit("emulator", "export", str(tmp_path / "e")).returncode == 0
     manifest = json.loads((tmp_path / "e" / "manifest.json").read_text())

@@ -9,6 +9,7 @@ Chromium; the slow-connection row is in ``test_emulator_slow_clients.py``.
 from __future__ import annotations
 
 import os
+import re
 import socket
 import stat
 import time
@@ -182,11 +183,11 @@ def test_e04_the_media_cache_stays_under_its_cap(emu: Emulator, monkeypatch: pyt
 # --- E05: request bodies ---------------------------------------------------------------------------
 
 def raw_post(url: str, path: str, headers: dict[str, str], body_start: bytes = b"", *, chunked: bool = False,
-             chunks: int = 0) -> bytes:
+             chunks: int = 0, method: str = "POST") -> bytes:
     """POST by hand: headers, then part of a body; the answer must come without the rest of it."""
     parts = urlsplit(url)
     with socket.create_connection((parts.hostname, parts.port), timeout=8) as sock:
-        lines = [f"POST {path} HTTP/1.1", f"Host: {parts.netloc}", *(f"{k}: {v}" for k, v in headers.items())]
+        lines = [f"{method} {path} HTTP/1.1", f"Host: {parts.netloc}", *(f"{k}: {v}" for k, v in headers.items())]
         sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode() + body_start)
         try:
             for _ in range(chunks):  # 64 KiB chunks, until the server answers (or 8 MiB)
@@ -215,6 +216,104 @@ def test_e05_a_huge_declared_body_is_refused_before_it_is_read(emu: Emulator, or
                                                           "Authorization": f"Bearer {api_key}"})
     assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
     assert time.monotonic() - started < 5
+
+
+def _routes_taking_a_body() -> list[tuple[str, str, str]]:
+    """Every (origin, method, path) the three apps serve with a method that carries a body, path
+    parameters filled in: the routes added after E05 was first tested are held to it too."""
+    import tempfile
+
+    from starlette.routing import Mount, Route
+
+    from blockkit.emulator.http.server import build_apps
+    from blockkit.emulator.store import Store
+    from blockkit.emulator.store.clock import Clock
+
+    def walk(routes: list, prefix: str = "") -> Iterator[tuple[str, str]]:
+        for route in routes:
+            if isinstance(route, Mount):
+                yield from walk(route.routes, prefix + route.path)
+            elif isinstance(route, Route):
+                for method in sorted((route.methods or set()) & {"POST", "PUT", "PATCH", "DELETE"}):
+                    yield method, re.sub(r"\{[^}]*\}", "1", prefix + route.path)
+
+    with tempfile.TemporaryDirectory() as tmp, Store.open(Path(tmp) / "data") as store:
+        apps = build_apps(store, Clock(store), EmulatorOptions())
+        found = {(origin, method, path) for origin, app in zip(("base_url", "auth_url", "orchestration_url"), apps)
+                 for method, path in walk(app.routes)}
+    return sorted(found)
+
+
+BODY_ROUTES = _routes_taking_a_body()
+
+
+def test_e05_the_route_list_holds_the_routes_added_since() -> None:
+    # The walk can see what it must: the device grant, the submission route, the block routes.
+    paths = {path for _, _, path in BODY_ROUTES}
+    assert {"/api/auth/oauth/device", "/api/auth/oauth/device-token", "/api/v1/blocks/submit-version",
+            "/api/auth/oauth/token"} <= paths, sorted(paths)
+    assert len(BODY_ROUTES) > 30
+
+
+# Routes that read no body (a DELETE of the whole list): answered at once, the body left unread.
+TAKES_NO_BODY = {("base_url", "DELETE", "/__emulator/faults")}
+
+
+@pytest.fixture(scope="module")
+def block_bearer(emu: Emulator) -> str:
+    """A consented viewer's block token with every scope, so the block routes get as far as the body."""
+    from types import SimpleNamespace
+
+    from blockkit.emulator.services import blocktokens, consent
+
+    assert emu.store is not None and emu.clock is not None
+    with emu.store.read() as db:
+        (user_id,) = db.execute("SELECT id FROM users WHERE id > 0 AND status = 'active' AND deleted_at IS NULL"
+                                " ORDER BY id LIMIT 1").fetchone()
+    blocktokens.register_block_instance(emu.store, emu.clock.iso(), instance_id="e05-body", block_id="e05-block",
+                                        app_id="e05-app", scopes=["apps:storage:read", "apps:storage:write",
+                                                                  "ai:write:budgeted", "buzz:read:self",
+                                                                  "apps:storage:shared:read",
+                                                                  "apps:storage:shared:write",
+                                                                  "goods:purchase:self", "goods:read:self"],
+                                        buzz_budget_per_gen=100)
+    consent.grant_declared(emu.store, emu.clock, int(user_id), "e05-body")
+    state = SimpleNamespace(store=emu.store, clock=emu.clock)
+    return blocktokens.mint_block_token(state, instance_id="e05-body", user_id=int(user_id)).token  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("origin", "method", "path"), BODY_ROUTES, ids=[f"{o}:{m}:{p}" for o, m, p in BODY_ROUTES])
+def test_e05_every_route_that_takes_a_body_refuses_a_huge_one_unread(emu: Emulator, block_bearer: str, origin: str,
+                                                                      method: str, path: str) -> None:
+    """Security review 2, S22 (E05 on the routes added since): every route of the three origins,
+    asked with a 400 MiB body declared and none of it sent, answers at once, without waiting for
+    the body: never a 5xx, never a success (the few routes that read no body aside). Signed in as
+    far as a request can be (the key, the cookie, a bearer, its own Origin; a block token on the
+    block routes), the routes that read a body answer 413; the rest refuse before any body is due
+    (a redirect of the legacy paths, a sign-in or method refusal, a missing console token, no such
+    route). by-hash and the orchestration's tags keep the shapes those services give an oversized
+    body (400)."""
+    from blockkit.emulator.services.orchestration.funds import create_api_key
+
+    assert emu.store is not None and emu.clock is not None
+    api_key = create_api_key(emu.store, emu.clock, a_username(emu))["api_key"]
+    # The submission routes take the author's API key; the other block routes a block token.
+    by_key = ("/submit-version", "/dev-token", "/withdraw", "/submissions")
+    bearer = block_bearer if path.startswith("/api/v1/blocks/") and path.removeprefix("/api/v1/blocks") not in by_key \
+        else api_key
+    url = getattr(emu.urls, origin)
+    started = time.monotonic()
+    answer = raw_post(url, path, {"Content-Type": "application/json", "Content-Length": str(400 << 20),
+                                  "Origin": url, "X-Blockkit-Access-Key": KEY,
+                                  "Cookie": "=".join(access_cookie(KEY, port_of(url))),
+                                  "Authorization": f"Bearer {bearer}"}, method=method)
+    elapsed = time.monotonic() - started
+    status = int(answer.split(b" ", 2)[1]) if answer.startswith(b"HTTP/1.1 ") else 0
+    said = f"{method} {origin}{path}: {answer[:300]!r}"
+    assert 300 <= status < 500 or (status == 200 and (origin, method, path) in TAKES_NO_BODY), said
+    assert elapsed < 5, said
+    if path.startswith(("/api/v1/blocks/", "/__emulator/clock", "/v2/consumer/workflows")) and status not in (404, 405):
+        assert status == 413 or (status == 400 and path.endswith("/tags")), said
 
 
 @pytest.mark.parametrize(("origin", "path"), [("auth_url", "/login"), ("base_url", "/__emulator/clock")])

@@ -261,6 +261,18 @@ def test_without_pyav_a_start_that_serves_no_video_says_nothing_of_it(start_emul
     assert code == 0 and "PyAV" not in err, err
 
 
+def test_without_pyav_emulator_exec_says_nothing_of_it(tmp_path: Path, env_without_pyav: dict[str, str]) -> None:
+    # Issue 37 row 8, for exec: a command that reads the catalogue and no video hears no PyAV note.
+    script = ("import json, os, urllib.request;"
+              "print(json.load(urllib.request.urlopen(os.environ['BLOCKKIT_BASE_URL'] + '/api/v1/enums'))['ModelType'][0])")
+    result = subprocess.run([sys.executable, "-m", "blockkit", "emulator", "exec", "--data", str(tmp_path / "data"),
+                             "--", sys.executable, "-c", script], capture_output=True, text=True, env=env_without_pyav,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip(), result.stdout
+    assert "PyAV" not in result.stderr and "PyAV" not in result.stdout, result.stderr
+
+
 def test_without_pyav_blockkit_dev_says_so_once_when_a_video_is_asked_for(tmp_path: Path,
                                                                            env_without_pyav: dict[str, str]) -> None:
     from emulator_helpers import get_json
