@@ -159,6 +159,10 @@ def main() -> int:
     parser.add_argument("--size", type=int, default=2000, help="the journal's size in the 'on' process")
     parser.add_argument("--no-off-process", action="store_true", help="leave out the --journal-size 0 process")
     parser.add_argument("--baseline-src", type=Path, help="another version's src directory: measured too, journal on")
+    parser.add_argument("--case", choices=[name for name, _ in CASES], action="append",
+                        help="measure only this case (repeatable; default: all)")
+    parser.add_argument("--conns", type=int, choices=(1, 16), action="append",
+                        help="measure only at this many connections (repeatable; default: 1 and 16)")
     parser.add_argument("--profile", action="store_true",
                         help="also sample the on process with py-spy: the journal's share of its busy samples")
     args = parser.parse_args()
@@ -188,8 +192,9 @@ def main() -> int:
                 header += f" | {label + ' req/s':>17} {'vs on':>6}"
             print(header)
             worst = 0.0
-            for name, path in CASES:
-                for connections in (1, 16):
+            cases = [(name, path) for name, path in CASES if not args.case or name in args.case]
+            for name, path in cases:
+                for connections in args.conns or (1, 16):
                     rates: list[tuple[float, float]] = []
                     times: list[tuple[float, float]] = []
                     extra: dict[str, list[float]] = {label: [] for label, _run in others}
@@ -223,9 +228,12 @@ def main() -> int:
                         rate = statistics.median(extra[label])
                         line += f" | {rate:>17.0f} {(rate - rate_on) / rate * 100 if rate else 0.0:>5.1f}%"
                     print(line)
+                    print(f"{'':<16} each pair's cost, rate: "
+                          + " ".join(f"{(off - on) / off * 100:.1f}%" for on, off in rates if off)
+                          + "; CPU: " + " ".join(f"{(on - off) / off * 100:.1f}%" for on, off in times if off))
             if args.profile:
                 set_recording(base_url, True)
-                for name, path in CASES:
+                for name, path in cases:
                     print(f"sampled at 16 conns, recording, {name}: journal code "
                           f"{sampled_share(on, path, max(args.duration * 3, 8), work)}")
             print(f"max RSS: on {rss_kb(on.process.pid)} kB"
