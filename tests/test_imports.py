@@ -19,7 +19,21 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 _PROBE = r"""
 import os, sys, traceback
 failed = []
+running = {}  # pid -> (name, the pipe's read end)
+width = max(1, min(4, os.cpu_count() or 1))  # children at a time: each waits on its own imports' disk reads
+
+
+def reap(pid, status):
+    name, read = running.pop(pid)
+    with os.fdopen(read, "rb") as pipe:
+        message = pipe.read().decode(errors="replace")
+    if status:
+        failed.append(f"{name}: {message.strip().splitlines()[-1] if message.strip() else status}")
+
+
 for name in sys.argv[1:]:
+    while len(running) >= width:
+        reap(*os.wait())
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:
@@ -31,12 +45,10 @@ for name in sys.argv[1:]:
             os._exit(1)
         os._exit(0)
     os.close(write)
-    with os.fdopen(read, "rb") as pipe:
-        message = pipe.read().decode(errors="replace")
-    _, status = os.waitpid(pid, 0)
-    if status:
-        failed.append(f"{name}: {message.strip().splitlines()[-1] if message.strip() else status}")
-print("\n".join(failed))
+    running[pid] = (name, read)
+while running:
+    reap(*os.wait())
+print("\n".join(sorted(failed)))
 """
 
 
