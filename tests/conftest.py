@@ -154,13 +154,6 @@ def browser() -> Any:
         launched.close()
 
 
-@pytest.fixture(scope="session")
-def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One PRE_COMMIT_HOME for the run's pre-commit tests, as a user's machine keeps one: the hooks of this
-    repository share one environment, so it is installed once, not once per test (about 25 s each)."""
-    return tmp_path_factory.mktemp("pre-commit-home")
-
-
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     """Run the language-server tests first.
 

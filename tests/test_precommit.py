@@ -22,8 +22,8 @@ def git(cwd: Path, *args: str) -> None:
                         "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"})
 
 
-def try_repo(project: Path, hook: str, home: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PRE_COMMIT_HOME": str(home), "NO_COLOR": "1"}
+def try_repo(project: Path, hook: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PRE_COMMIT_HOME": str(project.parent / "pre-commit-home"), "NO_COLOR": "1"}
     return subprocess.run(["pre-commit", "try-repo", str(REPO), hook, "--all-files", "--color", "never"],
                           cwd=project, capture_output=True, text=True, env=env, timeout=600)
 
@@ -36,13 +36,12 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
-def test_hook_passes_a_good_manifest_and_fails_a_bad_one(project: Path, manifest,
-                                                         pre_commit_home: Path) -> None:
+def test_hook_passes_a_good_manifest_and_fails_a_bad_one(project: Path, manifest) -> None:
     (project / "good").mkdir()
     (project / "good" / "block.manifest.json").write_text(json.dumps(manifest, indent=2))
     (project / "notes.json").write_text("{not json")  # not a manifest: the hook must ignore it
     git(project, "add", "-A")
-    result = try_repo(project, "blockkit-validate", pre_commit_home)
+    result = try_repo(project, "blockkit-validate")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "blockkit validate" in result.stdout and "Passed" in result.stdout
 
@@ -50,7 +49,7 @@ def test_hook_passes_a_good_manifest_and_fails_a_bad_one(project: Path, manifest
     (project / "bad").mkdir()
     (project / "bad" / "block.manifest.json").write_text(json.dumps(manifest, indent=2))
     git(project, "add", "-A")
-    result = try_repo(project, "blockkit-validate", pre_commit_home)
+    result = try_repo(project, "blockkit-validate")
     assert result.returncode == 1
     assert "Failed" in result.stdout
     assert "bad/block.manifest.json:14:16: BK102" in result.stdout

@@ -29,14 +29,13 @@ def git(cwd: Path, *args: str) -> None:
     subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, env={**os.environ, **_GIT_ENV})
 
 
-def try_repo(project: Path, home: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PRE_COMMIT_HOME": str(home), "NO_COLOR": "1"}
+def try_repo(project: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PRE_COMMIT_HOME": str(project.parent / "pre-commit-home"), "NO_COLOR": "1"}
     return subprocess.run(["pre-commit", "try-repo", str(REPO), "blockkit-lint", "--all-files", "--color", "never"],
                           cwd=project, capture_output=True, text=True, env=env, timeout=600)
 
 
-def test_lint_hook_passes_warnings_and_fails_what_the_config_makes_an_error(tmp_path: Path,
-                                                                           pre_commit_home: Path) -> None:
+def test_lint_hook_passes_warnings_and_fails_what_the_config_makes_an_error(tmp_path: Path) -> None:
     project = tmp_path / "user-project"
     project.mkdir()
     git(project, "init", "-q")
@@ -46,7 +45,7 @@ def test_lint_hook_passes_warnings_and_fails_what_the_config_makes_an_error(tmp_
     (project / "notes.json").write_text("{not json")  # not a manifest: the hook must leave it alone
     git(project, "add", "-A")
 
-    result = try_repo(project, pre_commit_home)
+    result = try_repo(project)
     output = result.stdout + result.stderr
     assert result.returncode == 0, output  # a lint warning alone does not fail a commit
     assert "blockkit lint" in result.stdout and "Passed" in result.stdout
@@ -55,7 +54,7 @@ def test_lint_hook_passes_warnings_and_fails_what_the_config_makes_an_error(tmp_
     # and the hook says where, with the path as pre-commit passed it.
     (project / "legacy" / "blockkit.toml").write_text('[severity]\nBK301 = "error"\n')
     git(project, "add", "-A")
-    result = try_repo(project, pre_commit_home)
+    result = try_repo(project)
     output = result.stdout + result.stderr
     assert result.returncode == 1, output
     assert "Failed" in result.stdout
