@@ -257,6 +257,22 @@ def test_the_first_init_goes_at_mount_and_only_the_first_hello_speeds_one_up(hos
     assert len(trace.lifecycle(events, "hello-ignored")) == 2
 
 
+def test_a_repeated_block_ready_is_ignored_and_the_trace_says_why(host: Any, make_block: Any) -> None:
+    # Issue 37 row 5: "ready-again" was an orange line that no page explained. The platform's host
+    # leaves 'ready' alone on a repeat (IframeHost.tsx: BLOCK_READY only moves on from 'loading').
+    run = host(make_block(behaviour={"ready": False}), timings=FAST)
+    wait_received(run, "BLOCK_INIT")
+    post(run, {"type": "BLOCK_READY", "payload": {"height": 200}})
+    run.page.wait_for_function("() => window.__blockkit?.outcome === 'ready'", timeout=WAIT_MS)
+    height = run.iframe_height()
+    post(run, {"type": "BLOCK_READY", "payload": {"height": 500}}, {"type": "BLOCK_READY", "payload": {}})
+    events = wait_events(run, lambda ev: len(trace.lifecycle(ev, "ready-again")) == 2)
+    again = trace.lifecycle(events, "ready-again")
+    assert all("ignored, as the platform's host ignores it" in e["reason"] and "harmless" in e["reason"] for e in again)
+    assert run.page.evaluate("() => window.__blockkit.outcome") == "ready"
+    assert run.iframe_height() == pytest.approx(height, abs=1)  # nor is the repeat's height
+
+
 # ---- BLOCK_ERROR fatal (rows 13, 15) -------------------------------------------------------
 
 def test_a_fatal_error_on_a_page_shows_the_card_and_remounts_twice(host: Any, make_block: Any) -> None:

@@ -563,11 +563,15 @@
 
   function onReady(payload, t) {
     if (state.ready) {
-      record({ kind: "lifecycle", event: "ready-again" });
+      record({ kind: "lifecycle", event: "ready-again",
+               reason: "the handshake is done, so a repeat is ignored, as the platform's host ignores it (a block that" +
+                       " answers each BLOCK_INIT re-post, or a re-render that runs its ready call again, sends one);" +
+                       " harmless" });
       return;
     }
     if (!state.waiting) {
-      record({ kind: "lifecycle", event: "ready-too-late" });
+      record({ kind: "lifecycle", event: "ready-too-late",
+               reason: "the host stopped waiting for this mount (it gave up or failed), so the BLOCK_READY is ignored" });
       return;
     }
     clearTimeout(state.timers.giveUp);
