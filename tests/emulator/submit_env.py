@@ -126,3 +126,15 @@ def platform_fixture(name: str) -> Any:
             started.started.stop()
 
     return platform
+
+
+@pytest.fixture(scope="module")
+def author(platform: SubmitPlatform) -> str:
+    """A moderator who authors the module's blocks (import it beside ``platform = platform_fixture(...)``)."""
+    return platform.user(moderator=True)
+
+
+@pytest.fixture
+def key(platform: SubmitPlatform, author: str) -> str:
+    """A fresh personal API key of the author (each test its own rate-limit bucket)."""
+    return platform.api_key(author)

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from submit_env import APPS_SUBMIT, SubmitPlatform, bundle, encoded, platform_fixture
+from submit_env import author, key  # noqa: F401 - fixtures: a moderator author and a fresh key of theirs
 
 DEV_TOKEN = "/api/v1/blocks/dev-token"
 SUBMIT = "/api/v1/blocks/submit-version"
@@ -19,16 +20,6 @@ AI_SERVICES_WRITE = 1 << 15
 
 
 platform = platform_fixture("dev-token")
-
-
-@pytest.fixture(scope="module")
-def author(platform: SubmitPlatform) -> str:
-    return platform.user(moderator=True)
-
-
-@pytest.fixture
-def key(platform: SubmitPlatform, author: str) -> str:
-    return platform.api_key(author)
 
 
 def page_bundle(block_id: str, version: str = "1.0.0", *, scopes: list[str], page: Any = None) -> bytes:

@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 import pytest
 from emulator_helpers import blockkit
 from submit_env import APPS_SUBMIT, SubmitPlatform, bundle, encoded, manifest_bundle, platform_fixture
+from submit_env import author, key  # noqa: F401 - fixtures: a moderator author and a fresh key of theirs
 
 SUBMIT = "/api/v1/blocks/submit-version"
 SUBMISSIONS = "/api/v1/blocks/submissions"
@@ -21,17 +22,6 @@ WITHDRAW = "/api/v1/blocks/withdraw"
 
 
 platform = platform_fixture("submit-routes")
-
-
-@pytest.fixture(scope="module")
-def author(platform: SubmitPlatform) -> str:
-    return platform.user(moderator=True)
-
-
-@pytest.fixture
-def key(platform: SubmitPlatform, author: str) -> str:
-    """A fresh personal API key of the author (each test its own rate-limit bucket)."""
-    return platform.api_key(author)
 
 
 def submit(platform: SubmitPlatform, key: str | None, data: bytes) -> tuple[int, dict, dict]:
