@@ -422,6 +422,17 @@ def _wait_for(check: Any, what: str) -> None:
         time.sleep(0.05)
 
 
+def _submit_with_callback(console: Any, key: str, hook: str) -> httpx.Response:
+    """One text-to-image workflow whose success is called back to ``hook``, submitted with ``key``."""
+    submitted = httpx.post(console.emu.urls.orchestration_url + "/v2/consumer/workflows",
+                           headers={"Authorization": f"Bearer {key}"},
+                           json={"steps": [{"$type": "textToImage", "name": "gen",
+                                            "input": {"prompt": "a red fox", "seed": 7}}],
+                                 "callbacks": [{"url": hook, "type": ["workflow:succeeded"]}]})
+    assert submitted.status_code == 200, submitted.text
+    return submitted
+
+
 def test_workflows_with_steps_cost_thumbnails_and_callbacks_delivered_again(console: Any, console_page: Any) -> None:
     from blockkit.emulator.services.orchestration.funds import create_api_key
 
@@ -430,12 +441,7 @@ def test_workflows_with_steps_cost_thumbnails_and_callbacks_delivered_again(cons
     receiver = _receiver()
     try:
         hook = f"http://127.0.0.1:{receiver.server_address[1]}/hook"
-        submitted = httpx.post(console.emu.urls.orchestration_url + "/v2/consumer/workflows",
-                               headers={"Authorization": f"Bearer {key}"},
-                               json={"steps": [{"$type": "textToImage", "name": "gen",
-                                                "input": {"prompt": "a red fox", "seed": 7}}],
-                                     "callbacks": [{"url": hook, "type": ["workflow:succeeded"]}]})
-        assert submitted.status_code == 200, submitted.text
+        submitted = _submit_with_callback(console, key, hook)
         workflow = submitted.json()
         console.clock.advance(10)
         _wait_for(lambda: len(receiver.got) == 1, "the workflow:succeeded callback")
@@ -481,12 +487,7 @@ def test_each_delivery_attempt_is_listed_and_deliver_again_adds_one(console: Any
     receiver = _receiver(failures=1)
     try:
         hook = f"http://127.0.0.1:{receiver.server_address[1]}/hook"
-        submitted = httpx.post(console.emu.urls.orchestration_url + "/v2/consumer/workflows",
-                               headers={"Authorization": f"Bearer {key}"},
-                               json={"steps": [{"$type": "textToImage", "name": "gen",
-                                                "input": {"prompt": "a red fox", "seed": 7}}],
-                                     "callbacks": [{"url": hook, "type": ["workflow:succeeded"]}]})
-        assert submitted.status_code == 200, submitted.text
+        submitted = _submit_with_callback(console, key, hook)
         workflow_id = submitted.json()["id"]
         console.clock.advance(10)
         _wait_for(lambda: len(receiver.got) == 2, "the failed delivery and its retry")
