@@ -138,3 +138,27 @@ def author(platform: SubmitPlatform) -> str:
 def key(platform: SubmitPlatform, author: str) -> str:
     """A fresh personal API key of the author (each test its own rate-limit bucket)."""
     return platform.api_key(author)
+
+
+def set_version(block: Path, version: str) -> None:
+    """Write ``version`` into the block's manifest."""
+    path = block / "block.manifest.json"
+    manifest = json.loads(path.read_text())
+    manifest["version"] = version
+    path.write_text(json.dumps(manifest, indent=2))
+
+
+def submit_lower_then_higher(block: Path, env: dict[str, str]) -> str:
+    """After 0.1.0 was approved: 0.0.9 is refused with the platform's 400 (BK401), and 0.2.0 goes in
+    pending; returns the pending request's id."""
+    from emulator_helpers import blockkit
+
+    set_version(block, "0.0.9")
+    lower = blockkit("submit", str(block), "--yes", env=env)
+    assert lower.returncode == 2, lower.stderr
+    assert lower.stderr.strip().splitlines()[-1] == (
+        'blockkit submit: 400: BK401: version "0.0.9" is lower than the previous "0.1.0"')
+    set_version(block, "0.2.0")
+    second = blockkit("submit", str(block), "--yes", "--format", "json", env=env)
+    assert second.returncode == 0, second.stderr
+    return str(json.loads(second.stdout)["publishRequestId"])

@@ -11,19 +11,12 @@ from pathlib import Path
 
 import pytest
 from emulator_helpers import blockkit, subprocess_env
-from submit_env import SubmitPlatform, platform_fixture
+from submit_env import SubmitPlatform, platform_fixture, submit_lower_then_higher
 
 WORKING_TREE_ONLY = "working-tree-only: this page was served from the working tree"
 
 
 platform = platform_fixture("ship")
-
-
-def set_version(block: Path, version: str) -> None:
-    path = block / "block.manifest.json"
-    manifest = json.loads(path.read_text())
-    manifest["version"] = version
-    path.write_text(json.dumps(manifest, indent=2))
 
 
 def test_ship_a_static_block_on_the_local_platform(platform: SubmitPlatform, tmp_path: Path) -> None:
@@ -67,16 +60,7 @@ def test_ship_a_static_block_on_the_local_platform(platform: SubmitPlatform, tmp
     assert f"note: serving approved ship-end 0.1.0 ({request_id}) from {source}" in served.stderr
     assert (source / "index.html").read_text() == approved_html
 
-    set_version(block, "0.0.9")
-    lower = blockkit("submit", str(block), "--yes", env=env)
-    assert lower.returncode == 2
-    assert lower.stderr.strip().splitlines()[-1] == (
-        'blockkit submit: 400: BK401: version "0.0.9" is lower than the previous "0.1.0"')
-
-    set_version(block, "0.2.0")
-    second = blockkit("submit", str(block), "--yes", "--format", "json", env=env)
-    assert second.returncode == 0, second.stderr
-    pending_id = json.loads(second.stdout)["publishRequestId"]
+    pending_id = submit_lower_then_higher(block, env)
     withdrawn = blockkit("withdraw", pending_id, env=env)
     assert (withdrawn.returncode, withdrawn.stdout.strip()) == (0, f"withdrew {pending_id}")
     rows = json.loads(blockkit("submissions", "--block-id", "ship-end", "--format", "json", env=env).stdout)

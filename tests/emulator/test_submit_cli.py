@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from emulator_helpers import blockkit, subprocess_env
-from submit_env import SubmitPlatform, platform_fixture
+from submit_env import SubmitPlatform, platform_fixture, submit_lower_then_higher
 
 SUBMITTED = re.compile(r"^submitted (\S+) (\S+): (pubreq_[0-9A-Z]{26}) \(pending\)$")
 
@@ -40,13 +40,6 @@ def scaffold(parent: Path, name: str) -> Path:
     return parent / name
 
 
-def set_version(block: Path, version: str) -> None:
-    path = block / "block.manifest.json"
-    manifest = json.loads(path.read_text())
-    manifest["version"] = version
-    path.write_text(json.dumps(manifest, indent=2))
-
-
 def test_submit_then_approve_then_a_lower_version_then_withdraw(platform: SubmitPlatform, author_key: str,
                                                                tmp_path: Path) -> None:
     block = scaffold(tmp_path, "Ship Me")
@@ -72,16 +65,7 @@ def test_submit_then_approve_then_a_lower_version_then_withdraw(platform: Submit
     assert text.returncode == 0
     assert text.stdout.strip() == f"{request_id}  ship-me  0.1.0  approved  https://ship-me.civit.ai/"
 
-    set_version(block, "0.0.9")
-    lower = blockkit("submit", str(block), "--yes", env=env)
-    assert lower.returncode == 2, lower.stderr  # the platform's 400
-    assert lower.stderr.strip().splitlines()[-1] == (
-        'blockkit submit: 400: BK401: version "0.0.9" is lower than the previous "0.1.0"')
-
-    set_version(block, "0.2.0")
-    second = blockkit("submit", str(block), "--yes", "--format", "json", env=env)
-    assert second.returncode == 0, second.stderr
-    pending_id = json.loads(second.stdout)["publishRequestId"]
+    pending_id = submit_lower_then_higher(block, env)
     for _ in range(2):  # a second withdraw of a withdrawn request is still a success
         withdrawn = blockkit("withdraw", pending_id, env=env)
         assert (withdrawn.returncode, withdrawn.stdout.strip()) == (0, f"withdrew {pending_id}")
