@@ -101,3 +101,34 @@ def test_an_http_call_that_failed_is_said_once_in_the_verdict_line() -> None:
     [listed] = failed_calls([{"kind": "call", "seq": 3,
                               **http_call(scope, 409, b'{"error": "already_owned", "message": "you own it"}')}])
     assert failure_words(listed) == "HTTP 409: you own it"
+
+
+def test_a_purchase_over_http_is_told_once_and_marked_on_each_row(tmp_path: Any) -> None:
+    """Security review 2, S17: a block's token alone buys a good over REST, with no dialog. blockkit dev
+    says so once in the terminal and on each such row of the trace; a failed purchase, another route and
+    a purchase through the bridge (which never reaches this hook) say nothing."""
+    import json
+
+    from blockkit.dev.manifest import load_dev_manifest
+    from blockkit.dev.platform import PURCHASE_WITHOUT_DIALOG, DevPlatform
+    from blockkit.dev.surface import choose_surface
+
+    block = tmp_path / "b"
+    block.mkdir()
+    (block / "block.manifest.json").write_text(json.dumps({
+        "blockId": "b", "version": "1.0.0", "name": "b", "contentRating": "g", "scopes": [],
+        "iframe": {"minHeight": 120, "maxHeight": 480, "resizable": True, "sandbox": "allow-scripts"},
+        "page": {"path": "/", "title": "b", "buzzBudgetPerGen": 50}}))
+    (block / "index.html").write_text("<!doctype html>")
+    manifest = load_dev_manifest(block)
+    surface, _ = choose_surface(manifest, None)
+    calls: list[dict[str, Any]] = []
+    notes: list[str] = []
+    platform = DevPlatform(manifest, surface, on_call=calls.append, on_note=notes.append)
+    purchase = {"method": "POST", "path": "/api/v1/blocks/goods/purchase", "query_string": b""}
+    other = {"method": "POST", "path": "/api/v1/blocks/app-storage/set", "query_string": b""}
+    for scope, status in ((purchase, 200), (purchase, 200), (purchase, 402), (other, 200)):
+        platform._http_call(http_call(scope, status, b'{"error": "short"}' if status >= 400 else b"{}"))
+    assert notes == [PURCHASE_WITHOUT_DIALOG]
+    assert [call.get("note") for call in calls] == [PURCHASE_WITHOUT_DIALOG, PURCHASE_WITHOUT_DIALOG, None, None]
+    assert "no confirmation dialog" in PURCHASE_WITHOUT_DIALOG and "PURCHASE_GOOD" in PURCHASE_WITHOUT_DIALOG

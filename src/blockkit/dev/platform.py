@@ -57,6 +57,12 @@ class SeededUser:
                 "isModerator": self.is_moderator, "label": self.label()}
 
 
+PURCHASE_OVER_HTTP = "POST /api/v1/blocks/goods/purchase"
+PURCHASE_WITHOUT_DIALOG = ("the block bought a good over POST /api/v1/blocks/goods/purchase with its own token, not through"
+                           " the bridge's PURCHASE_GOOD: the viewer saw no confirmation dialog and made no click; buy"
+                           " through PURCHASE_GOOD so that the host asks the viewer first")
+
+
 class DevPlatform:
     """The emulator for one ``blockkit dev`` run, and who is looking at the block."""
 
@@ -70,6 +76,7 @@ class DevPlatform:
         self.on_note = on_note
         # Told each call the block's frame makes to the emulated catalogue (for the trace).
         self.on_call = on_call
+        self._told_purchase = False
         self.surface = surface
         env = os.environ.get(DATA_ENV)
         self.data_dir = (data_dir or (Path(env) if env else manifest.block_dir / DATA_DIR)).absolute()
@@ -132,6 +139,13 @@ class DevPlatform:
             if any(scope in missing for missing in self.missing.values()):
                 call = {**call, "error": CONSENT_REQUIRED, "consentScopes": [scope],
                         "message": f"{message}: the viewer has not granted {scope}"}
+        if call.get("ok") and call.get("type") == PURCHASE_OVER_HTTP:
+            # Security review 2, S17: the route takes the block's token alone, so a good can be bought with
+            # no dialog and no click. Said on the trace's row, and once a run in the terminal.
+            call = {**call, "note": PURCHASE_WITHOUT_DIALOG}
+            if self.on_note is not None and not self._told_purchase:
+                self._told_purchase = True
+                self.on_note(PURCHASE_WITHOUT_DIALOG)
         assert self.on_call is not None
         self.on_call(call)
 
