@@ -96,6 +96,10 @@ def test_a_burst_of_100_gets_at_most_30_replies_in_its_second(host: Any, make_bl
 
 def test_ready_and_resize_count_toward_the_rate_on_a_slot(host: Any, make_block: Any) -> None:
     run = host(make_block(behaviour={"ready": False}), surface="model.below_images")
+    # The block's own BLOCK_HELLO first: on a loaded machine the frame's script can run late, and a
+    # HELLO sent inside the window below would be one message more than the 31 this test counts.
+    run.page.wait_for_function("() => !!window.__blockkit", timeout=WAIT_MS)
+    wait_events(run, lambda ev: bool(trace.messages(ev, "in", "BLOCK_HELLO")))
     run.page.wait_for_timeout(transport.RATE_LIMIT_WINDOW_MS + 100)
     post(run, {"type": "BLOCK_READY", "payload": {"height": 200}},
          *[{"type": "RESIZE_IFRAME", "payload": {"height": 200 + i}} for i in range(29)], balance("over"))
